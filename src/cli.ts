@@ -1,0 +1,63 @@
+#!/usr/bin/env bun
+/**
+ * ptyhub's command line: argv → one verb. With no verb it is the stdio MCP server, which is what
+ * MCP clients launch. Each verb's module is imported lazily so the server's cold start stays small.
+ */
+import { VERSION } from "./version.ts";
+import { AppError } from "./errors.ts";
+
+const HELP = `ptyhub ${VERSION} — real, persistent terminals for AI agents over MCP
+
+Usage:
+  ptyhub                          stdio MCP server (what an MCP client launches)
+  ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall]
+                                  register with claude-code, claude-desktop, cursor, vscode, windsurf, codex
+  ptyhub --version | --help
+
+Logs go to stderr; set PTYHUB_LOG_LEVEL=debug|info|warn|error (default warn).
+`;
+
+type Verb = (args: string[]) => Promise<number>;
+
+const VERBS: Record<string, Verb> = {
+  async install(args) {
+    const { runInstallCommand } = await import("./install/command.ts");
+    return runInstallCommand(args);
+  },
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === "--version" || first === "-v" || first === "version") {
+    process.stdout.write(`ptyhub ${VERSION}\n`);
+    return 0;
+  }
+  if (first === "--help" || first === "-h" || first === "help") {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (first === undefined || first === "mcp" || first === "stdio") {
+    const { runStdioServer } = await import("./mcp/stdio.ts");
+    await runStdioServer();
+    return 0;
+  }
+  const verb = VERBS[first];
+  if (!verb) {
+    process.stderr.write(`ptyhub: unknown command '${first}'\n\n${HELP}`);
+    return 2;
+  }
+  return verb(rest);
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      if (code !== 0) process.exitCode = code;
+    },
+    (err: unknown) => {
+      const msg = err instanceof AppError ? `${err.code}: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ""}` : String(err instanceof Error ? err.stack : err);
+      process.stderr.write(`ptyhub: ${msg}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
