@@ -1,0 +1,39 @@
+/**
+ * A backend moves bytes between a session and something with a terminal on the other end: a
+ * local PTY, an SSH channel, a serial line. It never parses output, keeps scrollback or detects
+ * prompts: that happens once, above it, in the session.
+ */
+
+export type BackendKind = "local" | "ssh" | "serial";
+
+export interface ExitInfo {
+  /** The program's exit status; 128+n when killed by signal n; null when unknown. */
+  exitCode: number | null;
+  signal: string | null;
+  /** Why it ended, for humans: "exited", "killed by SIGHUP", "connection lost", … */
+  reason: string;
+}
+
+/** tty local modes as the program set them (local PTYs only). */
+export interface TtyModes {
+  echo: boolean;
+  canonical: boolean;
+}
+
+export interface Backend {
+  readonly kind: BackendKind;
+  /** Process id of the program (local), else null. */
+  readonly pid: number | null;
+  /** Registers the data sink; called once, before any data flows. */
+  onData(sink: (data: Uint8Array) => void): void;
+  /** Registers the exit sink: called exactly once, after the last data. */
+  onExit(sink: (info: ExitInfo) => void): void;
+  /** Writes bytes as they are: never adds a newline. */
+  write(data: string | Uint8Array): void;
+  resize(cols: number, rows: number): void;
+  /** Ends the program (and everything it started). Idempotent; resolves when it is gone. */
+  close(signal?: CloseSignal): Promise<ExitInfo>;
+  ttyModes(): TtyModes | null;
+}
+
+export type CloseSignal = "TERM" | "KILL" | "HUP";

@@ -1,0 +1,63 @@
+/**
+ * Configuration: flags, then PTYHUB_* environment variables, then
+ * $XDG_CONFIG_HOME/ptyhub/config.json, then defaults. One zod schema defines every setting.
+ */
+import { readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { configDir } from "./paths.ts";
+import { AppError } from "./errors.ts";
+
+export const ConfigSchema = z.object({
+  /** Most sessions one host keeps at once (SESSION_LIMIT beyond). */
+  max_sessions: z.number().int().min(1).max(1024).default(64),
+  /** A session with no input, output or tool call for this long is closed. */
+  idle_timeout_ms: z.number().int().min(1000).default(3_600_000),
+  /** Default terminal size. */
+  cols: z.number().int().min(20).max(500).default(120),
+  rows: z.number().int().min(5).max(200).default(40),
+  /** Shell for sessions opened without a command; default: $SHELL, else /bin/sh. */
+  shell: z.string().min(1).optional(),
+  /** How long term_open waits for a shell's first prompt. */
+  open_timeout_ms: z.number().int().min(100).max(600_000).default(15_000),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+const ENV_KEYS: Record<string, keyof Config> = {
+  PTYHUB_MAX_SESSIONS: "max_sessions",
+  PTYHUB_IDLE_TIMEOUT_MS: "idle_timeout_ms",
+  PTYHUB_COLS: "cols",
+  PTYHUB_ROWS: "rows",
+  PTYHUB_SHELL: "shell",
+  PTYHUB_OPEN_TIMEOUT_MS: "open_timeout_ms",
+};
+
+function fromEnv(env: NodeJS.ProcessEnv): Partial<Record<keyof Config, unknown>> {
+  const out: Partial<Record<keyof Config, unknown>> = {};
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const raw = env[name];
+    if (raw === undefined || raw === "") continue;
+    out[key] = key === "shell" ? raw : Number(raw);
+  }
+  return out;
+}
+
+function fromFile(): Record<string, unknown> {
+  const path = join(configDir(), "config.json");
+  if (!existsSync(path)) return {};
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch (err) {
+    throw new AppError("INVALID_ARGUMENT", `cannot parse ${path}: ${(err as Error).message}`, "Fix or remove the config file.");
+  }
+}
+
+export function loadConfig(flags: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const merged = { ...fromFile(), ...fromEnv(env), ...flags };
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    throw new AppError("INVALID_ARGUMENT", `invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, "Check PTYHUB_* variables and config.json.");
+  }
+  return parsed.data;
+}

@@ -1,0 +1,32 @@
+/**
+ * What ptyhub needs to know about an MCP client to register itself with it: where its config
+ * lives (per user and, where it has one, per project), how to tell it is installed, and the
+ * shape of its server entry.
+ */
+import type { LaunchCommand } from "../config-edit.ts";
+
+export type Scope = "user" | "project";
+
+/** The machine as the install command sees it; tests pass their own. */
+export interface InstallEnvironment {
+  home: string;
+  cwd: string;
+  platform: NodeJS.Platform;
+  env: Record<string, string | undefined>;
+}
+
+export type ConfigFormat =
+  /** A JSON object of servers under `serversKey`, one entry per server name. */
+  | { kind: "json"; serversKey: string; entry(launch: LaunchCommand): Record<string, unknown> }
+  /** Codex's config.toml: one `[mcp_servers.<name>]` table with `command` and `args`. */
+  | { kind: "toml" };
+
+export interface McpClient {
+  id: string;
+  displayName: string;
+  /** Paths whose existence shows the client is installed (or has been run) on this machine. */
+  installedMarkers(machine: InstallEnvironment): string[];
+  /** The config file for a scope, or undefined when the client has no config for that scope. */
+  configPath(machine: InstallEnvironment, scope: Scope): string | undefined;
+  format: ConfigFormat;
+}

@@ -1,0 +1,90 @@
+/**
+ * The MCP server: tools/list from the tool definitions, tools/call with validation before
+ * anything reaches a session, typed errors turned into tool results at this edge only.
+ * Calls run concurrently; each honours the client's cancellation through its AbortSignal.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { VERSION } from "../version.ts";
+import { AppError } from "../errors.ts";
+import type { SessionHost } from "../session/host.ts";
+import { logger } from "../log.ts";
+import { TOOLS } from "./tools/index.ts";
+import type { ToolContext, ToolDef } from "./tool.ts";
+import { errorResult, okResult } from "./result.ts";
+
+const log = logger("mcp");
+
+const INSTRUCTIONS =
+  "ptyhub gives you real, persistent terminals. Use term_exec for shell commands (exact exit codes; state like cd/export persists in the default session `main`). " +
+  "Use term_open + term_send for REPLs, prompts, editors and anything interactive; term_read to follow long-running output. " +
+  "Results are rendered text within a token budget; a `truncated` result names the omitted line range for term_read mode:\"history\". " +
+  "Never put passwords in tool arguments: use term_secret.";
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const js = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  delete js.$schema;
+  return js;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "arguments"}: ${i.message}`)
+    .join("; ");
+}
+
+export interface ServerOptions {
+  host: SessionHost;
+  clientId?: () => string;
+}
+
+export function createMcpServer(opts: ServerOptions): Server {
+  const server = new Server(
+    { name: "ptyhub", title: "ptyhub", version: VERSION },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  const byName = new Map<string, ToolDef>(TOOLS.map((t) => [t.name, t]));
+  const listed = TOOLS.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: jsonSchema(t.input, "input"),
+    outputSchema: jsonSchema(t.output, "output"),
+    annotations: { title: t.title, ...t.annotations },
+  }));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed as never }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: rawArgs } = request.params;
+    const tool = byName.get(name);
+    try {
+      if (!tool) throw new AppError("INVALID_ARGUMENT", `unknown tool '${String(name).slice(0, 80)}'`, `Tools: ${TOOLS.map((t) => t.name).join(", ")}.`);
+      const parsed = tool.input.safeParse(rawArgs ?? {});
+      if (!parsed.success) {
+        throw new AppError("INVALID_ARGUMENT", `invalid arguments for ${name}: ${describeIssues(parsed.error)}`, "Check the tool's input schema; nothing was sent to any session.");
+      }
+      const caps = server.getClientCapabilities();
+      const ctx: ToolContext = {
+        host: opts.host,
+        clientId: opts.clientId?.() ?? `mcp-${process.pid}`,
+        signal: extra.signal,
+        elicit: caps?.elicitation
+          ? async (message, requestedSchema) => {
+              const r = await server.elicitInput({ message, requestedSchema: requestedSchema as never }, { signal: extra.signal });
+              return { action: r.action, content: r.content as Record<string, unknown> | undefined };
+            }
+          : null,
+      };
+      const result = (await tool.run(parsed.data, ctx)) as Record<string, unknown>;
+      return okResult(result, tool.text(result));
+    } catch (err) {
+      if (!(err instanceof AppError)) log.error(`${name} failed`, err);
+      return errorResult(err);
+    }
+  });
+
+  return server;
+}

@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { maxTokens, stateEnum, truncation, truncationNote, withOutput } from "../schemas.ts";
+
+const input = z.strictObject({
+  command: z.string().min(1).max(100_000).describe("One shell command line, typed at the session's prompt (multi-line scripts are run as one command)."),
+  session: z.string().optional().describe("A shell session; default: the shell session `main`, created on first use."),
+  timeout_ms: z.number().int().min(0).max(600_000).default(30_000).describe("How long to wait. After it the command keeps running and the result says status \"running\"."),
+  max_tokens: maxTokens,
+});
+
+const output = z.object({
+  session: z.string(),
+  status: z.enum(["done", "running", "input"]),
+  exit_code: z.number().int().nullable(),
+  output: z.string(),
+  cwd: z.string().nullable(),
+  duration_ms: z.number().int(),
+  via: z.enum(["shell", "marker", "exit", "prompt", "timeout"]),
+  truncated: truncation,
+  state: stateEnum,
+});
+
+export const termExec = defineTool({
+  name: "term_exec",
+  title: "Run a shell command",
+  description:
+    "Run one command in a persistent shell session and wait until it finishes. Returns its exact exit_code, its own output (no echo, no prompt) and the cwd after it. " +
+    "cd, export, venvs and background jobs persist between calls. " +
+    "status: \"done\" (finished), \"running\" (timeout_ms passed; it keeps running: follow with term_read, stop with term_send keys:[\"ctrl+c\"]), " +
+    "\"input\" (it waits at a password, yes/no prompt, pager or full-screen app: answer with term_send or term_secret). " +
+    "via says how completion was known: shell (shell integration), marker, exit (the shell exited), prompt, timeout. " +
+    "For REPLs and interactive programs use term_send.",
+  input,
+  output,
+  annotations: { destructiveHint: true, openWorldHint: true },
+  async run(args, ctx) {
+    return (await ctx.host.exec(args, ctx)) as z.infer<typeof output>;
+  },
+  text(r) {
+    const head =
+      r.status === "done"
+        ? `[done · exit ${r.exit_code ?? "?"}`
+        : r.status === "input"
+          ? `[waiting for input (${r.state})`
+          : `[still running after ${r.duration_ms} ms`;
+    const header = `${head} · ${r.duration_ms} ms · via ${r.via}${r.cwd ? ` · cwd ${r.cwd}` : ""}${truncationNote(r.truncated)}]`;
+    return withOutput(header, r.output);
+  },
+});

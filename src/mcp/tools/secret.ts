@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { sessionId } from "../schemas.ts";
+import { AppError } from "../../errors.ts";
+
+export const termSecret = defineTool({
+  name: "term_secret",
+  title: "Ask the human for a secret",
+  description:
+    "When a session waits for a password, passphrase or token (state \"password\"), ask the human for it through the client (MCP elicitation) and type it into the session. " +
+    "The secret never reaches you, the logs, or any later output. Then follow up with term_read or term_send.",
+  input: z.strictObject({
+    session: sessionId,
+    prompt: z.string().max(500).optional().describe("What to ask the human, e.g. \"sudo password for deploy@web1\"."),
+    enter: z.boolean().default(true).describe("Press Enter after the secret."),
+  }),
+  output: z.object({ session: z.string(), sent: z.boolean(), action: z.enum(["accept", "decline", "cancel"]) }),
+  annotations: { destructiveHint: false, openWorldHint: false },
+  async run(args, ctx) {
+    await ctx.host.check(args.session, ctx);
+    if (!ctx.elicit) {
+      throw new AppError(
+        "ELICITATION_UNSUPPORTED",
+        "this MCP client cannot ask the human for input (no elicitation support)",
+        `Ask the human to type it themselves: \`ptyhub attach ${args.session}\` in a terminal (ctrl+\\ detaches).`,
+      );
+    }
+    const answer = await ctx.elicit(args.prompt ?? `A secret for terminal session '${args.session}'`, {
+      type: "object",
+      properties: { secret: { type: "string", title: "Secret", description: "Typed into the terminal; never shown to the model." } },
+      required: ["secret"],
+    });
+    const secret = answer.content?.secret;
+    if (answer.action !== "accept" || typeof secret !== "string") return { session: args.session, sent: false, action: answer.action };
+    await ctx.host.typeSecret({ session: args.session, secret, enter: args.enter }, ctx);
+    return { session: args.session, sent: true, action: "accept" as const };
+  },
+  text(r) {
+    return r.sent ? `[secret typed into ${r.session}]` : `[no secret sent: the human chose ${r.action}]`;
+  },
+});

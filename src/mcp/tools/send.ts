@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { cursor, maxTokens, sessionId, stateEnum, truncation, truncationNote, viaEnum, withOutput } from "../schemas.ts";
+
+const input = z.strictObject({
+  session: sessionId,
+  text: z.string().max(100_000).optional().describe("Text typed literally (no escape decoding); multi-line text is pasted as one unit."),
+  enter: z.boolean().optional().describe("Press Enter after `text` (default true when text is given)."),
+  keys: z.array(z.string().max(32)).max(256).optional().describe("Named keys sent after text/Enter: ctrl+c, ctrl+d, escape, tab, up, down, left, right, home, end, pageup, pagedown, backspace, delete, f1–f12, alt+x, shift+tab (C-c and ^C also work)."),
+  until: z.string().max(1000).optional().describe("Regex to wait for in output that appears after this call (the echo of your input never matches)."),
+  wait_ms: z.number().int().min(0).max(600_000).default(5000).describe("Upper bound on the wait."),
+  max_tokens: maxTokens,
+});
+
+const output = z.object({
+  session: z.string(),
+  output: z.string(),
+  screen: z.string().nullable(),
+  state: stateEnum,
+  matched: z.string().nullable(),
+  via: viaEnum,
+  exit_code: z.number().int().nullable(),
+  alt_screen: z.boolean(),
+  cursor,
+  truncated: truncation,
+});
+
+export const termSend = defineTool({
+  name: "term_send",
+  title: "Type text or keys",
+  description:
+    "Type into a session (REPLs, prompts, editors, ctrl+c) and return what appeared after it, without the echo of your input. " +
+    "Waits until `until` matches new output; without `until`, until a shell reports the command finished (via shell), the program waits at a prompt/password/yes-no/pager (via prompt), " +
+    "or output stops changing (via settle: a guess, check state). Full-screen apps (vim, less, htop) also return `screen`.",
+  input,
+  output,
+  annotations: { destructiveHint: true, openWorldHint: true },
+  async run(args, ctx) {
+    return (await ctx.host.send(args, ctx)) as z.infer<typeof output>;
+  },
+  text(r) {
+    const header = `[state ${r.state} · via ${r.via}${r.matched !== null ? ` · matched ${JSON.stringify(r.matched)}` : ""}${r.exit_code !== null ? ` · exit ${r.exit_code}` : ""}${truncationNote(r.truncated)}]`;
+    const body = r.alt_screen && r.screen !== null ? `${r.output ? r.output + "\n" : ""}--- screen (cursor ${r.cursor.row},${r.cursor.col}) ---\n${r.screen}` : r.output;
+    return withOutput(header, body);
+  },
+});

@@ -1,0 +1,99 @@
+/**
+ * The session host: the operations the MCP tools need, in one interface. LocalHost keeps the
+ * sessions in this process; the daemon serves the same interface over its socket, so the tools
+ * cannot tell where a session lives.
+ */
+import type { Config } from "../config.ts";
+import type { CloseSignal } from "../backend/backend.ts";
+import { AppError } from "../errors.ts";
+import { SessionManager, type OpenParams, type OpenResult, type SessionInfo } from "./manager.ts";
+import { execCommand, type ExecParams, type ExecResult } from "./exec.ts";
+import { sendInput, type SendParams, type SendResult } from "./send.ts";
+import { readSession, type ReadParams, type ReadResult } from "./read.ts";
+import type { Session } from "./session.ts";
+
+export interface CallContext {
+  /** Identifies the reader, for per-client read cursors. */
+  clientId: string;
+  signal?: AbortSignal;
+}
+
+export interface SecretParams {
+  session: string;
+  secret: string;
+  enter: boolean;
+}
+
+export interface SessionHost {
+  open(p: OpenParams, ctx: CallContext): Promise<OpenResult>;
+  exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult>;
+  send(p: SendParams & { session: string }, ctx: CallContext): Promise<SendResult>;
+  read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult>;
+  list(ctx: CallContext): Promise<SessionInfo[]>;
+  close(p: { session: string; signal?: CloseSignal }, ctx: CallContext): Promise<{ session: string; closed: true; exit_code: number | null }>;
+  resize(p: { session: string; cols: number; rows: number }, ctx: CallContext): Promise<{ session: string; cols: number; rows: number }>;
+  typeSecret(p: SecretParams, ctx: CallContext): Promise<{ session: string; sent: true }>;
+  /** Validates that a session exists and is alive (before asking a human for a secret). */
+  check(session: string, ctx: CallContext): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export class LocalHost implements SessionHost {
+  readonly manager: SessionManager;
+
+  constructor(config: Config, persistent = false) {
+    this.manager = new SessionManager(config, persistent);
+  }
+
+  open(p: OpenParams, ctx: CallContext): Promise<OpenResult> {
+    return this.manager.open(p, ctx.clientId, ctx.signal);
+  }
+
+  async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
+    const session = p.session === undefined ? await this.manager.defaultSession(ctx.signal) : this.manager.get(p.session);
+    return execCommand(session, p, ctx.clientId, ctx.signal);
+  }
+
+  send(p: SendParams & { session: string }, ctx: CallContext): Promise<SendResult> {
+    return sendInput(this.manager.get(p.session), p, ctx.clientId, ctx.signal);
+  }
+
+  read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult> {
+    return readSession(this.manager.get(p.session), p, ctx.clientId, ctx.signal);
+  }
+
+  async list(): Promise<SessionInfo[]> {
+    return this.manager.list();
+  }
+
+  close(p: { session: string; signal?: CloseSignal }): Promise<{ session: string; closed: true; exit_code: number | null }> {
+    return this.manager.close(p.session, p.signal);
+  }
+
+  async resize(p: { session: string; cols: number; rows: number }): Promise<{ session: string; cols: number; rows: number }> {
+    const s = this.manager.get(p.session);
+    assertAlive(s);
+    s.resize(p.cols, p.rows);
+    return { session: s.id, cols: s.cols, rows: s.rows };
+  }
+
+  async typeSecret(p: SecretParams): Promise<{ session: string; sent: true }> {
+    const s = this.manager.get(p.session);
+    assertAlive(s);
+    s.addSecret(p.secret);
+    s.write(p.secret + (p.enter ? "\r" : ""));
+    return { session: s.id, sent: true };
+  }
+
+  async check(session: string): Promise<void> {
+    assertAlive(this.manager.get(session));
+  }
+
+  async shutdown(): Promise<void> {
+    await this.manager.closeAll();
+  }
+}
+
+function assertAlive(s: Session): void {
+  if (s.exit) throw new AppError("SESSION_EXITED", `session '${s.id}' has exited (${s.exit.reason})`, "Open a new session with term_open.");
+}

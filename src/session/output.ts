@@ -1,0 +1,90 @@
+/**
+ * Output between two positions, as renderable items: the head a capture kept of rows already
+ * evicted, a gap for rows nobody kept, then history and live rows.
+ */
+import type { Pos } from "../terminal/emulator.ts";
+import type { HeadCapture, Row } from "../terminal/history.ts";
+import { rowsToLines, trimTrailingBlank, type Gap, type Item } from "../terminal/render.ts";
+import type { Session } from "./session.ts";
+
+export interface Region {
+  items: Item[];
+  /** Characters evicted from the range before anyone could read them. */
+  droppedChars: number;
+}
+
+/**
+ * Items for [from, to); `to` null means up to now (through the last row with content). The first
+ * row starts after `from.prefix` when that row still begins with it; if it was rewritten since
+ * (a progress bar, a redraw), it is shown whole. A `to` inside a row takes that row's text before
+ * it (output without a final newline, followed by the next prompt).
+ */
+export function region(session: Session, from: Pos, to: Pos | null, capture?: HeadCapture | null): Region {
+  const em = session.emulator;
+  const h = em.history;
+  const endRow = to ? to.row : em.contentEndRow();
+  // Up to now: the cursor row keeps blanks before the cursor (">>> "), which rows otherwise trim.
+  const cursor = to ? null : em.cursorPos();
+  const parts: Array<Row[] | Gap> = [];
+  let row = from.row;
+  let droppedChars = 0;
+
+  if (row < h.firstRow) {
+    const cap = capture && capture.startRow === from.row ? capture : null;
+    if (cap) {
+      parts.push(cap.rows);
+      row = cap.endRow;
+      droppedChars = cap.droppedChars;
+    }
+    const lostTo = Math.min(h.firstRow, endRow);
+    if (row < lostTo) {
+      const fromLine = cap && cap.rows.length > 0 ? cap.rows[cap.rows.length - 1]!.lineNo + 1 : from.lineNo;
+      parts.push({ gap: true, fromLine, toLine: Math.max(fromLine, h.firstLineNo - 1), chars: droppedChars });
+      row = lostTo;
+    }
+  }
+
+  const live = row < endRow ? em.rowsBetween(row, endRow) : [];
+  if (to && to.col > 0 && to.row >= row) live.push({ text: to.prefix, lineNo: to.lineNo });
+  if (cursor && cursor.row >= row) {
+    const at = live[cursor.row - row];
+    if (at && at.text.length < cursor.prefix.length) at.text = cursor.prefix;
+  }
+  parts.push(live);
+
+  const items: Item[] = [];
+  let atFrom = true;
+  for (const part of parts) {
+    if (!Array.isArray(part)) {
+      items.push(part);
+      atFrom = false;
+      continue;
+    }
+    let lines = rowsToLines(part);
+    if (atFrom && lines.length > 0) {
+      lines = trimPrefix(lines, from.prefix);
+      atFrom = false;
+    }
+    items.push(...lines);
+  }
+  return { items: trimTrailingBlank(items), droppedChars };
+}
+
+function trimPrefix<T extends { text: string }>(lines: T[], prefix: string): T[] {
+  if (prefix.length === 0) return lines;
+  const first = lines[0]!;
+  // Rows are right-trimmed; pad so a prefix ending in blanks (">>> ") still matches.
+  if (!first.text.padEnd(prefix.length).startsWith(prefix)) return lines;
+  return [{ ...first, text: first.text.slice(prefix.length) }, ...lines.slice(1)];
+}
+
+/** Plain text of items (lines joined by newlines), for echo stripping and `until` matching. */
+export function itemsText(items: readonly Item[]): string {
+  let out = "";
+  for (let k = 0; k < items.length; k++) {
+    const it = items[k]!;
+    if (k > 0) out += "\n";
+    if (!("gap" in it)) out += it.text;
+  }
+  return out;
+}

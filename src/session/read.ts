@@ -1,0 +1,148 @@
+/**
+ * term_read: look without typing. `new` is this client's unread output (waiting briefly when
+ * there is none yet), `screen` the visible screen, `diff` only the rows changed since this
+ * client's last screen/diff read, `history` any range of retained lines by number.
+ */
+import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
+import type { Session } from "./session.ts";
+import { waitFor } from "./wait.ts";
+import { region } from "./output.ts";
+import { compileUntil, trimBlankTail, type Via } from "./send.ts";
+import { AppError } from "../errors.ts";
+
+/** Once new output starts arriving, let it finish its burst for this long before returning. */
+const READ_COALESCE_MS = 40;
+
+export type ReadMode = "new" | "screen" | "diff" | "history";
+
+export interface ReadParams {
+  mode: ReadMode;
+  from?: number;
+  to?: number;
+  until?: string;
+  wait_ms?: number;
+  max_tokens: number;
+}
+
+export interface ReadResult {
+  session: string;
+  mode: ReadMode;
+  output: string;
+  state: string;
+  alt_screen: boolean;
+  cursor: { row: number; col: number };
+  lines_total: number;
+  dropped: number;
+  matched: string | null;
+  via: Via | null;
+  truncated: Truncation | null;
+}
+
+export async function readSession(session: Session, p: ReadParams, clientId: string, signal?: AbortSignal): Promise<ReadResult> {
+  const until = compileUntil(p.until);
+  if (p.mode !== "history" && (p.from !== undefined || p.to !== undefined)) {
+    throw new AppError("INVALID_ARGUMENT", "`from`/`to` apply only to mode \"history\"", "Use mode:\"history\" with from/to line numbers (negative counts from the end).");
+  }
+  const waitMs = p.wait_ms ?? (p.mode === "new" ? 2000 : 0);
+  let matched: string | null = null;
+  let via: Via | null = null;
+
+  if (until || (p.mode === "new" && waitMs > 0)) {
+    const callPos = session.emulator.cursorPos();
+    const cursor = session.cursor(clientId);
+    const outcome = await waitFor<{ via: Via; matched: string | null }>(
+      session,
+      () => {
+        if (until) {
+          const text = region(session, callPos, null).items.map((it) => ("gap" in it ? "" : it.text)).join("\n");
+          const m = until.exec(text);
+          if (m) return { done: { via: "until", matched: m[0] } };
+          return session.exit ? { done: { via: "exit", matched: null } } : null;
+        }
+        if (session.exit) return { done: { via: "exit", matched: null } };
+        if (region(session, cursor.pos, null).items.length === 0) return null;
+        const quietFor = Date.now() - session.lastOutputAt;
+        return quietFor >= READ_COALESCE_MS ? { done: { via: "settle", matched: null } } : { retryInMs: READ_COALESCE_MS - quietFor };
+      },
+      { timeoutMs: waitMs, signal },
+    );
+    if (outcome === "timeout") via = "timeout";
+    else ({ via, matched } = outcome);
+  }
+
+  const em = session.emulator;
+  let items: Item[];
+  let dropped = 0;
+  const cursor = session.cursor(clientId);
+  switch (p.mode) {
+    case "new": {
+      const r = region(session, cursor.pos, null, cursor.capture);
+      items = r.items;
+      dropped = r.droppedChars;
+      session.setCursor(clientId, em.cursorPos());
+      break;
+    }
+    case "screen": {
+      const lines = trimBlankTail(em.screenLines());
+      cursor.screen = em.screenLines();
+      items = lines.map((text, i) => ({ text, lineNo: i + 1 }));
+      break;
+    }
+    case "diff": {
+      const now = em.screenLines();
+      const before = cursor.screen;
+      cursor.screen = now;
+      items = [];
+      for (let i = 0; i < now.length; i++) {
+        if (before && before[i] === now[i]) continue;
+        if (!before && now[i]!.trim().length === 0) continue;
+        items.push({ text: `${String(i + 1).padStart(3)}| ${now[i]}`, lineNo: i + 1 });
+      }
+      break;
+    }
+    case "history":
+      items = historyItems(session, p.from, p.to);
+      break;
+  }
+  const rendered = render(items, p.max_tokens, (t) => session.redact(t));
+  return {
+    session: session.id,
+    mode: p.mode,
+    output: rendered.output,
+    state: session.state(),
+    alt_screen: em.altScreen,
+    cursor: em.screenCursor(),
+    lines_total: totalLines(session),
+    dropped,
+    matched,
+    via,
+    truncated: p.mode === "screen" || p.mode === "diff" ? null : rendered.truncated,
+  };
+}
+
+function totalLines(session: Session): number {
+  const em = session.emulator;
+  return em.lineNoOfRow(em.contentEndRow() - 1);
+}
+
+/** Lines [from, to] of the retained history, 1-based and absolute; negatives count from the end. */
+function historyItems(session: Session, from: number | undefined, to: number | undefined): Item[] {
+  const em = session.emulator;
+  const h = em.history;
+  const total = totalLines(session);
+  const resolve = (n: number) => (n < 0 ? total + 1 + n : n);
+  const first = Math.max(1, resolve(from ?? 1));
+  const last = Math.min(total, resolve(to ?? total));
+  if (first > last) return [];
+  const startRow = first <= h.lastLineNo ? h.rowOfLine(first) : h.endRow;
+  const rows = em.rowsBetween(Math.max(startRow, h.firstRow), em.contentEndRow());
+  const items: Item[] = [];
+  const keptFrom = h.size > 0 ? h.firstLineNo : first;
+  if (first < keptFrom) items.push({ gap: true, fromLine: first, toLine: Math.min(last, keptFrom - 1), chars: 0 });
+  for (const line of rowsToLines(rows)) {
+    if (line.lineNo < first) continue;
+    if (line.lineNo > last) break;
+    items.push(line);
+  }
+  return items;
+}

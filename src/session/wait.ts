@@ -1,0 +1,74 @@
+/**
+ * Waiting on a session without polling: a check runs on every change (output parsed, mark,
+ * exit). It returns a verdict, or asks to be asked again after some quiet time (for "the prompt
+ * has been stable for 50 ms"), or nothing. The deadline and the caller's cancellation end it.
+ */
+import type { Session } from "./session.ts";
+import { AppError } from "../errors.ts";
+
+export type CheckResult<T> = { done: T } | { retryInMs: number } | null;
+export type Check<T> = () => CheckResult<T>;
+
+export interface WaitOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export class CancelledError extends AppError {
+  constructor() {
+    super("INVALID_ARGUMENT", "the request was cancelled", "Nothing was undone: the session keeps running.");
+    this.name = "CancelledError";
+  }
+}
+
+/** Resolves with the check's verdict, or "timeout" at the deadline. Rejects when cancelled. */
+export function waitFor<T>(session: Session, check: Check<T>, opts: WaitOptions): Promise<T | "timeout"> {
+  return new Promise<T | "timeout">((resolve, reject) => {
+    let settled = false;
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+    const cleanup = () => {
+      settled = true;
+      unsubscribe();
+      clearTimeout(retryTimer);
+      clearTimeout(deadlineTimer);
+      opts.signal?.removeEventListener("abort", onAbort);
+    };
+    const evaluate = () => {
+      if (settled) return;
+      let result: CheckResult<T>;
+      try {
+        result = check();
+      } catch (err) {
+        cleanup();
+        reject(err);
+        return;
+      }
+      clearTimeout(retryTimer);
+      if (result === null) return;
+      if ("done" in result) {
+        cleanup();
+        resolve(result.done);
+        return;
+      }
+      retryTimer = setTimeout(evaluate, Math.max(1, result.retryInMs));
+    };
+    const onAbort = () => {
+      if (settled) return;
+      cleanup();
+      reject(new CancelledError());
+    };
+    const unsubscribe = session.subscribe(evaluate);
+    if (opts.signal?.aborted) return onAbort();
+    opts.signal?.addEventListener("abort", onAbort);
+    deadlineTimer = setTimeout(() => {
+      if (settled) return;
+      // One last look, so a verdict that is due right now is not reported as a timeout.
+      evaluate();
+      if (settled) return;
+      cleanup();
+      resolve("timeout");
+    }, Math.max(0, opts.timeoutMs));
+    evaluate();
+  });
+}

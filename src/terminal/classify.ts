@@ -1,0 +1,56 @@
+/**
+ * What is the session waiting for? Classifies the visible state into the SPEC's `state` values:
+ * prompt | password | confirm | pager | running | exited. Sources, most reliable first: process
+ * exit; shell-integration phase; the tty's own mode (echo off while in canonical mode is how
+ * getpass(), sudo, ssh and `read -s` read a secret); then the text before the cursor.
+ */
+
+export type SessionState = "prompt" | "password" | "confirm" | "pager" | "running" | "exited";
+
+export interface ClassifyInput {
+  exited: boolean;
+  /** Shell integration's verdict: true at the prompt, false running a command, null unknown. */
+  atShellPrompt: boolean | null;
+  /** Text on the cursor's row before the cursor. */
+  beforeCursor: string;
+  /** The cursor is on the last row of the screen (where pagers put their status line). */
+  cursorOnLastRow: boolean;
+  altScreen: boolean;
+  /** tty local modes, when the backend can see them (local PTYs). */
+  tty?: { echo: boolean; canonical: boolean } | null;
+}
+
+const PASSWORD_RE = /(pass(word|phrase|code)|\bpin\b|one-time code|verification code|\botp\b)[^\n]{0,60}[:?]\s*$/i;
+const CONFIRM_RE =
+  /(\[(y\/n|yes\/no)\]|\((y\/n|yes\/no)\)|\[y\/n\/[^\]]*\]|\byes\/no\b[^\n]*\?|\b(continue|proceed|overwrite|are you sure)\b[^\n]*\?)\s*:?\s*$/i;
+const PAGER_RE = /^(:|\(END\)|--More--.*|.*\(press h for help or q to quit\)|lines \d+-\d+.*|Manual page .*|HELP -- .*|byte \d+.*|\S*\s*\(END\))\s*$/;
+/** Prompts of REPLs and shells without integration: ">>> ", "... ", "$ ", "# ", "> ", "(gdb) ", "In [3]: ", "mysql> ", "db=# ". */
+const PROMPT_RE = /(^|\s|\S)(>>>|\.\.\.|[$#%>❯➜»λ]|In \[\d+\]:|\([A-Za-z][\w-]*\)|[\w.-]+=?[#>])\s?$/;
+
+export function isPasswordPrompt(text: string): boolean {
+  return PASSWORD_RE.test(text);
+}
+
+export function isConfirmPrompt(text: string): boolean {
+  return CONFIRM_RE.test(text);
+}
+
+export function isPagerStatus(text: string): boolean {
+  return PAGER_RE.test(text);
+}
+
+export function looksLikePrompt(text: string): boolean {
+  return text.trim().length > 0 && PROMPT_RE.test(text);
+}
+
+export function classify(i: ClassifyInput): SessionState {
+  if (i.exited) return "exited";
+  if (i.atShellPrompt === true) return "prompt";
+  const before = i.beforeCursor;
+  if (i.tty && !i.tty.echo && i.tty.canonical) return "password";
+  if (isPasswordPrompt(before)) return "password";
+  if (isConfirmPrompt(before)) return "confirm";
+  if (i.cursorOnLastRow && isPagerStatus(before)) return "pager";
+  if (i.atShellPrompt === null && looksLikePrompt(before)) return "prompt";
+  return "running";
+}

@@ -1,0 +1,181 @@
+/**
+ * Turning rendered rows into what a model reads: logical lines (soft wraps joined), trailing
+ * blanks trimmed, runs of identical lines collapsed with a count, and a token budget that keeps
+ * the head and the tail and says exactly what was left out and how to fetch it
+ * (`term_read mode: "history"` with the reported line numbers).
+ */
+import type { Row } from "./history.ts";
+
+/** Runs of at least this many identical lines are collapsed into one line and a count. */
+const COLLAPSE_MIN_RUN = 3;
+/** Share of the budget given to the head when output is cut; the tail (errors, summaries) gets the rest. */
+const HEAD_SHARE = 0.3;
+/** Room kept for the "omitted" notice itself. */
+const NOTICE_TOKENS = 40;
+/** A budget below this cannot show anything useful; smaller requests are raised to it. */
+export const MIN_TOKEN_BUDGET = 64;
+
+export interface Line {
+  text: string;
+  /** Absolute history line number. */
+  lineNo: number;
+}
+
+/** Lines that are known to exist but were not kept (evicted before anyone read them). */
+export interface Gap {
+  gap: true;
+  fromLine: number;
+  toLine: number;
+  chars: number;
+}
+
+export type Item = Line | Gap;
+
+export interface Truncation {
+  omitted_lines: number;
+  from_line: number;
+  to_line: number;
+  original_tokens: number;
+}
+
+export interface Rendered {
+  output: string;
+  truncated: Truncation | null;
+}
+
+/**
+ * Token estimate: about 4 ASCII characters per token, one token per other character (CJK,
+ * emoji). Cheap and stable; used for budgets and for the honest `original_tokens` count.
+ */
+export function estimateTokens(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) < 0x80) ascii++;
+    else other++;
+  }
+  return Math.ceil(ascii / 4) + other;
+}
+
+function charsToTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
+/** Joins rows that share a line number (soft-wrapped rows) into logical lines. */
+export function rowsToLines(rows: readonly Row[]): Line[] {
+  const lines: Line[] = [];
+  for (const row of rows) {
+    const last = lines[lines.length - 1];
+    if (last && last.lineNo === row.lineNo) last.text += row.text;
+    else lines.push({ text: row.text, lineNo: row.lineNo });
+  }
+  return lines;
+}
+
+/** Drops empty lines at the end (the cursor's blank row, a trailing newline). */
+export function trimTrailingBlank<T extends Item>(items: T[]): T[] {
+  let end = items.length;
+  while (end > 0) {
+    const it = items[end - 1]!;
+    if ("gap" in it || it.text.trim().length > 0) break;
+    end--;
+  }
+  return end === items.length ? items : items.slice(0, end);
+}
+
+interface Entry {
+  text: string;
+  firstLine: number;
+  lastLine: number;
+  /** Original lines this entry stands for (a collapsed run counts each line). */
+  lines: number;
+  tokens: number;
+  lost: boolean;
+}
+
+function collapse(items: readonly Item[]): Entry[] {
+  const out: Entry[] = [];
+  for (let k = 0; k < items.length; ) {
+    const it = items[k]!;
+    if ("gap" in it) {
+      const lines = it.toLine - it.fromLine + 1;
+      const text = `[… ${lines} line${lines === 1 ? "" : "s"} (${it.fromLine}–${it.toLine}) were dropped before they could be read …]`;
+      out.push({ text, firstLine: it.fromLine, lastLine: it.toLine, lines, tokens: estimateTokens(text), lost: true });
+      k++;
+      continue;
+    }
+    let run = 1;
+    while (k + run < items.length) {
+      const next = items[k + run]!;
+      if ("gap" in next || next.text !== it.text) break;
+      run++;
+    }
+    if (run >= COLLAPSE_MIN_RUN && it.text.length > 0) {
+      const last = items[k + run - 1] as Line;
+      const text = `${it.text}\n[… same line repeated ${run - 1} more times …]`;
+      out.push({ text, firstLine: it.lineNo, lastLine: last.lineNo, lines: run, tokens: estimateTokens(text), lost: false });
+      k += run;
+    } else {
+      out.push({ text: it.text, firstLine: it.lineNo, lastLine: it.lineNo, lines: 1, tokens: estimateTokens(it.text) + 1, lost: false });
+      k++;
+    }
+  }
+  return out;
+}
+
+function omittedNotice(lines: number, from: number, to: number): string {
+  return `[… ${lines} line${lines === 1 ? "" : "s"} omitted (lines ${from}–${to}); read them with term_read mode:"history" from:${from} to:${to} …]`;
+}
+
+/** Applies collapsing and the token budget. */
+export function render(items: readonly Item[], maxTokens: number, redact?: (text: string) => string): Rendered {
+  const budget = Math.max(MIN_TOKEN_BUDGET, maxTokens);
+  const entries = collapse(trimTrailingBlank(items.map((it) => ("gap" in it ? it : { text: it.text.trimEnd(), lineNo: it.lineNo }))));
+  let originalTokens = 0;
+  let total = 0;
+  for (const e of entries) {
+    originalTokens += e.lost ? 0 : e.tokens;
+    total += e.tokens;
+  }
+  for (const it of items) if ("gap" in it) originalTokens += charsToTokens(it.chars);
+  const lost = entries.filter((e) => e.lost);
+
+  if (total <= budget) {
+    const output = entries.map((e) => e.text).join("\n");
+    const truncated: Truncation | null =
+      lost.length > 0
+        ? {
+            omitted_lines: lost.reduce((n, e) => n + e.lines, 0),
+            from_line: lost[0]!.firstLine,
+            to_line: lost[lost.length - 1]!.lastLine,
+            original_tokens: originalTokens,
+          }
+        : null;
+    return { output: redact ? redact(output) : output, truncated };
+  }
+
+  const room = budget - NOTICE_TOKENS;
+  const headRoom = Math.floor(room * HEAD_SHARE);
+  let head = 0;
+  let used = 0;
+  while (head < entries.length && used + entries[head]!.tokens <= headRoom) used += entries[head++]!.tokens;
+  let tail = entries.length;
+  let tailUsed = 0;
+  while (tail > head && used + tailUsed + entries[tail - 1]!.tokens <= room) tailUsed += entries[--tail]!.tokens;
+  const omitted = entries.slice(head, tail);
+  const omittedLines = omitted.reduce((n, e) => n + e.lines, 0);
+  const from = omitted[0]!.firstLine;
+  const to = omitted[omitted.length - 1]!.lastLine;
+  const parts = entries.slice(0, head).map((e) => e.text);
+  parts.push(omittedNotice(omittedLines, from, to));
+  parts.push(...entries.slice(tail).map((e) => e.text));
+  if (head === 0 && tail === entries.length) {
+    // Not even one whole line fits (one huge line): show the end of the last one, cut.
+    parts.push("…" + entries[entries.length - 1]!.text.slice(-Math.max(0, room) * 4));
+  }
+  const output = parts.join("\n");
+  return {
+    output: redact ? redact(output) : output,
+    truncated: { omitted_lines: omittedLines, from_line: from, to_line: to, original_tokens: originalTokens },
+  };
+}

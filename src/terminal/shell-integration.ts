@@ -1,0 +1,137 @@
+/**
+ * Shell integration: how a shell is launched so that it reports command boundaries, exit codes
+ * and cwd (see shell-scripts.ts), how its marks are parsed, and how a command line is typed for
+ * `term_exec`. bash, zsh and fish get hooks ("shell" completion); POSIX sh gets per-command
+ * markers ("marker" completion); any other program gets none and is driven with term_send.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { basename, join } from "node:path";
+import { runtimeDir } from "../paths.ts";
+import { BASH_SCRIPT, FISH_SCRIPT, OSC_MARK_ID, SH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC } from "./shell-scripts.ts";
+
+export { OSC_MARK_ID };
+
+export type ShellFamily = "bash" | "zsh" | "fish" | "sh";
+export type Integration = "shell" | "marker" | "none";
+
+const SHELL_FAMILIES: Record<string, ShellFamily> = {
+  bash: "bash",
+  zsh: "zsh",
+  fish: "fish",
+  sh: "sh",
+  dash: "sh",
+  ash: "sh",
+  ksh: "sh",
+  mksh: "sh",
+  ksh93: "sh",
+};
+
+export function shellFamilyOf(executable: string): ShellFamily | null {
+  return SHELL_FAMILIES[basename(executable).replace(/^-/, "")] ?? null;
+}
+
+export function newNonce(): string {
+  return randomBytes(12).toString("hex");
+}
+
+/** Writes the scripts once per content version into the private runtime dir; returns its path. */
+function scriptDir(): string {
+  const all = [BASH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC, FISH_SCRIPT, SH_SCRIPT].join("\0");
+  const dir = join(runtimeDir(), `shell-${createHash("sha256").update(all).digest("hex").slice(0, 12)}`);
+  const files: Record<string, string> = {
+    "bash.rc": BASH_SCRIPT,
+    "zsh/.zshenv": ZSH_ZSHENV,
+    "zsh/.zshrc": ZSH_ZSHRC,
+    "fish.fish": FISH_SCRIPT,
+    "sh.rc": SH_SCRIPT,
+  };
+  for (const [name, text] of Object.entries(files)) {
+    const path = join(dir, name);
+    if (existsSync(path) && readFileSync(path, "utf8") === text) continue;
+    mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 });
+    writeFileSync(path, text, { mode: 0o600 });
+  }
+  return dir;
+}
+
+export interface ShellLaunch {
+  argv: string[];
+  env: Record<string, string>;
+  integration: Integration;
+  family: ShellFamily;
+}
+
+/** argv and environment that start `shellPath` interactively with integration installed. */
+export function shellLaunch(shellPath: string, nonce: string, env: Record<string, string>): ShellLaunch {
+  const family = shellFamilyOf(shellPath) ?? "sh";
+  const dir = scriptDir();
+  const extra: Record<string, string> = { PTYHUB_NONCE: nonce };
+  switch (family) {
+    case "bash":
+      return { argv: [shellPath, "--rcfile", join(dir, "bash.rc"), "-i"], env: extra, integration: "shell", family };
+    case "zsh":
+      if (env.ZDOTDIR) extra.PTYHUB_USER_ZDOTDIR = env.ZDOTDIR;
+      extra.ZDOTDIR = join(dir, "zsh");
+      return { argv: [shellPath, "-i"], env: extra, integration: "shell", family };
+    case "fish":
+      return { argv: [shellPath, "-i", "--init-command", `source ${quoteFish(join(dir, "fish.fish"))}`], env: extra, integration: "shell", family };
+    case "sh":
+      if (env.ENV) extra.PTYHUB_USER_ENV = env.ENV;
+      extra.ENV = join(dir, "sh.rc");
+      return { argv: [shellPath, "-i"], env: extra, integration: "marker", family };
+  }
+}
+
+function quoteFish(s: string): string {
+  return `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+}
+
+/** Single-quotes for POSIX shells: 'it'\''s'. */
+export function quotePosix(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The bytes to type for one `term_exec` command line (without the final Enter). Multi-line
+ * commands are folded into one line (`eval "$(printf %b '…')"`) so the shell reads them as one
+ * command with one pair of marks; in marker mode the command is wrapped by the marker functions.
+ */
+export function commandLine(command: string, family: ShellFamily, integration: Integration): string {
+  const multiLine = command.includes("\n");
+  let line = command;
+  if (multiLine) {
+    const escaped = command.replace(/\\/g, "\\\\").replace(/\r?\n/g, "\\n");
+    line = family === "fish" ? `eval (printf %b ${quotePosix(escaped)} | string collect)` : `eval "$(printf %b ${quotePosix(escaped)})"`;
+  }
+  if (integration === "marker") {
+    const body = multiLine ? line : `eval ${quotePosix(command)}`;
+    return `__ptyhub_c; ${body}; __ptyhub_d "$?"`;
+  }
+  return line;
+}
+
+export type Mark =
+  | { kind: "prompt" }
+  | { kind: "start" }
+  | { kind: "end"; exitCode: number | null; cwd: string | null };
+
+const ESCAPES: Record<string, string> = { "%25": "%", "%3B": ";", "%0A": "\n", "%07": "\x07", "%1B": "\x1b" };
+
+/** Parses an OSC 6973 payload; null when the nonce does not match (a forged or foreign mark). */
+export function parseMark(data: string, nonce: string): Mark | null {
+  const first = data.indexOf(";");
+  if (first < 0 || data.slice(0, first) !== nonce) return null;
+  const rest = data.slice(first + 1);
+  const kind = rest[0];
+  if (kind === "A") return { kind: "prompt" };
+  if (kind === "C") return { kind: "start" };
+  if (kind === "D") {
+    const parts = rest.split(";");
+    const code = Number.parseInt(parts[1] ?? "", 10);
+    const cwdRaw = parts.length > 2 ? parts.slice(2).join(";") : "";
+    const cwd = cwdRaw ? cwdRaw.replace(/%(25|3B|0A|07|1B)/g, (m) => ESCAPES[m] ?? m) : null;
+    return { kind: "end", exitCode: Number.isFinite(code) ? code : null, cwd };
+  }
+  return null;
+}

@@ -1,0 +1,126 @@
+/**
+ * Shell-integration scripts, kept as strings so the compiled binary carries them. Each script
+ * first loads the user's own startup files (their rc still runs, untouched), then installs hooks
+ * that print marks: OSC 6973 ; <nonce> ; <kind> [; args] BEL.
+ *   A        the prompt is about to be drawn: the shell is ready for input
+ *   C        a command line was accepted and starts running: its output begins here
+ *   D;n;cwd  the command finished with exit status n, in cwd (%, ;, LF, BEL, ESC %-escaped)
+ * The nonce comes in the environment, is copied into a shell variable and removed from the
+ * environment, so programs started in the session neither inherit it nor can forge a mark.
+ * "__ptyhub_" prefixes keep our names out of the user's way.
+ */
+
+export const OSC_MARK_ID = 6973;
+
+/**
+ * Template tag for script text: raw (backslashes stay as the shell needs them), with `\${`
+ * written in the source to keep TypeScript from interpolating, and emitted as `${`.
+ */
+function script(strings: TemplateStringsArray): string {
+  return String.raw({ raw: strings.raw }).replaceAll("\\${", "${");
+}
+
+export const BASH_SCRIPT = script`# ptyhub shell integration for bash: loaded with --rcfile, so the usual rc files load here.
+__ptyhub_nonce="\${PTYHUB_NONCE:-}"
+unset PTYHUB_NONCE
+if [ -r /etc/bash.bashrc ]; then . /etc/bash.bashrc; fi
+if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
+
+__ptyhub_precmd() {
+  local __ptyhub_status=$?
+  local p="\${PWD//%/%25}"
+  p="\${p//;/%3B}"; p="\${p//$'\n'/%0A}"; p="\${p//$'\a'/%07}"; p="\${p//$'\e'/%1B}"
+  printf '\033]6973;%s;D;%s;%s\007\033]6973;%s;A\007' "$__ptyhub_nonce" "$__ptyhub_status" "$p" "$__ptyhub_nonce"
+  __ptyhub_at_prompt=1
+  return $__ptyhub_status
+}
+
+if [ -n "$__ptyhub_nonce" ]; then
+  PROMPT_COMMAND="__ptyhub_precmd\${PROMPT_COMMAND:+; $PROMPT_COMMAND}"
+  if (( BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4) )); then
+    # PS0 is printed after a command line is read, before it runs (bash ≥ 4.4).
+    PS0="\${PS0-}"$'\033]6973;'"$__ptyhub_nonce"$';C\007'
+  else
+    # Older bash (macOS /bin/bash 3.2): the first DEBUG trap after a prompt marks the start.
+    __ptyhub_debug() {
+      if [ -n "$__ptyhub_at_prompt" ] && [ "\${BASH_COMMAND#__ptyhub_precmd}" = "$BASH_COMMAND" ]; then
+        __ptyhub_at_prompt=
+        printf '\033]6973;%s;C\007' "$__ptyhub_nonce"
+      fi
+    }
+    trap '__ptyhub_debug' DEBUG
+  fi
+fi
+`;
+
+/** zsh reads $ZDOTDIR/.zshenv and .zshrc; ours chain to the user's and restore ZDOTDIR. */
+export const ZSH_ZSHENV = script`# ptyhub shell integration for zsh (.zshenv): chain to the user's .zshenv.
+__ptyhub_zdotdir="$ZDOTDIR"
+if [[ -n "\${PTYHUB_USER_ZDOTDIR-}" ]]; then ZDOTDIR="$PTYHUB_USER_ZDOTDIR"; else ZDOTDIR="$HOME"; fi
+[[ -r "$ZDOTDIR/.zshenv" ]] && source "$ZDOTDIR/.zshenv"
+__ptyhub_user_zdotdir="$ZDOTDIR"
+ZDOTDIR="$__ptyhub_zdotdir"
+`;
+
+export const ZSH_ZSHRC = script`# ptyhub shell integration for zsh (.zshrc): load the user's .zshrc, then add hooks.
+__ptyhub_nonce="\${PTYHUB_NONCE:-}"
+unset PTYHUB_NONCE
+ZDOTDIR="$__ptyhub_user_zdotdir"
+if [[ -n "\${PTYHUB_USER_ZDOTDIR-}" ]]; then export ZDOTDIR; else unset ZDOTDIR; fi
+unset PTYHUB_USER_ZDOTDIR __ptyhub_zdotdir
+[[ -r "\${ZDOTDIR:-$HOME}/.zshrc" ]] && source "\${ZDOTDIR:-$HOME}/.zshrc"
+
+__ptyhub_precmd() {
+  local __ptyhub_status=$?
+  local p="\${PWD//\%/%25}"
+  p="\${p//;/%3B}"; p="\${p//$'\n'/%0A}"; p="\${p//$'\a'/%07}"; p="\${p//$'\e'/%1B}"
+  printf '\033]6973;%s;D;%s;%s\007\033]6973;%s;A\007' "$__ptyhub_nonce" "$__ptyhub_status" "$p" "$__ptyhub_nonce"
+}
+__ptyhub_preexec() {
+  printf '\033]6973;%s;C\007' "$__ptyhub_nonce"
+}
+if [[ -n "$__ptyhub_nonce" ]]; then
+  # First in line, so the status it reads is the command's, not another hook's.
+  precmd_functions=(__ptyhub_precmd $precmd_functions)
+  preexec_functions+=(__ptyhub_preexec)
+fi
+`;
+
+export const FISH_SCRIPT = script`# ptyhub shell integration for fish: sourced by --init-command, after config.fish.
+set -g __ptyhub_nonce $PTYHUB_NONCE
+set -e PTYHUB_NONCE
+function __ptyhub_preexec --on-event fish_preexec
+    printf '\e]6973;%s;C\a' $__ptyhub_nonce
+end
+function __ptyhub_postexec --on-event fish_postexec
+    set -g __ptyhub_status $status
+end
+function __ptyhub_prompt --on-event fish_prompt
+    set -l s 0
+    if set -q __ptyhub_status
+        set s $__ptyhub_status
+        set -e __ptyhub_status
+    end
+    set -l p (string replace -a '%' '%25' -- $PWD | string replace -a ';' '%3B')
+    printf '\e]6973;%s;D;%s;%s\a\e]6973;%s;A\a' $__ptyhub_nonce $s "$p" $__ptyhub_nonce
+end
+`;
+
+/**
+ * POSIX sh (dash, ash, ksh) has no pre-exec hook, so commands are wrapped per call instead
+ * ("marker" completion): __ptyhub_c; eval '...'; __ptyhub_d "$?". Loaded through $ENV.
+ */
+export const SH_SCRIPT = script`# ptyhub markers for POSIX sh: loaded through $ENV; loads the user's $ENV first.
+__ptyhub_nonce="\${PTYHUB_NONCE:-}"
+unset PTYHUB_NONCE
+if [ -n "\${PTYHUB_USER_ENV:-}" ]; then
+  ENV="$PTYHUB_USER_ENV"
+  unset PTYHUB_USER_ENV
+  if [ -r "$ENV" ]; then . "$ENV"; fi
+else
+  unset ENV
+fi
+__ptyhub_c() { printf '\033]6973;%s;C\007' "$__ptyhub_nonce"; }
+__ptyhub_d() { printf '\033]6973;%s;D;%s;%s\007' "$__ptyhub_nonce" "$1" "$PWD"; }
+printf '\033]6973;%s;A\007' "$__ptyhub_nonce"
+`;
