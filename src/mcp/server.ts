@@ -76,7 +76,7 @@ export function createMcpServer(opts: ServerOptions): Server {
               const r = await server.elicitInput({ message, requestedSchema: requestedSchema as never }, { signal: extra.signal });
               return { action: r.action, content: r.content as Record<string, unknown> | undefined };
             }
-          : null,
+          : undefined,
       };
       const result = (await tool.run(parsed.data, ctx)) as Record<string, unknown>;
       return okResult(result, tool.text(result));

@@ -15,8 +15,8 @@ export interface ToolContext {
   host: SessionHost;
   clientId: string;
   signal?: AbortSignal;
-  /** Asks the human through MCP elicitation; null when the client cannot. */
-  elicit: ((message: string, schema: Record<string, unknown>) => Promise<ElicitResult>) | null;
+  /** Asks the human through MCP elicitation; undefined when the client cannot. */
+  elicit?: (message: string, schema: Record<string, unknown>) => Promise<ElicitResult>;
 }
 
 export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {

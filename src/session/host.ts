@@ -16,6 +16,11 @@ export interface CallContext {
   /** Identifies the reader, for per-client read cursors. */
   clientId: string;
   signal?: AbortSignal;
+  /**
+   * Asks the human through the MCP client (elicitation), e.g. for an SSH passphrase. Absent when
+   * the client cannot; callers then fail with ELICITATION_UNSUPPORTED and a hint.
+   */
+  elicit?: (message: string, schema: Record<string, unknown>) => Promise<{ action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> }>;
 }
 
 export interface SecretParams {

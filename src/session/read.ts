@@ -33,6 +33,8 @@ export interface ReadResult {
   cursor: { row: number; col: number };
   lines_total: number;
   dropped: number;
+  /** Exit code of the session, or of the last command that finished in the output read (mode new). */
+  exit_code: number | null;
   matched: string | null;
   via: Via | null;
   truncated: Truncation | null;
@@ -73,11 +75,15 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
   const em = session.emulator;
   let items: Item[];
   let dropped = 0;
+  let exitCode: number | null = session.exit?.exitCode ?? null;
   const cursor = session.cursor(clientId);
   switch (p.mode) {
     case "new": {
       const r = region(session, cursor.pos, null, cursor.capture);
       items = r.items;
+      // A command that finished in the unread output (perhaps while no client was connected).
+      const cmd = session.command;
+      if (exitCode === null && cmd?.end && cmd.end.row >= cursor.pos.row) exitCode = cmd.exitCode;
       dropped = r.droppedChars;
       session.setCursor(clientId, em.cursorPos());
       break;
@@ -114,6 +120,7 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
     cursor: em.screenCursor(),
     lines_total: totalLines(session),
     dropped,
+    exit_code: exitCode,
     matched,
     via,
     truncated: p.mode === "screen" || p.mode === "diff" ? null : rendered.truncated,

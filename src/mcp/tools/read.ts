@@ -21,6 +21,7 @@ const output = z.object({
   cursor,
   lines_total: z.number().int(),
   dropped: z.number().int(),
+  exit_code: z.number().int().nullable(),
   matched: z.string().nullable(),
   via: viaEnum.nullable(),
   truncated: truncation,
@@ -39,7 +40,7 @@ export const termRead = defineTool({
     return (await ctx.host.read(args, ctx)) as z.infer<typeof output>;
   },
   text(r) {
-    const header = `[${r.mode} · state ${r.state}${r.via ? ` · via ${r.via}` : ""}${r.matched !== null ? ` · matched ${JSON.stringify(r.matched)}` : ""} · ${r.lines_total} lines${r.dropped ? ` · ${r.dropped} chars dropped` : ""}${r.alt_screen ? " · alt screen" : ""}${truncationNote(r.truncated)}]`;
+    const header = `[${r.mode} · state ${r.state}${r.via ? ` · via ${r.via}` : ""}${r.matched !== null ? ` · matched ${JSON.stringify(r.matched)}` : ""} · ${r.lines_total} lines${r.dropped ? ` · ${r.dropped} chars dropped` : ""}${r.exit_code !== null ? ` · exit ${r.exit_code}` : ""}${r.alt_screen ? " · alt screen" : ""}${truncationNote(r.truncated)}]`;
     return withOutput(header, r.output);
   },
 });
