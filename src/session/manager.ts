@@ -16,6 +16,7 @@ import { waitFor } from "./wait.ts";
 import { region } from "./output.ts";
 import { PROMPT_QUIET_MS, SETTLE_QUIET_MS, NOTHING_SETTLE_MS } from "./send.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
+import { waitForPromptDrawn } from "./ready.ts";
 
 const log = logger("manager");
 
@@ -25,6 +26,8 @@ export const DEFAULT_SESSION = "main";
 const IDLE_SWEEP_MS = 30_000;
 /** How many closed session ids are remembered so that closing them again succeeds. */
 const CLOSED_MEMORY = 256;
+/** At open, the first prompt's B mark usually follows its A mark within microseconds. */
+const PROMPT_DRAW_AT_OPEN_MS = 300;
 /** Output budget of term_open's start-up output. */
 const OPEN_OUTPUT_TOKENS = 2000;
 
@@ -166,6 +169,7 @@ export class SessionManager {
 
     const start = { row: 0, col: 0, prefix: "", lineNo: 1 };
     const via = await this.waitUntilReady(session, signal);
+    await waitForPromptDrawn(session, PROMPT_DRAW_AT_OPEN_MS, signal, true);
     const rendered = render(region(session, start, null).items, OPEN_OUTPUT_TOKENS, (t) => session.redact(t));
     session.setCursor(clientId, session.emulator.cursorPos());
     return {

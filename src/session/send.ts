@@ -13,6 +13,7 @@ import { waitFor } from "./wait.ts";
 import { region } from "./output.ts";
 import { withoutEcho } from "./echo-items.ts";
 import type { Item } from "../terminal/render.ts";
+import { waitForPromptDrawn } from "./ready.ts";
 
 /** A prompt-like last line must stay unchanged this long before we believe it. */
 export const PROMPT_QUIET_MS = 60;
@@ -86,9 +87,12 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
     throw new AppError("SESSION_EXITED", `session '${session.id}' has exited (${session.exit.reason})`, "Open a new session with term_open.");
   }
 
+  await waitForPromptDrawn(session, Math.min(p.wait_ms, 1000), signal);
   const from = session.emulator.cursorPos();
   const capture = session.captureFrom(from);
   const seq0 = session.lastMarkSeq;
+  // A command already running (e.g. we answer its prompt or send ctrl+c) ends with a lone end mark.
+  const wasRunning = session.phase === "running";
   const sent = p.text ?? null;
   const enter = p.enter ?? p.text !== undefined;
   const sentAt = Date.now();
@@ -102,7 +106,7 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
       () => {
         if (session.exit) return { done: { via: "exit", matched: null } };
         const marks = session.marksAfter(seq0);
-        const end = marks.find((m) => m.kind === "end" && marks.some((s) => s.kind === "start" && s.seq < m.seq));
+        const end = marks.find((m) => m.kind === "end" && (wasRunning || marks.some((s) => s.kind === "start" && s.seq < m.seq)));
         const echo = withoutEcho(region(session, from, end && !until ? end.pos : null, capture).items, sent, enter);
         if (echo.pending) return until ? null : { retryInMs: NOTHING_SETTLE_MS };
         latest = echo.items;

@@ -23,7 +23,7 @@ export type Phase = "starting" | "prompt" | "running";
 
 export interface MarkRecord {
   seq: number;
-  kind: "prompt" | "start" | "end";
+  kind: "prompt" | "ready" | "start" | "end";
   pos: Pos;
   exitCode: number | null;
   cwd: string | null;
@@ -76,6 +76,10 @@ export class Session {
   exit: ExitInfo | null = null;
   cwd: string | null = null;
   lastExitCode: number | null = null;
+  /** The prompt is drawn and the line editor reads input (B mark since the last A/C/D). */
+  inputReady = false;
+  /** This shell's prompts carry the B mark (so it is worth waiting for). */
+  readyMarks = false;
   /** The command running or last run, per shell integration. */
   command: CommandRecord | null = null;
   private marks: MarkRecord[] = [];
@@ -246,7 +250,11 @@ export class Session {
     const mark = parseMark(data, this.nonce);
     if (!mark) return; // Not ours: wrong nonce, so program output that merely looks like a mark.
     const record: MarkRecord = { seq: ++this.markSeq, kind: mark.kind, pos, exitCode: null, cwd: null };
-    if (mark.kind === "start") {
+    this.inputReady = mark.kind === "ready";
+    if (mark.kind === "ready") {
+      this.readyMarks = true;
+      this.phase = "prompt";
+    } else if (mark.kind === "start") {
       this.phase = "running";
       if (this.command) this.release(this.command.capture);
       this.command = { startSeq: record.seq, start: pos, end: null, exitCode: null, capture: this.captureFrom(pos) };

@@ -39,8 +39,11 @@ export function isPagerStatus(text: string): boolean {
   return PAGER_RE.test(text);
 }
 
+/** Progress output such as "50%" or "[====>   ] 80%" is not a zsh-style "%" prompt. */
+const PERCENT_PROGRESS_RE = /\d%\s?$/;
+
 export function looksLikePrompt(text: string): boolean {
-  return text.trim().length > 0 && PROMPT_RE.test(text);
+  return text.trim().length > 0 && PROMPT_RE.test(text) && !PERCENT_PROGRESS_RE.test(text);
 }
 
 export function classify(i: ClassifyInput): SessionState {

@@ -253,8 +253,9 @@ export class Emulator {
   private finalizeScreenBeforeReset(): void {
     this.syncHistory();
     const buf = this.term.buffer.normal;
-    const last = this.contentEndRow() - this.absRow(buf.baseY);
-    for (let y = 0; y < last; y++) this.pushLine(buf.getLine(buf.baseY + y));
+    let last = -1;
+    for (let y = 0; y < this.term.rows; y++) if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) last = y;
+    for (let y = 0; y <= last; y++) this.pushLine(buf.getLine(buf.baseY + y));
     this.resetSeen = true;
   }
 }

@@ -113,6 +113,7 @@ export function commandLine(command: string, family: ShellFamily, integration: I
 
 export type Mark =
   | { kind: "prompt" }
+  | { kind: "ready" }
   | { kind: "start" }
   | { kind: "end"; exitCode: number | null; cwd: string | null };
 
@@ -125,6 +126,7 @@ export function parseMark(data: string, nonce: string): Mark | null {
   const rest = data.slice(first + 1);
   const kind = rest[0];
   if (kind === "A") return { kind: "prompt" };
+  if (kind === "B") return { kind: "ready" };
   if (kind === "C") return { kind: "start" };
   if (kind === "D") {
     const parts = rest.split(";");

@@ -2,7 +2,9 @@
  * Shell-integration scripts, kept as strings so the compiled binary carries them. Each script
  * first loads the user's own startup files (their rc still runs, untouched), then installs hooks
  * that print marks: OSC 6973 ; <nonce> ; <kind> [; args] BEL.
- *   A        the prompt is about to be drawn: the shell is ready for input
+ *   A        the prompt is about to be drawn
+ *   B        the prompt is drawn (end of PS1): the line editor reads input now, so typed text
+ *            is echoed once (text typed before this is echoed by the tty, then again by the editor)
  *   C        a command line was accepted and starts running: its output begins here
  *   D;n;cwd  the command finished with exit status n, in cwd (%, ;, LF, BEL, ESC %-escaped)
  * The nonce comes in the environment, is copied into a shell variable and removed from the
@@ -31,12 +33,21 @@ __ptyhub_precmd() {
   local p="\${PWD//%/%25}"
   p="\${p//;/%3B}"; p="\${p//$'\n'/%0A}"; p="\${p//$'\a'/%07}"; p="\${p//$'\e'/%1B}"
   printf '\033]6973;%s;D;%s;%s\007\033]6973;%s;A\007' "$__ptyhub_nonce" "$__ptyhub_status" "$p" "$__ptyhub_nonce"
+  return $__ptyhub_status
+}
+
+__ptyhub_b=$'\001\033]6973;'"$__ptyhub_nonce"$';B\007\002'
+# Runs last at each prompt: a prompt framework may have rebuilt PS1 in the meantime.
+__ptyhub_ps1() {
+  local __ptyhub_status=$?
+  case "$PS1" in *"$__ptyhub_b"*) ;; *) PS1="$PS1$__ptyhub_b" ;; esac
   __ptyhub_at_prompt=1
   return $__ptyhub_status
 }
 
 if [ -n "$__ptyhub_nonce" ]; then
-  PROMPT_COMMAND="__ptyhub_precmd\${PROMPT_COMMAND:+; $PROMPT_COMMAND}"
+  # Newlines, not ';', join the parts: the user's own value may end in ';' or be empty.
+  PROMPT_COMMAND=$'__ptyhub_precmd\n'"\${PROMPT_COMMAND:-}"$'\n__ptyhub_ps1'
   if (( BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4) )); then
     # PS0 is printed after a command line is read, before it runs (bash ≥ 4.4).
     PS0="\${PS0-}"$'\033]6973;'"$__ptyhub_nonce"$';C\007'
@@ -79,9 +90,14 @@ __ptyhub_precmd() {
 __ptyhub_preexec() {
   printf '\033]6973;%s;C\007' "$__ptyhub_nonce"
 }
+__ptyhub_b="%{"$'\033]6973;'"$__ptyhub_nonce"$';B\007'"%}"
+# Runs last at each prompt: a prompt framework may have rebuilt PS1 in the meantime.
+__ptyhub_ps1() {
+  [[ "$PS1" == *"$__ptyhub_b"* ]] || PS1="$PS1$__ptyhub_b"
+}
 if [[ -n "$__ptyhub_nonce" ]]; then
   # First in line, so the status it reads is the command's, not another hook's.
-  precmd_functions=(__ptyhub_precmd $precmd_functions)
+  precmd_functions=(__ptyhub_precmd $precmd_functions __ptyhub_ps1)
   preexec_functions+=(__ptyhub_preexec)
 fi
 `;
@@ -104,6 +120,18 @@ function __ptyhub_prompt --on-event fish_prompt
     set -l p (string replace -a '%' '%25' -- $PWD | string replace -a ';' '%3B')
     printf '\e]6973;%s;D;%s;%s\a\e]6973;%s;A\a' $__ptyhub_nonce $s "$p" $__ptyhub_nonce
 end
+# The B mark after the user's prompt: wrap fish_prompt (defined by now: config.fish has run).
+if functions -q fish_prompt
+    functions -c fish_prompt __ptyhub_user_prompt
+else
+    function __ptyhub_user_prompt
+        printf '%s> ' (prompt_pwd)
+    end
+end
+function fish_prompt
+    __ptyhub_user_prompt
+    printf '\e]6973;%s;B\a' $__ptyhub_nonce
+end
 `;
 
 /**
@@ -122,5 +150,6 @@ else
 fi
 __ptyhub_c() { printf '\033]6973;%s;C\007' "$__ptyhub_nonce"; }
 __ptyhub_d() { printf '\033]6973;%s;D;%s;%s\007' "$__ptyhub_nonce" "$1" "$PWD"; }
+PS1="\${PS1-\$ }$(printf '\033]6973;%s;B\007' "$__ptyhub_nonce")"
 printf '\033]6973;%s;A\007' "$__ptyhub_nonce"
 `;

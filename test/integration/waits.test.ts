@@ -1,0 +1,119 @@
+/**
+ * The waits that must never be fooled: by the echo of the command, by output that was there
+ * before the call, by a pause in the middle of a command, by a prompt split across chunks.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { ctx, defaults, newHost, sendDefaults } from "../helpers/host.ts";
+
+const host = newHost();
+afterAll(() => host.shutdown());
+
+describe("waits that are never fooled", () => {
+  test("term_exec 'sleep 1; echo DONE_X' returns after about 1 s with DONE_X and exit 0", async () => {
+    const t0 = performance.now();
+    const r = await host.exec({ command: "sleep 1; echo DONE_X", ...defaults }, ctx);
+    const elapsed = performance.now() - t0;
+    expect(r.status).toBe("done");
+    expect(r.exit_code).toBe(0);
+    expect(r.via).toBe("shell");
+    expect(r.output).toBe("DONE_X");
+    expect(elapsed).toBeGreaterThanOrEqual(950);
+    expect(elapsed).toBeLessThan(5000);
+  });
+
+  test("term_send with until 'DONE_Y' does not return on the echo", async () => {
+    const t0 = performance.now();
+    const r = await host.send({ session: "main", text: "sleep 1; echo DONE_Y", until: "DONE_Y", ...sendDefaults }, ctx);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(950);
+    expect(r.via).toBe("until");
+    expect(r.matched).toBe("DONE_Y");
+    expect(r.output.split("\n")[0]).toBe("DONE_Y");
+    expect(r.output).not.toContain("echo DONE_Y");
+  });
+
+  test("python3 banner left unread: term_send 'print(4950)' until '>>> ' returns 4950", async () => {
+    await host.open({ name: "py", command: "python3" }, ctx);
+    const r = await host.send({ session: "py", text: "print(4950)", until: ">>> ", ...sendDefaults }, { clientId: "other-client" });
+    expect(r.via).toBe("until");
+    expect(r.output).toContain("4950");
+    expect(r.output).not.toContain("Python 3");
+    await host.close({ session: "py" }, ctx);
+  });
+
+  test("term_exec 'echo a; sleep 2; echo b' is done only after b", async () => {
+    const t0 = performance.now();
+    const r = await host.exec({ command: "echo a; sleep 2; echo b", ...defaults }, ctx);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(1950);
+    expect(r.status).toBe("done");
+    expect(r.output).toBe("a\nb");
+  });
+
+  test("an endless loop times out as running; ctrl+c stops it; the next term_exec works", async () => {
+    const r = await host.exec({ command: "while true; do echo tick; sleep 0.05; done", timeout_ms: 1500, max_tokens: 4000 }, ctx);
+    expect(r.status).toBe("running");
+    expect(r.via).toBe("timeout");
+    expect(r.exit_code).toBeNull();
+    expect(r.output).toContain("tick");
+    await expect(host.exec({ command: "echo busy?", ...defaults }, ctx)).rejects.toMatchObject({ code: "SESSION_BUSY" });
+    const stop = await host.send({ session: "main", keys: ["ctrl+c"], ...sendDefaults }, ctx);
+    expect(stop.via).toBe("shell");
+    expect(stop.exit_code).toBe(130);
+    const ok = await host.exec({ command: "echo ok", ...defaults }, ctx);
+    expect(ok).toMatchObject({ status: "done", exit_code: 0, output: "ok" });
+  });
+
+  test("a prompt arriving in two chunks ('pass', then 50 ms later 'word: ') matches 'password:'", async () => {
+    const r = await host.send(
+      { session: "main", text: "printf pass; sleep 0.05; printf 'word: '; read -r x; echo got=$x", until: "password:", ...sendDefaults },
+      ctx,
+    );
+    expect(r.via).toBe("until");
+    expect(r.matched).toBe("password:");
+    expect(r.state).toBe("password");
+    const done = await host.send({ session: "main", text: "hello", ...sendDefaults }, ctx);
+    expect(done.output).toContain("got=hello");
+    expect(done.via).toBe("shell");
+  });
+
+  test("term_exec 'false' gives exit 1; 'exit 3' ends the session with exit code 3", async () => {
+    const f = await host.exec({ command: "false", ...defaults }, ctx);
+    expect(f).toMatchObject({ status: "done", exit_code: 1, via: "shell", output: "" });
+    await host.open({ name: "ex", command: "bash" }, ctx);
+    const e = await host.exec({ session: "ex", command: "exit 3", ...defaults }, ctx);
+    expect(e).toMatchObject({ status: "done", exit_code: 3, via: "exit" });
+    const list = await host.list(ctx);
+    expect(list.find((s) => s.session === "ex")).toMatchObject({ alive: false, exit_code: 3, state: "exited" });
+    await expect(host.exec({ session: "ex", command: "echo", ...defaults }, ctx)).rejects.toMatchObject({ code: "SESSION_EXITED" });
+    await host.close({ session: "ex" }, ctx);
+  });
+
+  test("output that was already on screen never satisfies until", async () => {
+    await host.exec({ command: "echo STALE_MARK", ...defaults }, ctx);
+    const r = await host.read({ session: "main", mode: "new", until: "STALE_MARK", wait_ms: 400, max_tokens: 4000 }, ctx);
+    expect(r.via).toBe("timeout");
+    expect(r.matched).toBeNull();
+  });
+
+  test("a forged mark without the nonce does not end a command", async () => {
+    const r = await host.exec({ command: "printf '\\033]6973;fake;D;0;/\\007'; sleep 0.3; echo real-end", ...defaults }, ctx);
+    expect(r.status).toBe("done");
+    expect(r.output).toContain("real-end");
+  });
+
+  test("exec keeps state: cd and export persist; cwd is reported", async () => {
+    const r = await host.exec({ command: "cd /tmp && export PTYHUB_T=42", ...defaults }, ctx);
+    expect(r.cwd).toBe("/tmp");
+    const r2 = await host.exec({ command: "echo $PTYHUB_T; pwd", ...defaults }, ctx);
+    expect(r2.output).toBe("42\n/tmp");
+  });
+
+  test("multi-line commands run as one command with one exit code", async () => {
+    const r = await host.exec({ command: "for i in 1 2 3; do\n  echo line$i\ndone\nfalse", ...defaults }, ctx);
+    expect(r).toMatchObject({ status: "done", exit_code: 1, output: "line1\nline2\nline3" });
+  });
+
+  test("output without a final newline and stderr are captured; the next prompt is not", async () => {
+    const r = await host.exec({ command: "echo to-stderr >&2; printf no-newline", ...defaults }, ctx);
+    expect(r.output).toBe("to-stderr\nno-newline");
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, expect, test } from "bun:test";
+import { Emulator } from "../../src/terminal/emulator.ts";
+import { rowsToLines } from "../../src/terminal/render.ts";
+import fixtures from "../fixtures/escape-sequences.json" with { type: "json" };
+
+interface Fixture {
+  name: string;
+  input?: string;
+  chunks?: string[];
+  chunksHex?: string[];
+  cols?: number;
+  expect: string[];
+}
+
+const enc = new TextEncoder();
+
+function renderAll(em: Emulator): string[] {
+  return rowsToLines(em.rowsBetween(0, em.contentEndRow()))
+    .map((l) => l.text.trimEnd())
+    .filter((t, i, all) => i < all.length - 1 || t.length > 0);
+}
+
+describe("golden escape-sequence fixtures → rendered text", () => {
+  for (const f of fixtures as Fixture[]) {
+    test(f.name, () => {
+      const em = new Emulator({ cols: f.cols ?? 80, rows: 10, resetLineOnBareCr: () => true });
+      const chunks = f.chunksHex ? f.chunksHex.map((h) => Uint8Array.from(Buffer.from(h, "hex"))) : (f.chunks ?? [f.input!]).map((c) => enc.encode(c));
+      for (const c of chunks) em.ingest(c);
+      expect(renderAll(em)).toEqual(f.expect);
+      em.dispose();
+    });
+  }
+});
+
+describe("emulator history", () => {
+  test("output far beyond the screen and xterm's own scrollback lands in history, numbered", () => {
+    const em = new Emulator({ cols: 80, rows: 24 });
+    const text = Array.from({ length: 20_000 }, (_, i) => `n${i + 1}`).join("\r\n") + "\r\n";
+    em.ingest(enc.encode(text)); // one chunk: far more lines than xterm's scrollback
+    const lines = rowsToLines(em.rowsBetween(0, em.contentEndRow()));
+    expect(lines.length).toBeGreaterThanOrEqual(20_000);
+    expect(lines[0]).toEqual({ text: "n1", lineNo: 1 });
+    expect(lines[19_999]).toEqual({ text: "n20000", lineNo: 20_000 });
+    em.dispose();
+  });
+
+  test("marks report exact positions mid-stream", () => {
+    const seen: Array<{ data: string; row: number; col: number }> = [];
+    const em = new Emulator({ cols: 80, rows: 5, oscId: 6973, onOsc: (e) => seen.push({ data: e.data, row: e.pos.row, col: e.pos.col }) });
+    em.ingest(enc.encode("$ cmd\r\n\x1b]6973;n;C\x07a\r\nb\r\nc\r\nd\r\ne\r\nf\r\npartial\x1b]6973;n;D;0\x07$ "));
+    expect(seen).toEqual([
+      { data: "n;C", row: 1, col: 0 },
+      { data: "n;D;0", row: 7, col: 7 },
+    ]);
+    em.dispose();
+  });
+
+  test("a terminal reset (ESC c) keeps what was on screen in history", () => {
+    const em = new Emulator({ cols: 40, rows: 5 });
+    em.ingest(enc.encode("one\r\ntwo\r\n\x1bcthree\r\n"));
+    expect(renderAll(em)).toEqual(["one", "two", "three"]);
+    em.dispose();
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, test } from "bun:test";
+import { RowHistory } from "../../src/terminal/history.ts";
+
+describe("row history", () => {
+  test("absolute row and line numbers survive eviction", () => {
+    const h = new RowHistory(100, 10, 1_000_000);
+    for (let i = 1; i <= 250; i++) h.push(`row ${i}`, false);
+    expect(h.endRow).toBe(250);
+    expect(h.size).toBe(100);
+    expect(h.firstRow).toBe(150);
+    expect(h.text(150)).toBe("row 151");
+    expect(h.lineNo(150)).toBe(151);
+    expect(h.firstLineNo).toBe(151);
+    expect(h.rowOfLine(200)).toBe(199);
+  });
+
+  test("wrapped rows share a line number", () => {
+    const h = new RowHistory();
+    h.push("a", false);
+    h.push("b-part1", false);
+    h.push("b-part2", true);
+    h.push("c", false);
+    expect([0, 1, 2, 3].map((r) => h.lineNo(r))).toEqual([1, 2, 2, 3]);
+    expect(h.wrapped(2)).toBe(true);
+    expect(h.wrapped(3)).toBe(false);
+    expect(h.lastLineNo).toBe(3);
+  });
+
+  test("memory is bounded by characters beyond the minimum row count", () => {
+    const h = new RowHistory(50_000, 100, 10_000);
+    const long = "x".repeat(1000);
+    for (let i = 0; i < 1000; i++) h.push(long, false);
+    expect(h.size).toBe(100); // the floor wins over the character budget
+    const h2 = new RowHistory(50_000, 10, 10_000);
+    for (let i = 0; i < 1000; i++) h2.push(long, false);
+    expect(h2.size).toBe(10);
+    expect(h2.evictedChars).toBe(990 * 1000);
+  });
+
+  test("a head capture keeps the first evicted rows of its range and counts the rest", () => {
+    const h = new RowHistory(10, 1, 1_000_000);
+    for (let i = 0; i < 5; i++) h.push(`before ${i}`, false);
+    const cap = h.capture(5, 3);
+    for (let i = 0; i < 30; i++) h.push(`out ${i}`, false);
+    expect(cap.rows.map((r) => r.text)).toEqual(["out 0", "out 1", "out 2"]);
+    expect(cap.rows[0]!.lineNo).toBe(6);
+    expect(cap.droppedChars).toBe("out 3".length * 7 + "out 10".length * 10);
+    h.release(cap);
+    for (let i = 0; i < 30; i++) h.push("after", false);
+    expect(cap.rows.length).toBe(3);
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, test } from "bun:test";
+import { estimateTokens, render, rowsToLines, type Item } from "../../src/terminal/render.ts";
+
+const lines = (texts: string[], first = 1): Item[] => texts.map((text, i) => ({ text, lineNo: first + i }));
+
+describe("rendering with a token budget", () => {
+  test("soft-wrapped rows join into one line; trailing blanks are trimmed", () => {
+    const out = rowsToLines([
+      { text: "abc", lineNo: 1 },
+      { text: "def", lineNo: 1 },
+      { text: "next   ", lineNo: 2 },
+    ]);
+    expect(out.map((l) => l.text)).toEqual(["abcdef", "next   "]);
+    expect(render(out, 4000).output).toBe("abcdef\nnext");
+  });
+
+  test("runs of identical lines collapse with a count", () => {
+    const r = render(lines(["start", "tick", "tick", "tick", "tick", "end"]), 4000);
+    expect(r.output).toBe("start\ntick\n[… same line repeated 3 more times …]\nend");
+    expect(r.truncated).toBeNull();
+    expect(render(lines(["a", "a", "b"]), 4000).output).toBe("a\na\nb");
+  });
+
+  test("over budget: head and tail kept, omitted range reported in history line numbers", () => {
+    const texts = Array.from({ length: 10_000 }, (_, i) => `line ${i + 1}`);
+    const r = render(lines(texts, 101), 500);
+    expect(estimateTokens(r.output)).toBeLessThanOrEqual(500);
+    expect(r.output.startsWith("line 1\nline 2\n")).toBe(true);
+    expect(r.output.endsWith("line 10000")).toBe(true);
+    const t = r.truncated!;
+    expect(t.original_tokens).toBeGreaterThan(20_000);
+    const shownHead = r.output.split("\n").findIndex((l) => l.startsWith("[…"));
+    expect(t.from_line).toBe(101 + shownHead);
+    const shownTail = r.output.split("\n").length - shownHead - 1;
+    expect(t.to_line).toBe(101 + 10_000 - 1 - shownTail);
+    expect(t.omitted_lines).toBe(t.to_line - t.from_line + 1);
+    expect(r.output).toContain(`term_read mode:"history" from:${t.from_line} to:${t.to_line}`);
+  });
+
+  test("one huge line is cut rather than dropped", () => {
+    const r = render(lines(["y".repeat(100_000)]), 100);
+    expect(r.truncated).not.toBeNull();
+    expect(estimateTokens(r.output)).toBeLessThanOrEqual(140);
+    expect(r.output).toContain("yyyy");
+  });
+
+  test("gaps (evicted before anyone read them) are reported even within budget", () => {
+    const r = render([{ text: "head", lineNo: 1 }, { gap: true, fromLine: 2, toLine: 50, chars: 400 }, { text: "tail", lineNo: 51 }], 4000);
+    expect(r.output).toContain("49 lines (2–50) were dropped");
+    expect(r.truncated).toEqual({ omitted_lines: 49, from_line: 2, to_line: 50, original_tokens: 2 + 100 + 2 });
+  });
+
+  test("redaction applies to the final text", () => {
+    const r = render(lines(["token=hunter2!"]), 4000, (t) => t.replaceAll("hunter2!", "[secret]"));
+    expect(r.output).toBe("token=[secret]");
+  });
+
+  test("token estimate: ~4 ASCII chars per token, one per CJK character", () => {
+    expect(estimateTokens("abcdefgh")).toBe(2);
+    expect(estimateTokens("日本語")).toBe(3);
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, test } from "bun:test";
+import { commandLine, parseMark, quotePosix, shellFamilyOf } from "../../src/terminal/shell-integration.ts";
+
+describe("shell integration", () => {
+  const nonce = "abc123";
+  test("marks parse only with the session's nonce", () => {
+    expect(parseMark("abc123;A", nonce)).toEqual({ kind: "prompt" });
+    expect(parseMark("abc123;C", nonce)).toEqual({ kind: "start" });
+    expect(parseMark("abc123;D;3;/tmp/a%3Bb%25c", nonce)).toEqual({ kind: "end", exitCode: 3, cwd: "/tmp/a;b%c" });
+    expect(parseMark("abc123;D;0;/x;y", nonce)).toEqual({ kind: "end", exitCode: 0, cwd: "/x;y" });
+    expect(parseMark("wrong;D;0;/", nonce)).toBeNull();
+    expect(parseMark("D;0;/", nonce)).toBeNull();
+    expect(parseMark("abc123;Z", nonce)).toBeNull();
+  });
+
+  test("shell families", () => {
+    expect(shellFamilyOf("/bin/bash")).toBe("bash");
+    expect(shellFamilyOf("-zsh")).toBe("zsh");
+    expect(shellFamilyOf("/usr/bin/dash")).toBe("sh");
+    expect(shellFamilyOf("python3")).toBeNull();
+  });
+
+  test("command lines: single lines as typed, multi-line folded, markers wrap in sh", () => {
+    expect(commandLine("echo hi", "bash", "shell")).toBe("echo hi");
+    expect(commandLine("echo a\necho 'b'", "bash", "shell")).toBe(`eval "$(printf %b 'echo a\\necho '\\''b'\\''')"`);
+    expect(commandLine("echo hi", "sh", "marker")).toBe(`__ptyhub_c; eval 'echo hi'; __ptyhub_d "$?"`);
+    expect(quotePosix("it's")).toBe(`'it'\\''s'`);
+  });
+
+  test("a folded multi-line command runs as written", () => {
+    const script = "x=1\nif [ $x = 1 ]; then echo 'one \\ two'; fi\nprintf '%s\\n' \"$x\"";
+    const r = Bun.spawnSync(["bash", "-c", commandLine(script, "bash", "shell")]);
+    expect(r.stdout.toString()).toBe("one \\ two\n1\n");
+  });
+});
