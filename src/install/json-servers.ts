@@ -201,7 +201,8 @@ class SpliceEditor {
       return [{ start: object.start + 1, end: object.end - 1, text: "" }];
     }
     const splices: Splice[] = [];
-    const lineEnd = this.startsLine(property.start) ? this.endOfLine(ownEnd) : -1;
+    // A comment trailing the entry on its line counts as part of the line (and so is refused).
+    const lineEnd = this.startsLine(property.start) ? this.endOfLine(this.endOfSameLineComments(ownEnd)) : -1;
     if (lineEnd >= 0) {
       // The entry has lines of its own: delete them whole, keeping neighbours' lines and comments.
       splices.push({ start: this.lineStart(property.start), end: lineEnd, text: "" });
