@@ -67,22 +67,22 @@ export class LocalHost implements SessionHost {
     return readSession(this.manager.get(p.session), p, ctx.clientId, ctx.signal);
   }
 
-  async list(): Promise<SessionInfo[]> {
+  async list(_ctx?: CallContext): Promise<SessionInfo[]> {
     return this.manager.list();
   }
 
-  close(p: { session: string; signal?: CloseSignal }): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  close(p: { session: string; signal?: CloseSignal }, _ctx?: CallContext): Promise<{ session: string; closed: true; exit_code: number | null }> {
     return this.manager.close(p.session, p.signal);
   }
 
-  async resize(p: { session: string; cols: number; rows: number }): Promise<{ session: string; cols: number; rows: number }> {
+  async resize(p: { session: string; cols: number; rows: number }, _ctx?: CallContext): Promise<{ session: string; cols: number; rows: number }> {
     const s = this.manager.get(p.session);
     assertAlive(s);
     s.resize(p.cols, p.rows);
     return { session: s.id, cols: s.cols, rows: s.rows };
   }
 
-  async typeSecret(p: SecretParams): Promise<{ session: string; sent: true }> {
+  async typeSecret(p: SecretParams, _ctx?: CallContext): Promise<{ session: string; sent: true }> {
     const s = this.manager.get(p.session);
     assertAlive(s);
     s.addSecret(p.secret);
@@ -90,7 +90,7 @@ export class LocalHost implements SessionHost {
     return { session: s.id, sent: true };
   }
 
-  async check(session: string): Promise<void> {
+  async check(session: string, _ctx?: CallContext): Promise<void> {
     assertAlive(this.manager.get(session));
   }
 
