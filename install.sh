@@ -213,7 +213,12 @@ main() {
 	fi
 
 	if ! installed=$("$install_dir/ptyhub" --version 2>&1); then
-		fail "installed $install_dir/ptyhub, but it does not run on this machine: $installed"
+		hint=""
+		# Bun's musl build links the C++ runtime dynamically; Alpine does not ship it by default.
+		case "$LIBC_SUFFIX:$installed" in
+		-musl:*libstdc++*) hint=" Install the C++ runtime first (Alpine: apk add libstdc++ libgcc), then run ptyhub again." ;;
+		esac
+		fail "installed $install_dir/ptyhub, but it does not run on this machine: $installed$hint"
 	fi
 	say "Installed $installed to $install_dir/ptyhub"
 	path_hint "$install_dir"

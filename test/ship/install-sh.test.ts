@@ -18,21 +18,28 @@ const CORRUPT_OFFSET_FRACTION = 0.5;
 let build: HostBuild;
 let scratch: string;
 let fakeDir: string;
+let brokenDir: string;
 let corruptArchive: Uint8Array;
 let server: Server<undefined>;
 let requests: string[] = [];
 
-function baseUrl(route: "good" | "corrupt" | "fake" | "empty"): string {
+function baseUrl(route: "good" | "corrupt" | "fake" | "broken" | "empty"): string {
   return `http://127.0.0.1:${server.port}/${route}`;
 }
 
-/** A fake release for every Unix target: `ptyhub --version` prints `ptyhub fake-<slug>`. */
-async function makeFakeRelease(dir: string): Promise<void> {
+/** A working fake: `ptyhub --version` prints `ptyhub fake-<slug>`. */
+const fakeBinary = (slug: string) => `#!/bin/sh\necho "ptyhub fake-${slug}"\n`;
+/** What Bun's musl build says on an Alpine without the C++ runtime. */
+const brokenBinary = () => `#!/bin/sh\necho "Error loading shared library libstdc++.so.6: No such file or directory (needed by ptyhub)" >&2\nexit 127\n`;
+
+/** A fake release for every Unix target, whose `ptyhub` is the script `binary` returns. */
+async function makeFakeRelease(dir: string, binary: (slug: string) => string): Promise<void> {
+  mkdirSync(dir);
   const lines: string[] = [];
   for (const target of RELEASE_TARGETS.filter((t) => t.os !== "windows")) {
     const stage = join(dir, `stage-${targetSlug(target)}`);
     mkdirSync(stage, { recursive: true });
-    writeFileSync(join(stage, "ptyhub"), `#!/bin/sh\necho "ptyhub fake-${targetSlug(target)}"\n`);
+    writeFileSync(join(stage, "ptyhub"), binary(targetSlug(target)));
     chmodSync(join(stage, "ptyhub"), 0o755);
     const name = archiveName(FAKE_VERSION, target);
     const tar = await runProcess(["tar", "-czf", join(dir, name), "-C", stage, "ptyhub"]);
@@ -46,8 +53,9 @@ beforeAll(async () => {
   build = await hostBuild();
   scratch = makeTempDir("install-sh");
   fakeDir = join(scratch, "fake-release");
-  mkdirSync(fakeDir);
-  await makeFakeRelease(fakeDir);
+  brokenDir = join(scratch, "broken-release");
+  await makeFakeRelease(fakeDir, fakeBinary);
+  await makeFakeRelease(brokenDir, brokenBinary);
   corruptArchive = new Uint8Array(readFileSync(build.archivePath));
   const at = Math.floor(corruptArchive.length * CORRUPT_OFFSET_FRACTION);
   corruptArchive[at] = corruptArchive[at]! ^ 0xff;
@@ -61,7 +69,8 @@ beforeAll(async () => {
       // Only plain file names: nothing outside the served directories is reachable.
       if (name !== basename(name) || name.startsWith(".")) return new Response("bad path", { status: 400 });
       if (route === "corrupt" && name.endsWith(".tar.gz")) return new Response(corruptArchive);
-      const dir = route === "good" || route === "corrupt" ? build.outDir : route === "fake" ? fakeDir : undefined;
+      const dirs: Record<string, string> = { good: build.outDir, corrupt: build.outDir, fake: fakeDir, broken: brokenDir };
+      const dir = dirs[route ?? ""];
       if (!dir || !existsSync(join(dir, name))) return new Response("not found", { status: 404 });
       return new Response(Bun.file(join(dir, name)));
     },
@@ -156,6 +165,18 @@ describe("install.sh", () => {
       expect(run.stdout).toContain(`Installed ptyhub fake-${slug} to`);
     });
   }
+
+  test("says what to install when the musl binary lacks the C++ runtime (Alpine)", async () => {
+    const run = await runInstaller({
+      PTYHUB_TEST_UNAME_S: "Linux",
+      PTYHUB_TEST_UNAME_M: "x86_64",
+      PTYHUB_TEST_LIBC: "musl",
+      PTYHUB_DOWNLOAD_BASE: baseUrl("broken"),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`installed ${join(run.installDir, "ptyhub")}, but it does not run on this machine`);
+    expect(run.stderr).toContain("Alpine: apk add libstdc++ libgcc");
+  });
 
   const unsupported: Array<[string, Record<string, string>, string]> = [
     ["FreeBSD", { PTYHUB_TEST_UNAME_S: "FreeBSD", PTYHUB_TEST_UNAME_M: "amd64" }, "unsupported operating system 'FreeBSD'"],
