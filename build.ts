@@ -96,8 +96,14 @@ function assertNoNativeInputs(target: ReleaseTarget, metafile: unknown): void {
   if (native.length > 0) throw new Error(`${target.bunTarget}: native addons were bundled: ${native.join(", ")}`);
 }
 
+/** Fails before a long build, not after it, when an archiver is missing. */
+function checkArchivers(targets: ReleaseTarget[]): void {
+  const needed = new Set(targets.map((t) => (t.os === "windows" ? "zip" : "tar")));
+  const missing = [...needed].filter((tool) => !Bun.which(tool));
+  if (missing.length > 0) throw new Error(`archiving needs ${missing.join(" and ")} on PATH (Debian/Ubuntu: apt-get install ${missing.join(" ")})`);
+}
+
 async function run(argv: string[], what: string): Promise<void> {
-  if (!Bun.which(argv[0]!)) throw new Error(`${what} needs '${argv[0]}' on PATH (Debian/Ubuntu: apt-get install ${argv[0]})`);
   const proc = Bun.spawn(argv, { stdout: "inherit", stderr: "inherit" });
   const code = await proc.exited;
   if (code !== 0) throw new Error(`${what}: '${argv.join(" ")}' exited with ${code}`);
@@ -187,6 +193,7 @@ async function main(): Promise<void> {
   const outDir = resolve(values.outdir);
   const targets = selectTargets(values.all, values.target);
   const host = hostTarget();
+  checkArchivers(targets);
   await cleanOutDir(outDir);
 
   const started = performance.now();
