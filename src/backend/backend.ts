@@ -34,6 +34,8 @@ export interface Backend {
   /** Ends the program (and everything it started). Idempotent; resolves when it is gone. */
   close(signal?: CloseSignal): Promise<ExitInfo>;
   ttyModes(): TtyModes | null;
+  /** Names of the programs in the terminal's foreground process group, where visible (local). */
+  foregroundCommands?(): string[];
 }
 
 export type CloseSignal = "TERM" | "KILL" | "HUP";

@@ -6,7 +6,7 @@
 import type { Subprocess } from "bun";
 import { AppError } from "../errors.ts";
 import type { Backend, CloseSignal, ExitInfo, TtyModes } from "./backend.ts";
-import { terminateSession } from "./process-tree.ts";
+import { foregroundCommands, terminateSession } from "./process-tree.ts";
 
 /** After the program exits, how long to wait for the PTY's last bytes before reporting the exit. */
 const DRAIN_AFTER_EXIT_MS = 50;
@@ -98,6 +98,10 @@ export class LocalBackend implements Backend {
     if (!term || term.closed || this.exitInfo) return null;
     const flags = term.localFlags;
     return { echo: (flags & LFLAG.ECHO) !== 0, canonical: (flags & LFLAG.ICANON) !== 0 };
+  }
+
+  foregroundCommands(): string[] {
+    return this.exitInfo ? [] : foregroundCommands(this.proc.pid);
   }
 
   close(signal: CloseSignal = "HUP"): Promise<ExitInfo> {

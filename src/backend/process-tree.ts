@@ -12,6 +12,46 @@ export const GRACE_AFTER_TERM_MS = 1200;
 /** Poll interval while waiting for processes to go away (there is no event for a non-child). */
 const GONE_POLL_MS = 20;
 
+interface ProcStat {
+  pid: number;
+  comm: string;
+  state: string;
+  pgrp: number;
+  session: number;
+  tpgid: number;
+}
+
+function readStat(pid: string | number): ProcStat | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return null;
+  }
+  // pid (comm) state ppid pgrp session tty_nr tpgid …; comm may contain spaces and parentheses.
+  const close = stat.lastIndexOf(")");
+  const f = stat.slice(close + 2).split(" ");
+  return { pid: Number(pid), comm: stat.slice(stat.indexOf("(") + 1, close), state: f[0]!, pgrp: Number(f[2]), session: Number(f[3]), tpgid: Number(f[5]) };
+}
+
+/**
+ * Names of the processes in the foreground process group of the terminal that session leader
+ * `sid` controls (Linux only; [] elsewhere). `git log` shows up as ["git", "less"].
+ */
+export function foregroundCommands(sid: number): string[] {
+  if (process.platform !== "linux") return [];
+  const leader = readStat(sid);
+  if (!leader || leader.tpgid <= 0) return [];
+  const names: string[] = [];
+  for (const name of readdirSync("/proc")) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    const st = readStat(name);
+    if (st && st.session === sid && st.pgrp === leader.tpgid && st.state !== "Z") names.push(st.comm);
+  }
+  return names;
+}
+
 /** Live (non-zombie) processes whose session id is `sid`. */
 export function sessionMembers(sid: number): number[] {
   if (process.platform === "linux") {
@@ -25,16 +65,9 @@ export function sessionMembers(sid: number): number[] {
     for (const name of entries) {
       const c = name.charCodeAt(0);
       if (c < 48 || c > 57) continue;
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      } catch {
-        continue;
-      }
-      // pid (comm) state ppid pgrp session …; comm may contain spaces and parentheses.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (fields[0] === "Z" || fields[0] === "X") continue;
-      if (Number(fields[3]) === sid) out.push(Number(name));
+      const st = readStat(name);
+      if (!st || st.state === "Z" || st.state === "X") continue;
+      if (st.session === sid) out.push(st.pid);
     }
     return out;
   }

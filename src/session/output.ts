@@ -4,7 +4,7 @@
  */
 import type { Pos } from "../terminal/emulator.ts";
 import type { HeadCapture, Row } from "../terminal/history.ts";
-import { rowsToLines, trimTrailingBlank, type Gap, type Item } from "../terminal/render.ts";
+import { rowsToLines, type Gap, type Item } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
 
 export interface Region {
@@ -67,7 +67,8 @@ export function region(session: Session, from: Pos, to: Pos | null, capture?: He
     }
     items.push(...lines);
   }
-  return { items: trimTrailingBlank(items), droppedChars };
+  // Trailing blank rows are kept: the line break after an echo is how Enter shows up.
+  return { items, droppedChars };
 }
 
 function trimPrefix<T extends { text: string }>(lines: T[], prefix: string): T[] {
@@ -76,6 +77,11 @@ function trimPrefix<T extends { text: string }>(lines: T[], prefix: string): T[]
   // Rows are right-trimmed; pad so a prefix ending in blanks (">>> ") still matches.
   if (!first.text.padEnd(prefix.length).startsWith(prefix)) return lines;
   return [{ ...first, text: first.text.slice(prefix.length) }, ...lines.slice(1)];
+}
+
+/** Whether any item has visible text (or is a gap). */
+export function hasContent(items: readonly Item[]): boolean {
+  return items.some((it) => "gap" in it || it.text.trim().length > 0);
 }
 
 /** Plain text of items (lines joined by newlines), for echo stripping and `until` matching. */

@@ -6,7 +6,7 @@
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
 import { waitFor } from "./wait.ts";
-import { region } from "./output.ts";
+import { hasContent, region } from "./output.ts";
 import { compileUntil, trimBlankTail, type Via } from "./send.ts";
 import { AppError } from "../errors.ts";
 
@@ -62,7 +62,7 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
           return session.exit ? { done: { via: "exit", matched: null } } : null;
         }
         if (session.exit) return { done: { via: "exit", matched: null } };
-        if (region(session, cursor.pos, null).items.length === 0) return null;
+        if (!hasContent(region(session, cursor.pos, null).items)) return null;
         const quietFor = Date.now() - session.lastOutputAt;
         return quietFor >= READ_COALESCE_MS ? { done: { via: "settle", matched: null } } : { retryInMs: READ_COALESCE_MS - quietFor };
       },

@@ -93,30 +93,40 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
   const seq0 = session.lastMarkSeq;
   // A command already running (e.g. we answer its prompt or send ctrl+c) ends with a lone end mark.
   const wasRunning = session.phase === "running";
+  const startedInAlt = session.emulator.altScreen;
   const sent = p.text ?? null;
   const enter = p.enter ?? p.text !== undefined;
   const sentAt = Date.now();
   const bytesAtSend = session.emulator.bytesIn;
   const screenBefore = session.emulator.screenLines().join("\n");
+  const untilMatchedBefore = until !== null && session.emulator.altScreen && until.test(screenBefore);
   try {
     session.write(bytes);
     let latest: Item[] = [];
     const outcome = await waitFor<Outcome>(
       session,
       () => {
-        if (session.exit) return { done: { via: "exit", matched: null } };
         const marks = session.marksAfter(seq0);
         const end = marks.find((m) => m.kind === "end" && (wasRunning || marks.some((s) => s.kind === "start" && s.seq < m.seq)));
-        const echo = withoutEcho(region(session, from, end && !until ? end.pos : null, capture).items, sent, enter);
-        if (echo.pending) return until ? null : { retryInMs: NOTHING_SETTLE_MS };
-        latest = echo.items;
-        if (until) {
+        // Typed into a full-screen app, the echo lands on the alternate screen, not in the output.
+        const echoSent = startedInAlt ? null : sent;
+        const echo = withoutEcho(region(session, from, end && !until ? end.pos : null, capture).items, echoSent, enter);
+        if (!echo.pending) latest = echo.items;
+        if (until && !echo.pending) {
           const m = until.exec(echo.text);
-          return m ? { done: { via: "until", matched: m[0] } } : null;
+          if (m) return { done: { via: "until", matched: m[0] } };
         }
+        if (until && session.emulator.altScreen) {
+          // Full-screen apps: match the screen, unless it already matched before this call.
+          const m = until.exec(session.emulator.screenLines().join("\n"));
+          if (m && !untilMatchedBefore) return { done: { via: "until", matched: m[0] } };
+        }
+        if (session.exit) return { done: { via: "exit", matched: null } };
+        if (until) return null;
         if (end) return { done: { via: "shell", matched: null, exitCode: end.exitCode } };
         const quietFor = Date.now() - session.lastOutputAt;
-        const produced = session.emulator.bytesIn > bytesAtSend && (echo.text.trim().length > 0 || session.emulator.screenLines().join("\n") !== screenBefore);
+        const produced =
+          session.emulator.bytesIn > bytesAtSend && ((!echo.pending && echo.text.trim().length > 0) || session.emulator.screenLines().join("\n") !== screenBefore);
         if (!produced) {
           const waited = Date.now() - sentAt;
           return waited >= NOTHING_SETTLE_MS ? { done: { via: "settle", matched: null } } : { retryInMs: NOTHING_SETTLE_MS - waited };

@@ -149,6 +149,7 @@ export class Session {
       cursorOnLastRow: cursor.row === em.rows,
       altScreen: em.altScreen,
       tty: this.backend.ttyModes(),
+      foreground: () => this.backend.foregroundCommands?.() ?? [],
     });
   }
 

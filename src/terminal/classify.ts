@@ -18,7 +18,12 @@ export interface ClassifyInput {
   altScreen: boolean;
   /** tty local modes, when the backend can see them (local PTYs). */
   tty?: { echo: boolean; canonical: boolean } | null;
+  /** Programs in the terminal's foreground process group (asked only when text is not enough). */
+  foreground?: () => string[];
 }
+
+/** Pager programs: when one owns the terminal and waits at its status line, the state is "pager". */
+const PAGERS = new Set(["less", "more", "most", "pg"]);
 
 const PASSWORD_RE = /(pass(word|phrase|code)|\bpin\b|one-time code|verification code|\botp\b)[^\n]{0,60}[:?]\s*$/i;
 const CONFIRM_RE =
@@ -54,6 +59,7 @@ export function classify(i: ClassifyInput): SessionState {
   if (isPasswordPrompt(before)) return "password";
   if (isConfirmPrompt(before)) return "confirm";
   if (i.cursorOnLastRow && isPagerStatus(before)) return "pager";
-  if (i.atShellPrompt === null && looksLikePrompt(before)) return "prompt";
+  if (i.atShellPrompt !== true && looksLikePrompt(before)) return "prompt";
+  if ((i.cursorOnLastRow || i.altScreen) && i.foreground?.().some((name) => PAGERS.has(name))) return "pager";
   return "running";
 }
