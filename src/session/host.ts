@@ -50,7 +50,7 @@ export class LocalHost implements SessionHost {
     this.manager = new SessionManager(config, persistent);
   }
 
-  open(p: OpenParams, ctx: CallContext): Promise<OpenResult> {
+  async open(p: OpenParams, ctx: CallContext): Promise<OpenResult> {
     return this.manager.open(p, ctx.clientId, ctx.signal);
   }
 
@@ -59,11 +59,11 @@ export class LocalHost implements SessionHost {
     return execCommand(session, p, ctx.clientId, ctx.signal);
   }
 
-  send(p: SendParams & { session: string }, ctx: CallContext): Promise<SendResult> {
+  async send(p: SendParams & { session: string }, ctx: CallContext): Promise<SendResult> {
     return sendInput(this.manager.get(p.session), p, ctx.clientId, ctx.signal);
   }
 
-  read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult> {
+  async read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult> {
     return readSession(this.manager.get(p.session), p, ctx.clientId, ctx.signal);
   }
 
@@ -71,7 +71,7 @@ export class LocalHost implements SessionHost {
     return this.manager.list();
   }
 
-  close(p: { session: string; signal?: CloseSignal }, _ctx?: CallContext): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  async close(p: { session: string; signal?: CloseSignal }, _ctx?: CallContext): Promise<{ session: string; closed: true; exit_code: number | null }> {
     return this.manager.close(p.session, p.signal);
   }
 

@@ -258,7 +258,8 @@ export class SessionManager {
     killSessionsNow([...this.sessions.values()].map((s) => s.pid).filter((p): p is number => p !== null));
   }
 
-  private async closeIdle(): Promise<void> {
+  /** Closes sessions idle longer than the configured timeout (runs every IDLE_SWEEP_MS). */
+  async closeIdle(): Promise<void> {
     const now = Date.now();
     for (const s of [...this.sessions.values()]) {
       if (now - s.lastActivityAt > this.config.idle_timeout_ms && s.attached === 0 && s.execOwner === null) {

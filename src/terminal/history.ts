@@ -12,8 +12,11 @@
 
 /** Rows kept however long they are: the issue's floor of 10,000 lines of history. */
 export const HISTORY_MIN_ROWS = 10_000;
-/** Upper bound on rows: enough for `seq 1 100000`-sized runs without unbounded growth. */
-export const HISTORY_MAX_ROWS = 50_000;
+/**
+ * Upper bound on rows: a `seq 1 100000`-sized run stays fetchable by line number. Short rows
+ * cost ~50 bytes each, so this bounds a session's history near 6 MB plus MAX_CHARS.
+ */
+export const HISTORY_MAX_ROWS = 120_000;
 /** Character budget once MIN_ROWS are kept (~2 bytes each in memory). */
 export const HISTORY_MAX_CHARS = 2_000_000;
 /** Compact the backing arrays once this many evicted slots have piled up at their front. */
