@@ -12,8 +12,12 @@ const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 
-/** Signals passed on to the binary, e.g. when an MCP client stops the launcher with SIGTERM. */
-const FORWARDED_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"];
+/**
+ * Signals passed on to the binary, e.g. when an MCP client stops the launcher with SIGTERM.
+ * Windows has only the console ones.
+ */
+const FORWARDED_SIGNALS =
+  process.platform === "win32" ? ["SIGINT", "SIGTERM", "SIGHUP"] : ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"];
 /** Shell convention for "killed by signal N" when the signal cannot be re-raised. */
 const SIGNAL_EXIT_BASE = 128;
 const EXECUTABLE_MODE = 0o755;
