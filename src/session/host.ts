@@ -8,7 +8,8 @@ import type { CloseSignal } from "../backend/backend.ts";
 import { AppError } from "../errors.ts";
 import { SessionManager, type OpenParams, type OpenResult, type SessionInfo } from "./manager.ts";
 import { execCommand, type ExecParams, type ExecResult } from "./exec.ts";
-import { sendInput, type SendParams, type SendResult } from "./send.ts";
+import { compileUntil, sendInput, type SendParams, type SendResult } from "./send.ts";
+import { encodeKeys } from "../terminal/keys.ts";
 import { readSession, type ReadParams, type ReadResult } from "./read.ts";
 import type { Session } from "./session.ts";
 
@@ -60,10 +61,14 @@ export class LocalHost implements SessionHost {
   }
 
   async send(p: SendParams & { session: string }, ctx: CallContext): Promise<SendResult> {
+    // Arguments are checked before the session is even looked up: bad input changes nothing.
+    compileUntil(p.until);
+    if (p.keys) encodeKeys(p.keys);
     return sendInput(this.manager.get(p.session), p, ctx.clientId, ctx.signal);
   }
 
   async read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult> {
+    compileUntil(p.until);
     return readSession(this.manager.get(p.session), p, ctx.clientId, ctx.signal);
   }
 

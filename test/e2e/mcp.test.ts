@@ -1,0 +1,152 @@
+/** The real MCP SDK client against `bun src/cli.ts` over stdio. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { startServer, type McpHandle } from "../helpers/mcp.ts";
+
+let mcp: McpHandle;
+beforeAll(async () => {
+  mcp = await startServer({ env: { PTYHUB_SHELL: "/bin/bash" } });
+});
+afterAll(() => mcp.close());
+
+function alive(pid: number): boolean {
+  if (!existsSync(`/proc/${pid}`)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
+  }
+}
+
+async function waitGone(pid: number, ms = 5000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (!alive(pid)) return true;
+    await Bun.sleep(20);
+  }
+  return !alive(pid);
+}
+
+describe("MCP server over stdio", () => {
+  test("tools/list declares every tool with input and output schemas", async () => {
+    const { tools } = await mcp.client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    expect(names).toEqual(["term_close", "term_exec", "term_list", "term_open", "term_read", "term_resize", "term_secret", "term_send"]);
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe("object");
+      expect(t.outputSchema?.type).toBe("object");
+      expect(t.description!.length).toBeGreaterThan(40);
+    }
+  });
+
+  test("term_exec: structured result plus a compact text rendering with output last", async () => {
+    const r = await mcp.raw("term_exec", { command: "echo hi" });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "hi", via: "shell" });
+    const text = (r.content[0] as { text: string }).text;
+    expect(text.startsWith("[done · exit 0")).toBe(true);
+    expect(text.endsWith("\nhi")).toBe(true);
+  });
+
+  test("errors carry code, message, hint and retryable", async () => {
+    const cases: Array<[string, unknown, string]> = [
+      ["term_send", { session: "main", text: "x", until: "([" }, "INVALID_REGEX"],
+      ["term_send", { session: "main", keys: ["ctrl+nope"] }, "INVALID_ARGUMENT"],
+      ["term_read", { session: "no-such" }, "SESSION_NOT_FOUND"],
+      ["term_open", { cwd: "/no/such/dir" }, "CWD_NOT_FOUND"],
+      ["term_open", { name: "../x" }, "INVALID_ARGUMENT"],
+      ["term_exec", { command: "" }, "INVALID_ARGUMENT"],
+      ["term_exec", { command: "echo", timeout_ms: -1 }, "INVALID_ARGUMENT"],
+      ["term_exec", { command: "echo", bogus: true }, "INVALID_ARGUMENT"],
+      ["term_resize", { session: "main", cols: 5, rows: 5 }, "INVALID_ARGUMENT"],
+      ["no_such_tool", {}, "INVALID_ARGUMENT"],
+    ];
+    for (const [tool, args, code] of cases) {
+      const r = await mcp.raw(tool, args);
+      expect({ tool, args, isError: r.isError }).toEqual({ tool, args, isError: true });
+      const err = (r.structuredContent as { error: { code: string; message: string; hint: string; retryable: boolean } }).error;
+      expect({ tool, args, code: err.code }).toEqual({ tool, args, code });
+      expect(err.hint.length).toBeGreaterThan(5);
+      expect(typeof err.retryable).toBe("boolean");
+      expect((r.content[0] as { text: string }).text.startsWith(`${code}: `)).toBe(true);
+    }
+  });
+
+  test("calls run concurrently: while term_send waits 30 s on A, ctrl+c to A and a read of B return at once", async () => {
+    await mcp.call("term_open", { name: "A", persistent: false });
+    await mcp.call("term_open", { name: "B", persistent: false });
+    const t0 = performance.now();
+    const waiting = mcp.call("term_send", { session: "A", text: "sleep 100", until: "NEVER_PRINTED", wait_ms: 30_000 });
+    await Bun.sleep(100);
+    const read = await mcp.call("term_read", { session: "B", mode: "screen" });
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(read.session).toBe("B");
+    const stop = await mcp.call("term_send", { session: "A", keys: ["ctrl+c"] });
+    expect(stop.via).toBe("shell");
+    expect(performance.now() - t0).toBeLessThan(3000);
+    const waited = await waiting;
+    expect(waited.matched).toBeNull(); // it kept waiting for its regex until the prompt?
+    expect(performance.now() - t0).toBeGreaterThan(25_000);
+  }, 60_000);
+
+  test("a waiting call honours MCP cancellation", async () => {
+    const ac = new AbortController();
+    const t0 = performance.now();
+    const pending = mcp.raw("term_read", { session: "B", mode: "new", until: "NEVER", wait_ms: 60_000 }, { signal: ac.signal });
+    await Bun.sleep(200);
+    ac.abort();
+    await expect(pending).rejects.toThrow();
+    expect(performance.now() - t0).toBeLessThan(3000);
+    const ok = await mcp.call("term_exec", { session: "B", command: "echo still-fine" });
+    expect(ok.output).toBe("still-fine");
+  });
+
+  test("fuzz: 1,000 malformed or random calls, then a correct term_exec still works", async () => {
+    let seed = 12345;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const pick = <T,>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const tools = ["term_open", "term_exec", "term_send", "term_read", "term_list", "term_close", "term_resize", "term_secret", "bogus", ""];
+    const values: unknown[] = [null, true, -1, 0, 1e12, NaN, "", "main", "../etc", "x".repeat(5000), "\u0000\u001b[2J", [], [1, "a"], {}, { a: { b: [] } }, "([", "ctrl+zz", "🙂"];
+    const keys = ["session", "command", "text", "keys", "until", "mode", "from", "to", "wait_ms", "max_tokens", "cols", "rows", "name", "cwd", "env", "args", "signal", "timeout_ms", "enter", "zzz"];
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const args: Record<string, unknown> = {};
+      const n = Math.floor(rand() * 4);
+      for (let k = 0; k < n; k++) args[pick(keys)] = pick(values);
+      // Keep the fuzz from waiting: never let it wait long or open unbounded sessions.
+      if ("wait_ms" in args || rand() < 0.5) args.wait_ms = 0;
+      if ("timeout_ms" in args) args.timeout_ms = 0;
+      const tool = pick(tools);
+      if (tool === "term_open" || tool === "term_exec" || tool === "term_close") {
+        // Those with valid arguments would start real shells; keep them invalid on purpose.
+        args.bogus_key = true;
+      }
+      calls.push(mcp.raw(tool, rand() < 0.05 ? pick(values) : args).catch((e) => e));
+      if (calls.length >= 50) await Promise.all(calls.splice(0));
+    }
+    await Promise.all(calls);
+    const r = await mcp.call("term_exec", { command: "echo after-fuzz" });
+    expect(r).toMatchObject({ status: "done", exit_code: 0, output: "after-fuzz" });
+  }, 60_000);
+});
+
+describe("server exit ends its in-process sessions", () => {
+  for (const how of ["stdin closed", "SIGTERM", "SIGINT"] as const) {
+    test(`on ${how}: no orphaned shells or jobs`, async () => {
+      const m = await startServer({ env: { PTYHUB_SHELL: "/bin/bash" } });
+      const open = await m.call("term_open", { name: "s1", persistent: false });
+      const job = await m.call("term_exec", { session: "s1", command: "sleep 300 & echo PID=$!" });
+      const jobPid = Number(/PID=(\d+)/.exec(job.output)![1]);
+      expect(alive(open.pid)).toBe(true);
+      expect(alive(jobPid)).toBe(true);
+      const serverPid = m.pid!;
+      if (how === "stdin closed") await m.close();
+      else process.kill(serverPid, how);
+      expect(await waitGone(serverPid)).toBe(true);
+      expect(await waitGone(open.pid)).toBe(true);
+      expect(await waitGone(jobPid)).toBe(true);
+      if (how !== "stdin closed") await m.close().catch(() => undefined);
+    });
+  }
+});
