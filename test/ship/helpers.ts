@@ -19,6 +19,8 @@ export const REPO_ROOT = resolve(import.meta.dir, "..", "..");
 export const VERSION: string = pkg.version;
 /** A host build takes 10–20 s here; leave room for a slow CI machine. */
 export const BUILD_TIMEOUT_MS = 180_000;
+/** Enough of a hash of the checkout path to keep two checkouts' builds apart. */
+const CHECKOUT_HASH_LENGTH = 12;
 /** Upper bound for one short-lived process (a --version, an install.sh run, an npm install). */
 export const PROCESS_TIMEOUT_MS = 60_000;
 
@@ -87,6 +89,16 @@ export interface HostBuild {
 let pendingBuild: Promise<HostBuild> | undefined;
 
 /**
+ * One fixed directory per checkout, emptied and rebuilt by each run. bun test has no hook that
+ * runs after the last test file, so a fresh temp dir per run would pile up ~160 MB each time;
+ * this way at most one build is left behind (none under test/run.ts, which removes its TMPDIR).
+ */
+function sharedBuildDir(): string {
+  const checkout = new Bun.CryptoHasher("sha256").update(REPO_ROOT).digest("hex").slice(0, CHECKOUT_HASH_LENGTH);
+  return join(tmpdir(), `ptyhub-ship-dist-${checkout}`);
+}
+
+/**
  * The host target built by build.ts (the same `bun run build` users run), once per test run and
  * shared by every ship test. PTYHUB_SHIP_DIST points at an existing build to skip building.
  */
@@ -99,9 +111,9 @@ async function buildHostOnce(): Promise<HostBuild> {
   const target = hostTarget();
   if (!target) throw new Error(`ptyhub has no release target for ${process.platform}-${process.arch}`);
   const reuse = process.env.PTYHUB_SHIP_DIST;
-  const outDir = reuse ? resolve(reuse) : makeTempDir("dist");
+  const outDir = reuse ? resolve(reuse) : sharedBuildDir();
   if (!reuse) {
-    process.once("exit", () => rmSync(outDir, { recursive: true, force: true }));
+    rmSync(outDir, { recursive: true, force: true });
     const result = await runProcess([process.execPath, "build.ts", "--outdir", outDir], { cwd: REPO_ROOT, timeoutMs: BUILD_TIMEOUT_MS });
     if (result.code !== 0) throw new Error(`bun run build failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
   }
