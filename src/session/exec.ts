@@ -147,11 +147,11 @@ function assertCanExec2(session: Session): void {
 
 /** While a command runs: is it now waiting for the user (password, yes/no, pager, full-screen app)? */
 function waitingForInput(session: Session): { done: Outcome } | { retryInMs: number } | null {
-  const state = session.state();
+  // Classify only once output paused: it is cheap to wait, and classifying every chunk of a flood is not.
   const quietFor = Date.now() - session.lastOutputAt;
-  if (state === "password" || state === "confirm" || state === "pager") {
-    return quietFor >= INPUT_QUIET_MS ? { done: { kind: "input" } } : { retryInMs: INPUT_QUIET_MS - quietFor };
-  }
+  if (quietFor < INPUT_QUIET_MS) return { retryInMs: INPUT_QUIET_MS - quietFor };
+  const state = session.state();
+  if (state === "password" || state === "confirm" || state === "pager") return { done: { kind: "input" } };
   if (session.emulator.altScreen) {
     return quietFor >= SCREEN_INPUT_QUIET_MS ? { done: { kind: "input" } } : { retryInMs: SCREEN_INPUT_QUIET_MS - quietFor };
   }

@@ -52,7 +52,7 @@ export class LocalHost implements SessionHost {
   }
 
   async open(p: OpenParams, ctx: CallContext): Promise<OpenResult> {
-    return this.manager.open(p, ctx.clientId, ctx.signal);
+    return this.manager.open(p, ctx.clientId, ctx.signal, ctx.elicit);
   }
 
   async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {

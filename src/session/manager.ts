@@ -5,13 +5,16 @@
 import { AppError } from "../errors.ts";
 import type { Config } from "../config.ts";
 import { LocalBackend } from "../backend/local.ts";
-import type { CloseSignal } from "../backend/backend.ts";
+import { openSshBackend, type SshParams } from "../backend/ssh.ts";
+import type { Elicit } from "../ssh/auth.ts";
+import type { Backend, BackendKind, CloseSignal } from "../backend/backend.ts";
+import type { Integration, ShellFamily } from "../terminal/shell-integration.ts";
 import { killSessionsNow } from "../backend/process-tree.ts";
 import { newNonce } from "../terminal/shell-integration.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import { logger } from "../log.ts";
 import { Session } from "./session.ts";
-import { planLaunch } from "./launch.ts";
+import { planLaunch, validateEnv, type LaunchPlan } from "./launch.ts";
 import { waitFor } from "./wait.ts";
 import { region } from "./output.ts";
 import { PROMPT_QUIET_MS, SETTLE_QUIET_MS, NOTHING_SETTLE_MS } from "./send.ts";
@@ -40,6 +43,8 @@ export interface OpenParams {
   cols?: number;
   rows?: number;
   persistent?: boolean;
+  /** Open over SSH: command/args/cwd/env then apply on the remote host. */
+  ssh?: SshParams;
 }
 
 export interface OpenResult {
@@ -79,6 +84,21 @@ export function validateSessionId(id: string): void {
   if (!SESSION_ID_RE.test(id)) {
     throw new AppError("INVALID_ARGUMENT", `invalid session id '${id.length > 80 ? id.slice(0, 80) + "…" : id}'`, "Session ids are 1–64 characters of letters, digits, '.', '_' and '-'.");
   }
+}
+
+/** A started backend and what the session needs to know about it. */
+interface Started {
+  kind: BackendKind;
+  target: string;
+  backend: Backend;
+  integration: Integration;
+  family: ShellFamily | null;
+  cwd: string | null;
+}
+
+function localStart(plan: LaunchPlan, cols: number, rows: number): Started {
+  const backend = new LocalBackend({ argv: plan.argv, cwd: plan.cwd, env: plan.env, cols, rows });
+  return { kind: "local", target: plan.target, backend, integration: plan.integration, family: plan.family, cwd: plan.cwd };
 }
 
 export class SessionManager {
@@ -130,7 +150,8 @@ export class SessionManager {
     return this.defaultOpening;
   }
 
-  async open(p: OpenParams, clientId: string, signal?: AbortSignal): Promise<OpenResult> {
+  /** `elicit` asks the human (SSH passphrases and passwords); absent when the client cannot. */
+  async open(p: OpenParams, clientId: string, signal?: AbortSignal, elicit?: Elicit): Promise<OpenResult> {
     const id = p.name ?? this.autoName();
     validateSessionId(id);
     this.closed.delete(id);
@@ -143,29 +164,30 @@ export class SessionManager {
     const cols = p.cols ?? this.config.cols;
     const rows = p.rows ?? this.config.rows;
     const nonce = newNonce();
-    const plan = planLaunch({ command: p.command, args: p.args, cwd: p.cwd, env: p.env, defaultShell: this.config.shell }, nonce, id);
+    // Local launches are planned (and validated) before the id is reserved; SSH ones connect after.
+    const plan = p.ssh ? null : planLaunch({ command: p.command, args: p.args, cwd: p.cwd, env: p.env, defaultShell: this.config.shell }, nonce, id);
     this.opening.add(id);
     let session: Session;
     try {
-      const backend = new LocalBackend({ argv: plan.argv, cwd: plan.cwd, env: plan.env, cols, rows });
+      const started = plan ? localStart(plan, cols, rows) : await this.sshStart(p, id, nonce, cols, rows, signal, elicit);
       session = new Session({
         id,
-        kind: "local",
-        target: plan.target,
-        backend,
+        kind: started.kind,
+        target: started.target,
+        backend: started.backend,
         cols,
         rows,
-        integration: plan.integration,
-        family: plan.family,
+        integration: started.integration,
+        family: started.family,
         nonce,
         persistent: this.persistentHost,
       });
-      session.cwd = plan.cwd;
+      session.cwd = started.cwd;
       this.sessions.set(id, session);
     } finally {
       this.opening.delete(id);
     }
-    log.info(`opened ${id}: ${plan.argv.join(" ")}`);
+    log.info(`opened ${id}: ${plan ? plan.argv.join(" ") : `ssh ${session.target}`}`);
 
     const start = { row: 0, col: 0, prefix: "", lineNo: 1 };
     const via = await this.waitUntilReady(session, signal);
@@ -187,6 +209,15 @@ export class SessionManager {
       output: rendered.output,
       truncated: rendered.truncated,
     };
+  }
+
+  /** Connects over SSH and starts the remote shell or command (see src/backend/ssh.ts). */
+  private async sshStart(p: OpenParams, id: string, nonce: string, cols: number, rows: number, signal?: AbortSignal, elicit?: Elicit): Promise<Started> {
+    const r = await openSshBackend(
+      { ssh: p.ssh!, command: p.command, args: p.args, cwd: p.cwd, env: validateEnv(p.env), sessionId: id, nonce, cols, rows, setupTimeoutMs: this.config.open_timeout_ms },
+      { elicit, signal },
+    );
+    return { kind: "ssh", target: r.target, backend: r.backend, integration: r.integration, family: r.family, cwd: r.cwd };
   }
 
   /** Until the first prompt (shells), a prompt-looking pause or a settle (programs), or exit. */

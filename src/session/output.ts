@@ -19,10 +19,10 @@ export interface Region {
  * (a progress bar, a redraw), it is shown whole. A `to` inside a row takes that row's text before
  * it (output without a final newline, followed by the next prompt).
  */
-export function region(session: Session, from: Pos, to: Pos | null, capture?: HeadCapture | null): Region {
+export function region(session: Session, from: Pos, to: Pos | null, capture?: HeadCapture | null, maxRows = Infinity): Region {
   const em = session.emulator;
   const h = em.history;
-  const endRow = to ? to.row : em.contentEndRow();
+  const endRow = Math.min(to ? to.row : em.contentEndRow(), from.row + maxRows);
   // Up to now: the cursor row keeps blanks before the cursor (">>> "), which rows otherwise trim.
   const cursor = to ? null : em.cursorPos();
   const parts: Array<Row[] | Gap> = [];
@@ -93,4 +93,33 @@ export function itemsText(items: readonly Item[]): string {
     if (!("gap" in it)) out += it.text;
   }
   return out;
+}
+
+/** Rows re-scanned before the new ones, so a match that spans a chunk boundary is still found. */
+const SCAN_OVERLAP_ROWS = 8;
+
+/**
+ * Incremental text of the output after `from` (minus `skipChars` at its start: an echo), for
+ * regex waits. Each call returns the text from a few rows before where the previous call ended,
+ * so a wait over a flood of output costs linear, not quadratic, time.
+ */
+export class OutputScanner {
+  private nextRow: number;
+  constructor(
+    private readonly session: Session,
+    private readonly from: Pos,
+    private readonly skipChars: number,
+  ) {
+    this.nextRow = from.row;
+  }
+
+  /** Text not yet scanned (with some overlap), or null when nothing new arrived. */
+  next(): string {
+    const startRow = Math.max(this.from.row, this.nextRow - SCAN_OVERLAP_ROWS);
+    const atStart = startRow === this.from.row;
+    const start: Pos = atStart ? this.from : { row: startRow, col: 0, prefix: "", lineNo: 0 };
+    const text = itemsText(region(this.session, start, null).items);
+    this.nextRow = this.session.emulator.contentEndRow();
+    return atStart ? text.slice(this.skipChars) : text;
+  }
 }

@@ -6,7 +6,7 @@
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
 import { waitFor } from "./wait.ts";
-import { hasContent, region } from "./output.ts";
+import { hasContent, OutputScanner, region } from "./output.ts";
 import { compileUntil, trimBlankTail, type Via } from "./send.ts";
 import { AppError } from "../errors.ts";
 
@@ -52,12 +52,12 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
   if (until || (p.mode === "new" && waitMs > 0)) {
     const callPos = session.emulator.cursorPos();
     const cursor = session.cursor(clientId);
+    const scanner = new OutputScanner(session, callPos, 0);
     const outcome = await waitFor<{ via: Via; matched: string | null }>(
       session,
       () => {
         if (until) {
-          const text = region(session, callPos, null).items.map((it) => ("gap" in it ? "" : it.text)).join("\n");
-          const m = until.exec(text);
+          const m = until.exec(scanner.next());
           if (m) return { done: { via: "until", matched: m[0] } };
           return session.exit ? { done: { via: "exit", matched: null } } : null;
         }

@@ -10,8 +10,9 @@ import { encodeKeys } from "../terminal/keys.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
 import { waitFor } from "./wait.ts";
-import { region } from "./output.ts";
-import { withoutEcho } from "./echo-items.ts";
+import { itemsText, OutputScanner, region } from "./output.ts";
+import { dropChars, withoutEcho } from "./echo-items.ts";
+import type { Pos } from "../terminal/emulator.ts";
 import type { Item } from "../terminal/render.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 
@@ -75,6 +76,8 @@ interface Outcome {
   matched: string | null;
   /** The typed command's exit status, when a shell reported it. */
   exitCode?: number | null;
+  /** Where the shell said the command ended (its output stops there). */
+  end?: Pos;
 }
 
 export async function sendInput(session: Session, p: SendParams, clientId: string, signal?: AbortSignal): Promise<SendResult> {
@@ -100,20 +103,26 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
   const bytesAtSend = session.emulator.bytesIn;
   const screenBefore = session.emulator.screenLines().join("\n");
   const untilMatchedBefore = until !== null && session.emulator.altScreen && until.test(screenBefore);
+  // How many characters at the start of the output are the echo of `text` (null: not known yet).
+  let echoChars: number | null = startedInAlt || !sent ? 0 : null;
+  let scanner: OutputScanner | null = null;
+  const echoRows = Math.ceil((from.col + (sent?.length ?? 0)) / session.cols) + (sent?.split("\n").length ?? 1) + 2;
   try {
     session.write(bytes);
-    let latest: Item[] = [];
     const outcome = await waitFor<Outcome>(
       session,
       () => {
         const marks = session.marksAfter(seq0);
         const end = marks.find((m) => m.kind === "end" && (wasRunning || marks.some((s) => s.kind === "start" && s.seq < m.seq)));
-        // Typed into a full-screen app, the echo lands on the alternate screen, not in the output.
-        const echoSent = startedInAlt ? null : sent;
-        const echo = withoutEcho(region(session, from, end && !until ? end.pos : null, capture).items, echoSent, enter);
-        if (!echo.pending) latest = echo.items;
-        if (until && !echo.pending) {
-          const m = until.exec(echo.text);
+        if (echoChars === null) {
+          // Only the first rows can hold the echo: look at those, not at everything since.
+          const headItems = region(session, from, null, capture, echoRows).items;
+          const head = withoutEcho(headItems, sent, enter);
+          if (!head.pending) echoChars = head.echoed ? itemsText(headItems).length - head.text.length : 0;
+        }
+        if (until && echoChars !== null) {
+          scanner ??= new OutputScanner(session, from, echoChars);
+          const m = until.exec(scanner.next());
           if (m) return { done: { via: "until", matched: m[0] } };
         }
         if (until && session.emulator.altScreen) {
@@ -123,28 +132,24 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
         }
         if (session.exit) return { done: { via: "exit", matched: null } };
         if (until) return null;
-        if (end) return { done: { via: "shell", matched: null, exitCode: end.exitCode } };
+        if (end) return { done: { via: "shell", matched: null, exitCode: end.exitCode, end: end.pos } };
+        // The rest needs a pause in the output; classifying every chunk of a flood would be waste.
         const quietFor = Date.now() - session.lastOutputAt;
-        const produced =
-          session.emulator.bytesIn > bytesAtSend && ((!echo.pending && echo.text.trim().length > 0) || session.emulator.screenLines().join("\n") !== screenBefore);
-        if (!produced) {
-          const waited = Date.now() - sentAt;
-          return waited >= NOTHING_SETTLE_MS ? { done: { via: "settle", matched: null } } : { retryInMs: NOTHING_SETTLE_MS - waited };
-        }
-        const state = session.state();
-        if (state !== "running" && !session.emulator.altScreen) {
-          return quietFor >= PROMPT_QUIET_MS ? { done: { via: "prompt", matched: null } } : { retryInMs: PROMPT_QUIET_MS - quietFor };
-        }
+        const waited = Date.now() - sentAt;
+        const anything = session.emulator.bytesIn > bytesAtSend;
+        if (!anything) return waited >= NOTHING_SETTLE_MS ? { done: { via: "settle", matched: null } } : { retryInMs: NOTHING_SETTLE_MS - waited };
+        if (quietFor < PROMPT_QUIET_MS) return { retryInMs: PROMPT_QUIET_MS - quietFor };
+        const visible = echoChars !== null && itemsText(region(session, from, null, capture).items).slice(echoChars).trim().length > 0;
+        const produced = visible || session.emulator.screenLines().join("\n") !== screenBefore;
+        if (!produced) return waited >= NOTHING_SETTLE_MS ? { done: { via: "settle", matched: null } } : { retryInMs: NOTHING_SETTLE_MS - waited };
+        if (session.state() !== "running" && !session.emulator.altScreen) return { done: { via: "prompt", matched: null } };
         return quietFor >= SETTLE_QUIET_MS ? { done: { via: "settle", matched: null } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
       },
       { timeoutMs: p.wait_ms, signal },
     );
-    const result = outcome === "timeout" ? { via: "timeout" as const, matched: null } : outcome;
-    if (outcome === "timeout" || result.via === "exit") {
-      const echo = withoutEcho(region(session, from, null, capture).items, sent, enter);
-      latest = echo.pending ? [] : echo.items;
-    }
-    return finishSend(session, latest, result, clientId, p.max_tokens);
+    const result: Outcome = outcome === "timeout" ? { via: "timeout", matched: null } : outcome;
+    const items = dropChars(region(session, from, result.end ?? null, capture).items, echoChars ?? 0);
+    return finishSend(session, items, result, clientId, p.max_tokens);
   } finally {
     session.release(capture);
   }

@@ -59,7 +59,7 @@ export function classify(i: ClassifyInput): SessionState {
   if (isPasswordPrompt(before)) return "password";
   if (isConfirmPrompt(before)) return "confirm";
   if (i.cursorOnLastRow && isPagerStatus(before)) return "pager";
-  if (i.atShellPrompt !== true && looksLikePrompt(before)) return "prompt";
+  if (looksLikePrompt(before)) return "prompt";
   if ((i.cursorOnLastRow || i.altScreen) && i.foreground?.().some((name) => PAGERS.has(name))) return "pager";
   return "running";
 }

@@ -19,8 +19,8 @@ export const HISTORY_MIN_ROWS = 10_000;
 export const HISTORY_MAX_ROWS = 120_000;
 /** Character budget once MIN_ROWS are kept (~2 bytes each in memory). */
 export const HISTORY_MAX_CHARS = 2_000_000;
-/** Compact the backing arrays once this many evicted slots have piled up at their front. */
-const COMPACT_THRESHOLD = 4096;
+/** Initial ring capacity; it doubles as rows arrive, up to HISTORY_MAX_ROWS. */
+const INITIAL_CAPACITY = 256;
 
 /** One screen row's text and the absolute logical line it belongs to (wrapped rows share one). */
 export interface Row {
@@ -44,12 +44,15 @@ export class HeadCapture {
 }
 
 export class RowHistory {
-  private texts: string[] = [];
-  private lineNos: number[] = [];
-  private head = 0;
+  // A ring that grows by doubling up to maxRows: O(1) push and evict, small for quiet sessions.
+  private texts: string[] = new Array<string>(INITIAL_CAPACITY);
+  private lineNos = new Float64Array(INITIAL_CAPACITY);
+  private start = 0;
+  private count = 0;
   private chars = 0;
   /** Absolute number of the oldest row still kept. */
   private first = 0;
+  private evictedLastLineNo = 0;
   private captures = new Set<HeadCapture>();
   /** Characters evicted over the session's life. */
   evictedChars = 0;
@@ -66,23 +69,28 @@ export class RowHistory {
   }
   /** Absolute row number the next pushed row will get (= rows ever finalized). */
   get endRow(): number {
-    return this.first + this.texts.length - this.head;
+    return this.first + this.count;
   }
   get size(): number {
-    return this.texts.length - this.head;
+    return this.count;
   }
   /** Logical line number of the last finalized row (0 before any row). */
   get lastLineNo(): number {
-    return this.size > 0 ? this.lineNos[this.texts.length - 1]! : this.evictedLastLineNo;
+    return this.count > 0 ? this.lineNos[this.slot(this.count - 1)]! : this.evictedLastLineNo;
   }
-  private evictedLastLineNo = 0;
 
   push(text: string, wrapped: boolean): void {
     const prev = this.lastLineNo;
-    this.texts.push(text);
-    this.lineNos.push(wrapped && prev > 0 ? prev : prev + 1);
+    if (this.count === this.texts.length) {
+      if (this.count < this.maxRows) this.grow();
+      else this.evictOne();
+    }
+    const at = this.slot(this.count);
+    this.texts[at] = text;
+    this.lineNos[at] = wrapped && prev > 0 ? prev : prev + 1;
+    this.count++;
     this.chars += text.length;
-    this.evict();
+    while (this.count > this.maxRows || (this.chars > this.maxChars && this.count > this.minRows)) this.evictOne();
   }
 
   has(row: number): boolean {
@@ -90,11 +98,11 @@ export class RowHistory {
   }
 
   text(row: number): string {
-    return this.texts[this.head + row - this.first]!;
+    return this.texts[this.slot(row - this.first)]!;
   }
 
   lineNo(row: number): number {
-    return this.lineNos[this.head + row - this.first]!;
+    return this.lineNos[this.slot(row - this.first)]!;
   }
 
   /** True when `row` continues the previous row's logical line. */
@@ -117,7 +125,39 @@ export class RowHistory {
 
   /** Logical line number of the oldest kept row's line (0 when empty). */
   get firstLineNo(): number {
-    return this.size > 0 ? this.lineNo(this.first) : this.evictedLastLineNo + 1;
+    return this.count > 0 ? this.lineNo(this.first) : this.evictedLastLineNo + 1;
+  }
+
+  private slot(offset: number): number {
+    const i = this.start + offset;
+    return i >= this.texts.length ? i - this.texts.length : i;
+  }
+
+  private grow(): void {
+    const capacity = Math.min(this.maxRows, this.texts.length * 2);
+    const texts = new Array<string>(capacity);
+    const lineNos = new Float64Array(capacity);
+    for (let k = 0; k < this.count; k++) {
+      const from = this.slot(k);
+      texts[k] = this.texts[from]!;
+      lineNos[k] = this.lineNos[from]!;
+    }
+    this.texts = texts;
+    this.lineNos = lineNos;
+    this.start = 0;
+  }
+
+  private evictOne(): void {
+    const at = this.start;
+    const text = this.texts[at]!;
+    if (this.captures.size > 0) this.offerToCaptures(this.first, text, this.lineNos[at]!);
+    this.evictedLastLineNo = this.lineNos[at]!;
+    this.texts[at] = "";
+    this.start = at + 1 === this.texts.length ? 0 : at + 1;
+    this.count--;
+    this.first++;
+    this.chars -= text.length;
+    this.evictedChars += text.length;
   }
 
   /** Registers a capture of the first rows ≥ startRow that get evicted; release it when done. */
@@ -131,30 +171,11 @@ export class RowHistory {
     this.captures.delete(cap);
   }
 
-  private evict(): void {
-    while (this.size > this.maxRows || (this.chars > this.maxChars && this.size > this.minRows)) {
-      const text = this.texts[this.head]!;
-      const row = this.first;
-      if (this.captures.size > 0) this.offerToCaptures(row, text);
-      this.evictedLastLineNo = this.lineNos[this.head]!;
-      this.texts[this.head] = "";
-      this.head++;
-      this.first++;
-      this.chars -= text.length;
-      this.evictedChars += text.length;
-    }
-    if (this.head >= COMPACT_THRESHOLD && this.head * 2 >= this.texts.length) {
-      this.texts = this.texts.slice(this.head);
-      this.lineNos = this.lineNos.slice(this.head);
-      this.head = 0;
-    }
-  }
-
-  private offerToCaptures(row: number, text: string): void {
+  private offerToCaptures(row: number, text: string, lineNo: number): void {
     for (const cap of this.captures) {
       if (row < cap.startRow) continue;
       if (row === cap.endRow && cap.rows.length < cap.maxRows) {
-        cap.rows.push({ text, lineNo: this.lineNos[this.head]! });
+        cap.rows.push({ text, lineNo });
       } else {
         cap.droppedChars += text.length;
       }
