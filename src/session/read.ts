@@ -12,6 +12,8 @@ import { AppError } from "../errors.ts";
 
 /** Once new output starts arriving, let it finish its burst for this long before returning. */
 const READ_COALESCE_MS = 40;
+/** …but under a continuous flood, return what is there after this long. */
+const READ_MAX_COALESCE_MS = 250;
 
 export type ReadMode = "new" | "screen" | "diff" | "history";
 
@@ -53,6 +55,9 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
     const callPos = session.emulator.cursorPos();
     const cursor = session.cursor(clientId);
     const scanner = new OutputScanner(session, callPos, 0);
+    const hadUnread = hasContent(region(session, cursor.pos, null).items);
+    const bytesAtCall = session.emulator.bytesIn;
+    let firstNewAt: number | null = null;
     const outcome = await waitFor<{ via: Via; matched: string | null }>(
       session,
       () => {
@@ -62,9 +67,12 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
           return session.exit ? { done: { via: "exit", matched: null } } : null;
         }
         if (session.exit) return { done: { via: "exit", matched: null } };
-        if (!hasContent(region(session, cursor.pos, null).items)) return null;
+        if (!hadUnread && session.emulator.bytesIn === bytesAtCall) return null;
+        firstNewAt ??= Date.now();
         const quietFor = Date.now() - session.lastOutputAt;
-        return quietFor >= READ_COALESCE_MS ? { done: { via: "settle", matched: null } } : { retryInMs: READ_COALESCE_MS - quietFor };
+        const sinceFirst = Date.now() - firstNewAt;
+        if (quietFor >= READ_COALESCE_MS || sinceFirst >= READ_MAX_COALESCE_MS) return { done: { via: "settle", matched: null } };
+        return { retryInMs: Math.min(READ_COALESCE_MS - quietFor, READ_MAX_COALESCE_MS - sinceFirst) };
       },
       { timeoutMs: waitMs, signal },
     );
