@@ -3,6 +3,19 @@ import { defineTool } from "../tool.ts";
 import { stateEnum, truncation, truncationNote, viaEnum, withOutput } from "../schemas.ts";
 import { AppError } from "../../errors.ts";
 
+/** term_open's `ssh` object (SPEC.md); the connection itself is src/backend/ssh.ts. */
+const sshParams = z.strictObject({
+  host: z.string().min(1).max(255).describe("Host name, IP or ~/.ssh/config alias (HostName, User, Port, IdentityFile, ProxyJump… apply); user@host and host:port also work."),
+  user: z.string().min(1).max(255).optional().describe("Remote user (default: User from ~/.ssh/config, else the local user)."),
+  port: z.number().int().min(1).max(65535).optional().describe("Port (default: Port from ~/.ssh/config, else 22)."),
+  identity_file: z.string().min(1).max(4096).optional().describe("Private key to try (after ssh-agent keys). Its passphrase, if any, is asked of the human, never passed here."),
+  jump: z.string().min(1).max(1000).optional().describe("ProxyJump: [user@]host[:port], comma-separated for several hops; overrides ~/.ssh/config; \"none\" disables it."),
+  forward_agent: z.boolean().optional().describe("Forward the local ssh-agent to the host (default false)."),
+  host_key: z.enum(["strict", "accept-new"]).optional().describe("strict (default): the host key must be in ~/.ssh/known_hosts. accept-new: record an unknown host's key; a changed key is refused either way."),
+  keepalive_s: z.number().int().min(1).max(3600).optional().describe("Keepalive interval in seconds (default: ServerAliveInterval, else 10); a host silent for 4 intervals ends the session."),
+  connect_timeout_s: z.number().int().min(1).max(300).optional().describe("Bound on connecting and logging in, without time spent waiting for the human (default: ConnectTimeout, else 15)."),
+});
+
 const input = z.strictObject({
   command: z.string().min(1).max(10_000).optional().describe("Program or shell command line to run. Default: the user's shell, with shell integration (exact completion and exit codes for term_exec)."),
   args: z.array(z.string().max(10_000)).max(1000).optional().describe("When given, `command` is the executable and `args` its argv (no shell)."),
@@ -11,7 +24,7 @@ const input = z.strictObject({
   name: z.string().optional().describe("Session id, [A-Za-z0-9._-]{1,64}; default t1, t2, …"),
   cols: z.number().int().min(20).max(500).optional().describe("Terminal width (default 120)."),
   rows: z.number().int().min(5).max(200).optional().describe("Terminal height (default 40)."),
-  ssh: z.record(z.string(), z.unknown()).optional().describe("Open over SSH: {host, user, port, identity_file, jump, forward_agent, host_key, keepalive_s}."),
+  ssh: sshParams.optional().describe("Open over SSH: a remote login shell (or `command` on the remote host) on a PTY. Passwords and passphrases are asked of the human, never passed as arguments."),
   serial: z.record(z.string(), z.unknown()).optional().describe("Open a serial line: {path, baud, data_bits, parity, stop_bits, flow, newline}."),
   persistent: z.boolean().optional().describe("Host the session so it survives MCP server restarts."),
 });
@@ -43,10 +56,9 @@ export const termOpen = defineTool({
   output,
   annotations: { destructiveHint: false, openWorldHint: true },
   async run(args, ctx) {
-    if (args.ssh) throw new AppError("INVALID_ARGUMENT", "ssh sessions are not supported by this build yet", "Open a local session and run `ssh` in it with term_send, or upgrade ptyhub.");
     if (args.serial) throw new AppError("INVALID_ARGUMENT", "serial sessions are not supported by this build yet", "Open a local session and use a serial program (picocom, screen) in it, or upgrade ptyhub.");
     const r = await ctx.host.open(
-      { command: args.command, args: args.args, cwd: args.cwd, env: args.env, name: args.name, cols: args.cols, rows: args.rows, persistent: args.persistent },
+      { command: args.command, args: args.args, cwd: args.cwd, env: args.env, name: args.name, cols: args.cols, rows: args.rows, persistent: args.persistent, ssh: args.ssh },
       ctx,
     );
     return r as z.infer<typeof output>;
