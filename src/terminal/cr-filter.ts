@@ -17,6 +17,11 @@ export class BareCrFilter {
 
   constructor(private readonly enabled: () => boolean) {}
 
+  /** A CR ended the last chunk and its meaning depends on the next byte. */
+  get pending(): boolean {
+    return this.pendingCr;
+  }
+
   apply(data: Uint8Array, altScreen: boolean): Uint8Array {
     if (altScreen || !this.enabled()) {
       this.pendingCr = false;

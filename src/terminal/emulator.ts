@@ -43,11 +43,27 @@ export interface EmulatorOptions {
   onOsc?: (event: OscEvent) => void;
   /** Whether a bare CR should also clear the line (progress-bar semantics); see cr-filter.ts. */
   resetLineOnBareCr?: () => boolean;
+  /** The plain-text fast path (default on); tests turn it off to compare against the parser. */
+  fastPath?: boolean;
 }
 
+/** The parts of xterm's internals we rely on; the version is pinned in package.json. */
 interface XtermCore {
   writeSync(data: string | Uint8Array): void;
+  buffer: { scrollTop: number; scrollBottom: number };
+  _charsetService: { charset: unknown };
 }
+
+/**
+ * Plain text (printable ASCII in whole CR LF lines) bypasses the parser when there is a lot of
+ * it: the rows that would scroll off go straight into history, and only the rows that stay on
+ * screen are parsed. Worth it from this many lines; below, the parser is cheap enough.
+ */
+const FAST_PATH_MIN_LINES = 256;
+/** How far ahead one fast-path step looks (Bun delivers PTY output in chunks of up to ~64 KiB). */
+const FAST_PATH_SCAN_BYTES = 1 << 17;
+/** First byte that is not plain text: outside printable ASCII, or a CR/LF not in a CR LF pair. */
+const NOT_PLAIN = /[^\x20-\x7e\r\n]|\r(?!\n)|(?<!\r)\n/g;
 
 export class Emulator {
   readonly term: Terminal;
@@ -59,6 +75,8 @@ export class Emulator {
   private resetSeen = false;
   /** Bytes parsed over the session's life. */
   bytesIn = 0;
+  /** Lines that took the plain-text fast path (observability and tests). */
+  fastPathLines = 0;
   /** "ESC ] <oscId> ;": a piece ends after each such mark, so the state it sets applies to the rest. */
   private readonly markPrefix: Uint8Array | null;
 
@@ -110,6 +128,11 @@ export class Emulator {
     this.bytesIn += data.length;
     let start = 0;
     while (start < data.length) {
+      const fastEnd = this.fastPath(data, start);
+      if (fastEnd > start) {
+        start = fastEnd;
+        continue;
+      }
       const end = pieceEnd(data, start, this.markPrefix);
       const piece = start === 0 && end === data.length ? data : data.subarray(start, end);
       // Filtered per piece: a mark inside the chunk may change whether the filter applies.
@@ -159,7 +182,8 @@ export class Emulator {
     const out: Row[] = [];
     const h = this.history;
     const start = Math.max(from, h.firstRow);
-    for (let r = start; r < to && r < h.endRow; r++) out.push({ text: h.text(r), lineNo: h.lineNo(r) });
+    const histEnd = Math.min(to, h.endRow);
+    for (let r = start; r < histEnd; r++) out.push({ text: h.text(r), lineNo: h.lineNo(r) });
     const liveStart = Math.max(start, h.endRow);
     if (liveStart >= to) return out;
     const buf = this.term.buffer.normal;
@@ -220,6 +244,54 @@ export class Emulator {
   private anchorIndex(): number {
     const a = this.anchor;
     return a && !a.isDisposed ? a.line : this.term.buffer.normal.baseY;
+  }
+
+  /**
+   * The plain-text fast path (see FAST_PATH_MIN_LINES). Applies only where the result is the
+   * same as parsing: normal screen, cursor at column 0 of a blank area, no scroll region, ASCII
+   * charset, auto-wrap on, no pending CR. Returns the index after the consumed text, or `start`.
+   */
+  private fastPath(data: Uint8Array, start: number): number {
+    const buf = this.term.buffer.normal;
+    if (this.opts.fastPath === false) return start;
+    if (this.altScreen || buf.cursorX !== 0 || this.crFilter.pending || !this.term.modes.wraparoundMode) return start;
+    const rows = this.term.rows;
+    if (this.core.buffer.scrollTop !== 0 || this.core.buffer.scrollBottom !== rows - 1 || this.core._charsetService.charset !== undefined) return start;
+    // Plain text: printable ASCII, and CR only as part of CR LF. Native regex, not a byte loop.
+    const scanEnd = Math.min(data.length, start + FAST_PATH_SCAN_BYTES);
+    const scanned = Buffer.from(data.buffer, data.byteOffset + start, scanEnd - start).toString("latin1");
+    NOT_PLAIN.lastIndex = 0;
+    const stop = NOT_PLAIN.exec(scanned)?.index ?? scanned.length;
+    const lastCrLf = scanned.lastIndexOf("\r\n", stop - 2);
+    if (lastCrLf < 0) return start;
+    const text = scanned.slice(0, lastCrLf + 2);
+    const lastLineEnd = start + text.length;
+    const all = text.split("\r\n");
+    all.pop(); // after the last CR LF
+    const lines = all.length;
+    if (lines < FAST_PATH_MIN_LINES) return start;
+    for (let y = buf.cursorY; y < rows; y++) if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) return start;
+
+    const cols = this.term.cols;
+    const rowsOf = (line: string) => Math.max(1, Math.ceil(line.length / cols));
+    // The lines that stay on screen: as many whole lines as fit above the cursor's final row.
+    let tailStart = all.length;
+    let tailRows = 0;
+    while (tailStart > 0 && tailRows + rowsOf(all[tailStart - 1]!) <= rows - 1) tailRows += rowsOf(all[--tailStart]!);
+    if (tailStart === all.length) return start;
+
+    this.syncHistory();
+    this.fastPathLines += tailStart;
+    for (let y = 0; y < buf.cursorY; y++) this.pushLine(buf.getLine(buf.baseY + y));
+    for (let k = 0; k < tailStart; k++) {
+      const line = all[k]!;
+      if (line.length <= cols) this.history.push(line, false);
+      else for (let at = 0; at < line.length; at += cols) this.history.push(line.slice(at, at + cols), at > 0);
+    }
+    // Redraw the screen with the remaining lines; ED 2 clears it without touching scrollback.
+    this.core.writeSync("\x1b[H\x1b[2J" + all.slice(tailStart).join("\r\n") + "\r\n");
+    this.syncHistory();
+    return lastLineEnd;
   }
 
   /** Copies rows that entered xterm's scrollback into history and re-anchors. */

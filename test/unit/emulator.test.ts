@@ -62,3 +62,42 @@ describe("emulator history", () => {
     em.dispose();
   });
 });
+
+describe("plain-text fast path", () => {
+  function snapshot(em: Emulator) {
+    return { rows: em.rowsBetween(0, em.contentEndRow()), screen: em.screenLines(), cursor: em.screenCursor() };
+  }
+
+  test("gives exactly what the parser gives (history, line numbers, screen, cursor)", () => {
+    let seed = 7;
+    let fastLines = 0;
+    const rand = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    for (let trial = 0; trial < 20; trial++) {
+      const cols = 20 + Math.floor(rand() * 100);
+      const rows = 5 + Math.floor(rand() * 30);
+      const chunks: Uint8Array[] = [];
+      for (let c = 0; c < 4; c++) {
+        const lines: string[] = [];
+        const n = Math.floor(rand() * 1500);
+        for (let i = 0; i < n; i++) {
+          const len = rand() < 0.1 ? Math.floor(rand() * cols * 3) : Math.floor(rand() * 30);
+          lines.push(Array.from({ length: len }, () => String.fromCharCode(0x20 + Math.floor(rand() * 95))).join(""));
+        }
+        let text = lines.join("\r\n") + (rand() < 0.7 ? "\r\n" : "");
+        if (rand() < 0.3) text = "\x1b[1mstyled\x1b[0m\r\n" + text; // not plain: parser for a piece
+        chunks.push(enc.encode(text));
+      }
+      const fast = new Emulator({ cols, rows });
+      const slow = new Emulator({ cols, rows, fastPath: false });
+      for (const chunk of chunks) {
+        fast.ingest(chunk);
+        slow.ingest(chunk);
+      }
+      expect(snapshot(fast)).toEqual(snapshot(slow));
+      fastLines += fast.fastPathLines;
+      fast.dispose();
+      slow.dispose();
+    }
+    expect(fastLines).toBeGreaterThan(10_000); // the comparison did exercise the fast path
+  });
+});
