@@ -127,17 +127,59 @@ function omittedNotice(lines: number, from: number, to: number): string {
   return `[… ${lines} line${lines === 1 ? "" : "s"} omitted (lines ${from}–${to}); read them with term_read mode:"history" from:${from} to:${to} …]`;
 }
 
+/** Number of runs of identical lines (what collapsing would leave), without allocating. */
+function countRuns(items: readonly Item[]): number {
+  let runs = 0;
+  let prev: string | null = null;
+  for (const it of items) {
+    const text = "gap" in it ? null : it.text;
+    if (text === null || text !== prev) runs++;
+    prev = text;
+  }
+  return runs;
+}
+
+/** Estimate for many items at once: a native scan decides between the ASCII rule and the per-char count. */
+function estimateItemsTokens(items: readonly Item[]): number {
+  let tokens = 0;
+  for (const it of items) {
+    if ("gap" in it) tokens += charsToTokens(it.chars);
+    else tokens += NON_ASCII.test(it.text) ? estimateTokens(it.text) + 1 : Math.ceil(it.text.length / 4) + 1;
+  }
+  return tokens;
+}
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** Applies collapsing and the token budget. */
 export function render(items: readonly Item[], maxTokens: number, redact?: (text: string) => string): Rendered {
   const budget = Math.max(MIN_TOKEN_BUDGET, maxTokens);
-  const entries = collapse(trimTrailingBlank(items.map((it) => ("gap" in it ? it : { text: it.text.trimEnd(), lineNo: it.lineNo }))));
+  const trimmed = trimTrailingBlank(items.map((it) => ("gap" in it ? it : { text: it.text.trimEnd(), lineNo: it.lineNo })));
+  // Each shown line costs at least one token, so at most `budget` lines of each end can be shown:
+  // a long output with little repetition only needs its two ends collapsed and measured.
+  const reach = budget + 1;
+  if (trimmed.length > 4 * reach && countRuns(trimmed) > 2 * reach && !trimmed.some((it) => "gap" in it)) {
+    const head = trimmed.slice(0, reach) as Line[];
+    const tail = trimmed.slice(trimmed.length - reach) as Line[];
+    const middle = trimmed.slice(reach, trimmed.length - reach) as Line[];
+    const skipped: Entry = {
+      text: "",
+      firstLine: middle[0]!.lineNo,
+      lastLine: middle[middle.length - 1]!.lineNo,
+      lines: middle.length,
+      tokens: Number.POSITIVE_INFINITY,
+      lost: false,
+    };
+    const entries = [...collapse(head), skipped, ...collapse(tail)];
+    return cut(entries, budget, estimateItemsTokens(trimmed), redact);
+  }
+  const entries = collapse(trimmed);
   let originalTokens = 0;
   let total = 0;
   for (const e of entries) {
     originalTokens += e.lost ? 0 : e.tokens;
     total += e.tokens;
   }
-  for (const it of items) if ("gap" in it) originalTokens += charsToTokens(it.chars);
+  for (const it of trimmed) if ("gap" in it) originalTokens += charsToTokens(it.chars);
   const lost = entries.filter((e) => e.lost);
 
   if (total <= budget) {
@@ -153,7 +195,11 @@ export function render(items: readonly Item[], maxTokens: number, redact?: (text
         : null;
     return { output: redact ? redact(output) : output, truncated };
   }
+  return cut(entries, budget, originalTokens, redact);
+}
 
+/** Keeps head and tail entries within the budget and reports the omitted middle. */
+function cut(entries: Entry[], budget: number, originalTokens: number, redact?: (text: string) => string): Rendered {
   const room = budget - NOTICE_TOKENS;
   const headRoom = Math.floor(room * HEAD_SHARE);
   let head = 0;
