@@ -13,6 +13,7 @@ import { logger } from "../log.ts";
 import { TOOLS } from "./tools/index.ts";
 import type { ToolContext, ToolDef } from "./tool.ts";
 import { errorResult, okResult } from "./result.ts";
+import { registerResources } from "./resources.ts";
 
 const log = logger("mcp");
 
@@ -43,7 +44,7 @@ export interface ServerOptions {
 export function createMcpServer(opts: ServerOptions): Server {
   const server = new Server(
     { name: "ptyhub", title: "ptyhub", version: VERSION },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } }, instructions: INSTRUCTIONS },
   );
   const byName = new Map<string, ToolDef>(TOOLS.map((t) => [t.name, t]));
   const listed = TOOLS.map((t) => ({
@@ -86,5 +87,6 @@ export function createMcpServer(opts: ServerOptions): Server {
     }
   });
 
+  registerResources(server, opts.host);
   return server;
 }

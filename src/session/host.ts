@@ -30,6 +30,12 @@ export interface SecretParams {
   enter: boolean;
 }
 
+/** A change worth telling resource subscribers about. */
+export interface HostEvent {
+  session: string;
+  kind: "opened" | "closed" | "command_finished" | "exited";
+}
+
 export interface SessionHost {
   open(p: OpenParams, ctx: CallContext): Promise<OpenResult>;
   exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult>;
@@ -42,6 +48,8 @@ export interface SessionHost {
   /** Validates that a session exists and is alive (before asking a human for a secret). */
   check(session: string, ctx: CallContext): Promise<void>;
   shutdown(): Promise<void>;
+  /** Session lifecycle events (for resource subscriptions); hosts that cannot report them omit it. */
+  subscribeEvents?(listener: (event: HostEvent) => void): () => void;
 }
 
 export class LocalHost implements SessionHost {
@@ -101,6 +109,10 @@ export class LocalHost implements SessionHost {
 
   async shutdown(): Promise<void> {
     await this.manager.closeAll();
+  }
+
+  subscribeEvents(listener: (event: HostEvent) => void): () => void {
+    return this.manager.subscribeEvents(listener);
   }
 }
 

@@ -20,6 +20,7 @@ import { region } from "./output.ts";
 import { PROMPT_QUIET_MS, SETTLE_QUIET_MS, NOTHING_SETTLE_MS } from "./send.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
 import { waitForPromptDrawn } from "./ready.ts";
+import type { HostEvent } from "./host.ts";
 
 const log = logger("manager");
 
@@ -107,6 +108,7 @@ export class SessionManager {
   private defaultOpening: Promise<Session> | null = null;
   private readonly sweeper: ReturnType<typeof setInterval>;
   private nextAuto = 1;
+  private readonly eventListeners = new Set<(event: HostEvent) => void>();
   /** Recently closed sessions and their exit codes: closing one again succeeds. */
   private readonly closed = new Map<string, number | null>();
 
@@ -121,6 +123,22 @@ export class SessionManager {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** Sessions opened, closed, finishing commands or exiting. */
+  subscribeEvents(listener: (event: HostEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  private emit(event: HostEvent): void {
+    for (const l of this.eventListeners) {
+      try {
+        l(event);
+      } catch (err) {
+        log.error("event listener failed", err);
+      }
+    }
   }
 
   get(id: string): Session {
@@ -184,6 +202,8 @@ export class SessionManager {
       });
       session.cwd = started.cwd;
       this.sessions.set(id, session);
+      session.onEvent((kind) => this.emit({ session: id, kind }));
+      this.emit({ session: id, kind: "opened" });
     } finally {
       this.opening.delete(id);
     }
@@ -270,6 +290,7 @@ export class SessionManager {
     const s = this.get(id);
     const info = await s.close(signal);
     this.sessions.delete(id);
+    this.emit({ session: id, kind: "closed" });
     s.dispose();
     this.closed.set(id, info.exitCode);
     if (this.closed.size > CLOSED_MEMORY) this.closed.delete(this.closed.keys().next().value!);

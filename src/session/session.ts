@@ -38,6 +38,9 @@ export interface CommandRecord {
   capture: HeadCapture;
 }
 
+/** What resource subscribers are told about: a command finished, or the session ended. */
+export type SessionEventKind = "command_finished" | "exited";
+
 export interface ReadCursor {
   pos: Pos;
   /** Keeps the head of unread output that history evicts, and counts what it could not keep. */
@@ -96,6 +99,7 @@ export class Session {
   private readonly cursors = new Map<string, ReadCursor>();
   private readonly secrets = new Set<string>();
   private readonly outputTaps = new Set<(data: Uint8Array) => void>();
+  private readonly eventListeners = new Set<(kind: SessionEventKind) => void>();
 
   constructor(opts: SessionOptions) {
     this.id = opts.id;
@@ -157,6 +161,22 @@ export class Session {
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Lifecycle events (command finished, exited), for resource subscriptions. */
+  onEvent(listener: (kind: SessionEventKind) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  private emit(kind: SessionEventKind): void {
+    for (const l of this.eventListeners) {
+      try {
+        l(kind);
+      } catch (err) {
+        log.error("event listener failed", err);
+      }
+    }
   }
 
   /** Raw output as it arrives (for attached humans and the daemon's replay). */
@@ -228,6 +248,7 @@ export class Session {
 
   dispose(): void {
     this.listeners.clear();
+    this.eventListeners.clear();
     this.outputTaps.clear();
     this.emulator.dispose();
   }
@@ -244,6 +265,7 @@ export class Session {
     if (this.command && !this.command.end) this.command.exitCode = info.exitCode;
     log.debug(`session ${this.id} ended: ${info.reason}`);
     this.notify();
+    this.emit("exited");
   }
 
   /** Called mid-parse for OSC 6973: a shell-integration mark at `pos`. */
@@ -268,6 +290,8 @@ export class Session {
         this.command.end = pos;
         this.command.exitCode = mark.exitCode;
         this.lastExitCode = mark.exitCode;
+        // Mid-parse: tell subscribers once this chunk is through.
+        queueMicrotask(() => this.emit("command_finished"));
       }
     } else {
       this.phase = "prompt";

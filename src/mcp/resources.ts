@@ -1,0 +1,86 @@
+/**
+ * MCP resources: `ptyhub://sessions` (the list, JSON) and, per session, `…/screen` (the visible
+ * screen) and `…/history` (the last lines). All readable and subscribable: a subscriber is told
+ * when a session's command finishes or it exits (and the list when sessions come and go).
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { AppError } from "../errors.ts";
+import type { HostEvent, SessionHost } from "../session/host.ts";
+import { logger } from "../log.ts";
+
+const log = logger("resources");
+
+const LIST_URI = "ptyhub://sessions";
+const SESSION_URI = /^ptyhub:\/\/sessions\/([A-Za-z0-9._-]{1,64})\/(screen|history)$/;
+/** Resource reads use their own reader id, so they never move an agent's read cursor. */
+const RESOURCE_READER = "mcp-resources";
+/** How much a history resource shows (its tail). */
+const HISTORY_RESOURCE_LINES = 500;
+const RESOURCE_TOKENS = 50_000;
+
+export function registerResources(server: Server, host: SessionHost): void {
+  const subscribed = new Set<string>();
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const sessions = await host.list({ clientId: RESOURCE_READER });
+    return {
+      resources: [
+        { uri: LIST_URI, name: "sessions", title: "Terminal sessions", mimeType: "application/json" },
+        ...sessions.flatMap((s) => [
+          { uri: `${LIST_URI}/${s.session}/screen`, name: `${s.session} screen`, title: `Screen of ${s.session} (${s.target})`, mimeType: "text/plain" },
+          { uri: `${LIST_URI}/${s.session}/history`, name: `${s.session} history`, title: `Last lines of ${s.session} (${s.target})`, mimeType: "text/plain" },
+        ]),
+      ],
+    };
+  });
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      { uriTemplate: `${LIST_URI}/{session}/screen`, name: "session screen", title: "The visible screen of a session", mimeType: "text/plain" },
+      { uriTemplate: `${LIST_URI}/{session}/history`, name: "session history", title: "The last lines of a session", mimeType: "text/plain" },
+    ],
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const uri = request.params.uri;
+    const ctx = { clientId: RESOURCE_READER };
+    if (uri === LIST_URI) {
+      const sessions = await host.list(ctx);
+      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ sessions }, null, 2) }] };
+    }
+    const m = SESSION_URI.exec(uri);
+    if (!m) throw new AppError("INVALID_ARGUMENT", `unknown resource ${uri}`, `Resources: ${LIST_URI}, ${LIST_URI}/{session}/screen, ${LIST_URI}/{session}/history.`);
+    const [, session, kind] = m;
+    const r =
+      kind === "screen"
+        ? await host.read({ session: session!, mode: "screen", max_tokens: RESOURCE_TOKENS }, ctx)
+        : await host.read({ session: session!, mode: "history", from: -HISTORY_RESOURCE_LINES, max_tokens: RESOURCE_TOKENS }, ctx);
+    return { contents: [{ uri, mimeType: "text/plain", text: r.output }] };
+  });
+
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    subscribed.add(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+
+  const notify = (uri: string) => {
+    if (subscribed.has(uri)) server.sendResourceUpdated({ uri }).catch((err) => log.debug(`notify ${uri} failed`, err));
+  };
+  host.subscribeEvents?.((event: HostEvent) => {
+    notify(LIST_URI);
+    notify(`${LIST_URI}/${event.session}/screen`);
+    notify(`${LIST_URI}/${event.session}/history`);
+    if (event.kind === "opened" || event.kind === "closed") server.sendResourceListChanged().catch(() => undefined);
+  });
+}
