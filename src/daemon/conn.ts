@@ -1,0 +1,137 @@
+/**
+ * One framed connection over a Bun socket, used by both ends. Bun's socket.write is
+ * non-blocking and may take only part of the bytes (backpressure): the rest is queued and
+ * written on `drain`, in order, so a large result or a burst of terminal output is never cut.
+ */
+import type { Socket } from "bun";
+import { encodeFrame, FrameDecoder, FrameError, type Frame } from "./protocol.ts";
+
+/** How long a hung-up connection waits for the peer to close before closing it itself. */
+const HANG_UP_LINGER_MS = 2000;
+
+export class Conn {
+  private readonly decoder = new FrameDecoder();
+  private queue: Uint8Array[] = [];
+  private queued = 0;
+  private endAfterFlush = false;
+  private hangingUp = false;
+  private afterFlush: (() => void) | null = null;
+  closed = false;
+  onFrame: (frame: Record<string, unknown> & { type: string }) => void = () => {};
+  onClose: () => void = () => {};
+  /** Called when the peer sends bytes that are not frames; the connection closes afterwards. */
+  onProtocolError: (err: FrameError) => void = () => {};
+
+  constructor(readonly socket: Socket<unknown>) {}
+
+  /** Bytes waiting for the socket to accept them. */
+  get backlog(): number {
+    return this.queued;
+  }
+
+  send(frame: Frame): boolean {
+    if (this.closed || this.endAfterFlush) return false;
+    const bytes = encodeFrame(frame);
+    if (this.queue.length > 0) {
+      this.queue.push(bytes);
+      this.queued += bytes.length;
+      return true;
+    }
+    const n = this.socket.write(bytes);
+    if (n < 0) return false;
+    if (n < bytes.length) {
+      const rest = bytes.subarray(n);
+      this.queue.push(rest);
+      this.queued += rest.length;
+    }
+    return true;
+  }
+
+  /** Socket handler: the socket can take more bytes. */
+  drain(): void {
+    while (this.queue.length > 0) {
+      const head = this.queue[0]!;
+      const n = this.socket.write(head);
+      if (n < 0) return;
+      if (n < head.length) {
+        this.queue[0] = head.subarray(n);
+        this.queued -= n;
+        return;
+      }
+      this.queue.shift();
+      this.queued -= head.length;
+    }
+    if (this.afterFlush) {
+      const f = this.afterFlush;
+      this.afterFlush = null;
+      f();
+    }
+    if (this.endAfterFlush) this.socket.end();
+  }
+
+  /** Socket handler: bytes arrived. */
+  data(chunk: Uint8Array): void {
+    if (this.closed || this.hangingUp) return;
+    let frames: unknown[];
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (err) {
+      this.onProtocolError(err as FrameError);
+      this.close();
+      return;
+    }
+    for (const f of frames) {
+      if (this.closed) return;
+      this.onFrame(f as Record<string, unknown> & { type: string });
+    }
+  }
+
+  /** Socket handler: the connection ended (either side). */
+  closedBySocket(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue = [];
+    this.queued = 0;
+    this.onClose();
+  }
+
+  /** Closes once every queued byte is written. */
+  close(): void {
+    if (this.closed) return;
+    if (this.queue.length > 0) {
+      this.endAfterFlush = true;
+      return;
+    }
+    this.endAfterFlush = true;
+    this.socket.end();
+  }
+
+  /**
+   * Says goodbye without losing the last words: once everything queued is written, only our
+   * sending side is shut (the peer reads our last frame, then end-of-stream) and whatever the peer
+   * still sends is discarded. Closing outright with unread input would make the kernel reset the
+   * connection, and the peer could lose our last frame.
+   */
+  hangUp(lingerMs = HANG_UP_LINGER_MS): void {
+    if (this.closed || this.hangingUp) return;
+    this.hangingUp = true;
+    this.onFrame = () => {};
+    const shut = () => {
+      try {
+        this.socket.shutdown();
+      } catch {
+        // Already closed.
+      }
+      setTimeout(() => this.close(), lingerMs).unref?.();
+    };
+    if (this.queue.length === 0) shut();
+    else this.afterFlush = shut;
+  }
+
+  /** Closes now, dropping whatever is queued. */
+  terminate(): void {
+    if (this.closed) return;
+    this.socket.terminate();
+    this.closedBySocket();
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The two system calls the daemon needs that Bun does not wrap, through bun:ffi on libc:
+ * flock(2) for its locks (the kernel releases them when the holder dies, so a crashed daemon or
+ * starter never leaves a stale lock behind), and the peer's credentials of a Unix socket
+ * (SO_PEERCRED on Linux, getpeereid on macOS) so the daemon can refuse another user.
+ *
+ * When libc cannot be loaded, locks fall back to O_EXCL lock files holding the owner's pid (stale
+ * ones, whose pid is dead, are removed), and the peer check reports "unknown"; the 0700 directory
+ * and the 0600 socket still keep other users out.
+ */
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync, constants as fsc } from "node:fs";
+import { dlopen, FFIType, ptr } from "bun:ffi";
+import { logger } from "../log.ts";
+
+const log = logger("native");
+
+const LOCK_EX = 2;
+const LOCK_NB = 4;
+const SOL_SOCKET = 1;
+const SO_PEERCRED = 17;
+
+interface Libc {
+  flock(fd: number, op: number): number;
+  peerUid(fd: number): number | null;
+}
+
+let libc: Libc | null | undefined;
+
+function loadLibc(): Libc | null {
+  if (libc !== undefined) return libc;
+  libc = null;
+  try {
+    const names = process.platform === "darwin" ? ["/usr/lib/libSystem.B.dylib", "libc.dylib"] : ["libc.so.6", "libc.so"];
+    for (const name of names) {
+      try {
+        if (process.platform === "darwin") {
+          const lib = dlopen(name, {
+            flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+            getpeereid: { args: [FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
+          });
+          libc = {
+            flock: (fd, op) => lib.symbols.flock(fd, op),
+            peerUid: (fd) => {
+              const uid = new Uint32Array(1);
+              const gid = new Uint32Array(1);
+              return lib.symbols.getpeereid(fd, ptr(uid), ptr(gid)) === 0 ? uid[0]! : null;
+            },
+          };
+        } else {
+          const lib = dlopen(name, {
+            flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+            getsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
+          });
+          libc = {
+            flock: (fd, op) => lib.symbols.flock(fd, op),
+            peerUid: (fd) => {
+              // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
+              const cred = new Int32Array(3);
+              const len = new Uint32Array([12]);
+              return lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ptr(cred), ptr(len)) === 0 ? cred[1]! >>> 0 : null;
+            },
+          };
+        }
+        break;
+      } catch {
+        // Try the next name.
+      }
+    }
+  } catch (err) {
+    log.warn("bun:ffi unavailable: falling back to lock files, no peer uid check", err);
+  }
+  return libc;
+}
+
+/** The uid of the process at the other end of a Unix socket, or null when it cannot be known. */
+export function peerUid(fd: number | undefined): number | null {
+  if (typeof fd !== "number" || fd < 0) return null;
+  const lib = loadLibc();
+  return lib ? lib.peerUid(fd) : null;
+}
+
+export interface Lock {
+  release(): void;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Takes an exclusive lock on `path` without blocking: the Lock, or null when someone holds it.
+ * The lock file itself stays; only the lock on it matters.
+ */
+export function tryLock(path: string): Lock | null {
+  const lib = loadLibc();
+  if (lib) {
+    const fd = openSync(path, fsc.O_RDWR | fsc.O_CREAT, 0o600);
+    if (lib.flock(fd, LOCK_EX | LOCK_NB) !== 0) {
+      closeSync(fd);
+      return null;
+    }
+    let held = true;
+    return {
+      release() {
+        if (!held) return;
+        held = false;
+        closeSync(fd); // Closing the descriptor releases the flock.
+      },
+    };
+  }
+  return tryLockFile(path + ".pid");
+}
+
+/** Fallback: a lock file created with O_EXCL that holds our pid; a dead owner's file is stale. */
+function tryLockFile(path: string): Lock | null {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      let held = true;
+      return {
+        release() {
+          if (!held) return;
+          held = false;
+          try {
+            unlinkSync(path);
+          } catch {
+            // Already gone.
+          }
+        },
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      let owner = 0;
+      try {
+        owner = Number(readFileSync(path, "utf8").trim());
+      } catch {
+        continue;
+      }
+      if (owner > 0 && pidAlive(owner)) return null;
+      try {
+        unlinkSync(path);
+      } catch {
+        // Someone else removed it first.
+      }
+    }
+  }
+  return null;
+}
