@@ -31,8 +31,9 @@ export interface AuthShared {
   decrypted: Map<string, ParsedKey>;
   /** What the human would have had to provide, when elicitation is unavailable. */
   needsHuman: string[];
-  /** The human declined or cancelled a question. */
+  /** The human declined or cancelled a question, or could not be asked (then `unanswered` says why). */
   declined: boolean;
+  unanswered?: string;
   /** Agent socket, when one is usable. */
   agentSock: string | null;
 }

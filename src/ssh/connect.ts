@@ -130,8 +130,13 @@ async function bounded<T>(p: Promise<T>, deadline: Deadline, signal: AbortSignal
     if (signal.aborted) abortListener();
     else signal.addEventListener("abort", abortListener, { once: true });
   });
+  const expired = deadline.expired.then(() => Promise.reject(onTimeout()));
+  // Whichever loses the race must not surface later as an unhandled rejection.
+  expired.catch(() => undefined);
+  aborted.catch(() => undefined);
+  p.catch(() => undefined);
   try {
-    return await Promise.race([p, aborted, deadline.expired.then(() => Promise.reject(onTimeout()))]);
+    return await Promise.race([p, aborted, expired]);
   } finally {
     if (abortListener && signal) signal.removeEventListener("abort", abortListener);
   }
@@ -302,7 +307,10 @@ function authError(h: ResolvedHost, role: string, report: AuthReport, shared: Au
   const who = `${h.user}@${describe(h)}${role}`;
   const tried = report.tried.length > 0 ? report.tried.join(", ") : "nothing usable (no agent, no identity files)";
   const accepts = report.serverMethods ? `; the server accepts: ${report.serverMethods.join(", ")}` : "";
-  if (shared.declined) return new AppError("SSH_AUTH_FAILED", `login to ${who} failed: the human declined to answer`, "Call term_open again when the human is ready to answer.", false);
+  if (shared.declined) {
+    const why = shared.unanswered ? `the question to the human failed (${shared.unanswered})` : "the human declined to answer";
+    return new AppError("SSH_AUTH_FAILED", `login to ${who} failed: ${why}`, "Call term_open again when the human is ready to answer.", false);
+  }
   if (!shared.elicit && shared.needsHuman.length > 0) {
     return new AppError(
       "ELICITATION_UNSUPPORTED",
@@ -349,7 +357,16 @@ export async function connectSsh(p: SshParams, o: ConnectOptions = {}): Promise<
     deadline.cancel();
     throw new AppError("INVALID_ARGUMENT", "forward_agent needs a running ssh-agent, and SSH_AUTH_SOCK names none here", "Start ssh-agent and add your key (ssh-add) in the environment ptyhub runs in, or open the session without forward_agent.");
   }
-  const shared: AuthShared = { elicit: o.elicit, humanWait: (q) => deadline.human(q), decrypted: new Map(), needsHuman: [], declined: false, agentSock };
+  const shared: AuthShared = { elicit: undefined, humanWait: (q) => deadline.human(q), decrypted: new Map(), needsHuman: [], declined: false, agentSock };
+  if (o.elicit) {
+    const ask = o.elicit;
+    // A question that fails (the client timed out, went away) counts as no answer, said in the error.
+    shared.elicit = (message, schema) =>
+      ask(message, schema).catch((err: Error) => {
+        shared.unanswered = err.message;
+        return { action: "cancel" as const };
+      });
+  }
   const clients: Client[] = [];
   const endAll = () => {
     for (const c of [...clients].reverse()) {
