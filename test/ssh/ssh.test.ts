@@ -8,7 +8,7 @@
  * ~/.ssh/{config,known_hosts,id_*} here are this run's own.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { createServer, type Server } from "node:net";
@@ -16,6 +16,9 @@ import { cleanup, createTestUser, currentUser, freePort, haveSshd, isRoot, keyge
 import { startMcp, type Mcp } from "./mcp.ts";
 import { fingerprint, keysFor } from "../../src/ssh/known-hosts.ts";
 
+const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
+/** Sessions hosted by the daemon (src/daemon) survive MCP server restarts. */
+const haveDaemon = existsSync(join(import.meta.dir, "..", "..", "src", "daemon", "main.ts"));
 const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
 const enabled = haveSshd && isolated && process.platform === "linux";
 const PASSPHRASE = "correct horse battery staple 7";
@@ -448,4 +451,29 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     const invalid = await mcp.call("term_open", { ssh: { host: "x", port: 70000 } });
     expect(invalid.error?.code).toBe("INVALID_ARGUMENT");
   }, 40_000);
+
+  test.skipIf(!haveDaemon)("a persistent SSH session lives in the daemon and survives an MCP server restart", async () => {
+    // A private daemon: its own runtime dir (socket) and state dir.
+    const base = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT!, "dm-"));
+    const env = { XDG_RUNTIME_DIR: join(base, "r"), XDG_STATE_HOME: join(base, "s"), PTYHUB_PERSISTENT: undefined };
+    mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
+    const first = await startMcp({ env });
+    try {
+      const r = await first.call("term_open", { name: "remote", persistent: true, env: histEnv(), ssh: target() });
+      expect(r.error).toBeNull();
+      expect(r.data).toMatchObject({ kind: "ssh", persistent: true, attach: "ptyhub attach remote" });
+      await first.call("term_exec", { session: "remote", command: "cd /tmp && KEEP=42" });
+    } finally {
+      await first.close();
+    }
+    const second = await startMcp({ env });
+    try {
+      const e = await second.call("term_exec", { session: "remote", command: 'echo "$KEEP $PWD"' });
+      expect(e.data).toMatchObject({ status: "done", exit_code: 0, output: "42 /tmp" });
+      await second.call("term_close", { session: "remote" });
+    } finally {
+      await second.close();
+      await run(["bun", CLI, "daemon", "--stop"], { env: { XDG_RUNTIME_DIR: env.XDG_RUNTIME_DIR, XDG_STATE_HOME: env.XDG_STATE_HOME } });
+    }
+  }, 30_000);
 });
