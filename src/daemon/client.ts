@@ -1,0 +1,263 @@
+/**
+ * A client of the daemon: one connection, the hello handshake, calls matched to their results by
+ * id, cancellation, elicitation answered on the daemon's behalf, and an attach stream. When the
+ * connection drops, every call still waiting fails with DAEMON_UNAVAILABLE.
+ */
+import { AppError, type ErrorPayload, isErrorCode } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import type { CallContext } from "../session/host.ts";
+import { CancelledError } from "../session/wait.ts";
+import { logger } from "../log.ts";
+import { Conn } from "./conn.ts";
+import { PROTOCOL, fromBase64, type ElicitFrame, type ExitFrame, type Frame, type HelloFrame } from "./protocol.ts";
+
+const log = logger("daemon-client");
+
+/** How long the daemon has to answer our hello; it answers at once unless it is wedged. */
+const HELLO_TIMEOUT_MS = 5000;
+
+/**
+ * Why a connection could not be made. `absent` (no socket) and `stale` (a socket nobody listens
+ * on: the daemon died) mean "not running" and a new daemon may be started; `closed` is a daemon
+ * that hung up during the hello (it was exiting), also safe to replace; the others are final.
+ */
+export type ConnectFailure = "absent" | "stale" | "closed" | "denied" | "incompatible" | "refused" | "timeout";
+
+export class DaemonConnectError extends AppError {
+  constructor(
+    readonly kind: ConnectFailure,
+    message: string,
+    hint: string,
+    /** The daemon's pid, when it said hello (an incompatible daemon can still be stopped by it). */
+    readonly daemonPid: number | null = null,
+  ) {
+    super("DAEMON_UNAVAILABLE", message, hint, kind !== "incompatible" && kind !== "denied" && kind !== "refused");
+    this.name = "DaemonConnectError";
+  }
+
+  /** True when no daemon is serving this socket (so one may be started). */
+  get notRunning(): boolean {
+    return this.kind === "absent" || this.kind === "stale" || this.kind === "closed";
+  }
+}
+
+export interface ConnectOptions {
+  socket: string;
+  /** What this client is, for the daemon's log: "mcp", "cli", "attach". */
+  role: string;
+  /** The protocol number we announce (tests use another one to provoke a mismatch). */
+  protocol?: number;
+  helloTimeoutMs?: number;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+  elicit?: CallContext["elicit"];
+}
+
+function payloadToError(p: ErrorPayload | undefined): AppError {
+  if (p && isErrorCode(p.code)) return AppError.fromPayload(p);
+  return new AppError("INTERNAL", p?.message ?? "the daemon sent a malformed error", "This is a bug in ptyhub.");
+}
+
+export class DaemonClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly closeListeners = new Set<() => void>();
+  /** Attach stream: terminal bytes and the session's end. */
+  onOutput: ((bytes: Uint8Array) => void) | null = null;
+  onExit: ((frame: ExitFrame) => void) | null = null;
+
+  private constructor(
+    private readonly conn: Conn,
+    /** The daemon's hello: its pid, version and protocol. */
+    readonly daemon: HelloFrame,
+  ) {
+    conn.onFrame = (f) => this.onFrame(f as unknown as Frame);
+    conn.onClose = () => this.onClosed();
+    conn.onProtocolError = (err) => log.error(`daemon sent garbage: ${err.message}`);
+  }
+
+  get closed(): boolean {
+    return this.conn.closed;
+  }
+
+  static connect(opts: ConnectOptions): Promise<DaemonClient> {
+    const protocol = opts.protocol ?? PROTOCOL;
+    return new Promise<DaemonClient>((resolve, reject) => {
+      let conn: Conn | null = null;
+      let settled = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const fail = (err: DaemonConnectError) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        conn?.terminate();
+        reject(err);
+      };
+      const onHandshake = (f: Record<string, unknown>) => {
+        if (settled) return;
+        if (f.type === "fatal") {
+          const e = payloadToError(f.error as ErrorPayload);
+          return fail(new DaemonConnectError("refused", `the ptyhub daemon refused the connection: ${e.message}`, e.hint));
+        }
+        if (f.type !== "hello") return fail(new DaemonConnectError("incompatible", `the process on ${opts.socket} does not speak the ptyhub protocol`, "Remove the socket if nothing should be there."));
+        const hello = f as unknown as HelloFrame;
+        if (hello.protocol !== protocol) {
+          return fail(
+            new DaemonConnectError(
+              "incompatible",
+              `the running ptyhub daemon (pid ${hello.pid}, version ${hello.version}) speaks protocol ${hello.protocol}; this ptyhub (version ${VERSION}) speaks protocol ${protocol}`,
+              "Stop it with `ptyhub daemon --stop` (this ends the sessions it hosts), then retry; or keep using the ptyhub version that started it.",
+              typeof hello.pid === "number" ? hello.pid : null,
+            ),
+          );
+        }
+        settled = true;
+        clearTimeout(timer);
+        resolve(new DaemonClient(conn!, hello));
+      };
+      timer = setTimeout(
+        () => fail(new DaemonConnectError("timeout", `the ptyhub daemon on ${opts.socket} did not answer within ${opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS} ms`, "Check `ptyhub daemon --status` and its log; `ptyhub daemon --stop` restarts it on next use.")),
+        opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS,
+      );
+      Bun.connect({
+        unix: opts.socket,
+        socket: {
+          open(socket) {
+            conn = new Conn(socket as never);
+            conn.onFrame = onHandshake;
+            conn.onClose = () => fail(new DaemonConnectError("closed", "the ptyhub daemon closed the connection during the handshake (it was exiting)", "Retry: a new daemon starts on demand."));
+            conn.send({ type: "hello", protocol, version: VERSION, pid: process.pid, role: opts.role });
+          },
+          data(_socket, data) {
+            conn?.data(data);
+          },
+          drain() {
+            conn?.drain();
+          },
+          close() {
+            conn?.closedBySocket();
+          },
+          error(_socket, err) {
+            log.debug(`daemon socket error: ${err.message}`);
+          },
+        },
+      }).catch((err: NodeJS.ErrnoException) => {
+        const code = err.code ?? "";
+        if (code === "ENOENT") fail(new DaemonConnectError("absent", "no ptyhub daemon is running", "term_open starts one."));
+        else if (code === "ECONNREFUSED") fail(new DaemonConnectError("stale", "the ptyhub daemon is not running (its socket is left over: it died)", "term_open starts a new one."));
+        else if (code === "EACCES" || code === "EPERM") fail(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set XDG_RUNTIME_DIR to a directory you own."));
+        else fail(new DaemonConnectError("absent", `cannot connect to the ptyhub daemon: ${err.message}`, "term_open starts one."));
+      });
+    });
+  }
+
+  /** Calls a daemon method; rejects with the daemon's AppError, or DAEMON_UNAVAILABLE if it goes away. */
+  call<T>(method: string, params: unknown, ctx?: CallContext): Promise<T> {
+    if (this.conn.closed) return Promise.reject(this.goneError());
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const signal = ctx?.signal;
+      const onAbort = () => {
+        if (!this.pending.delete(id)) return;
+        this.conn.send({ type: "cancel", id });
+        reject(new CancelledError());
+      };
+      this.pending.set(id, {
+        resolve: (v) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(v as T);
+        },
+        reject: (e) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(e);
+        },
+        elicit: ctx?.elicit,
+      });
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort);
+      this.conn.send({ type: "call", id, method, params: params ?? {}, ctx: { clientId: ctx?.clientId ?? `${method}:${process.pid}`, elicit: !!ctx?.elicit } });
+    });
+  }
+
+  /** Sends a stream frame (attach input, resize, detach). */
+  send(frame: Frame): boolean {
+    return this.conn.send(frame);
+  }
+
+  onClose(listener: () => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
+  close(): void {
+    this.conn.close();
+  }
+
+  private goneError(): AppError {
+    return new AppError("DAEMON_UNAVAILABLE", `the ptyhub daemon (pid ${this.daemon.pid}) went away; the sessions it hosted are gone`, "term_open starts a new daemon and session.", false);
+  }
+
+  private onFrame(f: Frame): void {
+    switch (f.type) {
+      case "result":
+      case "error": {
+        const p = this.pending.get(f.id);
+        if (!p) return; // Cancelled meanwhile.
+        this.pending.delete(f.id);
+        if (f.type === "result") p.resolve(f.result);
+        else p.reject(payloadToError(f.error));
+        return;
+      }
+      case "elicit":
+        void this.answerElicit(f);
+        return;
+      case "output":
+        this.onOutput?.(fromBase64(f.data));
+        return;
+      case "exit":
+        this.onExit?.(f);
+        return;
+      case "fatal":
+        log.error(`daemon: ${f.error.message}`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private async answerElicit(f: ElicitFrame): Promise<void> {
+    const elicit = this.pending.get(f.call)?.elicit;
+    if (!elicit) {
+      this.conn.send({
+        type: "elicit_result",
+        id: f.id,
+        error: new AppError("ELICITATION_UNSUPPORTED", "this MCP client cannot ask the human for input", "Ask the human to use `ptyhub attach`.").toPayload(),
+      });
+      return;
+    }
+    try {
+      const result = await elicit(f.message, f.schema);
+      this.conn.send({ type: "elicit_result", id: f.id, result });
+    } catch (err) {
+      const e = err instanceof AppError ? err : new AppError("ELICITATION_UNSUPPORTED", `elicitation failed: ${(err as Error).message}`, "");
+      this.conn.send({ type: "elicit_result", id: f.id, error: e.toPayload() });
+    }
+  }
+
+  private onClosed(): void {
+    const err = this.goneError();
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of waiting) p.reject(err);
+    for (const l of this.closeListeners) {
+      try {
+        l();
+      } catch (e) {
+        log.error("close listener failed", e);
+      }
+    }
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * `ptyhub daemon [--status|--stop]`, `ptyhub ls`, `ptyhub kill SESSION`.
+ *
+ * `ptyhub daemon` runs the session host in the foreground; MCP servers start it on demand,
+ * detached, so it is rarely run by hand. Its log is $XDG_STATE_HOME/ptyhub/daemon.log.
+ */
+import { closeSync, openSync, renameSync, statSync, writeSync } from "node:fs";
+import { AppError } from "../errors.ts";
+import { loadConfig } from "../config.ts";
+import { LocalHost } from "../session/host.ts";
+import type { SessionInfo } from "../session/manager.ts";
+import { logger, setLogLevel, setLogSink } from "../log.ts";
+import { VERSION } from "../version.ts";
+import { DaemonConnectError, type DaemonClient } from "./client.ts";
+import { daemonIdleMs, daemonPaths } from "./paths.ts";
+import { DaemonServer, type DaemonStatus } from "./server.ts";
+import { reachDaemon } from "./start.ts";
+
+const log = logger("daemon");
+
+/** The log is rotated (one old generation kept) when it grows past this at daemon start. */
+const LOG_ROTATE_BYTES = 5 * 1024 * 1024;
+/** How long `--stop` waits for the daemon to close its sessions and exit. */
+const STOP_WAIT_MS = 15_000;
+
+const DAEMON_HELP = `Usage: ptyhub daemon [--status|--stop] [--json]
+
+  (no flag)  run the session host in the foreground (MCP servers start it on demand)
+  --status   show the running daemon: pid, version, sessions, socket and log paths
+  --stop     stop it: every session it hosts is closed
+Environment: PTYHUB_DAEMON_IDLE_MS (exit after this long with no session and no client;
+default 600000, 0 = never), XDG_RUNTIME_DIR (socket), XDG_STATE_HOME (log).
+`;
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function waitPidGone(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (pidAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await Bun.sleep(25);
+  }
+  return true;
+}
+
+/** Connects to the running daemon, or returns null (after saying so) when none runs. */
+async function connectExisting(role: string, quiet = false): Promise<DaemonClient | null> {
+  try {
+    return await reachDaemon({ role, start: false });
+  } catch (err) {
+    if (err instanceof DaemonConnectError && err.notRunning) {
+      if (!quiet) process.stderr.write(`ptyhub: no daemon is running (socket ${daemonPaths().socket})\n`);
+      return null;
+    }
+    throw err;
+  }
+}
+
+function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+export async function runDaemonCommand(args: string[]): Promise<number> {
+  const flags = new Set(args);
+  for (const a of args) {
+    if (!["--status", "--stop", "--json", "--help", "-h"].includes(a)) {
+      process.stderr.write(`ptyhub daemon: unknown option '${a}'\n\n${DAEMON_HELP}`);
+      return 2;
+    }
+  }
+  if (flags.has("--help") || flags.has("-h")) {
+    out(DAEMON_HELP);
+    return 0;
+  }
+  if (flags.has("--status")) return status(flags.has("--json"));
+  if (flags.has("--stop")) return stop();
+  return runDaemon();
+}
+
+async function status(json: boolean): Promise<number> {
+  const c = await connectExisting("cli", json);
+  if (!c) {
+    if (json) out(JSON.stringify({ running: false, socket: daemonPaths().socket }));
+    return 1;
+  }
+  try {
+    const st = await c.call<DaemonStatus>("status", {});
+    if (json) {
+      out(JSON.stringify({ running: true, ...st }));
+      return 0;
+    }
+    out(
+      [
+        `ptyhub daemon pid ${st.pid} · version ${st.version} · protocol ${st.protocol} · up ${formatDuration(st.uptime_ms)}`,
+        `sessions ${st.sessions} · clients ${st.clients - 1} · attached ${st.attached}` +
+          (st.idle_exit_ms > 0 ? ` · exits after ${formatDuration(st.idle_exit_ms)} with no session and no client` : ""),
+        `socket   ${st.socket}`,
+        `log      ${st.log}`,
+      ].join("\n"),
+    );
+    return 0;
+  } finally {
+    c.close();
+  }
+}
+
+async function stop(): Promise<number> {
+  let c: DaemonClient | null;
+  try {
+    c = await connectExisting("cli", true);
+  } catch (err) {
+    // A daemon of another protocol version cannot be asked; it can still be told, by signal.
+    if (err instanceof DaemonConnectError && err.kind === "incompatible" && err.daemonPid) {
+      process.kill(err.daemonPid, "SIGTERM");
+      const gone = await waitPidGone(err.daemonPid, STOP_WAIT_MS);
+      out(gone ? `stopped the incompatible daemon (pid ${err.daemonPid})` : `sent SIGTERM to daemon pid ${err.daemonPid}; it has not exited yet`);
+      return gone ? 0 : 1;
+    }
+    throw err;
+  }
+  if (!c) {
+    out("no daemon is running");
+    return 0;
+  }
+  const st = await c.call<DaemonStatus>("status", {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const closed = new Promise<void>((resolve) => {
+    c.onClose(resolve);
+    timer = setTimeout(resolve, STOP_WAIT_MS);
+  });
+  await c.call("stop", {});
+  await closed;
+  clearTimeout(timer);
+  const gone = await waitPidGone(st.pid, STOP_WAIT_MS);
+  out(gone ? `stopped daemon pid ${st.pid} (${st.sessions} session${st.sessions === 1 ? "" : "s"} ended)` : `daemon pid ${st.pid} is still exiting`);
+  return gone ? 0 : 1;
+}
+
+function openLog(path: string): number {
+  try {
+    if (statSync(path).size > LOG_ROTATE_BYTES) renameSync(path, path + ".1");
+  } catch {
+    // No log yet.
+  }
+  return openSync(path, "a", 0o600);
+}
+
+async function runDaemon(): Promise<number> {
+  const paths = daemonPaths();
+  const logFd = openLog(paths.log);
+  const toTerminal = process.stderr.isTTY === true;
+  setLogSink((line) => {
+    try {
+      writeSync(logFd, line);
+    } catch {
+      // Disk full or log removed: logging must never take the daemon down.
+    }
+  });
+  if (!process.env.PTYHUB_LOG_LEVEL) setLogLevel("info");
+  // Don't keep the starter's directory busy; every session gets its cwd from its client.
+  process.chdir("/");
+
+  const host = new LocalHost(loadConfig(), true);
+  const server = new DaemonServer(host, {
+    paths,
+    idleMs: daemonIdleMs(),
+    onStopped: () => {
+      closeSync(logFd);
+      process.exit(0);
+    },
+  });
+  process.on("uncaughtException", (err) => log.error("uncaught exception (daemon keeps running)", err));
+  process.on("unhandledRejection", (err) => log.error("unhandled rejection (daemon keeps running)", err));
+
+  const started = await server.start();
+  if (started === "running") {
+    log.info(`pid ${process.pid}: another daemon already serves ${paths.socket}; exiting`);
+    if (toTerminal) process.stderr.write(`ptyhub: a daemon is already running on ${paths.socket}\n`);
+    await host.shutdown();
+    return 0;
+  }
+  for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, () => void server.stop(sig));
+  // Like tmux's server: a hangup of the terminal it was started from does not end the sessions.
+  process.on("SIGHUP", () => log.info("SIGHUP ignored"));
+  process.on("exit", () => host.manager.killAllNow());
+  if (toTerminal) process.stderr.write(`ptyhub daemon ${VERSION} pid ${process.pid} on ${paths.socket} (log: ${paths.log})\n`);
+  await new Promise<never>(() => {});
+  return 0;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ").trimEnd()).join("\n");
+}
+
+/** `ptyhub ls [--json]`: the daemon's sessions. */
+export async function runLs(args: string[]): Promise<number> {
+  const json = args.includes("--json");
+  const c = await connectExisting("cli", true);
+  if (!c) {
+    out(json ? "[]" : "no sessions (no daemon is running)");
+    return 0;
+  }
+  try {
+    const sessions = await c.call<SessionInfo[]>("list", {}, { clientId: `cli:${process.pid}` });
+    if (json) {
+      out(JSON.stringify(sessions));
+      return 0;
+    }
+    if (sessions.length === 0) {
+      out("no sessions");
+      return 0;
+    }
+    const rows = [["SESSION", "STATE", "SIZE", "IDLE", "ATTACHED", "PID", "TARGET", "CWD"]];
+    for (const s of sessions) {
+      rows.push([s.session, s.alive ? s.state : `exited ${s.exit_code ?? "?"}`, `${s.cols}x${s.rows}`, formatDuration(s.idle_ms), s.attached ? "yes" : "", s.pid === null ? "" : String(s.pid), s.target, s.cwd ?? ""]);
+    }
+    out(table(rows));
+    return 0;
+  } finally {
+    c.close();
+  }
+}
+
+/** `ptyhub kill SESSION [--signal TERM|KILL|HUP]`. */
+export async function runKill(args: string[]): Promise<number> {
+  let signal: string | undefined;
+  const names: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--signal" || a === "-s") signal = (args[++i] ?? "").toUpperCase().replace(/^SIG/, "");
+    else if (a.startsWith("--signal=")) signal = a.slice(9).toUpperCase().replace(/^SIG/, "");
+    else names.push(a);
+  }
+  if (names.length !== 1 || (signal !== undefined && !["TERM", "KILL", "HUP"].includes(signal))) {
+    process.stderr.write("Usage: ptyhub kill SESSION [--signal TERM|KILL|HUP]\n");
+    return 2;
+  }
+  const c = await connectExisting("cli", true);
+  if (!c) throw new AppError("SESSION_NOT_FOUND", `no session '${names[0]}'`, "No ptyhub daemon is running, so there are no persistent sessions.");
+  try {
+    const r = await c.call<{ session: string; exit_code: number | null }>("close", { session: names[0], signal }, { clientId: `cli:${process.pid}` });
+    out(`closed ${r.session}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ""}`);
+    return 0;
+  } finally {
+    c.close();
+  }
+}

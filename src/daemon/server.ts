@@ -1,0 +1,534 @@
+/**
+ * The daemon's socket server (tmux's server role). It hosts sessions with the very same LocalHost
+ * the MCP server uses in-process, and serves the SessionHost methods as calls over the socket, to
+ * any number of clients at once: MCP servers (each with its own read cursors, by clientId) and
+ * humans attached with `ptyhub attach`.
+ *
+ * Guarantees:
+ * - One daemon per socket: it holds `daemon.lock` (flock) for its whole life, and only the lock's
+ *   holder may remove a leftover socket and bind a new one.
+ * - Only our own user: the socket is in a 0700 directory and is itself 0600, and each peer's uid
+ *   (SO_PEERCRED / getpeereid) is checked; another uid gets a `fatal` frame and is disconnected.
+ * - Input is serialized per session: each client write (a tool's whole text, or an attached
+ *   human's keystrokes) reaches the PTY as one write from this single-threaded loop, so writes from
+ *   different clients never interleave inside each other.
+ * - A session ends only by term_close/`ptyhub kill`, its own exit, idle expiry or daemon stop;
+ *   never because a client went away (a client's pending calls are just cancelled).
+ * - With no session and no client for `idleMs`, the daemon exits by itself.
+ */
+import { chmodSync, statSync, unlinkSync } from "node:fs";
+import type { Socket } from "bun";
+import { SerializeAddon } from "@xterm/addon-serialize";
+import { AppError, toAppError } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import { logger } from "../log.ts";
+import type { CallContext, SessionHost } from "../session/host.ts";
+import type { SessionManager, OpenParams } from "../session/manager.ts";
+import type { ExecParams } from "../session/exec.ts";
+import type { Session } from "../session/session.ts";
+import { Conn } from "./conn.ts";
+import { DaemonClient, DaemonConnectError } from "./client.ts";
+import { peerUid, tryLock, type Lock } from "./native.ts";
+import type { DaemonPaths } from "./paths.ts";
+import { PROTOCOL, fromBase64, toBase64, type CallFrame, type ElicitAnswer, type Frame, type HelloFrame } from "./protocol.ts";
+
+const log = logger("daemon");
+
+/** How long a starting daemon waits for a previous one (still closing its sessions) to let go. */
+const LOCK_WAIT_MS = 8000;
+const LOCK_POLL_MS = 50;
+/** Rows of scrollback replayed to an attaching human above the current screen. */
+const ATTACH_SCROLLBACK_ROWS = 200;
+/**
+ * Unsent output allowed to pile up for an attached human whose terminal cannot keep up; beyond
+ * it the viewer is disconnected rather than letting the daemon's memory grow without bound.
+ */
+const ATTACH_MAX_BACKLOG_BYTES = 16 * 1024 * 1024;
+/** Bounds on the session size an attached human may impose (same as term_resize). */
+const COLS_RANGE = [20, 500] as const;
+const ROWS_RANGE = [5, 200] as const;
+/** How often the daemon checks its idle time and that its socket is still there. */
+const WATCH_MS = 1000;
+/** Upper bound on closing the sessions at stop before they are killed outright. */
+const STOP_GRACE_MS = 5000;
+
+export type HostedSessions = SessionHost & { readonly manager: SessionManager };
+
+export interface DaemonServerOptions {
+  paths: DaemonPaths;
+  /** Exit after this long with no session and no client (0: never). */
+  idleMs: number;
+  /** Called once the daemon has stopped (the process should exit). */
+  onStopped?: () => void;
+}
+
+interface Attachment {
+  session: Session;
+  detach(): void;
+}
+
+interface Client {
+  serial: number;
+  conn: Conn;
+  hello: HelloFrame | null;
+  calls: Map<number, AbortController>;
+  elicits: Map<number, { call: number; resolve(a: ElicitAnswer): void; reject(e: unknown): void }>;
+  attachment: Attachment | null;
+}
+
+export interface DaemonStatus {
+  pid: number;
+  version: string;
+  protocol: number;
+  started_at: string;
+  uptime_ms: number;
+  sessions: number;
+  attached: number;
+  clients: number;
+  socket: string;
+  log: string;
+  idle_exit_ms: number;
+}
+
+const serializers = new WeakMap<Session, SerializeAddon>();
+
+/** The session's screen (and some scrollback) as escape sequences that redraw it. */
+function serializeScreen(s: Session): string {
+  let addon = serializers.get(s);
+  if (!addon) {
+    addon = new SerializeAddon();
+    s.emulator.term.loadAddon(addon as never);
+    serializers.set(s, addon);
+  }
+  return addon.serialize({ scrollback: ATTACH_SCROLLBACK_ROWS });
+}
+
+function clamp(n: unknown, [lo, hi]: readonly [number, number]): number | null {
+  if (typeof n !== "number" || !Number.isInteger(n)) return null;
+  return Math.min(hi, Math.max(lo, n));
+}
+
+export class DaemonServer {
+  readonly startedAt = Date.now();
+  private listener: ReturnType<typeof Bun.listen> | null = null;
+  private lock: Lock | null = null;
+  private readonly clients = new Set<Client>();
+  private nextSerial = 1;
+  private nextElicit = 1;
+  private idleTimer: ReturnType<typeof setInterval> | null = null;
+  private idleSince: number | null = null;
+  private socketIno: number | null = null;
+  private stopping: Promise<void> | null = null;
+  private defaultOpening: Promise<void> | null = null;
+  private readonly myUid = typeof process.getuid === "function" ? process.getuid() : -1;
+
+  constructor(
+    readonly host: HostedSessions,
+    private readonly opts: DaemonServerOptions,
+  ) {}
+
+  /**
+   * Takes the daemon lock and binds the socket. "running" when another daemon already serves
+   * this socket (then nothing was started).
+   */
+  async start(): Promise<"started" | "running"> {
+    const { paths } = this.opts;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      this.lock = tryLock(paths.daemonLock);
+      if (this.lock) break;
+      // A daemon holds the lock. If it answers, it is serving: we are not needed.
+      try {
+        const c = await DaemonClient.connect({ socket: paths.socket, role: "daemon-probe", helloTimeoutMs: 1000 });
+        c.close();
+        return "running";
+      } catch (err) {
+        if (err instanceof DaemonConnectError && !err.notRunning && err.kind !== "timeout") return "running";
+      }
+      // It does not answer: it is on its way out (closing its sessions). Wait for it.
+      if (Date.now() > deadline) {
+        throw new AppError("DAEMON_UNAVAILABLE", `another ptyhub daemon holds ${paths.daemonLock} but does not answer`, "Find it with `pgrep -f 'ptyhub.*daemon'` and end it.", false);
+      }
+      await Bun.sleep(LOCK_POLL_MS);
+    }
+    // We hold the lock, so a socket file left here belongs to a dead daemon.
+    try {
+      unlinkSync(paths.socket);
+    } catch {
+      // None.
+    }
+    const oldMask = process.umask(0o177);
+    try {
+      this.listener = Bun.listen<Client | undefined>({
+        unix: paths.socket,
+        socket: {
+          open: (socket) => this.onOpen(socket),
+          data: (socket, data) => socket.data?.conn.data(data),
+          drain: (socket) => socket.data?.conn.drain(),
+          close: (socket) => socket.data?.conn.closedBySocket(),
+          error: (_socket, err) => log.warn(`client socket error: ${err.message}`),
+        },
+      });
+    } catch (err) {
+      this.lock.release();
+      throw new AppError("DAEMON_UNAVAILABLE", `cannot listen on ${paths.socket}: ${(err as Error).message}`, "Check the runtime directory's permissions.", false);
+    } finally {
+      process.umask(oldMask);
+    }
+    // umask made it 0600 already; be explicit in case the platform ignores umask for sockets.
+    chmodSync(paths.socket, 0o600);
+    this.socketIno = statSync(paths.socket).ino;
+    const every = this.opts.idleMs > 0 ? Math.max(25, Math.min(WATCH_MS, Math.floor(this.opts.idleMs / 4))) : WATCH_MS;
+    this.idleTimer = setInterval(() => this.checkIdle(), every);
+    log.info(`daemon ${process.pid} (version ${VERSION}, protocol ${PROTOCOL}) listening on ${paths.socket}`);
+    return "started";
+  }
+
+  status(): DaemonStatus {
+    return {
+      pid: process.pid,
+      version: VERSION,
+      protocol: PROTOCOL,
+      started_at: new Date(this.startedAt).toISOString(),
+      uptime_ms: Date.now() - this.startedAt,
+      sessions: this.host.manager.size,
+      attached: [...this.clients].filter((c) => c.attachment).length,
+      clients: this.clients.size,
+      socket: this.opts.paths.socket,
+      log: this.opts.paths.log,
+      idle_exit_ms: this.opts.idleMs,
+    };
+  }
+
+  /** Stops serving, ends every session, releases the socket and the lock. Idempotent. */
+  stop(reason: string): Promise<void> {
+    if (this.stopping) return this.stopping;
+    this.stopping = (async () => {
+      log.info(`stopping: ${reason}`);
+      if (this.idleTimer) clearInterval(this.idleTimer);
+      this.listener?.stop(false);
+      for (const c of this.clients) {
+        this.detach(c);
+        for (const ac of c.calls.values()) ac.abort();
+        c.conn.close();
+      }
+      // Remove the socket before releasing the lock: after that, the path is the next daemon's.
+      try {
+        if (statSync(this.opts.paths.socket).ino === this.socketIno) unlinkSync(this.opts.paths.socket);
+      } catch {
+        // Already gone.
+      }
+      const forced = setTimeout(() => this.host.manager.killAllNow(), STOP_GRACE_MS);
+      try {
+        await this.host.shutdown();
+      } catch (err) {
+        log.error("closing sessions failed", err);
+        this.host.manager.killAllNow();
+      } finally {
+        clearTimeout(forced);
+      }
+      this.listener?.stop(true);
+      this.lock?.release();
+      log.info("stopped");
+      this.opts.onStopped?.();
+    })();
+    return this.stopping;
+  }
+
+  private checkIdle(): void {
+    if (this.stopping) return;
+    // Nobody can reach us without our socket (its directory was removed, say): our sessions are
+    // unreachable for good, so end them rather than leave them running forever.
+    let ino: number | null = null;
+    try {
+      ino = statSync(this.opts.paths.socket).ino;
+    } catch {
+      // Gone.
+    }
+    if (ino !== this.socketIno) {
+      void this.stop(`socket ${this.opts.paths.socket} was removed or replaced`);
+      return;
+    }
+    if (this.opts.idleMs <= 0) return;
+    if (this.clients.size > 0 || this.host.manager.size > 0) {
+      this.idleSince = null;
+      return;
+    }
+    const now = Date.now();
+    if (this.idleSince === null) this.idleSince = now;
+    else if (now - this.idleSince >= this.opts.idleMs) void this.stop(`idle for ${now - this.idleSince} ms with no session and no client`);
+  }
+
+  private onOpen(socket: Socket<Client | undefined>): void {
+    const conn = new Conn(socket as Socket<unknown>);
+    const client: Client = { serial: this.nextSerial++, conn, hello: null, calls: new Map(), elicits: new Map(), attachment: null };
+    socket.data = client;
+    if (this.stopping) {
+      conn.terminate();
+      return;
+    }
+    // Peer credentials: the kernel's word on who connected (not something the peer can claim).
+    const fd = (socket as unknown as { fd?: number }).fd;
+    const uid = peerUid(fd);
+    if (uid !== null && this.myUid >= 0 && uid !== this.myUid) {
+      log.warn(`refused a connection from uid ${uid} (this daemon belongs to uid ${this.myUid})`);
+      conn.send({
+        type: "fatal",
+        error: new AppError("DAEMON_UNAVAILABLE", `this ptyhub daemon belongs to uid ${this.myUid}; uid ${uid} may not use it`, "Each user runs their own daemon.", false).toPayload(),
+      });
+      conn.hangUp();
+      return;
+    }
+    if (uid === null) log.debug("peer uid unknown (no SO_PEERCRED): relying on socket permissions");
+    this.clients.add(client);
+    this.idleSince = null;
+    conn.onFrame = (f) => this.onFrame(client, f as unknown as Frame);
+    conn.onClose = () => this.onClientClosed(client);
+    conn.onProtocolError = (err) => log.warn(`client ${client.serial}: ${err.message}; disconnecting it`);
+    conn.send({ type: "hello", protocol: PROTOCOL, version: VERSION, pid: process.pid, role: "daemon" });
+  }
+
+  private onClientClosed(c: Client): void {
+    this.clients.delete(c);
+    this.detach(c);
+    // Its calls are abandoned, never its sessions: waits end, the programs keep running.
+    for (const ac of c.calls.values()) ac.abort();
+    c.calls.clear();
+    for (const e of c.elicits.values()) e.reject(new AppError("ELICITATION_UNSUPPORTED", "the client went away", ""));
+    c.elicits.clear();
+    if (c.hello) log.info(`client ${c.serial} (${c.hello.role}, pid ${c.hello.pid}) disconnected`);
+  }
+
+  private fatal(c: Client, error: AppError): void {
+    c.conn.send({ type: "fatal", error: error.toPayload() });
+    c.conn.hangUp();
+  }
+
+  private onFrame(c: Client, f: Frame): void {
+    if (!c.hello) {
+      if (f.type !== "hello") return this.fatal(c, new AppError("INVALID_ARGUMENT", "the first frame must be hello", "Speak the ptyhub daemon protocol.", false));
+      if (f.protocol !== PROTOCOL) {
+        log.warn(`refused client pid ${f.pid} (version ${f.version}): protocol ${f.protocol}, ours ${PROTOCOL}`);
+        return this.fatal(
+          c,
+          new AppError(
+            "DAEMON_UNAVAILABLE",
+            `protocol mismatch: this ptyhub daemon (pid ${process.pid}, version ${VERSION}) speaks protocol ${PROTOCOL}, the client (version ${f.version}) speaks ${f.protocol}`,
+            "Stop the daemon with `ptyhub daemon --stop` (this ends its sessions), or use the ptyhub version that started it.",
+            false,
+          ),
+        );
+      }
+      c.hello = f;
+      log.info(`client ${c.serial} connected: ${f.role}, pid ${f.pid}, version ${f.version}`);
+      return;
+    }
+    switch (f.type) {
+      case "call":
+        if (f.method === "attach") return this.attach(c, f);
+        void this.dispatch(c, f);
+        return;
+      case "cancel":
+        c.calls.get(f.id)?.abort();
+        return;
+      case "elicit_result": {
+        const e = c.elicits.get(f.id);
+        if (!e) return;
+        c.elicits.delete(f.id);
+        if (f.result) e.resolve(f.result);
+        else e.reject(f.error ? AppError.fromPayload(f.error) : new AppError("INTERNAL", "empty elicitation answer", ""));
+        return;
+      }
+      case "input": {
+        const s = c.attachment?.session;
+        if (s && !s.exit) s.write(fromBase64(f.data));
+        return;
+      }
+      case "resize": {
+        const s = c.attachment?.session;
+        const cols = clamp(f.cols, COLS_RANGE);
+        const rows = clamp(f.rows, ROWS_RANGE);
+        if (s && !s.exit && cols !== null && rows !== null && (cols !== s.cols || rows !== s.rows)) s.resize(cols, rows);
+        return;
+      }
+      case "detach":
+        this.detach(c);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private async dispatch(c: Client, f: CallFrame): Promise<void> {
+    const ac = new AbortController();
+    c.calls.set(f.id, ac);
+    const ctx: CallContext = {
+      clientId: typeof f.ctx?.clientId === "string" && f.ctx.clientId ? f.ctx.clientId : `client-${c.serial}`,
+      signal: ac.signal,
+      elicit: f.ctx?.elicit ? (message, schema) => this.elicit(c, f.id, ac.signal, message, schema) : undefined,
+    };
+    try {
+      const result = await this.invoke(f.method, (typeof f.params === "object" && f.params !== null ? f.params : {}) as Record<string, unknown>, ctx, c);
+      c.conn.send({ type: "result", id: f.id, result: result ?? null });
+    } catch (err) {
+      if (!(err instanceof AppError)) log.error(`${f.method} failed`, err);
+      c.conn.send({ type: "error", id: f.id, error: toAppError(err).toPayload() });
+    } finally {
+      c.calls.delete(f.id);
+    }
+  }
+
+  // Parameters were validated by the MCP tool layer of the calling ptyhub; the host re-checks what
+  // matters (session ids, regexes, keys) and throws typed errors on anything else.
+  private invoke(method: string, p: Record<string, unknown>, ctx: CallContext, c: Client): Promise<unknown> {
+    const h = this.host;
+    switch (method) {
+      case "open":
+        return h.open(p as never, ctx);
+      case "exec":
+        return p.session === undefined || p.session === null ? this.execDefault(p, ctx) : h.exec(p as never, ctx);
+      case "send":
+        return h.send(p as never, ctx);
+      case "read":
+        return h.read(p as never, ctx);
+      case "list":
+        return h.list(ctx);
+      case "close":
+        return h.close(p as never, ctx);
+      case "resize":
+        return h.resize(p as never, ctx);
+      case "typeSecret":
+        return h.typeSecret(p as never, ctx);
+      case "check":
+        return h.check(String(p.session), ctx).then(() => ({ ok: true }));
+      case "status":
+        return Promise.resolve(this.status());
+      case "detach": {
+        const altScreen = c.attachment?.session.emulator.altScreen ?? false;
+        this.detach(c);
+        return Promise.resolve({ alt_screen: altScreen });
+      }
+      case "stop":
+        log.info(`stop requested by client ${c.serial} (pid ${c.hello?.pid})`);
+        setTimeout(() => void this.stop("requested"), 0);
+        return Promise.resolve({ stopping: true, pid: process.pid });
+      default:
+        return Promise.reject(new AppError("INVALID_ARGUMENT", `unknown daemon method '${method.slice(0, 40)}'`, "The client and daemon versions may differ.", false));
+    }
+  }
+
+  /**
+   * term_exec without a session: the shared default shell `main`, opened on first use (and again
+   * after it exited) in the *caller's* cwd and environment, sent along as `defaults`.
+   */
+  private async execDefault(p: Record<string, unknown>, ctx: CallContext): Promise<unknown> {
+    const defaults = (p.defaults ?? {}) as Pick<OpenParams, "cwd" | "env">;
+    const m = this.host.manager;
+    if (!this.defaultOpening) {
+      this.defaultOpening = (async () => {
+        let alive = false;
+        try {
+          const s = m.get("main");
+          if (s.exit) await m.close("main");
+          else alive = true;
+        } catch (err) {
+          if (!(err instanceof AppError) || err.code !== "SESSION_NOT_FOUND") throw err;
+        }
+        if (!alive) {
+          await m.open({ name: "main", cwd: defaults.cwd, env: defaults.env }, "internal").catch((err) => {
+            if (!(err instanceof AppError) || err.code !== "SESSION_EXISTS") throw err;
+          });
+        }
+      })().finally(() => {
+        this.defaultOpening = null;
+      });
+    }
+    await this.defaultOpening;
+    const { defaults: _defaults, ...rest } = p;
+    return this.host.exec({ ...(rest as unknown as ExecParams), session: "main" }, ctx);
+  }
+
+  private elicit(c: Client, call: number, signal: AbortSignal, message: string, schema: Record<string, unknown>): Promise<ElicitAnswer> {
+    if (c.conn.closed) return Promise.reject(new AppError("ELICITATION_UNSUPPORTED", "the client went away", ""));
+    const id = this.nextElicit++;
+    return new Promise<ElicitAnswer>((resolve, reject) => {
+      const onAbort = () => {
+        if (c.elicits.delete(id)) reject(new AppError("INVALID_ARGUMENT", "the request was cancelled", ""));
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      c.elicits.set(id, {
+        call,
+        resolve: (a) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(a);
+        },
+        reject: (e) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(e);
+        },
+      });
+      c.conn.send({ type: "elicit", id, call, message, schema });
+    });
+  }
+
+  /**
+   * Attaches the connection to a session: the reply carries the current screen serialized, and
+   * from the same instant on, the session's raw output streams as `output` frames (registered
+   * synchronously with the serialization, so nothing falls between the two).
+   */
+  private attach(c: Client, f: CallFrame): void {
+    const p = (f.params ?? {}) as { session?: unknown; cols?: unknown; rows?: unknown; resize?: unknown };
+    let s: Session;
+    try {
+      s = this.host.manager.get(String(p.session));
+    } catch (err) {
+      c.conn.send({ type: "error", id: f.id, error: toAppError(err).toPayload() });
+      return;
+    }
+    this.detach(c);
+    // Size policy: the session keeps its size (the agent's view is what counts), unless the human
+    // asked for `--resize`; then it takes the human's window size, and follows it.
+    const cols = clamp(p.cols, COLS_RANGE);
+    const rows = clamp(p.rows, ROWS_RANGE);
+    if (p.resize === true && !s.exit && cols !== null && rows !== null && (cols !== s.cols || rows !== s.rows)) s.resize(cols, rows);
+    const screen = serializeScreen(s);
+    let exitSent = false;
+    const sendExit = () => {
+      if (!s.exit || exitSent) return;
+      exitSent = true;
+      c.conn.send({ type: "exit", exit_code: s.exit.exitCode, reason: s.exit.reason });
+    };
+    const untap = s.tapOutput((data) => {
+      if (c.conn.backlog > ATTACH_MAX_BACKLOG_BYTES) {
+        log.warn(`client ${c.serial} cannot keep up with session ${s.id}: detaching it`);
+        this.detach(c);
+        this.fatal(c, new AppError("DAEMON_UNAVAILABLE", "detached: your terminal could not keep up with the session's output", "Attach again.", true));
+        return;
+      }
+      c.conn.send({ type: "output", data: toBase64(data) });
+    });
+    const unsubscribe = s.subscribe(sendExit);
+    s.attached++;
+    let attached = true;
+    c.attachment = {
+      session: s,
+      detach: () => {
+        if (!attached) return;
+        attached = false;
+        untap();
+        unsubscribe();
+        s.attached = Math.max(0, s.attached - 1);
+      },
+    };
+    log.info(`client ${c.serial} attached to ${s.id}`);
+    c.conn.send({ type: "result", id: f.id, result: { session: s.id, cols: s.cols, rows: s.rows, screen, exited: s.exit !== null } });
+    sendExit();
+  }
+
+  private detach(c: Client): void {
+    if (!c.attachment) return;
+    log.info(`client ${c.serial} detached from ${c.attachment.session.id}`);
+    c.attachment.detach();
+    c.attachment = null;
+  }
+}
