@@ -21,6 +21,7 @@ import { PROMPT_QUIET_MS, SETTLE_QUIET_MS, NOTHING_SETTLE_MS } from "./send.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import type { HostEvent } from "./host.ts";
+import { Emitter } from "../util/emitter.ts";
 
 const log = logger("manager");
 
@@ -108,7 +109,7 @@ export class SessionManager {
   private defaultOpening: Promise<Session> | null = null;
   private readonly sweeper: ReturnType<typeof setInterval>;
   private nextAuto = 1;
-  private readonly eventListeners = new Set<(event: HostEvent) => void>();
+  private readonly events = new Emitter<HostEvent>();
   /** Recently closed sessions and their exit codes: closing one again succeeds. */
   private readonly closed = new Map<string, number | null>();
 
@@ -127,18 +128,7 @@ export class SessionManager {
 
   /** Sessions opened, closed, finishing commands or exiting. */
   subscribeEvents(listener: (event: HostEvent) => void): () => void {
-    this.eventListeners.add(listener);
-    return () => this.eventListeners.delete(listener);
-  }
-
-  private emit(event: HostEvent): void {
-    for (const l of this.eventListeners) {
-      try {
-        l(event);
-      } catch (err) {
-        log.error("event listener failed", err);
-      }
-    }
+    return this.events.on(listener);
   }
 
   get(id: string): Session {
@@ -202,8 +192,8 @@ export class SessionManager {
       });
       session.cwd = started.cwd;
       this.sessions.set(id, session);
-      session.onEvent((kind) => this.emit({ session: id, kind }));
-      this.emit({ session: id, kind: "opened" });
+      session.onEvent((kind) => this.events.emit({ session: id, kind }));
+      this.events.emit({ session: id, kind: "opened" });
     } finally {
       this.opening.delete(id);
     }
@@ -290,7 +280,7 @@ export class SessionManager {
     const s = this.get(id);
     const info = await s.close(signal);
     this.sessions.delete(id);
-    this.emit({ session: id, kind: "closed" });
+    this.events.emit({ session: id, kind: "closed" });
     s.dispose();
     this.closed.set(id, info.exitCode);
     if (this.closed.size > CLOSED_MEMORY) this.closed.delete(this.closed.keys().next().value!);

@@ -9,6 +9,7 @@ import type { HeadCapture } from "../terminal/history.ts";
 import { classify, type SessionState } from "../terminal/classify.ts";
 import { OSC_MARK_ID, parseMark, type Integration, type ShellFamily } from "../terminal/shell-integration.ts";
 import { logger } from "../log.ts";
+import { Emitter } from "../util/emitter.ts";
 
 const log = logger("session");
 
@@ -95,11 +96,11 @@ export class Session {
   /** Set while a term_exec owns the prompt, so a second one gets SESSION_BUSY. */
   execOwner: string | null = null;
 
-  private readonly listeners = new Set<() => void>();
+  private readonly changes = new Emitter<void>();
   private readonly cursors = new Map<string, ReadCursor>();
   private readonly secrets = new Set<string>();
   private readonly outputTaps = new Set<(data: Uint8Array) => void>();
-  private readonly eventListeners = new Set<(kind: SessionEventKind) => void>();
+  private readonly events = new Emitter<SessionEventKind>();
 
   constructor(opts: SessionOptions) {
     this.id = opts.id;
@@ -159,24 +160,12 @@ export class Session {
 
   /** Subscribes to every change: output parsed, mark seen, exit. Returns the unsubscribe. */
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.changes.on(listener);
   }
 
   /** Lifecycle events (command finished, exited), for resource subscriptions. */
   onEvent(listener: (kind: SessionEventKind) => void): () => void {
-    this.eventListeners.add(listener);
-    return () => this.eventListeners.delete(listener);
-  }
-
-  private emit(kind: SessionEventKind): void {
-    for (const l of this.eventListeners) {
-      try {
-        l(kind);
-      } catch (err) {
-        log.error("event listener failed", err);
-      }
-    }
+    return this.events.on(listener);
   }
 
   /** Raw output as it arrives (for attached humans and the daemon's replay). */
@@ -247,8 +236,8 @@ export class Session {
   }
 
   dispose(): void {
-    this.listeners.clear();
-    this.eventListeners.clear();
+    this.changes.clear();
+    this.events.clear();
     this.outputTaps.clear();
     this.emulator.dispose();
   }
@@ -265,7 +254,7 @@ export class Session {
     if (this.command && !this.command.end) this.command.exitCode = info.exitCode;
     log.debug(`session ${this.id} ended: ${info.reason}`);
     this.notify();
-    this.emit("exited");
+    this.events.emit("exited");
   }
 
   /** Called mid-parse for OSC 6973: a shell-integration mark at `pos`. */
@@ -291,7 +280,7 @@ export class Session {
         this.command.exitCode = mark.exitCode;
         this.lastExitCode = mark.exitCode;
         // Mid-parse: tell subscribers once this chunk is through.
-        queueMicrotask(() => this.emit("command_finished"));
+        queueMicrotask(() => this.events.emit("command_finished"));
       }
     } else {
       this.phase = "prompt";
@@ -301,12 +290,6 @@ export class Session {
   }
 
   private notify(): void {
-    for (const l of this.listeners) {
-      try {
-        l();
-      } catch (err) {
-        log.error("listener failed", err);
-      }
-    }
+    this.changes.emit();
   }
 }
