@@ -1,10 +1,14 @@
 /**
  * `ptyhub` with no verb: the stdio MCP server. stdout carries only the protocol. When stdin
- * closes, or on SIGTERM/SIGINT/SIGHUP, sessions hosted in this process are ended (no orphans).
+ * closes, or on SIGTERM/SIGINT/SIGHUP, sessions hosted in this process are ended (no orphans);
+ * persistent sessions keep running in the daemon.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { loadConfig } from "../config.ts";
 import { LocalHost } from "../session/host.ts";
+import { DaemonHost } from "../daemon/host.ts";
+import { RoutingHost } from "../daemon/routing.ts";
+import { persistentByDefault } from "../daemon/paths.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
 
@@ -15,7 +19,9 @@ const SHUTDOWN_GRACE_MS = 3000;
 
 export async function runStdioServer(): Promise<void> {
   const config = loadConfig();
-  const host = new LocalHost(config);
+  // Persistent sessions (the default) live in the daemon and survive this process; the rest here.
+  const local = new LocalHost(config);
+  const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault: persistentByDefault() });
   const server = createMcpServer({
     host,
     clientId: () => `${server.getClientVersion()?.name ?? "mcp"}:${process.pid}`,
@@ -28,7 +34,7 @@ export async function runStdioServer(): Promise<void> {
     stopping = true;
     log.info(`shutting down: ${why}`);
     const forced = setTimeout(() => {
-      host.manager.killAllNow();
+      local.manager.killAllNow();
       process.exit(0);
     }, SHUTDOWN_GRACE_MS);
     try {
@@ -42,7 +48,7 @@ export async function runStdioServer(): Promise<void> {
   process.stdin.on("end", () => void stop("stdin closed"));
   process.stdin.on("close", () => void stop("stdin closed"));
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void stop(sig));
-  process.on("exit", () => host.manager.killAllNow());
+  process.on("exit", () => local.manager.killAllNow());
   process.on("uncaughtException", (err) => log.error("uncaught exception (server keeps running)", err));
   process.on("unhandledRejection", (err) => log.error("unhandled rejection (server keeps running)", err));
 

@@ -1,0 +1,252 @@
+/**
+ * DaemonHost: the SessionHost whose sessions live in the daemon. Each call is forwarded over the
+ * socket; the connection is made lazily, and only term_open (and term_exec's default session)
+ * starts a daemon when none runs.
+ *
+ * When the daemon dies, its sessions die with it. Calls on them then fail with
+ * DAEMON_UNAVAILABLE, saying so, rather than SESSION_NOT_FOUND: this host remembers the sessions
+ * it saw in a daemon that went away, and a socket left behind by a daemon that did not exit
+ * cleanly says the same for sessions it never saw. The next term_open starts a fresh daemon.
+ */
+import { AppError } from "../errors.ts";
+import type { CallContext, SecretParams, SessionHost } from "../session/host.ts";
+import type { OpenParams, OpenResult, SessionInfo } from "../session/manager.ts";
+import type { ExecParams, ExecResult } from "../session/exec.ts";
+import type { SendParams, SendResult } from "../session/send.ts";
+import type { ReadParams, ReadResult } from "../session/read.ts";
+import type { CloseSignal } from "../backend/backend.ts";
+import { logger } from "../log.ts";
+import { DaemonConnectError, type DaemonClient } from "./client.ts";
+import { daemonPaths } from "./paths.ts";
+import { reachDaemon } from "./start.ts";
+
+const log = logger("daemon-host");
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Variables of the MCP server's environment that must not override what the session host sets
+ * itself (the terminal type, our per-session markers) when the environment is sent along.
+ */
+const NOT_FORWARDED = new Set(["TERM", "TERM_PROGRAM", "COLUMNS", "LINES", "PTYHUB_SESSION", "PTYHUB_NONCE", "PTYHUB_USER_ZDOTDIR", "PTYHUB_USER_ENV"]);
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The environment a session opened by this MCP server should start from: its own, as an
+ * in-process session would (the daemon's environment is that of whichever server started it).
+ */
+export function forwardedEnv(env: Env = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== undefined && ENV_NAME.test(k) && !NOT_FORWARDED.has(k) && !v.includes("\0")) out[k] = v;
+  }
+  return out;
+}
+
+export interface DaemonHostOptions {
+  /** The environment that locates the daemon and is forwarded to sessions (default: process.env). */
+  env?: Env;
+  /** The role announced to the daemon (its log shows it). */
+  role?: string;
+}
+
+export class DaemonHost implements SessionHost {
+  private client: DaemonClient | null = null;
+  private connecting: Promise<DaemonClient> | null = null;
+  /** Sessions seen in the daemon we are connected to. */
+  private readonly known = new Set<string>();
+  /** Sessions of a daemon that went away. */
+  private readonly lost = new Set<string>();
+  private shuttingDown = false;
+  private readonly env: Env;
+  private readonly role: string;
+
+  constructor(opts: DaemonHostOptions = {}) {
+    this.env = opts.env ?? process.env;
+    this.role = opts.role ?? "mcp";
+  }
+
+  /** The connection to the daemon; with `start`, a daemon is started when none runs. */
+  async connection(start: boolean): Promise<DaemonClient> {
+    if (this.client && !this.client.closed) return this.client;
+    if (this.connecting) {
+      try {
+        return await this.connecting;
+      } catch (err) {
+        if (!start) throw err;
+      }
+    }
+    const attempt = reachDaemon({ role: this.role, env: this.env, start }).then((c) => {
+      this.adopt(c);
+      return c;
+    });
+    this.connecting = attempt;
+    try {
+      return await attempt;
+    } finally {
+      if (this.connecting === attempt) this.connecting = null;
+    }
+  }
+
+  /** The connection if a daemon runs, else null (never starts one). */
+  async existing(): Promise<DaemonClient | null> {
+    try {
+      return await this.connection(false);
+    } catch (err) {
+      if (err instanceof DaemonConnectError && err.notRunning) return null;
+      throw err;
+    }
+  }
+
+  private adopt(c: DaemonClient): void {
+    this.client = c;
+    log.info(`connected to daemon pid ${c.daemon.pid} (version ${c.daemon.version})`);
+    c.onClose(() => {
+      if (this.client === c) this.client = null;
+      if (this.shuttingDown) return;
+      // We never hang up on the daemon ourselves while running: it stopped or died, and its
+      // sessions with it.
+      log.warn(`the daemon (pid ${c.daemon.pid}) went away; its sessions are gone: ${[...this.known].join(", ") || "none"}`);
+      for (const id of this.known) this.lost.add(id);
+      this.known.clear();
+    });
+  }
+
+  /** Whether the daemon (if one runs) has this session; never starts a daemon. */
+  async has(session: string): Promise<boolean> {
+    const c = await this.existing();
+    if (!c) return false;
+    const list = await c.call<SessionInfo[]>("list", {}, { clientId: `${this.role}:${process.pid}` });
+    this.see(list.map((s) => s.session));
+    return list.some((s) => s.session === session);
+  }
+
+  /** Session names in the daemon, if one runs (never starts one). */
+  async names(): Promise<string[]> {
+    const c = await this.existing();
+    if (!c) return [];
+    const list = await c.call<SessionInfo[]>("list", {}, { clientId: `${this.role}:${process.pid}` });
+    this.see(list.map((s) => s.session));
+    return list.map((s) => s.session);
+  }
+
+  private see(names: string[]): void {
+    for (const n of names) {
+      this.known.add(n);
+      this.lost.delete(n);
+    }
+  }
+
+  private gone(session: string): AppError {
+    let where = "";
+    try {
+      where = ` (its log: ${daemonPaths(this.env).log})`;
+    } catch {
+      // Paths unavailable: leave the log out.
+    }
+    return new AppError(
+      "DAEMON_UNAVAILABLE",
+      `the ptyhub daemon is gone, and with it session '${session}' and every other persistent session${where}`,
+      "Those sessions cannot be recovered. term_open (or term_exec) starts a new daemon and a fresh session.",
+      false,
+    );
+  }
+
+  /** Forwards a call on an existing session. */
+  private async forward<T>(session: string, method: string, params: unknown, ctx: CallContext): Promise<T> {
+    let c: DaemonClient;
+    try {
+      c = await this.connection(false);
+    } catch (err) {
+      if (err instanceof DaemonConnectError && err.notRunning) {
+        if (this.lost.has(session) || err.kind !== "absent") throw this.gone(session);
+        throw new AppError("SESSION_NOT_FOUND", `no session '${session}'`, "Open it with term_open, or pick one from term_list (no ptyhub daemon is running, so there are no persistent sessions).");
+      }
+      throw err;
+    }
+    try {
+      const r = await c.call<T>(method, params, ctx);
+      this.known.add(session);
+      this.lost.delete(session);
+      return r;
+    } catch (err) {
+      if (err instanceof AppError) {
+        if (err.code === "SESSION_NOT_FOUND" && this.lost.has(session)) throw this.gone(session);
+        if (err.code === "DAEMON_UNAVAILABLE" && c.closed) throw this.gone(session);
+      }
+      throw err;
+    }
+  }
+
+  async open(p: OpenParams, ctx: CallContext): Promise<OpenResult> {
+    const c = await this.connection(true);
+    // A local session starts where and as this server would start it in-process; remote ones
+    // (ssh, serial) take no local cwd or environment.
+    const remote = (p as { ssh?: unknown; serial?: unknown }).ssh !== undefined || (p as { serial?: unknown }).serial !== undefined;
+    const params: OpenParams = remote ? p : { ...p, cwd: p.cwd ?? process.cwd(), env: { ...forwardedEnv(this.env), ...(p.env ?? {}) } };
+    const r = await c.call<OpenResult>("open", params, ctx);
+    this.see([r.session]);
+    return r;
+  }
+
+  async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
+    if (p.session !== undefined) return this.forward(p.session, "exec", p, ctx);
+    // The default session: opened in the daemon on first use, in our cwd and environment.
+    const c = await this.connection(true);
+    try {
+      const r = await c.call<ExecResult>("exec", { ...p, defaults: { cwd: process.cwd(), env: forwardedEnv(this.env) } }, ctx);
+      this.see([r.session]);
+      return r;
+    } catch (err) {
+      if (err instanceof AppError && err.code === "DAEMON_UNAVAILABLE" && c.closed) throw this.gone("main");
+      throw err;
+    }
+  }
+
+  send(p: SendParams & { session: string }, ctx: CallContext): Promise<SendResult> {
+    return this.forward(p.session, "send", p, ctx);
+  }
+
+  read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult> {
+    return this.forward(p.session, "read", p, ctx);
+  }
+
+  async list(ctx: CallContext): Promise<SessionInfo[]> {
+    const c = await this.existing();
+    if (!c) return [];
+    const list = await c.call<SessionInfo[]>("list", {}, ctx);
+    this.see(list.map((s) => s.session));
+    return list;
+  }
+
+  async close(p: { session: string; signal?: CloseSignal }, ctx: CallContext): Promise<{ session: string; closed: true; exit_code: number | null }> {
+    try {
+      const r = await this.forward<{ session: string; closed: true; exit_code: number | null }>(p.session, "close", p, ctx);
+      this.known.delete(p.session);
+      return r;
+    } catch (err) {
+      // A session that died with its daemon is closed: closing a closed session succeeds.
+      if (err instanceof AppError && err.code === "DAEMON_UNAVAILABLE" && this.lost.delete(p.session)) return { session: p.session, closed: true, exit_code: null };
+      throw err;
+    }
+  }
+
+  resize(p: { session: string; cols: number; rows: number }, ctx: CallContext): Promise<{ session: string; cols: number; rows: number }> {
+    return this.forward(p.session, "resize", p, ctx);
+  }
+
+  typeSecret(p: SecretParams, ctx: CallContext): Promise<{ session: string; sent: true }> {
+    return this.forward(p.session, "typeSecret", p, ctx);
+  }
+
+  async check(session: string, ctx: CallContext): Promise<void> {
+    await this.forward(session, "check", { session }, ctx);
+  }
+
+  /** Hangs up on the daemon; its sessions keep running there. */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    this.client?.close();
+    this.client = null;
+  }
+}
