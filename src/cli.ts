@@ -10,6 +10,12 @@ const HELP = `ptyhub ${VERSION} — real, persistent terminals for AI agents ove
 
 Usage:
   ptyhub                          stdio MCP server (what an MCP client launches)
+  ptyhub daemon [--status|--stop] the session host; normally started on demand
+  ptyhub ls [--json]              list persistent sessions
+  ptyhub attach SESSION [--resize]
+                                  watch and type into a live session; ctrl+\ detaches
+  ptyhub kill SESSION [--signal TERM|KILL|HUP]
+                                  close a persistent session
   ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall]
                                   register with claude-code, claude-desktop, cursor, vscode, windsurf, codex
   ptyhub --version | --help
@@ -20,6 +26,22 @@ Logs go to stderr; set PTYHUB_LOG_LEVEL=debug|info|warn|error (default warn).
 type Verb = (args: string[]) => Promise<number>;
 
 const VERBS: Record<string, Verb> = {
+  async daemon(args) {
+    const { runDaemonCommand } = await import("./daemon/main.ts");
+    return runDaemonCommand(args);
+  },
+  async ls(args) {
+    const { runLs } = await import("./daemon/main.ts");
+    return runLs(args);
+  },
+  async kill(args) {
+    const { runKill } = await import("./daemon/main.ts");
+    return runKill(args);
+  },
+  async attach(args) {
+    const { runAttach } = await import("./attach/attach.ts");
+    return runAttach(args);
+  },
   async install(args) {
     const { runInstallCommand } = await import("./install/command.ts");
     return runInstallCommand(args);
