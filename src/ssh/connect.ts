@@ -144,10 +144,11 @@ async function bounded<T>(p: Promise<T>, deadline: Deadline, signal: AbortSignal
 
 async function tcpConnect(h: ResolvedHost, deadline: Deadline, signal?: AbortSignal): Promise<Socket> {
   const secs = Math.round(deadline.ms / 1000);
-  let address = h.hostname;
+  let addresses = [h.hostname];
   if (!isIP(h.hostname)) {
     try {
-      address = (await bounded(lookup(h.hostname), deadline, signal, () => connectFailed(`DNS lookup of '${h.hostname}' got no answer within ${secs} s`, "Check the network and DNS, or use an IP address."))).address;
+      const found = await bounded(lookup(h.hostname, { all: true }), deadline, signal, () => connectFailed(`DNS lookup of '${h.hostname}' got no answer within ${secs} s`, "Check the network and DNS, or use an IP address."));
+      addresses = found.map((a) => a.address);
     } catch (err) {
       if (err instanceof AppError) throw err;
       const code = (err as NodeJS.ErrnoException).code ?? "";
@@ -157,6 +158,21 @@ async function tcpConnect(h: ResolvedHost, deadline: Deadline, signal?: AbortSig
       );
     }
   }
+  // Like ssh, each address in turn (a dual-stack name whose IPv6 route is broken still connects over IPv4).
+  let failure: AppError | null = null;
+  for (const address of addresses) {
+    try {
+      return await tcpConnectOne(h, address, deadline, signal);
+    } catch (err) {
+      failure = err as AppError;
+      if (deadline.fired || signal?.aborted) break;
+    }
+  }
+  throw failure ?? connectFailed(`no address for '${h.hostname}'`, "Check the host name.");
+}
+
+async function tcpConnectOne(h: ResolvedHost, address: string, deadline: Deadline, signal?: AbortSignal): Promise<Socket> {
+  const secs = Math.round(deadline.ms / 1000);
   const sock = new Socket();
   const connected = new Promise<Socket>((resolve, reject) => {
     sock.once("connect", () => resolve(sock));
@@ -172,7 +188,7 @@ async function tcpConnect(h: ResolvedHost, deadline: Deadline, signal?: AbortSig
     if (err instanceof AppError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? "";
     if (code === "ECONNREFUSED") throw connectFailed(`connection refused by ${describe(h)}`, "Nothing listens there: check the port (ssh.port or Port in ~/.ssh/config) and that sshd runs.");
-    if (code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EHOSTDOWN" || code === "ENETDOWN") {
+    if (code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EHOSTDOWN" || code === "ENETDOWN" || code === "EADDRNOTAVAIL") {
       throw connectFailed(`host ${describe(h)} is unreachable (${code})`, "Check the address, the network and any VPN; a jump host (ssh.jump) may be needed.");
     }
     if (code === "ETIMEDOUT") throw connectFailed(`no answer from ${describe(h)} (connect timed out)`, "The host may be down, or a firewall drops the packets.");
