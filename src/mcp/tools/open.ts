@@ -51,6 +51,8 @@ export const termOpen = defineTool({
   description:
     "Start a persistent terminal session: your shell (default), a program (python3, node, psql, vim…), or a command line. " +
     "State (cwd, env, running programs) persists across calls. Returns once the session is ready (first prompt, or output settled) with what it printed. " +
+    "With `ssh`, the same on a remote host: one login (keys from ssh-agent or ~/.ssh; passwords and passphrases are asked of the human), then every call rides that connection. " +
+    "Unknown host keys are refused unless ssh.host_key is \"accept-new\". " +
     "You rarely need this for plain shell commands: term_exec without `session` uses a default shell session.",
   input,
   output,
