@@ -20,7 +20,8 @@ const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
 /** Sessions hosted by the daemon (src/daemon) survive MCP server restarts. */
 const haveDaemon = existsSync(join(import.meta.dir, "..", "..", "src", "daemon", "main.ts"));
 const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
-const enabled = haveSshd && isolated && process.platform === "linux";
+// sshd needs its privilege separation dir, which only root can create.
+const enabled = haveSshd && isolated && process.platform === "linux" && (isRoot || existsSync("/run/sshd"));
 const PASSPHRASE = "correct horse battery staple 7";
 
 let sshd: Sshd;
