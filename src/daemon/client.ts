@@ -5,7 +5,7 @@
  */
 import { AppError, type ErrorPayload, isErrorCode } from "../errors.ts";
 import { VERSION } from "../version.ts";
-import type { CallContext } from "../session/host.ts";
+import type { CallContext, HostEvent } from "../session/host.ts";
 import { CancelledError } from "../session/wait.ts";
 import { logger } from "../log.ts";
 import { Conn } from "./conn.ts";
@@ -67,6 +67,8 @@ export class DaemonClient {
   private readonly closeListeners = new Set<() => void>();
   /** Attach stream: terminal bytes and the session's end. */
   onOutput: ((bytes: Uint8Array) => void) | null = null;
+  /** Session events, after a `subscribeEvents` call. */
+  onEvent: ((event: HostEvent) => void) | null = null;
   onExit: ((frame: ExitFrame) => void) | null = null;
 
   private constructor(
@@ -213,6 +215,9 @@ export class DaemonClient {
       }
       case "elicit":
         void this.answerElicit(f);
+        return;
+      case "event":
+        this.onEvent?.(f.event);
         return;
       case "output":
         this.onOutput?.(fromBase64(f.data));

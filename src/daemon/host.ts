@@ -9,7 +9,8 @@
  * cleanly says the same for sessions it never saw. The next term_open starts a fresh daemon.
  */
 import { AppError } from "../errors.ts";
-import type { CallContext, SecretParams, SessionHost } from "../session/host.ts";
+import type { CallContext, HostEvent, SecretParams, SessionHost } from "../session/host.ts";
+import { Emitter } from "../util/emitter.ts";
 import type { OpenParams, OpenResult, SessionInfo } from "../session/manager.ts";
 import type { ExecParams, ExecResult } from "../session/exec.ts";
 import type { SendParams, SendResult } from "../session/send.ts";
@@ -58,6 +59,10 @@ export class DaemonHost implements SessionHost {
   /** Sessions of a daemon that went away. */
   private readonly lost = new Set<string>();
   private shuttingDown = false;
+  /** Listeners of session events (MCP resource subscriptions), fed by the daemon's event frames. */
+  private readonly events = new Emitter<HostEvent>();
+  private eventListeners = 0;
+  private eventsOn: DaemonClient | null = null;
   private readonly env: Env;
   private readonly role: string;
 
@@ -101,15 +106,46 @@ export class DaemonHost implements SessionHost {
   private adopt(c: DaemonClient): void {
     this.client = c;
     log.info(`connected to daemon pid ${c.daemon.pid} (version ${c.daemon.version})`);
+    c.onEvent = (event) => {
+      if (event.kind === "opened") this.see([event.session]);
+      this.events.emit(event);
+    };
+    if (this.eventListeners > 0) this.subscribeOn(c);
     c.onClose(() => {
       if (this.client === c) this.client = null;
+      if (this.eventsOn === c) this.eventsOn = null;
       if (this.shuttingDown) return;
       // We never hang up on the daemon ourselves while running: it stopped or died, and its
       // sessions with it.
       log.warn(`the daemon (pid ${c.daemon.pid}) went away; its sessions are gone: ${[...this.known].join(", ") || "none"}`);
-      for (const id of this.known) this.lost.add(id);
+      const gone = [...this.known];
+      for (const id of gone) this.lost.add(id);
       this.known.clear();
+      for (const session of gone) this.events.emit({ session, kind: "closed" });
     });
+  }
+
+  private subscribeOn(c: DaemonClient): void {
+    if (this.eventsOn === c) return;
+    this.eventsOn = c;
+    c.call("subscribeEvents", {}).catch((err) => log.debug("subscribing to daemon events failed", err));
+  }
+
+  /**
+   * Session events of the daemon's sessions. Subscribing never starts a daemon: the subscription
+   * is made on the connection as soon as there is one.
+   */
+  subscribeEvents(listener: (event: HostEvent) => void): () => void {
+    const off = this.events.on(listener);
+    this.eventListeners++;
+    if (this.client && !this.client.closed) this.subscribeOn(this.client);
+    let on = true;
+    return () => {
+      if (!on) return;
+      on = false;
+      this.eventListeners--;
+      off();
+    };
   }
 
   /** Whether the daemon (if one runs) has this session; never starts a daemon. */

@@ -8,9 +8,11 @@
  *   client → daemon   hello · call {id, method, params, ctx} · cancel {id} · elicit_result {id}
  *                     input {data} · resize {cols, rows} · detach          (attach streams)
  *   daemon → client   hello · result {id} · error {id, error} · fatal {error} · elicit {id, call}
+ *                     event {event}                        (after a `subscribeEvents` call)
  *                     output {data} · exit {exit_code, reason}             (attach streams)
  */
 import type { ErrorPayload } from "../errors.ts";
+import type { HostEvent } from "../session/host.ts";
 
 /** Bump on any incompatible change to frames or methods. */
 export const PROTOCOL = 1;
@@ -115,8 +117,14 @@ export interface ExitFrame {
   reason: string;
 }
 
+/** A session lifecycle event, for MCP resource subscriptions of the client. */
+export interface EventFrame {
+  type: "event";
+  event: HostEvent;
+}
+
 export type ClientFrame = HelloFrame | CallFrame | CancelFrame | ElicitResultFrame | InputFrame | ResizeFrame | DetachFrame;
-export type DaemonFrame = HelloFrame | ResultFrame | ErrorFrame | FatalFrame | ElicitFrame | OutputFrame | ExitFrame;
+export type DaemonFrame = HelloFrame | ResultFrame | ErrorFrame | FatalFrame | ElicitFrame | EventFrame | OutputFrame | ExitFrame;
 export type Frame = ClientFrame | DaemonFrame;
 
 const encoder = new TextEncoder();

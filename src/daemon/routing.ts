@@ -5,7 +5,7 @@
  * unique across both hosts, so routing by name is unambiguous.
  */
 import { AppError } from "../errors.ts";
-import type { CallContext, LocalHost, SecretParams, SessionHost } from "../session/host.ts";
+import type { CallContext, HostEvent, LocalHost, SecretParams, SessionHost } from "../session/host.ts";
 import type { OpenParams, OpenResult, SessionInfo } from "../session/manager.ts";
 import type { ExecParams, ExecResult } from "../session/exec.ts";
 import type { SendParams, SendResult } from "../session/send.ts";
@@ -126,6 +126,16 @@ export class RoutingHost implements SessionHost {
 
   check(session: string, ctx: CallContext): Promise<void> {
     return this.hostOf(session).check(session, ctx);
+  }
+
+  /** Session events of both hosts (for MCP resource subscriptions). */
+  subscribeEvents(listener: (event: HostEvent) => void): () => void {
+    const offLocal = this.local.subscribeEvents(listener);
+    const offDaemon = this.daemon.subscribeEvents(listener);
+    return () => {
+      offLocal();
+      offDaemon();
+    };
   }
 
   /** Ends this process's sessions; the daemon's keep running. */

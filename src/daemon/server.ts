@@ -74,6 +74,8 @@ interface Client {
   calls: Map<number, AbortController>;
   elicits: Map<number, { call: number; resolve(a: ElicitAnswer): void; reject(e: unknown): void }>;
   attachment: Attachment | null;
+  /** Ends this client's subscription to session events. */
+  unsubscribeEvents: (() => void) | null;
 }
 
 export interface DaemonStatus {
@@ -261,7 +263,7 @@ export class DaemonServer {
 
   private onOpen(socket: Socket<Client | undefined>): void {
     const conn = new Conn(socket as Socket<unknown>);
-    const client: Client = { serial: this.nextSerial++, conn, hello: null, calls: new Map(), elicits: new Map(), attachment: null };
+    const client: Client = { serial: this.nextSerial++, conn, hello: null, calls: new Map(), elicits: new Map(), attachment: null, unsubscribeEvents: null };
     socket.data = client;
     if (this.stopping) {
       conn.terminate();
@@ -291,6 +293,8 @@ export class DaemonServer {
   private onClientClosed(c: Client): void {
     this.clients.delete(c);
     this.detach(c);
+    c.unsubscribeEvents?.();
+    c.unsubscribeEvents = null;
     // Its calls are abandoned, never its sessions: waits end, the programs keep running.
     for (const ac of c.calls.values()) ac.abort();
     c.calls.clear();
@@ -403,6 +407,10 @@ export class DaemonServer {
         return h.check(String(p.session), ctx).then(() => ({ ok: true }));
       case "status":
         return Promise.resolve(this.status());
+      case "subscribeEvents":
+        // Session lifecycle events, pushed to this client (its MCP resource subscribers).
+        if (!c.unsubscribeEvents && h.subscribeEvents) c.unsubscribeEvents = h.subscribeEvents((event) => c.conn.send({ type: "event", event }));
+        return Promise.resolve({ subscribed: true });
       case "detach": {
         const altScreen = c.attachment?.session.emulator.altScreen ?? false;
         this.detach(c);
