@@ -1,0 +1,196 @@
+/**
+ * The daemon protocol on its own: framing under any chunking and at large sizes, calls and their
+ * cancellation, elicitation across the socket, and a clear error (never garbled sessions) when
+ * the two sides speak different protocol versions. A DaemonServer runs in this process with a
+ * scripted host, so these tests need no PTY.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { AppError } from "../../src/errors.ts";
+import { DaemonClient, DaemonConnectError } from "../../src/daemon/client.ts";
+import { DaemonServer, type HostedSessions } from "../../src/daemon/server.ts";
+import { daemonPaths } from "../../src/daemon/paths.ts";
+import { encodeFrame, FrameDecoder, FrameError, PROTOCOL } from "../../src/daemon/protocol.ts";
+import type { CallContext } from "../../src/session/host.ts";
+import { testEnv, type Env } from "./helpers.ts";
+
+describe("frames", () => {
+  const frames = [
+    { type: "call", id: 1, method: "send", params: { text: "héllo wörld — ✓ 𝄞\nline2" }, ctx: { clientId: "a", elicit: false } },
+    { type: "result", id: 1, result: { output: "x".repeat(3000) } },
+    { type: "output", data: Buffer.from([0, 1, 2, 0x0a, 0xff]).toString("base64") },
+  ];
+  const bytes = Buffer.concat(frames.map((f) => encodeFrame(f as never)));
+
+  test("a stream split at every possible byte boundary decodes to the same frames", () => {
+    for (let cut = 1; cut < bytes.length; cut += 7) {
+      const d = new FrameDecoder();
+      const got = [...d.push(bytes.subarray(0, cut)), ...d.push(bytes.subarray(cut))];
+      expect(got).toEqual(frames);
+    }
+  });
+
+  test("byte-by-byte delivery (multi-byte UTF-8 split between reads) decodes intact", () => {
+    const d = new FrameDecoder();
+    const got: unknown[] = [];
+    for (let i = 0; i < bytes.length; i++) got.push(...d.push(bytes.subarray(i, i + 1)));
+    expect(got).toEqual(frames);
+  });
+
+  test("garbage and oversized frames are refused, not half-parsed", () => {
+    expect(() => new FrameDecoder().push(Buffer.from("not json\n"))).toThrow(FrameError);
+    expect(() => new FrameDecoder().push(Buffer.from('{"no":"type"}\n'))).toThrow(FrameError);
+    expect(() => new FrameDecoder(100).push(Buffer.from("x".repeat(101)))).toThrow(FrameError);
+  });
+});
+
+/** A host whose methods are scripted per test; only what the server touches is real. */
+function scriptedHost(overrides: Partial<Record<string, (p: Record<string, unknown>, ctx: CallContext) => Promise<unknown>>>): HostedSessions {
+  const notFound = () => {
+    throw new AppError("SESSION_NOT_FOUND", "no session", "");
+  };
+  const base = {
+    manager: { size: 0, get: notFound, killAllNow() {} },
+    async shutdown() {},
+  };
+  return new Proxy(base, {
+    get(target, prop: string) {
+      if (prop in target) return (target as Record<string, unknown>)[prop];
+      const f = overrides[prop];
+      return f ?? (async () => notFound());
+    },
+  }) as unknown as HostedSessions;
+}
+
+describe("calls over the socket", () => {
+  let env: Env;
+  let server: DaemonServer;
+  let socket: string;
+  const seen: { signalAborted?: boolean; clientId?: string } = {};
+  let releaseSlow: (() => void) | null = null;
+
+  beforeAll(async () => {
+    env = testEnv();
+    const paths = daemonPaths(env);
+    socket = paths.socket;
+    server = new DaemonServer(
+      scriptedHost({
+        // Echoes a large payload back (tests framing and backpressure at size).
+        read: async (p, ctx) => {
+          seen.clientId = ctx.clientId;
+          return { output: String(p.blob), length: String(p.blob).length };
+        },
+        // Waits until cancelled.
+        send: (_p, ctx) =>
+          new Promise((_resolve, reject) => {
+            releaseSlow = () => reject(new Error("released"));
+            ctx.signal?.addEventListener("abort", () => {
+              seen.signalAborted = true;
+              reject(new AppError("INVALID_ARGUMENT", "the request was cancelled", ""));
+            });
+          }),
+        // Asks the human, through the client, across the socket.
+        typeSecret: async (_p, ctx) => {
+          if (!ctx.elicit) throw new AppError("ELICITATION_UNSUPPORTED", "no elicitation", "");
+          const answer = await ctx.elicit("passphrase for key?", { type: "object", properties: { secret: { type: "string" } } });
+          return { session: "s", sent: answer.action === "accept", got: answer.content?.secret };
+        },
+        close: async () => {
+          throw new AppError("SESSION_BUSY", "busy right now", "try later");
+        },
+      }),
+      { paths, idleMs: 0 },
+    );
+    expect(await server.start()).toBe("started");
+  });
+
+  afterAll(async () => {
+    releaseSlow?.();
+    await server.stop("test done");
+  });
+
+  test("a 5 MB result arrives whole, and the caller's clientId reaches the host", async () => {
+    const c = await DaemonClient.connect({ socket, role: "test" });
+    const blob = "0123456789abcdef".repeat(5 * 65536);
+    const r = await c.call<{ output: string; length: number }>("read", { blob }, { clientId: "client-42" });
+    expect(r.length).toBe(blob.length);
+    expect(r.output === blob).toBe(true);
+    expect(seen.clientId).toBe("client-42");
+    c.close();
+  });
+
+  test("errors keep their code, message and hint", async () => {
+    const c = await DaemonClient.connect({ socket, role: "test" });
+    const err: any = await c.call("close", { session: "x" }).catch((e: any) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe("SESSION_BUSY");
+    expect(err.message).toBe("busy right now");
+    expect(err.hint).toBe("try later");
+    c.close();
+  });
+
+  test("cancelling a call aborts the host's wait in the daemon", async () => {
+    const c = await DaemonClient.connect({ socket, role: "test" });
+    const ac = new AbortController();
+    const pending = c.call("send", { session: "s" }, { clientId: "x", signal: ac.signal }).catch((e: any) => e);
+    await Bun.sleep(20);
+    ac.abort();
+    const err: any = await pending;
+    expect(err.message).toContain("cancelled");
+    for (let i = 0; i < 100 && !seen.signalAborted; i++) await Bun.sleep(10);
+    expect(seen.signalAborted).toBe(true);
+    c.close();
+  });
+
+  test("elicitation asked by the daemon is answered by the client's elicit hook", async () => {
+    const c = await DaemonClient.connect({ socket, role: "test" });
+    let asked = "";
+    const r = await c.call<{ sent: boolean; got: string }>("typeSecret", { session: "s", secret: "", enter: true }, {
+      clientId: "x",
+      elicit: async (message) => {
+        asked = message;
+        return { action: "accept", content: { secret: "hunter2" } };
+      },
+    });
+    expect(asked).toBe("passphrase for key?");
+    expect(r).toMatchObject({ sent: true, got: "hunter2" });
+    // Without the hook, the daemon side learns the client cannot elicit.
+    const err: any = await c.call("typeSecret", { session: "s" }, { clientId: "x" }).catch((e: any) => e);
+    expect(err.code).toBe("ELICITATION_UNSUPPORTED");
+    c.close();
+  });
+
+  test("a client speaking another protocol version gets a clear error, and the daemon keeps serving", async () => {
+    const err: any = await DaemonClient.connect({ socket, role: "test", protocol: PROTOCOL + 98 }).catch((e: any) => e);
+    expect(err).toBeInstanceOf(DaemonConnectError);
+    expect(err.code).toBe("DAEMON_UNAVAILABLE");
+    expect(err.message).toContain(`speaks protocol ${PROTOCOL + 98}`);
+    // Whoever speaks our version is unaffected.
+    const c = await DaemonClient.connect({ socket, role: "test" });
+    expect((await c.call<{ length: number }>("read", { blob: "ok" })).length).toBe(2);
+    c.close();
+  });
+
+  test("a daemon speaking another protocol version is refused with a clear error", async () => {
+    const fakeSocket = daemonPaths(testEnv()).socket;
+    const fake = Bun.listen({
+      unix: fakeSocket,
+      socket: {
+        open(s) {
+          s.write(JSON.stringify({ type: "hello", protocol: PROTOCOL + 1, version: "9.9.9", pid: 4242, role: "daemon" }) + "\n");
+        },
+        data() {},
+      },
+    });
+    try {
+      const err: any = await DaemonClient.connect({ socket: fakeSocket, role: "test" }).catch((e: any) => e);
+      expect(err).toBeInstanceOf(DaemonConnectError);
+      expect(err.kind).toBe("incompatible");
+      expect(err.daemonPid).toBe(4242);
+      expect(err.message).toContain(`speaks protocol ${PROTOCOL + 1}`);
+      expect(err.message).toContain("9.9.9");
+      expect(err.hint).toContain("ptyhub daemon --stop");
+    } finally {
+      fake.stop(true);
+    }
+  });
+});
