@@ -1,0 +1,151 @@
+/**
+ * Metric 1, command latency: `echo hi` in a warm shell session until the result, with a correct
+ * completion signal, is in the client's hands. Subjects are interleaved: each iteration runs
+ * every subject once, in an order rotated per iteration.
+ */
+import { BareShell } from "../lib/bare.ts";
+import { McpServer } from "../lib/mcp.ts";
+import { PtyaiShell, PtyhubShell, ptyaiModeLabel, type PtyaiMode, type Timed } from "../lib/shells.ts";
+import { median, fmt, ratio, rotate } from "../lib/stats.ts";
+import { emptyResult, peer, type Ctx, type MetricResult, type Row } from "../lib/types.ts";
+
+const COMMAND = "echo hi";
+/** Output, a pause longer than ptyai's short settle, then the awaited word. */
+const PAUSE_COMMAND = "echo one; sleep 0.2; echo hi";
+export const TARGET_MEDIAN_MS = 5;
+export const TARGET_SPEEDUP = 5;
+
+interface Subject {
+  label: string;
+  incorrect?: boolean;
+  note?: string;
+  run: () => Promise<Timed>;
+  row: Row;
+}
+
+export async function latency(ctx: Ctx): Promise<MetricResult> {
+  const res = emptyResult("latency", "1. Command latency: `echo hi` in a warm shell");
+  const iterations = ctx.smoke ? 5 : 40;
+  const warmup = ctx.smoke ? 2 : 5;
+  const servers: McpServer[] = [];
+  let bare: BareShell | null = null;
+  let aiShellRef: PtyaiShell | null = null;
+  try {
+    const subjects: Subject[] = [];
+    const add = (label: string, run: () => Promise<Timed>, extra: Partial<Subject> = {}) =>
+      subjects.push({ label, run, ...extra, row: { subject: label, unit: "ms", samples: [], correct: { ok: 0, of: 0 }, incorrect: extra.incorrect, note: extra.note, baseline: "ptyhub term_exec" } });
+
+    const hub = (await McpServer.start(ctx.ptyhub)).server;
+    servers.push(hub);
+    const hubShell = new PtyhubShell(hub);
+    add("ptyhub term_exec", () => hubShell.exec(COMMAND, "hi"), { note: "session in the daemon (default); via shell integration: exit code, output without echo" });
+    const inproc = (await McpServer.start(ctx.ptyhubInproc)).server;
+    servers.push(inproc);
+    const inprocShell = new PtyhubShell(inproc);
+    add("ptyhub in-process term_exec", () => inprocShell.exec(COMMAND, "hi"), { note: "PTYHUB_PERSISTENT=0: session inside the MCP server" });
+
+    const aiShell = ctx.ptyai ? await peer(res, "start", async () => {
+      const ai = (await McpServer.start(ctx.ptyai!)).server;
+      servers.push(ai);
+      return PtyaiShell.open(ai);
+    }) : null;
+    if (aiShell) {
+      aiShellRef = aiShell;
+      const modes: Array<[PtyaiMode, Partial<Subject>]> = [
+        [{ default_settle: true }, { note: "returns after 300 ms of silence: a guess, no exit code" }],
+        [{ settle_ms: 50 }, { note: "returns after 50 ms of silence: a guess, no exit code" }],
+        [{ wait_for: "hi" }, { incorrect: true, note: "INCORRECT: the regex matches the echo of `echo hi`, before the command ran" }],
+      ];
+      for (const [mode, extra] of modes) {
+        add(ptyaiModeLabel(mode), async () => {
+          await aiShell.clear();
+          return aiShell.exec(COMMAND, "hi", mode);
+        }, extra);
+      }
+    } else if (!ctx.ptyai) {
+      res.notes.push("ptyai unavailable: only ptyhub and the bare PTY were measured.");
+    }
+
+    bare = await BareShell.open();
+    const bareShell = bare;
+    add("bare PTY (no MCP)", async () => ({ ms: await bareShell.run(COMMAND, "hi"), ok: true, detail: "" }), { note: "Bun.spawn terminal, bash, prompt seen after output" });
+
+    const failed = new Set<Subject>();
+    const runOnce = async (s: Subject): Promise<Timed | null> => {
+      if (failed.has(s)) return null;
+      try {
+        return await s.run();
+      } catch (err) {
+        if (!s.label.startsWith("ptyai")) throw err;
+        failed.add(s);
+        res.notes.push(`${s.label} failed and was dropped: ${(err as Error).message.split("\n")[0]}`);
+        return null;
+      }
+    };
+    for (let i = 0; i < warmup; i++) for (const s of subjects) await runOnce(s);
+    for (let i = 0; i < iterations; i++) {
+      for (const s of rotate(subjects, i)) {
+        const t = await runOnce(s);
+        if (!t) continue;
+        s.row.samples.push(t.ms);
+        s.row.correct!.of++;
+        if (t.ok) s.row.correct!.ok++;
+        else if (!s.incorrect && s.row.correct!.of - s.row.correct!.ok <= 2) ctx.log(`  ${s.label}: incorrect result: ${t.detail}`);
+      }
+    }
+    res.tables.push({ title: "`echo hi` latency", kind: "latency", rows: subjects.map((s) => s.row) });
+
+    // The same modes on a command that pauses: silence and a screen regex are guesses, and this
+    // is where they guess wrong. Correct means the result shows "hi" and the next prompt.
+    const pauseRuns = ctx.smoke ? 2 : 5;
+    const pauseRows: Row[] = [];
+    const pauseRow = (subject: string, note: string, incorrect = false): Row => {
+      const row: Row = { subject, unit: "ms", samples: [], correct: { ok: 0, of: 0 }, note, incorrect, baseline: "ptyhub term_exec" };
+      pauseRows.push(row);
+      return row;
+    };
+    const record = (row: Row, t: Timed) => {
+      row.samples.push(t.ms);
+      row.correct!.of++;
+      if (t.ok) row.correct!.ok++;
+    };
+    const hubPause = pauseRow("ptyhub term_exec", "waits for the shell's end mark");
+    const aiPause: Array<[PtyaiMode, Row]> = [];
+    if (aiShellRef) {
+      for (const mode of [{ default_settle: true }, { settle_ms: 50 }, { wait_for: "hi" }] as PtyaiMode[]) {
+        const label = ptyaiModeLabel(mode);
+        aiPause.push([mode, pauseRow(label, "settle_ms" in mode || "default_settle" in mode ? "returns at the first silence longer than settle" : "matches the echo of the typed line", !("default_settle" in mode))]);
+      }
+    }
+    for (let i = 0; i < pauseRuns; i++) {
+      record(hubPause, await hubShell.exec(PAUSE_COMMAND, "hi"));
+      for (const [mode, row] of aiPause) {
+        const t = await peer(res, ptyaiModeLabel(mode), async () => {
+          await aiShellRef!.clear();
+          return aiShellRef!.exec(PAUSE_COMMAND, "hi", mode);
+        });
+        if (t) record(row, t);
+      }
+    }
+    res.tables.push({ title: `The same modes on a command that pauses: \`${PAUSE_COMMAND}\``, kind: "latency", rows: pauseRows });
+
+    const hubRow = subjects[0]!.row;
+    if (hubRow.correct!.ok !== hubRow.correct!.of) res.errors.push(`ptyhub term_exec returned ${hubRow.correct!.of - hubRow.correct!.ok} incorrect results for \`echo hi\``);
+    const hubMed = median(hubRow.samples);
+    res.checks.push({ goal: `\`echo hi\` median ≤ ${TARGET_MEDIAN_MS} ms`, actual: fmt(hubMed, "ms"), met: hubMed !== null && hubMed <= TARGET_MEDIAN_MS });
+    // ptyai's best correct mode: the fastest one whose every sample was correct.
+    const correctPeers = subjects.filter((s) => s.label.startsWith("ptyai") && !s.incorrect && s.row.correct!.ok === s.row.correct!.of && s.row.correct!.of !== 0);
+    const best = correctPeers.sort((a, b) => (median(a.row.samples) ?? Infinity) - (median(b.row.samples) ?? Infinity))[0];
+    if (best) {
+      const bm = median(best.row.samples);
+      res.checks.push({ goal: `≥ ${TARGET_SPEEDUP}× faster than ptyai's best correct mode`, actual: `${ratio(bm, hubMed)} (vs ${best.label}, ${fmt(bm, "ms")})`, met: bm !== null && hubMed !== null && bm / hubMed >= TARGET_SPEEDUP });
+    } else {
+      res.checks.push({ goal: `≥ ${TARGET_SPEEDUP}× faster than ptyai's best correct mode`, actual: ctx.ptyai ? "no ptyai mode was correct every time" : "ptyai unavailable", met: null });
+    }
+  } finally {
+    for (const s of servers) await s.close();
+    await bare?.close();
+    for (const s of servers) if (s.leftovers.length) res.notes.push(`${s.label} left ${s.leftovers.length} process(es) running after its client closed: ${s.leftovers.join("; ")}`);
+  }
+  return res;
+}
