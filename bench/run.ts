@@ -1,0 +1,196 @@
+/**
+ * `bun run bench`: ptyhub side by side with a peer MCP server (ptyai) and with a bare PTY.
+ *
+ *   bun run bench                 full run (a few minutes); writes bench/RESULTS.md
+ *   bun run bench --smoke         one quick pass of every metric (CI); writes bench/.work/RESULTS-smoke.md
+ *   bun run bench --only latency,tokens   some metrics; writes bench/.work/RESULTS-partial.md
+ *   bun run bench --no-peer       skip installing and measuring ptyai
+ *   bun run bench --strict        also exit non-zero when a target is missed
+ *
+ * Exit status: 1 when the harness itself breaks (a metric cannot be measured, a ptyhub fact check
+ * fails, ptyhub returns a wrong result); missed speed targets are reported, not fatal, unless
+ * --strict. ptyai that cannot be installed is reported as unavailable, not fatal.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { machineInfo, removeBenchRoot, RUN_ID } from "./lib/env.ts";
+import { killAll, processesWithEnv, RUN_VAR } from "./lib/procs.ts";
+import { ensureBinary, ensurePtyai, ensureTokenizer, BENCH, REPO, WORK } from "./lib/peers.ts";
+import { renderChecks, renderMachine, renderMetric } from "./lib/report.ts";
+import type { ServerSpec } from "./lib/mcp.ts";
+import type { Ctx, MetricResult } from "./lib/types.ts";
+import { latency } from "./metrics/latency.ts";
+import { throughput } from "./metrics/throughput.ts";
+import { coldStart } from "./metrics/coldstart.ts";
+import { memoryAndFlood } from "./metrics/memory.ts";
+import { tokens } from "./metrics/tokens.ts";
+
+const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens"] as const;
+type MetricId = (typeof METRICS)[number];
+
+interface Args {
+  smoke: boolean;
+  noPeer: boolean;
+  strict: boolean;
+  only: MetricId[] | null;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { smoke: false, noPeer: false, strict: false, only: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--smoke") args.smoke = true;
+    else if (a === "--no-peer") args.noPeer = true;
+    else if (a === "--strict") args.strict = true;
+    else if (a === "--only" || a.startsWith("--only=")) {
+      const v = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i] ?? "";
+      const ids = v.split(",").map((s) => s.trim()).filter(Boolean);
+      const bad = ids.filter((id) => !(METRICS as readonly string[]).includes(id));
+      if (bad.length) usage(`unknown metric(s): ${bad.join(", ")}; known: ${METRICS.join(", ")} (memory includes the flood)`);
+      args.only = ids as MetricId[];
+    } else if (a === "--help" || a === "-h") usage();
+    else usage(`unknown argument ${a}`);
+  }
+  return args;
+}
+
+function usage(error?: string): never {
+  const text = `usage: bun run bench [--smoke] [--only ${METRICS.join(",")}] [--no-peer] [--strict]\n`;
+  if (error) {
+    process.stderr.write(`bench: ${error}\n${text}`);
+    process.exit(2);
+  }
+  process.stdout.write(text);
+  process.exit(0);
+}
+
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+
+/** Ends every process of this run that is still alive (servers' sessions, daemons, bare shells). */
+function sweep(): string[] {
+  const left = processesWithEnv(RUN_VAR, RUN_ID);
+  killAll(left);
+  return left.map((p) => `${p.pid} ${p.cmd.slice(0, 80)}`);
+}
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  const mode = args.smoke ? "smoke (one quick pass)" : args.only ? `partial (${args.only.join(", ")})` : "full";
+  log(`ptyhub bench: ${mode}`);
+  const machine = machineInfo();
+  const setupNotes: string[] = [];
+
+  // A daemon of a crashed run exits by itself after a minute without clients.
+  const ptyhubEnv = { PTYHUB_DAEMON_IDLE_MS: "60000" };
+  const ptyhub: ServerSpec = { label: "ptyhub", command: "bun", args: [join(REPO, "src", "cli.ts")], env: ptyhubEnv, stopArgs: ["daemon", "--stop"] };
+  const ptyhubInproc: ServerSpec = { label: "ptyhub-inproc", command: "bun", args: [join(REPO, "src", "cli.ts")], env: { ...ptyhubEnv, PTYHUB_PERSISTENT: "0" } };
+
+  const want = (id: MetricId) => !args.only || args.only.includes(id);
+  let binary: ServerSpec | null = null;
+  if (want("coldstart")) {
+    const b = ensureBinary(log);
+    if (b.ok) {
+      binary = { label: "ptyhub-binary", command: b.value, args: [], env: ptyhubEnv };
+      setupNotes.push(`ptyhub binary: ${relative(REPO, b.value)} (${b.note}).`);
+    } else setupNotes.push(`ptyhub binary unavailable: ${b.reason}`);
+  }
+
+  let ptyai: ServerSpec | null = null;
+  if (args.noPeer) setupNotes.push("ptyai skipped (--no-peer).");
+  else {
+    const p = ensurePtyai(log);
+    if (p.ok) {
+      ptyai = { label: "ptyai", command: p.value.node, args: [p.value.bin], env: { PTYAI_DEFAULT_SHELL: "/bin/bash" } };
+      setupNotes.push(`ptyai ${p.value.version} (node-pty + @xterm/headless) under node ${machine.node ?? "?"}, from bench/.peers/ptyai (${p.note}).`);
+    } else {
+      setupNotes.push(`**ptyai unavailable**: ${p.reason}. ptyhub and the bare PTY are still measured.`);
+      log(`NOTE: ptyai unavailable: ${p.reason}`);
+    }
+  }
+
+  let tokenizer: Ctx["tokenizer"] = null;
+  if (want("tokens")) {
+    const t = await ensureTokenizer(log);
+    if (t.ok) {
+      tokenizer = t.value;
+      setupNotes.push(`Tokens counted with gpt-tokenizer's o200k_base (bench/.peers/tokenizer, ${t.note}).`);
+    } else setupNotes.push(`Tokenizer unavailable (${t.reason}); tokens estimated as chars/4 + 1 per non-ASCII character.`);
+  }
+
+  const ctx: Ctx = { smoke: args.smoke, ptyhub, ptyhubInproc, binary, ptyai, tokenizer, log };
+  const results: MetricResult[] = [];
+  const runners: Array<[MetricId, () => Promise<MetricResult[]>]> = [
+    ["latency", async () => [await latency(ctx)]],
+    ["throughput", async () => [await throughput(ctx)]],
+    ["coldstart", async () => [await coldStart(ctx)]],
+    ["memory", async () => memoryAndFlood(ctx)],
+    ["tokens", async () => [await tokens(ctx)]],
+  ];
+  for (const [id, run] of runners) {
+    if (!want(id)) continue;
+    const t0 = performance.now();
+    log(`— ${id} …`);
+    try {
+      results.push(...(await run()));
+    } catch (err) {
+      const r: MetricResult = { id, title: id, tables: [], checks: [], notes: [], errors: [`could not be measured: ${(err as Error).stack ?? String(err)}`] };
+      results.push(r);
+    }
+    log(`  ${id} done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+
+  const leftovers = sweep();
+  removeBenchRoot();
+
+  const checks = results.flatMap((r) => r.checks);
+  const errors = results.flatMap((r) => r.errors.map((e) => `${r.id}: ${e}`));
+  const seconds = (performance.now() - started) / 1000;
+  const doc = [
+    `# ptyhub benchmark results`,
+    "",
+    `Produced by \`bun run bench${args.smoke ? " --smoke" : ""}${args.only ? ` --only ${args.only.join(",")}` : ""}\` (${mode}) in ${seconds.toFixed(0)} s; do not edit by hand. How to read it: bench/README.md.`,
+    "",
+    renderMachine(machine),
+    "",
+    ...setupNotes.map((n) => `- ${n}`),
+    "",
+    "## Targets",
+    "",
+    renderChecks(checks),
+    "",
+    ...results.map((r) => renderMetric(r) + "\n"),
+    leftovers.length ? `Processes still running at the end, ended by the harness: ${leftovers.join("; ")}\n` : "",
+    errors.length ? `## Harness errors\n\n${errors.map((e) => `- ${e.split("\n")[0]}`).join("\n")}\n` : "",
+  ].join("\n");
+
+  process.stdout.write(doc);
+  mkdirSync(WORK, { recursive: true });
+  const out = args.smoke ? join(WORK, "RESULTS-smoke.md") : args.only ? join(WORK, "RESULTS-partial.md") : join(BENCH, "RESULTS.md");
+  writeFileSync(out, doc);
+  log(`\nwrote ${relative(REPO, out)} (${seconds.toFixed(0)} s)`);
+  for (const e of errors) log(`HARNESS ERROR: ${e}`);
+  const missed = checks.filter((c) => c.met === false);
+  if (missed.length) log(`targets missed: ${missed.map((c) => c.goal).join("; ")}`);
+  if (errors.length) return 1;
+  if (args.strict && missed.length) return 1;
+  return 0;
+}
+
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  process.on(sig, () => {
+    sweep();
+    removeBenchRoot();
+    process.exit(130);
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(`bench: ${(err as Error).stack ?? String(err)}`);
+    sweep();
+    removeBenchRoot();
+    process.exit(1);
+  },
+);
