@@ -212,7 +212,14 @@ export class Session {
       let latest: ReadCursor | null = null;
       for (const other of this.cursors.values()) if (!latest || other.usedAt > latest.usedAt) latest = other;
       const pos = latest ? latest.pos : { row: 0, col: 0, prefix: "", lineNo: 1 };
-      c = { pos, capture: this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS), screen: null, usedAt: Date.now() };
+      const capture = this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS);
+      // Take over what the last reader's capture kept (and counted as lost) of the unread output,
+      // so a client replacing it (an MCP server restarted, for the daemon) reads exactly that.
+      if (latest && latest.capture.startRow === pos.row) {
+        capture.rows.push(...latest.capture.rows);
+        capture.droppedChars = latest.capture.droppedChars;
+      }
+      c = { pos, capture, screen: null, usedAt: Date.now() };
       this.cursors.set(clientId, c);
     }
     return c;
