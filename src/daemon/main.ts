@@ -29,7 +29,7 @@ const DAEMON_HELP = `Usage: ptyhub daemon [--status|--stop] [--json]
   --status   show the running daemon: pid, version, sessions, socket and log paths
   --stop     stop it: every session it hosts is closed
 Environment: PTYHUB_DAEMON_IDLE_MS (exit after this long with no session and no client;
-default 600000, 0 = never), XDG_RUNTIME_DIR (socket), XDG_STATE_HOME (log).
+default 60000, 0 = never), XDG_RUNTIME_DIR (socket), XDG_STATE_HOME (log).
 `;
 
 function out(text: string): void {
@@ -150,26 +150,51 @@ async function stop(): Promise<number> {
   return gone ? 0 : 1;
 }
 
-function openLog(path: string): number {
-  try {
-    if (statSync(path).size > LOG_ROTATE_BYTES) renameSync(path, path + ".1");
-  } catch {
-    // No log yet.
+/**
+ * The daemon's log file, rotated (one old generation, `daemon.log.1`) whenever it grows past
+ * LOG_ROTATE_BYTES, so a daemon that runs for weeks cannot fill the disk.
+ */
+class LogFile {
+  private fd: number;
+  private size = 0;
+
+  constructor(private readonly path: string) {
+    try {
+      this.size = statSync(path).size;
+    } catch {
+      // No log yet.
+    }
+    this.fd = openSync(path, "a", 0o600);
   }
-  return openSync(path, "a", 0o600);
+
+  write(line: string): void {
+    try {
+      if (this.size > LOG_ROTATE_BYTES) {
+        closeSync(this.fd);
+        renameSync(this.path, this.path + ".1");
+        this.fd = openSync(this.path, "a", 0o600);
+        this.size = 0;
+      }
+      this.size += writeSync(this.fd, line);
+    } catch {
+      // Disk full or log removed: logging must never take the daemon down.
+    }
+  }
+
+  close(): void {
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Already closed.
+    }
+  }
 }
 
 async function runDaemon(): Promise<number> {
   const paths = daemonPaths();
-  const logFd = openLog(paths.log);
+  const logFile = new LogFile(paths.log);
   const toTerminal = process.stderr.isTTY === true;
-  setLogSink((line) => {
-    try {
-      writeSync(logFd, line);
-    } catch {
-      // Disk full or log removed: logging must never take the daemon down.
-    }
-  });
+  setLogSink((line) => logFile.write(line));
   if (!process.env.PTYHUB_LOG_LEVEL) setLogLevel("info");
   // Don't keep the starter's directory busy; every session gets its cwd from its client.
   process.chdir("/");
@@ -179,7 +204,7 @@ async function runDaemon(): Promise<number> {
     paths,
     idleMs: daemonIdleMs(),
     onStopped: () => {
-      closeSync(logFd);
+      logFile.close();
       process.exit(0);
     },
   });

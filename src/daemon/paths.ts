@@ -9,8 +9,12 @@ import { homedir } from "node:os";
 import { ensurePrivateDir } from "../paths.ts";
 import { AppError } from "../errors.ts";
 
-/** Default idle period: with no session and no client for this long, the daemon exits. */
-export const DEFAULT_DAEMON_IDLE_MS = 10 * 60_000;
+/**
+ * Default idle period: with no session and no client for this long, the daemon exits. A daemon
+ * in that state holds nothing worth keeping (tmux exits at once); the minute only spares a client
+ * that reconnects right away (an MCP server restarting) a ~150 ms daemon start.
+ */
+export const DEFAULT_DAEMON_IDLE_MS = 60_000;
 /** sun_path is 108 bytes on Linux, 104 on macOS; stay below both with the NUL. */
 const MAX_SOCKET_PATH = 103;
 

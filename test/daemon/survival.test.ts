@@ -60,6 +60,22 @@ describe("persistent sessions", () => {
     expect(again.output).toBe("");
   }, 30_000);
 
+  test("more output while detached than the history keeps: dropped counts the loss, the head and tail are read once", async () => {
+    const e = env();
+    const a = await server(e);
+    await ok(a, "term_open", { name: "flood" });
+    await ok(a, "term_send", { session: "flood", text: "echo FLOOD-START; sleep 0.3; seq 1 200000; echo FLOOD-DONE", until: "FLOOD-START", wait_ms: 5000 });
+    await a.kill();
+    const b = await server(e);
+    await waitFor(async () => ((await ok(b, "term_list")).sessions as Array<{ state: string }>)[0]!.state === "prompt", 20_000, "the flood to end");
+    const r = await ok(b, "term_read", { session: "flood", wait_ms: 0, max_tokens: 2000 });
+    expect(r.dropped as number).toBeGreaterThan(100_000);
+    const out = String(r.output);
+    expect(out.startsWith("1\n2\n3\n")).toBe(true); // the head, kept for the reader
+    expect(out.endsWith("200000\nFLOOD-DONE\n" + out.split("\n").pop())).toBe(true);
+    expect((await ok(b, "term_read", { session: "flood", wait_ms: 0 })).output).toBe("");
+  }, 40_000);
+
   test("the exit code of a command that finished while detached is reported, and an exited program keeps its code", async () => {
     const e = env();
     const a = await server(e);
