@@ -150,16 +150,22 @@ export class DaemonHost implements SessionHost {
 
   /** Whether the daemon (if one runs) has this session; never starts a daemon. */
   async has(session: string): Promise<boolean> {
-    const c = await this.existing();
-    if (!c) return false;
-    const list = await c.call<SessionInfo[]>("list", {}, { clientId: `${this.role}:${process.pid}` });
-    this.see(list.map((s) => s.session));
-    return list.some((s) => s.session === session);
+    return (await this.names()).includes(session);
   }
 
-  /** Session names in the daemon, if one runs (never starts one). */
+  /**
+   * Session names in the daemon, if one runs (never starts one). A daemon that cannot be used
+   * (another protocol version, say) has no names we could clash with: in-process sessions still
+   * open; calls that need that daemon report its problem.
+   */
   async names(): Promise<string[]> {
-    const c = await this.existing();
+    let c: DaemonClient | null;
+    try {
+      c = await this.existing();
+    } catch (err) {
+      if (err instanceof DaemonConnectError) return [];
+      throw err;
+    }
     if (!c) return [];
     const list = await c.call<SessionInfo[]>("list", {}, { clientId: `${this.role}:${process.pid}` });
     this.see(list.map((s) => s.session));

@@ -251,6 +251,10 @@ describe("daemon lifecycle", () => {
       expect(r.text).toContain(`speaks protocol ${PROTOCOL + 1}`);
       expect(r.text).toContain("0.0.1-old");
       expect(r.text).toContain("ptyhub daemon --stop");
+      // In-process sessions need no daemon, and still work.
+      const local = await call(a, "term_open", { name: "loc", persistent: false });
+      expect(local.isError).toBe(false);
+      await ok(a, "term_close", { session: "loc" });
       const stop = await runCli(e, ["daemon", "--stop"]);
       expect(stop.stdout).toContain(`stopped the incompatible daemon (pid ${stand.pid})`);
       expect(await stand.exited).not.toBe(0);
