@@ -7,7 +7,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { VERSION } from "../version.ts";
-import { AppError } from "../errors.ts";
+import { AppError, ERROR_CODES } from "../errors.ts";
 import type { SessionHost } from "../session/host.ts";
 import { logger } from "../log.ts";
 import { TOOLS } from "./tools/index.ts";
@@ -28,6 +28,28 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
   delete js.$schema;
   return js;
 }
+
+/**
+ * The output schema as declared: the tool's result, or the error shape every tool may return
+ * (`{ error: { code, message, hint, retryable } }`, with isError). Clients such as the MCP SDK
+ * validate structuredContent against outputSchema even on errors, so both must be in it.
+ */
+function outputSchema(schema: z.ZodType): Record<string, unknown> {
+  const ok = jsonSchema(schema, "output");
+  return { type: "object", anyOf: [ok, ERROR_SCHEMA] };
+}
+
+const ERROR_SCHEMA = jsonSchema(
+  z.strictObject({
+    error: z.strictObject({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      hint: z.string(),
+      retryable: z.boolean(),
+    }),
+  }),
+  "output",
+);
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -52,7 +74,7 @@ export function createMcpServer(opts: ServerOptions): Server {
     title: t.title,
     description: t.description,
     inputSchema: jsonSchema(t.input, "input"),
-    outputSchema: jsonSchema(t.output, "output"),
+    outputSchema: outputSchema(t.output),
     annotations: { title: t.title, ...t.annotations },
   }));
 

@@ -1,13 +1,16 @@
 /** The real MCP SDK client against `bun src/cli.ts` over stdio. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startServer, stopDaemon, type McpHandle } from "../helpers/mcp.ts";
 
 let mcp: McpHandle;
 beforeAll(async () => {
   mcp = await startServer({ env: { PTYHUB_SHELL: "/bin/bash" } });
 });
-afterAll(() => mcp.close());
+afterAll(async () => {
+  await mcp.close();
+  await stopDaemon();
+});
 
 function alive(pid: number): boolean {
   if (!existsSync(`/proc/${pid}`)) return false;
@@ -149,4 +152,30 @@ describe("server exit ends its in-process sessions", () => {
       if (how !== "stdin closed") await m.close().catch(() => undefined);
     });
   }
+});
+
+describe("resources", () => {
+  test("sessions, screen and history are readable; subscribers hear when a command finishes", async () => {
+    const { ResourceUpdatedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    await mcp.call("term_open", { name: "res", persistent: false });
+    const { resources } = await mcp.client.listResources();
+    expect(resources.map((r) => r.uri)).toContain("ptyhub://sessions/res/screen");
+    const list = await mcp.client.readResource({ uri: "ptyhub://sessions" });
+    expect(JSON.parse((list.contents[0] as { text: string }).text).sessions.some((s: { session: string }) => s.session === "res")).toBe(true);
+
+    const updates: string[] = [];
+    mcp.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updates.push(n.params.uri);
+    });
+    await mcp.client.subscribeResource({ uri: "ptyhub://sessions/res/screen" });
+    await mcp.call("term_exec", { session: "res", command: "echo resource-check" });
+    for (let i = 0; i < 100 && !updates.includes("ptyhub://sessions/res/screen"); i++) await Bun.sleep(10);
+    expect(updates).toContain("ptyhub://sessions/res/screen");
+    const screen = await mcp.client.readResource({ uri: "ptyhub://sessions/res/screen" });
+    expect((screen.contents[0] as { text: string }).text).toContain("resource-check");
+    const history = await mcp.client.readResource({ uri: "ptyhub://sessions/res/history" });
+    expect((history.contents[0] as { text: string }).text).toContain("resource-check");
+    await expect(mcp.client.readResource({ uri: "ptyhub://nope" })).rejects.toThrow();
+    await mcp.call("term_close", { session: "res" });
+  });
 });

@@ -50,3 +50,9 @@ export async function startServer(opts: StartOptions = {}): Promise<McpHandle> {
     },
   };
 }
+
+/** Stops the daemon that persistent sessions started (same environment as the servers above). */
+export async function stopDaemon(env: Record<string, string> = {}): Promise<void> {
+  const proc = Bun.spawn([process.execPath, CLI, "daemon", "--stop"], { env: { ...(process.env as Record<string, string>), ...env }, stdout: "ignore", stderr: "ignore" });
+  await proc.exited;
+}
