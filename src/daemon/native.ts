@@ -30,7 +30,12 @@ function loadLibc(): Libc | null {
   if (libc !== undefined) return libc;
   libc = null;
   try {
-    const names = process.platform === "darwin" ? ["/usr/lib/libSystem.B.dylib", "libc.dylib"] : ["libc.so.6", "libc.so"];
+    // glibc, then musl (Alpine: its libc is the dynamic loader itself), then a generic name.
+    const musl = process.arch === "arm64" ? "aarch64" : "x86_64";
+    const names =
+      process.platform === "darwin"
+        ? ["/usr/lib/libSystem.B.dylib", "libc.dylib"]
+        : ["libc.so.6", `libc.musl-${musl}.so.1`, `/lib/ld-musl-${musl}.so.1`, "libc.so"];
     for (const name of names) {
       try {
         if (process.platform === "darwin") {
