@@ -88,7 +88,7 @@ async function main(): Promise<number> {
 
   const want = (id: MetricId) => !args.only || args.only.includes(id);
   let binary: ServerSpec | null = null;
-  if (want("coldstart")) {
+  if (want("coldstart") || want("memory")) {
     const b = ensureBinary(log);
     if (b.ok) {
       binary = { label: "ptyhub-binary", command: b.value, args: [], env: ptyhubEnv };

@@ -6,7 +6,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { isolatedEnv } from "./env.ts";
 import { readlinkSync } from "node:fs";
 import { awaitGone, killAll, processesWithEnv, rssMb, SERVER_VAR } from "./procs.ts";
@@ -79,15 +79,29 @@ export class McpServer {
     this.client = new Client({ name: "ptyhub-bench", version: "1.0.0" }, { capabilities: {} });
   }
 
-  /** Spawns the server, initializes and lists its tools. `startupMs` is spawn → tools/list answered. */
-  static async start(spec: ServerSpec): Promise<{ server: McpServer; startupMs: number; tools: string[] }> {
+  /**
+   * Spawns the server, initializes and lists its tools. `startupMs` is spawn → the tools/list
+   * response arriving at the transport; `clientMs` is what the SDK client then spends on it
+   * (parsing, compiling the tools' output-schema validators) before listTools() resolves.
+   */
+  static async start(spec: ServerSpec): Promise<{ server: McpServer; startupMs: number; clientMs: number; tools: string[] }> {
     const server = new McpServer(spec);
     const t0 = performance.now();
     try {
       await server.client.connect(server.transport);
+      // Timestamp the tools/list response as it arrives, before the client processes it.
+      let answeredAt = 0;
+      const handler = server.transport.onmessage;
+      server.transport.onmessage = (message: JSONRPCMessage) => {
+        const result = (message as { result?: { tools?: unknown } }).result;
+        if (!answeredAt && result && Array.isArray(result.tools)) answeredAt = performance.now();
+        handler?.(message);
+      };
       const listed = await server.client.listTools(undefined, { timeout: 30_000 });
-      const startupMs = performance.now() - t0;
-      return { server, startupMs, tools: listed.tools.map((t) => t.name) };
+      const resolvedAt = performance.now();
+      server.transport.onmessage = handler;
+      const startupMs = (answeredAt || resolvedAt) - t0;
+      return { server, startupMs, clientMs: resolvedAt - (answeredAt || resolvedAt), tools: listed.tools.map((t) => t.name) };
     } catch (err) {
       await server.close();
       throw new Error(`${spec.label} did not start: ${(err as Error).message}\n${server.stderrTail}`);

@@ -203,8 +203,12 @@ export async function memoryAndFlood(ctx: Ctx): Promise<[MetricResult, MetricRes
   const floodMs = ctx.smoke ? 3000 : 10_000;
 
   type Subject = { label: string; kind: "ptyhub" | "ptyai"; spec: ServerSpec };
-  const subjects: Subject[] = [{ label: "ptyhub", kind: "ptyhub", spec: ctx.ptyhub }];
-  const inproc: Subject = { label: "ptyhub in-process", kind: "ptyhub", spec: ctx.ptyhubInproc };
+  // The shipped artifact is the compiled binary; its daemon is the same binary.
+  const hubSpec: ServerSpec = ctx.binary ? { ...ctx.binary, stopArgs: ["daemon", "--stop"] } : ctx.ptyhub;
+  const inprocSpec: ServerSpec = ctx.binary ? { ...ctx.binary, label: "ptyhub-binary-inproc", env: { ...ctx.binary.env, PTYHUB_PERSISTENT: "0" } } : ctx.ptyhubInproc;
+  mem.notes.push(ctx.binary ? "ptyhub runs as the compiled binary here (what ships); its daemon is the same binary." : "The compiled binary is unavailable: ptyhub runs as `bun src/cli.ts` here.");
+  const subjects: Subject[] = [{ label: "ptyhub", kind: "ptyhub", spec: hubSpec }];
+  const inproc: Subject = { label: "ptyhub in-process", kind: "ptyhub", spec: inprocSpec };
   if (ctx.ptyai) subjects.push({ label: "ptyai", kind: "ptyai", spec: ctx.ptyai });
   else {
     mem.notes.push("ptyai unavailable: only ptyhub was measured.");
