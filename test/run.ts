@@ -57,6 +57,10 @@ function leftovers(): number[] {
   return out;
 }
 
+// A test that opened a persistent session through an MCP server leaves the run's daemon running:
+// stop it (its sessions end with it), so only real leaks are reported below.
+Bun.spawnSync([process.execPath, "src/cli.ts", "daemon", "--stop"], { env, stdout: "ignore", stderr: "ignore" });
+
 let leaked: number[] = [];
 if (process.platform === "linux") {
   // Give processes that are already dying a moment.
