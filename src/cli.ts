@@ -72,6 +72,11 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  // `ptyhub ls | head`: a reader that goes away is not an error worth a stack trace.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(0);
+    throw err;
+  });
   main(process.argv.slice(2)).then(
     (code) => {
       if (code !== 0) process.exitCode = code;

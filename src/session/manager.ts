@@ -5,7 +5,7 @@
 import { AppError } from "../errors.ts";
 import type { Config } from "../config.ts";
 import { LocalBackend } from "../backend/local.ts";
-import { openSshBackend, type SshParams } from "../backend/ssh.ts";
+import type { SshParams } from "../backend/ssh.ts";
 import type { Elicit } from "../ssh/auth.ts";
 import type { Backend, BackendKind, CloseSignal } from "../backend/backend.ts";
 import type { Integration, ShellFamily } from "../terminal/shell-integration.ts";
@@ -29,6 +29,8 @@ export const SESSION_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 export const DEFAULT_SESSION = "main";
 /** How often idle sessions are looked for (the timeout itself is configurable). */
 const IDLE_SWEEP_MS = 30_000;
+/** Read cursors of clients not seen for this long are forgotten (the latest one is always kept). */
+const CURSOR_IDLE_MS = 10 * 60_000;
 /** How many closed session ids are remembered so that closing them again succeeds. */
 const CLOSED_MEMORY = 256;
 /** At open, the first prompt's B mark usually follows its A mark within microseconds. */
@@ -223,6 +225,8 @@ export class SessionManager {
 
   /** Connects over SSH and starts the remote shell or command (see src/backend/ssh.ts). */
   private async sshStart(p: OpenParams, id: string, nonce: string, cols: number, rows: number, signal?: AbortSignal, elicit?: Elicit): Promise<Started> {
+    // Loaded on first use: ssh2 is large, and most servers never open an SSH session.
+    const { openSshBackend } = await import("../backend/ssh.ts");
     const r = await openSshBackend(
       { ssh: p.ssh!, command: p.command, args: p.args, cwd: p.cwd, env: validateEnv(p.env), sessionId: id, nonce, cols, rows, setupTimeoutMs: this.config.open_timeout_ms },
       { elicit, signal },
@@ -304,6 +308,7 @@ export class SessionManager {
   async closeIdle(): Promise<void> {
     const now = Date.now();
     for (const s of [...this.sessions.values()]) {
+      s.pruneCursors(CURSOR_IDLE_MS);
       if (now - s.lastActivityAt > this.config.idle_timeout_ms && s.attached === 0 && s.execOwner === null) {
         log.info(`closing idle session ${s.id}`);
         await this.close(s.id).catch((err) => log.warn(`closing idle ${s.id} failed`, err));

@@ -225,6 +225,22 @@ export class Session {
     return c;
   }
 
+  /**
+   * Forgets readers not seen for `maxIdleMs` (MCP servers that restarted leave theirs behind),
+   * always keeping the most recent one: a reader that comes back later continues from there.
+   */
+  pruneCursors(maxIdleMs: number): void {
+    let latest: ReadCursor | null = null;
+    for (const c of this.cursors.values()) if (!latest || c.usedAt > latest.usedAt) latest = c;
+    const cutoff = Date.now() - maxIdleMs;
+    for (const [id, c] of this.cursors) {
+      if (c !== latest && c.usedAt < cutoff) {
+        this.release(c.capture);
+        this.cursors.delete(id);
+      }
+    }
+  }
+
   setCursor(clientId: string, pos: Pos): void {
     const c = this.cursor(clientId);
     this.release(c.capture);
