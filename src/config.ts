@@ -20,6 +20,14 @@ export const ConfigSchema = z.object({
   shell: z.string().min(1).optional(),
   /** How long term_open waits for a shell's first prompt. */
   open_timeout_ms: z.number().int().min(100).max(600_000).default(15_000),
+  /** Sessions live in the daemon unless term_open says persistent:false. */
+  persistent: z.boolean().default(true),
+  /**
+   * The daemon exits after this long with no session and no client (0: never). Such a daemon
+   * holds nothing worth keeping (tmux exits at once); the minute only spares an MCP server that
+   * reconnects right away a ~150 ms daemon start.
+   */
+  daemon_idle_ms: z.number().int().min(0).default(60_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -31,14 +39,25 @@ const ENV_KEYS: Record<string, keyof Config> = {
   PTYHUB_ROWS: "rows",
   PTYHUB_SHELL: "shell",
   PTYHUB_OPEN_TIMEOUT_MS: "open_timeout_ms",
+  PTYHUB_PERSISTENT: "persistent",
+  PTYHUB_DAEMON_IDLE_MS: "daemon_idle_ms",
 };
+
+const BOOLEAN_KEYS = new Set<keyof Config>(["persistent"]);
+
+function parseBoolean(raw: string): boolean | string {
+  const v = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off"].includes(v)) return false;
+  return raw; // left for the schema to reject with a clear message
+}
 
 function fromEnv(env: NodeJS.ProcessEnv): Partial<Record<keyof Config, unknown>> {
   const out: Partial<Record<keyof Config, unknown>> = {};
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const raw = env[name];
     if (raw === undefined || raw === "") continue;
-    out[key] = key === "shell" ? raw : Number(raw);
+    out[key] = key === "shell" ? raw : BOOLEAN_KEYS.has(key) ? parseBoolean(raw) : Number(raw);
   }
   return out;
 }

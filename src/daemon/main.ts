@@ -12,7 +12,7 @@ import type { SessionInfo } from "../session/manager.ts";
 import { logger, setLogLevel, setLogSink } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { DaemonConnectError, type DaemonClient } from "./client.ts";
-import { daemonIdleMs, daemonPaths } from "./paths.ts";
+import { daemonPaths } from "./paths.ts";
 import { DaemonServer, type DaemonStatus } from "./server.ts";
 import { reachDaemon } from "./start.ts";
 
@@ -199,10 +199,11 @@ async function runDaemon(): Promise<number> {
   // Don't keep the starter's directory busy; every session gets its cwd from its client.
   process.chdir("/");
 
-  const host = new LocalHost(loadConfig(), true);
+  const config = loadConfig();
+  const host = new LocalHost(config, true);
   const server = new DaemonServer(host, {
     paths,
-    idleMs: daemonIdleMs(),
+    idleMs: config.daemon_idle_ms,
     onStopped: () => {
       logFile.close();
       process.exit(0);

@@ -9,12 +9,6 @@ import { homedir } from "node:os";
 import { ensurePrivateDir } from "../paths.ts";
 import { AppError } from "../errors.ts";
 
-/**
- * Default idle period: with no session and no client for this long, the daemon exits. A daemon
- * in that state holds nothing worth keeping (tmux exits at once); the minute only spares a client
- * that reconnects right away (an MCP server restarting) a ~150 ms daemon start.
- */
-export const DEFAULT_DAEMON_IDLE_MS = 60_000;
 /** sun_path is 108 bytes on Linux, 104 on macOS; stay below both with the NUL. */
 const MAX_SOCKET_PATH = 103;
 
@@ -64,18 +58,3 @@ export function daemonPaths(env: Env = process.env): DaemonPaths {
   };
 }
 
-/** PTYHUB_DAEMON_IDLE_MS: how long the daemon stays up with no session and no client. */
-export function daemonIdleMs(env: Env = process.env): number {
-  const raw = env.PTYHUB_DAEMON_IDLE_MS;
-  const n = raw === undefined || raw === "" ? NaN : Number(raw);
-  return Number.isFinite(n) && n >= 0 ? n : DEFAULT_DAEMON_IDLE_MS;
-}
-
-/**
- * PTYHUB_PERSISTENT=0 turns the daemon off for this MCP server: term_open defaults to
- * persistent:false and term_exec's `main` lives in-process (sessions die with the server).
- */
-export function persistentByDefault(env: Env = process.env): boolean {
-  const raw = (env.PTYHUB_PERSISTENT ?? "").trim().toLowerCase();
-  return !["0", "false", "no", "off"].includes(raw);
-}

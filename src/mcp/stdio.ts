@@ -8,7 +8,6 @@ import { loadConfig } from "../config.ts";
 import { LocalHost } from "../session/host.ts";
 import { DaemonHost } from "../daemon/host.ts";
 import { RoutingHost } from "../daemon/routing.ts";
-import { persistentByDefault } from "../daemon/paths.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
 
@@ -21,7 +20,7 @@ export async function runStdioServer(): Promise<void> {
   const config = loadConfig();
   // Persistent sessions (the default) live in the daemon and survive this process; the rest here.
   const local = new LocalHost(config);
-  const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault: persistentByDefault() });
+  const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault: config.persistent });
   const server = createMcpServer({
     host,
     clientId: () => `${server.getClientVersion()?.name ?? "mcp"}:${process.pid}`,
