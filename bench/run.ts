@@ -6,12 +6,13 @@
  *   bun run bench --only latency,tokens   some metrics; writes bench/.work/RESULTS-partial.md
  *   bun run bench --no-peer       skip installing and measuring ptyai
  *   bun run bench --strict        also exit non-zero when a target is missed
+ *   bun run bench --wait-quiet    before each metric, wait (up to 3 min) for the 1-minute load average to drop below half the cores
  *
  * Exit status: 1 when the harness itself breaks (a metric cannot be measured, a ptyhub fact check
  * fails, ptyhub returns a wrong result); missed speed targets are reported, not fatal, unless
  * --strict. ptyai that cannot be installed is reported as unavailable, not fatal.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { machineInfo, removeBenchRoot, RUN_ID } from "./lib/env.ts";
 import { killAll, processesWithEnv, RUN_VAR } from "./lib/procs.ts";
@@ -32,16 +33,18 @@ interface Args {
   smoke: boolean;
   noPeer: boolean;
   strict: boolean;
+  waitQuiet: boolean;
   only: MetricId[] | null;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { smoke: false, noPeer: false, strict: false, only: null };
+  const args: Args = { smoke: false, noPeer: false, strict: false, waitQuiet: false, only: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--smoke") args.smoke = true;
     else if (a === "--no-peer") args.noPeer = true;
     else if (a === "--strict") args.strict = true;
+    else if (a === "--wait-quiet") args.waitQuiet = true;
     else if (a === "--only" || a.startsWith("--only=")) {
       const v = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i] ?? "";
       const ids = v.split(",").map((s) => s.trim()).filter(Boolean);
@@ -55,7 +58,7 @@ function parseArgs(argv: string[]): Args {
 }
 
 function usage(error?: string): never {
-  const text = `usage: bun run bench [--smoke] [--only ${METRICS.join(",")}] [--no-peer] [--strict]\n`;
+  const text = `usage: bun run bench [--smoke] [--only ${METRICS.join(",")}] [--no-peer] [--strict] [--wait-quiet]\n`;
   if (error) {
     process.stderr.write(`bench: ${error}\n${text}`);
     process.exit(2);
@@ -65,6 +68,26 @@ function usage(error?: string): never {
 }
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
+
+/** The 1-minute load average (other engineers' builds and tests share this machine). */
+function load1(): number {
+  try {
+    return Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
+  } catch {
+    return 0;
+  }
+}
+
+/** How long --wait-quiet waits at most before a metric. */
+const QUIET_WAIT_MS = 180_000;
+
+async function waitQuiet(): Promise<void> {
+  const limit = (navigator.hardwareConcurrency || 2) / 2;
+  const deadline = Date.now() + QUIET_WAIT_MS;
+  if (load1() < limit) return;
+  log(`  waiting for load average < ${limit} (now ${load1()}) …`);
+  while (load1() >= limit && Date.now() < deadline) await Bun.sleep(5000);
+}
 
 /** Ends every process of this run that is still alive (servers' sessions, daemons, bare shells). */
 function sweep(): string[] {
@@ -120,6 +143,7 @@ async function main(): Promise<number> {
 
   const ctx: Ctx = { smoke: args.smoke, ptyhub, ptyhubInproc, binary, ptyai, tokenizer, log };
   const results: MetricResult[] = [];
+  let maxLoad = 0;
   const runners: Array<[MetricId, () => Promise<MetricResult[]>]> = [
     ["latency", async () => [await latency(ctx)]],
     ["throughput", async () => [await throughput(ctx)]],
@@ -129,15 +153,21 @@ async function main(): Promise<number> {
   ];
   for (const [id, run] of runners) {
     if (!want(id)) continue;
+    if (args.waitQuiet) await waitQuiet();
     const t0 = performance.now();
+    const loadBefore = load1();
     log(`— ${id} …`);
+    let produced: MetricResult[];
     try {
-      results.push(...(await run()));
+      produced = await run();
     } catch (err) {
-      const r: MetricResult = { id, title: id, tables: [], checks: [], notes: [], errors: [`could not be measured: ${(err as Error).stack ?? String(err)}`] };
-      results.push(r);
+      produced = [{ id, title: id, tables: [], checks: [], notes: [], errors: [`could not be measured: ${(err as Error).stack ?? String(err)}`] }];
     }
-    log(`  ${id} done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const secs = (performance.now() - t0) / 1000;
+    maxLoad = Math.max(maxLoad, loadBefore, load1());
+    for (const r of produced) r.notes.push(`Measured in ${secs.toFixed(0)} s; 1-minute load average ${loadBefore.toFixed(2)} before, ${load1().toFixed(2)} after (${machine.nproc} cores).`);
+    results.push(...produced);
+    log(`  ${id} done in ${secs.toFixed(1)} s`);
   }
 
   const leftovers = sweep();
@@ -153,6 +183,9 @@ async function main(): Promise<number> {
     "",
     renderMachine(machine),
     "",
+    maxLoad >= machine.nproc / 2
+      ? `> **Noisy run:** the 1-minute load average reached ${maxLoad.toFixed(2)} on ${machine.nproc} cores during the run (other work shares this machine). Compare subjects within a table (they were interleaved), and treat absolute numbers with care; each metric notes its load.\n`
+      : `Load stayed below ${machine.nproc / 2} (1-minute average) throughout.\n`,
     ...setupNotes.map((n) => `- ${n}`),
     "",
     "## Targets",
