@@ -10,6 +10,7 @@
  * (`.tar.gz`, `.zip` for Windows) holding just that binary, and `dist/SHA256SUMS` over the
  * archives of this run. Needs `tar` and, for Windows, `zip` on PATH.
  */
+import { computeToolListing } from "./src/mcp/listing.ts";
 import { parseArgs } from "node:util";
 import { chmod, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -76,7 +77,11 @@ async function compile(target: ReleaseTarget, version: string, outDir: string): 
     minify: true,
     bytecode: true,
     format: "esm",
-    define: { PTYHUB_BUILD_VERSION: JSON.stringify(version) },
+    define: {
+      PTYHUB_BUILD_VERSION: JSON.stringify(version),
+      // tools/list, generated from the zod schemas now rather than at every start (src/mcp/listing.ts).
+      PTYHUB_TOOL_LISTING: JSON.stringify(JSON.stringify(computeToolListing())),
+    },
     plugins: [noNativeAddons],
     metafile: true,
     throw: false,

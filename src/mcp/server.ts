@@ -5,15 +5,16 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import type { z } from "zod";
 import { VERSION } from "../version.ts";
-import { AppError, ERROR_CODES } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import type { SessionHost } from "../session/host.ts";
 import { logger } from "../log.ts";
 import { TOOLS } from "./tools/index.ts";
 import type { ToolContext, ToolDef } from "./tool.ts";
 import { errorResult, okResult } from "./result.ts";
 import { registerResources } from "./resources.ts";
+import { toolListing } from "./listing.ts";
 
 const log = logger("mcp");
 
@@ -22,34 +23,6 @@ const INSTRUCTIONS =
   "Use term_open + term_send for REPLs, prompts, editors and anything interactive; term_read to follow long-running output. " +
   "Results are rendered text within a token budget; a `truncated` result names the omitted line range for term_read mode:\"history\". " +
   "Never put passwords in tool arguments: use term_secret.";
-
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const js = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
-  delete js.$schema;
-  return js;
-}
-
-/**
- * The output schema as declared: the tool's result, or the error shape every tool may return
- * (`{ error: { code, message, hint, retryable } }`, with isError). Clients such as the MCP SDK
- * validate structuredContent against outputSchema even on errors, so both must be in it.
- */
-function outputSchema(schema: z.ZodType): Record<string, unknown> {
-  const ok = jsonSchema(schema, "output");
-  return { type: "object", anyOf: [ok, ERROR_SCHEMA] };
-}
-
-const ERROR_SCHEMA = jsonSchema(
-  z.strictObject({
-    error: z.strictObject({
-      code: z.enum(ERROR_CODES),
-      message: z.string(),
-      hint: z.string(),
-      retryable: z.boolean(),
-    }),
-  }),
-  "output",
-);
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -69,16 +42,7 @@ export function createMcpServer(opts: ServerOptions): Server {
     { capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } }, instructions: INSTRUCTIONS },
   );
   const byName = new Map<string, ToolDef>(TOOLS.map((t) => [t.name, t]));
-  const listed = TOOLS.map((t) => ({
-    name: t.name,
-    title: t.title,
-    description: t.description,
-    inputSchema: jsonSchema(t.input, "input"),
-    outputSchema: outputSchema(t.output),
-    annotations: { title: t.title, ...t.annotations },
-  }));
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed as never }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolListing() as never }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: rawArgs } = request.params;
