@@ -30,6 +30,12 @@ function run(argv: string[], cwd: string, timeoutMs: number): { ok: boolean; out
   }
 }
 
+/** The first lines of npm's output that say what went wrong (e.g. "npm error code ECONNREFUSED"). */
+function npmError(out: string): string {
+  const lines = out.split("\n").map((l) => l.trim()).filter((l) => /error|ERR!/i.test(l) && !/complete log|npm help/.test(l));
+  return (lines.length ? lines.slice(0, 2) : out.split("\n").slice(-2)).join(" / ").slice(0, 300);
+}
+
 function installedVersion(prefix: string, name: string): string | null {
   try {
     return (JSON.parse(readFileSync(join(prefix, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
@@ -59,7 +65,7 @@ export function ensurePtyai(log: (msg: string) => void): Availability<PtyaiInsta
   if (installedVersion(prefix, "ptyai") !== PTYAI_VERSION || !loads().ok) {
     log(`installing ptyai@${PTYAI_VERSION} into ${relative(REPO, prefix)} (npm; node-pty may compile) …`);
     const r = npmInstall(prefix, `ptyai@${PTYAI_VERSION}`);
-    if (!r.ok) return { ok: false, reason: `npm install ptyai@${PTYAI_VERSION} failed: ${r.out.split("\n").slice(-3).join(" ")}` };
+    if (!r.ok) return { ok: false, reason: `npm install ptyai@${PTYAI_VERSION} failed: ${npmError(r.out)}` };
     note = "installed now";
     if (!loads().ok) {
       // npm may skip install scripts (allowScripts): build node-pty's addon explicitly.
@@ -82,7 +88,7 @@ export async function ensureTokenizer(log: (msg: string) => void): Promise<Avail
   if (installedVersion(prefix, "gpt-tokenizer") !== TOKENIZER_VERSION) {
     log(`installing gpt-tokenizer@${TOKENIZER_VERSION} into ${relative(REPO, prefix)} …`);
     const r = npmInstall(prefix, `gpt-tokenizer@${TOKENIZER_VERSION}`);
-    if (!r.ok) return { ok: false, reason: `npm install gpt-tokenizer failed: ${r.out.split("\n").slice(-2).join(" ")}` };
+    if (!r.ok) return { ok: false, reason: `npm install gpt-tokenizer@${TOKENIZER_VERSION} failed: ${npmError(r.out)}` };
     note = "installed now";
   }
   try {
