@@ -111,10 +111,12 @@ async function main(): Promise<number> {
 
   const want = (id: MetricId) => !args.only || args.only.includes(id);
   let binary: ServerSpec | null = null;
+  let binaryHow = "";
   if (want("coldstart") || want("memory")) {
     const b = ensureBinary(log);
     if (b.ok) {
       binary = { label: "ptyhub-binary", command: b.value, args: [], env: ptyhubEnv };
+      binaryHow = b.value.startsWith(join(WORK, "dist")) ? "release build (build.ts)" : "bun build --compile --minify --bytecode (no build.ts build)";
       setupNotes.push(`ptyhub binary: ${relative(REPO, b.value)} (${b.note}).`);
     } else setupNotes.push(`ptyhub binary unavailable: ${b.reason}`);
   }
@@ -141,7 +143,7 @@ async function main(): Promise<number> {
     } else setupNotes.push(`Tokenizer unavailable (${t.reason}); tokens estimated as chars/4 + 1 per non-ASCII character.`);
   }
 
-  const ctx: Ctx = { smoke: args.smoke, ptyhub, ptyhubInproc, binary, ptyai, tokenizer, log };
+  const ctx: Ctx = { smoke: args.smoke, ptyhub, ptyhubInproc, binary, binaryHow, ptyai, tokenizer, log };
   const results: MetricResult[] = [];
   let maxLoad = 0;
   const runners: Array<[MetricId, () => Promise<MetricResult[]>]> = [

@@ -8,8 +8,9 @@ export interface Ctx {
   ptyhub: ServerSpec;
   /** The same with PTYHUB_PERSISTENT=0: sessions inside the MCP server process. */
   ptyhubInproc: ServerSpec;
-  /** The compiled binary, when it could be built. */
+  /** The compiled binary, when it could be built, and how it was built. */
   binary: ServerSpec | null;
+  binaryHow: string;
   /** The peer, when it could be installed. */
   ptyai: ServerSpec | null;
   /** o200k_base token counter, when gpt-tokenizer is available. */

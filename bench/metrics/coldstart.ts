@@ -14,7 +14,7 @@ export async function coldStart(ctx: Ctx): Promise<MetricResult> {
   const variants: Array<{ spec: ServerSpec; row: Row }> = [];
   const add = (spec: ServerSpec, subject: string, note: string) =>
     variants.push({ spec, row: { subject, unit: "ms", samples: [], note, baseline: "ptyhub binary" } });
-  if (ctx.binary) add(ctx.binary, "ptyhub binary", "bun build --compile --minify --bytecode");
+  if (ctx.binary) add(ctx.binary, "ptyhub binary", ctx.binaryHow);
   else res.notes.push("The compiled binary could not be built: only `bun src/cli.ts` was measured for ptyhub.");
   add(ctx.ptyhub, "ptyhub bun src/cli.ts", "from source");
   if (ctx.ptyai) add(ctx.ptyai, "ptyai (node)", "node dist/index.js");
