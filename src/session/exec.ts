@@ -94,7 +94,7 @@ export async function execCommand(session: Session, p: ExecParams, clientId: str
       let items;
       if (startMark) {
         const cap = session.command && session.command.startSeq === startMark.seq ? session.command.capture : null;
-        items = region(session, startMark.pos, endPos, cap).items;
+        items = region(session, startMark.pos, endPos, cap, Infinity, p.max_tokens).items;
       } else {
         // No start mark (a syntax error, or the shell exited first): what followed the typed line.
         const r = withoutEcho(region(session, typedAt, endPos, typedCapture).items, line, true);

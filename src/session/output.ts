@@ -19,7 +19,15 @@ export interface Region {
  * (a progress bar, a redraw), it is shown whole. A `to` inside a row takes that row's text before
  * it (output without a final newline, followed by the next prompt).
  */
-export function region(session: Session, from: Pos, to: Pos | null, capture?: HeadCapture | null, maxRows = Infinity): Region {
+export function region(
+  session: Session,
+  from: Pos,
+  to: Pos | null,
+  capture?: HeadCapture | null,
+  maxRows = Infinity,
+  /** A token budget: long, varied output then comes as its two ends and a kept gap (see elide). */
+  budget?: number,
+): Region {
   const em = session.emulator;
   const h = em.history;
   const endRow = Math.min(to ? to.row : em.contentEndRow(), from.row + maxRows);
@@ -44,6 +52,11 @@ export function region(session: Session, from: Pos, to: Pos | null, capture?: He
     }
   }
 
+  const elided = budget !== undefined ? elide(session, row, endRow, budget) : null;
+  if (elided) {
+    parts.push(elided.head, elided.gap);
+    row = elided.tailStart;
+  }
   const live = row < endRow ? em.rowsBetween(row, endRow) : [];
   if (to && to.col > 0 && to.row >= row) live.push({ text: to.prefix, lineNo: to.lineNo });
   if (cursor && cursor.row >= row) {
@@ -69,6 +82,39 @@ export function region(session: Session, from: Pos, to: Pos | null, capture?: He
   }
   // Trailing blank rows are kept: the line break after an echo is how Enter shows up.
   return { items, droppedChars };
+}
+
+/** Elision applies from this many rows of history in range, per row of budget reach (below). */
+const ELIDE_MIN_FACTOR = 4;
+
+/**
+ * For a long range of history, the rows that can possibly be shown: each shown line costs at
+ * least one token, so no more than `budget` lines of each end are ever shown. The middle becomes a
+ * kept gap (counted, not materialized: a 200,000-line `seq` is not turned into 200,000 objects).
+ * Output with few distinct lines (`yes`) is not elided: collapsing shows all of it in a few lines.
+ */
+function elide(session: Session, from: number, endRow: number, budget: number): { head: Row[]; gap: Gap; tailStart: number } | null {
+  const h = session.emulator.history;
+  const reach = 2 * (budget + 1);
+  const histEnd = Math.min(endRow, h.endRow);
+  if (from < h.firstRow || histEnd - from < ELIDE_MIN_FACTOR * reach) return null;
+  let headEnd = from + reach;
+  while (headEnd < histEnd && h.lineNo(headEnd) === h.lineNo(headEnd - 1)) headEnd++;
+  let tailStart = histEnd - reach;
+  while (tailStart > headEnd && h.lineNo(tailStart) === h.lineNo(tailStart - 1)) tailStart--;
+  if (tailStart - headEnd < reach) return null;
+  let chars = 0;
+  let runs = 0;
+  let prev: string | null = null;
+  for (let r = headEnd; r < tailStart; r++) {
+    const text = h.text(r);
+    chars += text.length;
+    if (text !== prev) runs++;
+    prev = text;
+  }
+  if (runs <= reach) return null;
+  const fromLine = h.lineNo(headEnd);
+  return { head: session.emulator.rowsBetween(from, headEnd), gap: { gap: true, kept: true, fromLine, toLine: h.lineNo(tailStart - 1), chars }, tailStart };
 }
 
 function trimPrefix<T extends { text: string }>(lines: T[], prefix: string): T[] {

@@ -87,7 +87,7 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
   const cursor = session.cursor(clientId);
   switch (p.mode) {
     case "new": {
-      const r = region(session, cursor.pos, null, cursor.capture);
+      const r = region(session, cursor.pos, null, cursor.capture, Infinity, p.max_tokens);
       items = r.items;
       // A command that finished in the unread output (perhaps while no client was connected).
       const cmd = session.command;

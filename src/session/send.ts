@@ -148,7 +148,7 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
       { timeoutMs: p.wait_ms, signal },
     );
     const result: Outcome = outcome === "timeout" ? { via: "timeout", matched: null } : outcome;
-    const items = dropChars(region(session, from, result.end ?? null, capture).items, echoChars ?? 0);
+    const items = dropChars(region(session, from, result.end ?? null, capture, Infinity, p.max_tokens).items, echoChars ?? 0);
     return finishSend(session, items, result, clientId, p.max_tokens);
   } finally {
     session.release(capture);

@@ -21,12 +21,16 @@ export interface Line {
   lineNo: number;
 }
 
-/** Lines that are known to exist but were not kept (evicted before anyone read them). */
+/**
+ * Lines not given as text: evicted before anyone read them, or (`kept`) still in history but
+ * left out up front because they could not fit the budget anyway.
+ */
 export interface Gap {
   gap: true;
   fromLine: number;
   toLine: number;
   chars: number;
+  kept?: boolean;
 }
 
 export type Item = Line | Gap;
@@ -97,6 +101,12 @@ function collapse(items: readonly Item[]): Entry[] {
   const out: Entry[] = [];
   for (let k = 0; k < items.length; ) {
     const it = items[k]!;
+    if ("gap" in it && it.kept) {
+      // Always omitted: its tokens can never fit, so the cut below puts it in the omitted range.
+      out.push({ text: "", firstLine: it.fromLine, lastLine: it.toLine, lines: it.toLine - it.fromLine + 1, tokens: Number.POSITIVE_INFINITY, lost: false });
+      k++;
+      continue;
+    }
     if ("gap" in it) {
       const lines = it.toLine - it.fromLine + 1;
       const text = `[… ${lines} line${lines === 1 ? "" : "s"} (${it.fromLine}–${it.toLine}) were dropped before they could be read …]`;
