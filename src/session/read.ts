@@ -55,7 +55,7 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
     const callPos = session.emulator.cursorPos();
     const cursor = session.cursor(clientId);
     const scanner = new OutputScanner(session, callPos, 0);
-    const hadUnread = hasContent(region(session, cursor.pos, null).items);
+    const hadUnread = hasContent(region(session, cursor.pos, null, null, Infinity, p.max_tokens).items);
     const bytesAtCall = session.emulator.bytesIn;
     let firstNewAt: number | null = null;
     const outcome = await waitFor<{ via: Via; matched: string | null }>(
