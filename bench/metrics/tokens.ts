@@ -16,6 +16,8 @@ import { McpServer, jsonText, type Called } from "../lib/mcp.ts";
 import { PtyaiShell } from "../lib/shells.ts";
 import { ratio } from "../lib/stats.ts";
 import { emptyResult, peer, type Ctx, type MetricResult } from "../lib/types.ts";
+// The estimator ptyhub budgets with (chars/4 for ASCII, one per other character).
+import { estimateTokens } from "../../src/terminal/render.ts";
 
 export const TARGET_SHARE = 0.5;
 
@@ -124,16 +126,6 @@ export function plain(text: string): string {
     .replace(/\r/g, "\n");
 }
 
-/** Tokens as chars/4 for ASCII plus one per other character: the same estimator ptyhub budgets with. */
-export function estimateTokens(text: string): number {
-  let ascii = 0;
-  let other = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) < 0x80) ascii++;
-    else other++;
-  }
-  return Math.ceil(ascii / 4) + other;
-}
 
 interface Outcome {
   calls: number;

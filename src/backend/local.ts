@@ -6,7 +6,7 @@
 import type { Subprocess } from "bun";
 import { AppError } from "../errors.ts";
 import type { Backend, CloseSignal, ExitInfo, TtyModes } from "./backend.ts";
-import { foregroundCommands, terminateSession } from "./process-tree.ts";
+import { foregroundCommands, signalNumber, terminateSession } from "./process-tree.ts";
 
 /** After the program exits, how long to wait for the PTY's last bytes before reporting the exit. */
 const DRAIN_AFTER_EXIT_MS = 50;
@@ -14,7 +14,6 @@ const DRAIN_AFTER_EXIT_MS = 50;
 /** termios c_lflag bits, which differ between Linux and the BSDs (macOS). */
 const LFLAG = process.platform === "linux" ? { ICANON: 0x2, ECHO: 0x8 } : { ICANON: 0x100, ECHO: 0x8 };
 
-const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13, SIGABRT: 6, SIGSEGV: 11 };
 
 export interface LocalSpawnOptions {
   argv: string[];
@@ -58,7 +57,7 @@ export class LocalBackend implements Backend {
     }
     this.proc.exited.then(() => {
       const signal = this.proc.signalCode ? String(this.proc.signalCode) : null;
-      const exitCode = signal ? 128 + (SIGNAL_NUMBERS[signal] ?? 0) : (this.proc.exitCode ?? null);
+      const exitCode = signal ? 128 + (signalNumber(signal) ?? 0) : (this.proc.exitCode ?? null);
       this.exitInfo = { exitCode, signal, reason: signal ? `killed by ${signal}` : `exited with code ${exitCode}` };
       // Output may still be in flight from the PTY; give it a moment, unless the PTY already closed.
       setTimeout(() => {

@@ -5,6 +5,7 @@
  * elsewhere `ps`) and signal each one.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { constants } from "node:os";
 
 /** How long each polite signal gets before the next, harsher one. */
 export const GRACE_AFTER_HUP_MS = 400;
@@ -50,6 +51,22 @@ export function foregroundCommands(sid: number): string[] {
     if (st && st.session === sid && st.pgrp === leader.tpgid && st.state !== "Z") names.push(st.comm);
   }
   return names;
+}
+
+/** Whether a process exists (EPERM: it does, but belongs to someone else). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Signal number of a name like "HUP" or "SIGHUP" (for 128 + n exit codes), if known. */
+export function signalNumber(name: string): number | undefined {
+  const key = (name.startsWith("SIG") ? name : `SIG${name}`) as keyof typeof constants.signals;
+  return constants.signals[key];
 }
 
 /** Live (non-zombie) processes whose session id is `sid`. */

@@ -16,6 +16,7 @@ import { launchRemote } from "../ssh/remote.ts";
 import type { Elicit } from "../ssh/auth.ts";
 import type { Integration, ShellFamily } from "../terminal/shell-integration.ts";
 import { logger } from "../log.ts";
+import { signalNumber } from "./process-tree.ts";
 
 export type { SshParams } from "../ssh/connect.ts";
 
@@ -138,7 +139,7 @@ export class SshBackend implements Backend {
     let info: ExitInfo;
     if (this.status) {
       const { code, signal } = this.status;
-      info = signal ? { exitCode: 128 + (SIGNALS[signal.replace(/^SIG/, "")] ?? 0), signal: `SIG${signal.replace(/^SIG/, "")}`, reason: `killed by SIG${signal.replace(/^SIG/, "")}` } : { exitCode: code, signal: null, reason: `exited with code ${code}` };
+      info = signal ? { exitCode: 128 + (signalNumber(signal) ?? 0), signal: `SIG${signal.replace(/^SIG/, "")}`, reason: `killed by SIG${signal.replace(/^SIG/, "")}` } : { exitCode: code, signal: null, reason: `exited with code ${code}` };
     } else if (this.closingByUs) {
       info = { exitCode: null, signal: null, reason: "closed (connection ended by ptyhub)" };
     } else {
@@ -159,7 +160,6 @@ export class SshBackend implements Backend {
   }
 }
 
-const SIGNALS: Record<string, number> = { HUP: 1, INT: 2, QUIT: 3, ILL: 4, ABRT: 6, FPE: 8, KILL: 9, SEGV: 11, PIPE: 13, ALRM: 14, TERM: 15, USR1: 10, USR2: 12 };
 
 export interface OpenSshRequest {
   ssh: SshParams;

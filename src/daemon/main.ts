@@ -15,6 +15,7 @@ import { DaemonConnectError, type DaemonClient } from "./client.ts";
 import { daemonPaths } from "./paths.ts";
 import { DaemonServer, type DaemonStatus } from "./server.ts";
 import { reachDaemon } from "./start.ts";
+import { pidAlive } from "../backend/process-tree.ts";
 
 const log = logger("daemon");
 
@@ -36,14 +37,6 @@ function out(text: string): void {
   process.stdout.write(text.endsWith("\n") ? text : text + "\n");
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 async function waitPidGone(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;

@@ -11,6 +11,7 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync, constants as fsc } from "node:fs";
 import { dlopen, FFIType, ptr } from "bun:ffi";
 import { logger } from "../log.ts";
+import { pidAlive } from "../backend/process-tree.ts";
 
 const log = logger("native");
 
@@ -88,14 +89,6 @@ export interface Lock {
   release(): void;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * Takes an exclusive lock on `path` without blocking: the Lock, or null when someone holds it.

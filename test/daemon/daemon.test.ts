@@ -27,28 +27,13 @@ import {
   type Env,
   type McpServer,
 } from "./helpers.ts";
+import { fixture } from "./helpers.ts";
 
-const servers: McpServer[] = [];
-const envs: Env[] = [];
+const fx = fixture();
+const env = fx.env;
+const server = fx.server;
 
-function env(extra: Env = {}): Env {
-  const e = testEnv(extra);
-  envs.push(e);
-  return e;
-}
-
-async function server(e: Env, name = "agent"): Promise<McpServer> {
-  const s = await startServer(e, name);
-  servers.push(s);
-  return s;
-}
-
-async function cleanup(): Promise<void> {
-  await Promise.allSettled(servers.splice(0).map((s) => s.close()));
-  await Promise.allSettled(envs.splice(0).map((e) => stopDaemon(e)));
-}
-
-afterEach(cleanup);
+afterEach(fx.cleanup);
 
 describe("starting the daemon", () => {
   test("two MCP servers opening sessions at the same moment end up with one daemon", async () => {
@@ -265,9 +250,9 @@ describe("daemon lifecycle", () => {
   }, 30_000);
 });
 
-afterAll(cleanup);
+afterAll(fx.cleanup);
 
 test("no daemon, MCP server, shell or zombie is left behind", async () => {
-  await cleanup();
+  await fx.cleanup();
   expect(await settleLeftovers()).toEqual([]);
 }, 20_000);

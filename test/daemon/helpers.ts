@@ -235,3 +235,28 @@ export function childrenOf(pid: number): Array<{ pid: number; state: string; cmd
   }
   return out;
 }
+
+/**
+ * Per-file bookkeeping of what a test started: environments (each may have started a daemon)
+ * and MCP servers. `cleanup()` ends them all; call it after each test.
+ */
+export function fixture() {
+  const servers: McpServer[] = [];
+  const envs: Env[] = [];
+  return {
+    env(extra: Env = {}): Env {
+      const e = testEnv(extra);
+      envs.push(e);
+      return e;
+    },
+    async server(e: Env, name = "agent"): Promise<McpServer> {
+      const s = await startServer(e, name);
+      servers.push(s);
+      return s;
+    },
+    async cleanup(): Promise<void> {
+      await Promise.allSettled(servers.splice(0).map((s) => s.close()));
+      await Promise.allSettled(envs.splice(0).map((e) => stopDaemon(e)));
+    },
+  };
+}

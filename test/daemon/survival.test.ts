@@ -9,26 +9,13 @@ import { readFileSync } from "node:fs";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
 import { alive, call, daemonStatus, errorCode, ok, runCli, settleLeftovers, startServer, stopDaemon, testEnv, waitFor, type Env, type McpServer } from "./helpers.ts";
+import { fixture } from "./helpers.ts";
 
-const servers: McpServer[] = [];
-const envs: Env[] = [];
+const fx = fixture();
+const env = fx.env;
+const server = fx.server;
 
-function env(extra: Env = {}): Env {
-  const e = testEnv(extra);
-  envs.push(e);
-  return e;
-}
-
-async function server(e: Env, name = "agent"): Promise<McpServer> {
-  const s = await startServer(e, name);
-  servers.push(s);
-  return s;
-}
-
-afterEach(async () => {
-  await Promise.allSettled(servers.splice(0).map((s) => s.close()));
-  await Promise.allSettled(envs.splice(0).map((e) => stopDaemon(e)));
-});
+afterEach(fx.cleanup);
 
 describe("persistent sessions", () => {
   test("restart survival: output produced while no server was connected is read exactly once", async () => {
@@ -236,13 +223,9 @@ describe("persistent sessions", () => {
   }, 30_000);
 });
 
-afterAll(async () => {
-  await Promise.allSettled(servers.splice(0).map((s) => s.close()));
-  await Promise.allSettled(envs.splice(0).map((e) => stopDaemon(e)));
-});
+afterAll(fx.cleanup);
 
 test("no daemon, MCP server, shell or zombie is left behind", async () => {
-  await Promise.allSettled(servers.splice(0).map((s) => s.close()));
-  await Promise.allSettled(envs.splice(0).map((e) => stopDaemon(e)));
+  await fx.cleanup();
   expect(await settleLeftovers()).toEqual([]);
 }, 20_000);
