@@ -64,7 +64,7 @@ export async function execCommand(session: Session, p: ExecParams, clientId: str
   session.execOwner = clientId;
   try {
     await ensureReady(session, p.timeout_ms, signal);
-    assertCanExec2(session);
+    assertStillAlive(session);
     const seq0 = session.lastMarkSeq;
     const typedAt = session.emulator.cursorPos();
     const typedCapture = session.captureFrom(typedAt);
@@ -139,7 +139,7 @@ export async function execCommand(session: Session, p: ExecParams, clientId: str
 }
 
 /** Re-check after waiting for readiness: the session may have exited meanwhile. */
-function assertCanExec2(session: Session): void {
+function assertStillAlive(session: Session): void {
   if (session.exit) {
     throw new AppError("SESSION_EXITED", `session '${session.id}' has exited (${session.exit.reason})`, "Open a new session with term_open.");
   }

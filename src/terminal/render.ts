@@ -64,8 +64,9 @@ export function estimateTokens(text: string): number {
   return Math.ceil(ascii / 4) + other;
 }
 
-function charsToTokens(chars: number): number {
-  return Math.ceil(chars / 4);
+/** Tokens of lines known only by size: as for shown lines, the characters plus one per line break. */
+function gapTokens(gap: Gap): number {
+  return Math.ceil(gap.chars / 4) + (gap.toLine - gap.fromLine + 1);
 }
 
 /** Joins rows that share a line number (soft-wrapped rows) into logical lines. */
@@ -156,7 +157,7 @@ function countRuns(items: readonly Item[]): number {
 function estimateItemsTokens(items: readonly Item[]): number {
   let tokens = 0;
   for (const it of items) {
-    if ("gap" in it) tokens += charsToTokens(it.chars);
+    if ("gap" in it) tokens += gapTokens(it);
     else tokens += NON_ASCII.test(it.text) ? estimateTokens(it.text) + 1 : Math.ceil(it.text.length / 4) + 1;
   }
   return tokens;
@@ -189,10 +190,11 @@ export function render(items: readonly Item[], maxTokens: number, redact?: (text
   let originalTokens = 0;
   let total = 0;
   for (const e of entries) {
-    originalTokens += e.lost ? 0 : e.tokens;
+    // Gaps (lost or kept out) are counted from their characters below.
+    if (!e.lost && Number.isFinite(e.tokens)) originalTokens += e.tokens;
     total += e.tokens;
   }
-  for (const it of trimmed) if ("gap" in it) originalTokens += charsToTokens(it.chars);
+  for (const it of trimmed) if ("gap" in it) originalTokens += gapTokens(it);
   const lost = entries.filter((e) => e.lost);
 
   if (total <= budget) {

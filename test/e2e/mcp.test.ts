@@ -52,6 +52,13 @@ describe("MCP server over stdio", () => {
     expect(text.endsWith("\nhi")).toBe(true);
   });
 
+  test("a long output's result matches the declared output schema (the SDK client validates it)", async () => {
+    const r = await mcp.call("term_exec", { command: "seq 1 200000", timeout_ms: 60_000 });
+    expect(r.status).toBe("done");
+    expect(Number.isInteger(r.truncated.original_tokens)).toBe(true);
+    expect(r.output.split("\n").at(-1)).toBe("200000");
+  });
+
   test("errors carry code, message, hint and retryable", async () => {
     const cases: Array<[string, unknown, string]> = [
       ["term_send", { session: "main", text: "x", until: "([" }, "INVALID_REGEX"],
