@@ -20,14 +20,10 @@ import {
   ok,
   runCli,
   settleLeftovers,
-  startServer,
   stopDaemon,
-  testEnv,
   waitFor,
-  type Env,
-  type McpServer,
+  fixture,
 } from "./helpers.ts";
-import { fixture } from "./helpers.ts";
 
 const fx = fixture();
 const env = fx.env;

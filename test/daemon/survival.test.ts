@@ -8,8 +8,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
-import { alive, call, daemonStatus, errorCode, ok, runCli, settleLeftovers, startServer, stopDaemon, testEnv, waitFor, type Env, type McpServer } from "./helpers.ts";
-import { fixture } from "./helpers.ts";
+import { alive, call, daemonStatus, errorCode, ok, runCli, settleLeftovers, waitFor, type McpServer, fixture } from "./helpers.ts";
 
 const fx = fixture();
 const env = fx.env;
