@@ -39,3 +39,44 @@ export interface Backend {
 }
 
 export type CloseSignal = "TERM" | "KILL" | "HUP";
+
+/**
+ * The data/exit plumbing every backend shares: output that arrives before the session registers
+ * its sink is kept (copied: the caller may reuse its buffer), and the exit is reported exactly
+ * once, when the backend says it is final and a sink is there to hear it.
+ */
+export class BackendSinks {
+  private dataSink: ((data: Uint8Array) => void) | null = null;
+  private exitSink: ((info: ExitInfo) => void) | null = null;
+  private pending: Uint8Array[] = [];
+  private exitInfo: ExitInfo | null = null;
+  private reported = false;
+
+  onData(sink: (data: Uint8Array) => void): void {
+    this.dataSink = sink;
+    for (const chunk of this.pending) sink(chunk);
+    this.pending = [];
+  }
+
+  onExit(sink: (info: ExitInfo) => void): void {
+    this.exitSink = sink;
+    this.report();
+  }
+
+  data(chunk: Uint8Array): void {
+    if (this.dataSink) this.dataSink(chunk);
+    else this.pending.push(chunk.slice());
+  }
+
+  /** The exit is final (its last data was delivered); the first call wins. */
+  exited(info: ExitInfo): void {
+    this.exitInfo ??= info;
+    this.report();
+  }
+
+  private report(): void {
+    if (this.reported || !this.exitInfo || !this.exitSink) return;
+    this.reported = true;
+    this.exitSink(this.exitInfo);
+  }
+}

@@ -5,7 +5,7 @@
  */
 import type { Subprocess } from "bun";
 import { AppError } from "../errors.ts";
-import type { Backend, CloseSignal, ExitInfo, TtyModes } from "./backend.ts";
+import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "./backend.ts";
 import { foregroundCommands, signalNumber, terminateSession } from "./process-tree.ts";
 
 /** After the program exits, how long to wait for the PTY's last bytes before reporting the exit. */
@@ -26,11 +26,8 @@ export interface LocalSpawnOptions {
 export class LocalBackend implements Backend {
   readonly kind = "local" as const;
   private readonly proc: Subprocess;
-  private dataSink: ((data: Uint8Array) => void) | null = null;
-  private exitSink: ((info: ExitInfo) => void) | null = null;
-  private pending: Uint8Array[] = [];
+  private readonly sinks = new BackendSinks();
   private exitInfo: ExitInfo | null = null;
-  private exitReported = false;
   private ptyClosed = false;
   private closing: Promise<ExitInfo> | null = null;
 
@@ -73,14 +70,11 @@ export class LocalBackend implements Backend {
   }
 
   onData(sink: (data: Uint8Array) => void): void {
-    this.dataSink = sink;
-    for (const chunk of this.pending) sink(chunk);
-    this.pending = [];
+    this.sinks.onData(sink);
   }
 
   onExit(sink: (info: ExitInfo) => void): void {
-    this.exitSink = sink;
-    this.maybeReportExit();
+    this.sinks.onExit(sink);
   }
 
   write(data: string | Uint8Array): void {
@@ -123,13 +117,11 @@ export class LocalBackend implements Backend {
 
   private deliver(data: Uint8Array): void {
     // Bun may reuse the buffer after the callback returns; sinks that keep data must copy.
-    if (this.dataSink) this.dataSink(data);
-    else this.pending.push(data.slice());
+    this.sinks.data(data);
   }
 
+  /** The exit is final once the program exited and the PTY delivered its last bytes. */
   private maybeReportExit(): void {
-    if (this.exitReported || !this.exitInfo || !this.ptyClosed || !this.exitSink) return;
-    this.exitReported = true;
-    this.exitSink(this.exitInfo);
+    if (this.exitInfo && this.ptyClosed) this.sinks.exited(this.exitInfo);
   }
 }

@@ -10,7 +10,7 @@
  * ELICITATION_UNSUPPORTED (see src/ssh/connect.ts).
  */
 import type { ClientChannel } from "ssh2";
-import type { Backend, CloseSignal, ExitInfo, TtyModes } from "./backend.ts";
+import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "./backend.ts";
 import { connectSsh, type SshConnection, type SshParams } from "../ssh/connect.ts";
 import { launchRemote } from "../ssh/remote.ts";
 import type { Elicit } from "../ssh/auth.ts";
@@ -30,11 +30,8 @@ const CLOSE_GRACE_MS = 2000;
 export class SshBackend implements Backend {
   readonly kind = "ssh" as const;
   readonly pid = null;
-  private dataSink: ((data: Uint8Array) => void) | null = null;
-  private exitSink: ((info: ExitInfo) => void) | null = null;
-  private pending: Uint8Array[] = [];
+  private readonly sinks = new BackendSinks();
   private exitInfo: ExitInfo | null = null;
-  private exitReported = false;
   private status: { code: number | null; signal: string | null } | null = null;
   private connectionError: string | null = null;
   private closingByUs = false;
@@ -65,14 +62,11 @@ export class SshBackend implements Backend {
   }
 
   onData(sink: (data: Uint8Array) => void): void {
-    this.dataSink = sink;
-    for (const chunk of this.pending) sink(chunk);
-    this.pending = [];
+    this.sinks.onData(sink);
   }
 
   onExit(sink: (info: ExitInfo) => void): void {
-    this.exitSink = sink;
-    this.maybeReport();
+    this.sinks.onExit(sink);
   }
 
   write(data: string | Uint8Array): void {
@@ -128,9 +122,7 @@ export class SshBackend implements Backend {
   }
 
   private deliver(data: Buffer): void {
-    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    if (this.dataSink) this.dataSink(bytes);
-    else this.pending.push(bytes.slice());
+    this.sinks.data(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
   }
 
   /** The channel or the connection closed: work out why, once. */
@@ -147,15 +139,15 @@ export class SshBackend implements Backend {
     }
     this.exitInfo = info;
     // Output may still be in flight on the stream: report the exit after it.
-    setTimeout(() => this.maybeReport(), DRAIN_AFTER_CLOSE_MS);
+    setTimeout(() => this.report(), DRAIN_AFTER_CLOSE_MS);
     if (!this.closingByUs) this.conn.end();
   }
 
-  private maybeReport(): void {
-    if (this.exitReported || !this.exitInfo || !this.exitSink) return;
-    this.exitReported = true;
+  /** After the drain delay: the exit is final. */
+  private report(): void {
+    if (!this.exitInfo) return;
     log.debug(`ssh session ended: ${this.exitInfo.reason}`);
-    this.exitSink(this.exitInfo);
+    this.sinks.exited(this.exitInfo);
     this.resolveExited(this.exitInfo);
   }
 }
