@@ -12,7 +12,7 @@
 import type { ClientChannel } from "ssh2";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "./backend.ts";
 import { connectSsh, type SshConnection, type SshParams } from "../ssh/connect.ts";
-import { launchRemote } from "../ssh/remote.ts";
+import { launchRemote, type RemoteProgram } from "../ssh/remote.ts";
 import type { Elicit } from "../ssh/auth.ts";
 import type { Integration, ShellFamily } from "../terminal/shell-integration.ts";
 import { logger } from "../log.ts";
@@ -153,16 +153,8 @@ export class SshBackend implements Backend {
 }
 
 
-export interface OpenSshRequest {
+export interface OpenSshRequest extends RemoteProgram {
   ssh: SshParams;
-  command?: string;
-  args?: string[];
-  cwd?: string;
-  env?: Record<string, string>;
-  sessionId: string;
-  nonce: string;
-  cols: number;
-  rows: number;
   /** Bound on the remote setup after login. */
   setupTimeoutMs: number;
 }

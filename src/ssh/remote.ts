@@ -106,7 +106,8 @@ esac
 
 export type RemoteMode = "bash" | "zsh" | "fish" | "sh" | "cmd";
 
-export interface RemoteLaunchRequest {
+/** What a remote session runs, where, and with which terminal: shared with openSshBackend's request. */
+export interface RemoteProgram {
   /** A shell name (bash, zsh, …) or a command line; absent: the login shell. */
   command?: string;
   args?: string[];
@@ -116,6 +117,9 @@ export interface RemoteLaunchRequest {
   nonce: string;
   cols: number;
   rows: number;
+}
+
+export interface RemoteLaunchRequest extends RemoteProgram {
   agentForward: boolean;
   /** Bound on the setup exchange. */
   timeoutMs: number;
