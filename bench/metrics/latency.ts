@@ -6,8 +6,9 @@
 import { BareShell } from "../lib/bare.ts";
 import { McpServer } from "../lib/mcp.ts";
 import { PtyaiShell, PtyhubShell, ptyaiModeLabel, type PtyaiMode, type Timed } from "../lib/shells.ts";
-import { median, fmt, ratio, rotate } from "../lib/stats.ts";
+import { median, fmt, ratio } from "../lib/stats.ts";
 import { emptyResult, peer, type Ctx, type MetricResult, type Row } from "../lib/types.ts";
+import { runInterleaved } from "../lib/interleave.ts";
 
 const COMMAND = "echo hi";
 /** Output, a pause longer than ptyai's short settle, then the awaited word. */
@@ -70,29 +71,14 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
     const bareShell = bare;
     add("bare PTY (no MCP)", async () => ({ ms: await bareShell.run(COMMAND, "hi"), ok: true, detail: "" }), { note: "Bun.spawn terminal, bash, prompt seen after output" });
 
-    const failed = new Set<Subject>();
-    const runOnce = async (s: Subject): Promise<Timed | null> => {
-      if (failed.has(s)) return null;
-      try {
-        return await s.run();
-      } catch (err) {
-        if (!s.label.startsWith("ptyai")) throw err;
-        failed.add(s);
-        res.notes.push(`${s.label} failed and was dropped: ${(err as Error).message.split("\n")[0]}`);
-        return null;
-      }
-    };
-    for (let i = 0; i < warmup; i++) for (const s of subjects) await runOnce(s);
-    for (let i = 0; i < iterations; i++) {
-      for (const s of rotate(subjects, i)) {
-        const t = await runOnce(s);
-        if (!t) continue;
-        s.row.samples.push(t.ms);
-        s.row.correct!.of++;
-        if (t.ok) s.row.correct!.ok++;
-        else if (!s.incorrect && s.row.correct!.of - s.row.correct!.ok <= 2) ctx.log(`  ${s.label}: incorrect result: ${t.detail}`);
-      }
-    }
+    await runInterleaved(subjects, {
+      warmup,
+      iterations,
+      notes: res.notes,
+      onIncorrect: (row, t) => {
+        if (!row.incorrect && row.correct!.of - row.correct!.ok <= 2) ctx.log(`  ${row.subject}: incorrect result: ${t.detail}`);
+      },
+    });
     res.tables.push({ title: "`echo hi` latency", kind: "latency", rows: subjects.map((s) => s.row) });
 
     // The same modes on a command that pauses: silence and a screen regex are guesses, and this

@@ -5,8 +5,9 @@
 import { BareShell } from "../lib/bare.ts";
 import { McpServer } from "../lib/mcp.ts";
 import { PtyaiShell, PtyhubShell, ptyaiModeLabel, type PtyaiMode, type Timed } from "../lib/shells.ts";
-import { fmt, median, rotate } from "../lib/stats.ts";
-import { emptyResult, peer, type Ctx, type MetricResult, type Row } from "../lib/types.ts";
+import { fmt, median } from "../lib/stats.ts";
+import { runInterleaved, type TimedSubject } from "../lib/interleave.ts";
+import { emptyResult, peer, type Ctx, type MetricResult } from "../lib/types.ts";
 
 export const TARGET_MS = 150;
 
@@ -18,7 +19,7 @@ export async function throughput(ctx: Ctx): Promise<MetricResult> {
   const servers: McpServer[] = [];
   let bare: BareShell | null = null;
   try {
-    const subjects: Array<{ row: Row; run: () => Promise<Timed> }> = [];
+    const subjects: TimedSubject[] = [];
     const add = (subject: string, run: () => Promise<Timed>, note: string) =>
       subjects.push({ run, row: { subject, unit: "ms", samples: [], correct: { ok: 0, of: 0 }, note, baseline: "ptyhub term_exec" } });
 
@@ -51,29 +52,12 @@ export async function throughput(ctx: Ctx): Promise<MetricResult> {
     const b = bare;
     add("bare PTY (no MCP)", async () => ({ ms: await b.run(command, String(N)), ok: true, detail: "" }), "bytes read and dropped; last line + prompt seen");
 
-    const failed = new Set<(typeof subjects)[number]>();
-    const runOnce = async (s: (typeof subjects)[number]): Promise<Timed | null> => {
-      if (failed.has(s)) return null;
-      try {
-        return await s.run();
-      } catch (err) {
-        if (!s.row.subject.startsWith("ptyai")) throw err;
-        failed.add(s);
-        res.notes.push(`${s.row.subject} failed and was dropped: ${(err as Error).message.split("\n")[0]}`);
-        return null;
-      }
-    };
-    for (const s of subjects) await runOnce(s); // warm-up
-    for (let i = 0; i < iterations; i++) {
-      for (const s of rotate(subjects, i)) {
-        const t = await runOnce(s);
-        if (!t) continue;
-        s.row.samples.push(t.ms);
-        s.row.correct!.of++;
-        if (t.ok) s.row.correct!.ok++;
-        else ctx.log(`  ${s.row.subject}: incorrect result: ${t.detail}`);
-      }
-    }
+    await runInterleaved(subjects, {
+      warmup: 1,
+      iterations,
+      notes: res.notes,
+      onIncorrect: (row, t) => ctx.log(`  ${row.subject}: incorrect result: ${t.detail}`),
+    });
     res.tables.push({ title: `\`${command}\` until the last line is returned`, kind: "latency", rows: subjects.map((s) => s.row) });
     const hubRow = subjects[0]!.row;
     if (hubRow.correct!.ok !== hubRow.correct!.of) res.errors.push(`ptyhub term_exec returned ${hubRow.correct!.of - hubRow.correct!.ok} incorrect results for \`${command}\``);

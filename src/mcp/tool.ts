@@ -4,19 +4,11 @@
  * compact text rendering of its result (what most models actually read: short, output last).
  */
 import type { z } from "zod";
-import type { SessionHost } from "../session/host.ts";
+import type { CallContext, SessionHost } from "../session/host.ts";
 
-export interface ElicitResult {
-  action: "accept" | "decline" | "cancel";
-  content?: Record<string, unknown>;
-}
-
-export interface ToolContext {
+/** A call's context (reader id, cancellation, elicitation) plus the host that serves it. */
+export interface ToolContext extends CallContext {
   host: SessionHost;
-  clientId: string;
-  signal?: AbortSignal;
-  /** Asks the human through MCP elicitation; undefined when the client cannot. */
-  elicit?: (message: string, schema: Record<string, unknown>) => Promise<ElicitResult>;
 }
 
 export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {

@@ -39,9 +39,7 @@ export interface ExecResult {
 type Outcome = { kind: "end"; end: MarkRecord; start: MarkRecord | null } | { kind: "exit" } | { kind: "input" };
 
 export function assertCanExec(session: Session): void {
-  if (session.exit) {
-    throw new AppError("SESSION_EXITED", `session '${session.id}' has exited (${session.exit.reason})`, "Open a new session with term_open, or use term_exec without `session` to use the default one.");
-  }
+  session.assertAlive();
   if (session.integration === "none") {
     throw new AppError(
       "INVALID_ARGUMENT",
@@ -64,7 +62,7 @@ export async function execCommand(session: Session, p: ExecParams, clientId: str
   session.execOwner = clientId;
   try {
     await ensureReady(session, p.timeout_ms, signal);
-    assertStillAlive(session);
+    session.assertAlive(); // it may have exited while we waited for its prompt
     const seq0 = session.lastMarkSeq;
     const typedAt = session.emulator.cursorPos();
     const typedCapture = session.captureFrom(typedAt);
@@ -135,13 +133,6 @@ export async function execCommand(session: Session, p: ExecParams, clientId: str
     }
   } finally {
     session.execOwner = null;
-  }
-}
-
-/** Re-check after waiting for readiness: the session may have exited meanwhile. */
-function assertStillAlive(session: Session): void {
-  if (session.exit) {
-    throw new AppError("SESSION_EXITED", `session '${session.id}' has exited (${session.exit.reason})`, "Open a new session with term_open.");
   }
 }
 

@@ -5,13 +5,20 @@
  */
 import type { Config } from "../config.ts";
 import type { CloseSignal } from "../backend/backend.ts";
-import { AppError } from "../errors.ts";
 import { SessionManager, type OpenParams, type OpenResult, type SessionInfo } from "./manager.ts";
 import { execCommand, type ExecParams, type ExecResult } from "./exec.ts";
 import { compileUntil, sendInput, type SendParams, type SendResult } from "./send.ts";
 import { encodeKeys } from "../terminal/keys.ts";
 import { readSession, type ReadParams, type ReadResult } from "./read.ts";
-import type { Session } from "./session.ts";
+
+/** What the human answered to an elicitation request. */
+export interface ElicitResult {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown>;
+}
+
+/** Asks the human, through the MCP client, to fill in `schema` (MCP elicitation). */
+export type Elicit = (message: string, schema: Record<string, unknown>) => Promise<ElicitResult>;
 
 export interface CallContext {
   /** Identifies the reader, for per-client read cursors. */
@@ -21,7 +28,7 @@ export interface CallContext {
    * Asks the human through the MCP client (elicitation), e.g. for an SSH passphrase. Absent when
    * the client cannot; callers then fail with ELICITATION_UNSUPPORTED and a hint.
    */
-  elicit?: (message: string, schema: Record<string, unknown>) => Promise<{ action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> }>;
+  elicit?: Elicit;
 }
 
 export interface SecretParams {
@@ -90,21 +97,21 @@ export class LocalHost implements SessionHost {
 
   async resize(p: { session: string; cols: number; rows: number }, _ctx?: CallContext): Promise<{ session: string; cols: number; rows: number }> {
     const s = this.manager.get(p.session);
-    assertAlive(s);
+    s.assertAlive();
     s.resize(p.cols, p.rows);
     return { session: s.id, cols: s.cols, rows: s.rows };
   }
 
   async typeSecret(p: SecretParams, _ctx?: CallContext): Promise<{ session: string; sent: true }> {
     const s = this.manager.get(p.session);
-    assertAlive(s);
+    s.assertAlive();
     s.addSecret(p.secret);
     s.write(p.secret + (p.enter ? "\r" : ""));
     return { session: s.id, sent: true };
   }
 
   async check(session: string, _ctx?: CallContext): Promise<void> {
-    assertAlive(this.manager.get(session));
+    this.manager.get(session).assertAlive();
   }
 
   async shutdown(): Promise<void> {
@@ -116,6 +123,4 @@ export class LocalHost implements SessionHost {
   }
 }
 
-function assertAlive(s: Session): void {
-  if (s.exit) throw new AppError("SESSION_EXITED", `session '${s.id}' has exited (${s.exit.reason})`, "Open a new session with term_open.");
-}
+

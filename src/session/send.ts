@@ -86,9 +86,7 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
   }
   const until = compileUntil(p.until);
   const bytes = inputBytes(session, p);
-  if (session.exit) {
-    throw new AppError("SESSION_EXITED", `session '${session.id}' has exited (${session.exit.reason})`, "Open a new session with term_open.");
-  }
+  session.assertAlive();
 
   await waitForPromptDrawn(session, Math.min(p.wait_ms, 1000), signal);
   const from = session.emulator.cursorPos();

@@ -10,6 +10,7 @@ import { classify, type SessionState } from "../terminal/classify.ts";
 import { OSC_MARK_ID, parseMark, type Integration, type ShellFamily } from "../terminal/shell-integration.ts";
 import { logger } from "../log.ts";
 import { Emitter } from "../util/emitter.ts";
+import { AppError } from "../errors.ts";
 
 const log = logger("session");
 
@@ -189,6 +190,13 @@ export class Session {
     return this.backend.close(signal);
   }
 
+  /** Throws SESSION_EXITED when the program has ended (nothing can be typed into it). */
+  assertAlive(): void {
+    if (this.exit) {
+      throw new AppError("SESSION_EXITED", `session '${this.id}' has exited (${this.exit.reason})`, "Open a new session with term_open, or use term_exec without `session` to use the default one.");
+    }
+  }
+
   touch(): void {
     this.lastActivityAt = Date.now();
   }
@@ -209,8 +217,7 @@ export class Session {
   cursor(clientId: string): ReadCursor {
     let c = this.cursors.get(clientId);
     if (!c) {
-      let latest: ReadCursor | null = null;
-      for (const other of this.cursors.values()) if (!latest || other.usedAt > latest.usedAt) latest = other;
+      const latest = this.latestCursor();
       const pos = latest ? latest.pos : { row: 0, col: 0, prefix: "", lineNo: 1 };
       const capture = this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS);
       // Take over what the last reader's capture kept (and counted as lost) of the unread output,
@@ -230,8 +237,7 @@ export class Session {
    * always keeping the most recent one: a reader that comes back later continues from there.
    */
   pruneCursors(maxIdleMs: number): void {
-    let latest: ReadCursor | null = null;
-    for (const c of this.cursors.values()) if (!latest || c.usedAt > latest.usedAt) latest = c;
+    const latest = this.latestCursor();
     const cutoff = Date.now() - maxIdleMs;
     for (const [id, c] of this.cursors) {
       if (c !== latest && c.usedAt < cutoff) {
@@ -239,6 +245,12 @@ export class Session {
         this.cursors.delete(id);
       }
     }
+  }
+
+  private latestCursor(): ReadCursor | null {
+    let latest: ReadCursor | null = null;
+    for (const c of this.cursors.values()) if (!latest || c.usedAt > latest.usedAt) latest = c;
+    return latest;
   }
 
   setCursor(clientId: string, pos: Pos): void {

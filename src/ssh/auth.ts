@@ -14,13 +14,14 @@ import { homedir } from "node:os";
 import { BaseAgent, OpenSSHAgent, utils, type AnyAuthMethod, type AuthenticationType, type AuthHandlerMiddleware, type ParsedKey, type Prompt } from "ssh2";
 import { logger } from "../log.ts";
 import type { ResolvedHost } from "./config.ts";
+import type { Elicit } from "../session/host.ts";
+
+export type { Elicit };
 
 const log = logger("ssh-auth");
 
 /** How often the human may retry a passphrase or password before that method is given up. */
 export const HUMAN_ATTEMPTS = 3;
-
-export type Elicit = (message: string, schema: Record<string, unknown>) => Promise<{ action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> }>;
 
 /** State shared by the hops of one connection (a jump host and its target). */
 export interface AuthShared {

@@ -35,8 +35,14 @@ export function newNonce(): string {
   return randomBytes(12).toString("hex");
 }
 
-/** Writes the scripts once per content version into the private runtime dir; returns its path. */
+let writtenDir: string | null = null;
+
+/**
+ * Writes the scripts into the private runtime dir, named by their content's hash; returns its
+ * path. Once per process: later opens only check that the directory is still there.
+ */
 function scriptDir(): string {
+  if (writtenDir && existsSync(writtenDir)) return writtenDir;
   const all = [BASH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC, FISH_SCRIPT, SH_SCRIPT].join("\0");
   const dir = join(runtimeDir(), `shell-${createHash("sha256").update(all).digest("hex").slice(0, 12)}`);
   const files: Record<string, string> = {
@@ -52,6 +58,7 @@ function scriptDir(): string {
     mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 });
     writeFileSync(path, text, { mode: 0o600 });
   }
+  writtenDir = dir;
   return dir;
 }
 
