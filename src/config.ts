@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { configDir } from "./paths.ts";
 import { AppError } from "./errors.ts";
+import { GuardConfigSchema } from "./guard/config.ts";
+import { AuditConfigSchema } from "./audit/config.ts";
 
 export const ConfigSchema = z.object({
   /** Most sessions one host keeps at once (SESSION_LIMIT beyond). */
@@ -28,6 +30,10 @@ export const ConfigSchema = z.object({
    * reconnects right away a ~150 ms daemon start.
    */
   daemon_idle_ms: z.number().int().min(0).default(60_000),
+  /** The guard against destructive commands (src/guard): see README "Guard". */
+  guard: GuardConfigSchema,
+  /** The per-session audit trail (src/audit): see README "Audit trail". */
+  audit: AuditConfigSchema,
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

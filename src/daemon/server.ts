@@ -52,7 +52,7 @@ const WATCH_MS = 1000;
 /** Upper bound on closing the sessions at stop before they are killed outright. */
 const STOP_GRACE_MS = 5000;
 
-export type HostedSessions = SessionHost & { readonly manager: SessionManager };
+export type HostedSessions = SessionHost & { readonly manager: SessionManager; recordHumanInput?(s: Session, data: Uint8Array): void };
 
 export interface DaemonServerOptions {
   paths: DaemonPaths;
@@ -345,7 +345,11 @@ export class DaemonServer {
       }
       case "input": {
         const s = c.attachment?.session;
-        if (s && !s.exit) s.write(fromBase64(f.data));
+        if (s && !s.exit) {
+          const data = fromBase64(f.data);
+          this.host.recordHumanInput?.(s, data);
+          s.write(data);
+        }
         return;
       }
       case "resize": {

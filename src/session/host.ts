@@ -10,6 +10,8 @@ import { execCommand, type ExecParams, type ExecResult } from "./exec.ts";
 import { compileUntil, sendInput, type SendParams, type SendResult } from "./send.ts";
 import { encodeKeys } from "../terminal/keys.ts";
 import { readSession, type ReadParams, type ReadResult } from "./read.ts";
+import { TypingGate } from "../guard/gate.ts";
+import type { Session } from "./session.ts";
 
 /** What the human answered to an elicitation request. */
 export interface ElicitResult {
@@ -61,9 +63,12 @@ export interface SessionHost {
 
 export class LocalHost implements SessionHost {
   readonly manager: SessionManager;
+  /** The guard and the audit trail, which every typed line passes (src/guard/gate.ts). */
+  readonly gate: TypingGate;
 
   constructor(config: Config, persistent = false) {
     this.manager = new SessionManager(config, persistent);
+    this.gate = new TypingGate(config, this.manager);
   }
 
   async open(p: OpenParams, ctx: CallContext): Promise<OpenResult> {
@@ -72,6 +77,7 @@ export class LocalHost implements SessionHost {
 
   async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
     const session = p.session === undefined ? await this.manager.defaultSession(ctx.signal) : this.manager.get(p.session);
+    await this.gate.exec(session, p.command, ctx);
     return execCommand(session, p, ctx.clientId, ctx.signal);
   }
 
@@ -79,7 +85,9 @@ export class LocalHost implements SessionHost {
     // Arguments are checked before the session is even looked up: bad input changes nothing.
     compileUntil(p.until);
     if (p.keys) encodeKeys(p.keys);
-    return sendInput(this.manager.get(p.session), p, ctx.clientId, ctx.signal);
+    const session = this.manager.get(p.session);
+    await this.gate.send(session, p, ctx);
+    return sendInput(session, p, ctx.clientId, ctx.signal);
   }
 
   async read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult> {
@@ -102,10 +110,11 @@ export class LocalHost implements SessionHost {
     return { session: s.id, cols: s.cols, rows: s.rows };
   }
 
-  async typeSecret(p: SecretParams, _ctx?: CallContext): Promise<{ session: string; sent: true }> {
+  async typeSecret(p: SecretParams, ctx: CallContext): Promise<{ session: string; sent: true }> {
     const s = this.manager.get(p.session);
     s.assertAlive();
     s.addSecret(p.secret);
+    this.gate.secret(s, ctx);
     s.write(p.secret + (p.enter ? "\r" : ""));
     return { session: s.id, sent: true };
   }
@@ -116,6 +125,12 @@ export class LocalHost implements SessionHost {
 
   async shutdown(): Promise<void> {
     await this.manager.closeAll();
+    this.gate.dispose();
+  }
+
+  /** A human typed into `session` through `ptyhub attach` (for the audit trail). */
+  recordHumanInput(session: Session, data: Uint8Array): void {
+    this.gate.humanInput(session, data);
   }
 
   subscribeEvents(listener: (event: HostEvent) => void): () => void {

@@ -1,0 +1,123 @@
+/**
+ * What goes into a session's audit trail and when: the session opening and ending, every line a
+ * client typed (who: the MCP client's name/version), what a human typed in `ptyhub attach`,
+ * command boundaries seen through shell integration (exit code, cwd), and the guard's decisions.
+ * Secrets given with term_secret are never written, and text typed while the terminal hid its
+ * echo (a password prompt) is replaced by a note.
+ */
+import type { SessionManager } from "../session/manager.ts";
+import type { Session } from "../session/session.ts";
+import type { GuardDecision } from "../guard/guard.ts";
+import { AuditTrail, type AuditEntry, type AuditSettings } from "./trail.ts";
+
+/** A human's keystrokes are written as one entry per line, or per this many characters. */
+const HUMAN_CHUNK_CHARS = 1000;
+/** How often old trails are looked for (the retention itself is a setting). */
+const PRUNE_INTERVAL_MS = 6 * 60 * 60 * 1000;
+export const HUMAN = "human (ptyhub attach)";
+const HIDDEN_INPUT = "[hidden: typed while the terminal did not echo]";
+
+interface Watched {
+  session: Session;
+  lastMark: number;
+  unsubscribe: () => void;
+  /** A human's keystrokes since their last Enter. */
+  human: string;
+  humanHidden: boolean;
+}
+
+export class SessionAudit {
+  private readonly trail: AuditTrail;
+  private readonly watched = new Map<string, Watched>();
+  private readonly pruner: ReturnType<typeof setInterval> | null = null;
+  private readonly decoder = new TextDecoder();
+
+  constructor(settings: AuditSettings, private readonly manager: SessionManager) {
+    this.trail = new AuditTrail(settings);
+    if (!settings.enabled) return;
+    this.trail.prune();
+    this.pruner = setInterval(() => this.trail.prune(), PRUNE_INTERVAL_MS);
+    this.pruner.unref?.();
+    manager.subscribeEvents((e) => {
+      if (e.kind === "opened") this.opened(e.session);
+      else if (e.kind === "closed" || e.kind === "exited") this.ended(e.session, e.kind);
+    });
+  }
+
+  typed(session: Session, who: string, via: "exec" | "send", text: string | undefined, keys?: string[]): void {
+    const entry: AuditEntry = { event: "typed", who, via };
+    if (text !== undefined) entry.text = session.redact(text);
+    if (keys && keys.length > 0) entry.keys = keys;
+    this.trail.record(session.id, entry);
+  }
+
+  secret(session: Session, who: string): void {
+    this.trail.record(session.id, { event: "secret", who, text: "[secret typed by the human via term_secret]" });
+  }
+
+  guard(session: Session, decision: GuardDecision, who: string): void {
+    const { line, findings, outcome } = decision;
+    this.trail.record(session.id, { event: "guard", who, outcome, text: session.redact(line), rules: findings.map((f) => f.rule), reasons: findings.map((f) => f.reason) });
+  }
+
+  /** Keystrokes of a human attached to the session, written a line at a time. */
+  humanInput(session: Session, data: Uint8Array): void {
+    if (!this.trail.enabled) return;
+    const w = this.watched.get(session.id);
+    if (!w) return;
+    const text = this.decoder.decode(data, { stream: true });
+    if (session.state() === "password") w.humanHidden = true;
+    for (const ch of text) {
+      if (ch === "\r" || ch === "\n") this.flushHuman(w, true);
+      else {
+        w.human += ch;
+        if (w.human.length >= HUMAN_CHUNK_CHARS) this.flushHuman(w, false);
+      }
+    }
+  }
+
+  private flushHuman(w: Watched, enter: boolean): void {
+    if (w.human === "" && !enter) return;
+    const text = w.humanHidden ? HIDDEN_INPUT : w.session.redact(w.human);
+    this.trail.record(w.session.id, { event: "typed", who: HUMAN, via: "attach", text, enter });
+    w.human = "";
+    w.humanHidden = false;
+  }
+
+  private opened(id: string): void {
+    const session = this.manager.get(id);
+    this.trail.record(id, { event: "open", kind: session.kind, target: session.target, pid: session.pid, cwd: session.cwd });
+    const w: Watched = { session, lastMark: session.lastMarkSeq, unsubscribe: () => {}, human: "", humanHidden: false };
+    w.unsubscribe = session.subscribe(() => this.scanMarks(w));
+    this.watched.set(id, w);
+  }
+
+  /** Command boundaries the shell reported since the last look. */
+  private scanMarks(w: Watched): void {
+    if (w.session.lastMarkSeq === w.lastMark) return;
+    for (const m of w.session.marksAfter(w.lastMark)) {
+      if (m.kind === "start") this.trail.record(w.session.id, { event: "command_start", cwd: w.session.cwd });
+      else if (m.kind === "end") this.trail.record(w.session.id, { event: "command_end", exit_code: m.exitCode, cwd: m.cwd ?? w.session.cwd });
+      w.lastMark = m.seq;
+    }
+  }
+
+  private ended(id: string, kind: "closed" | "exited"): void {
+    const w = this.watched.get(id);
+    if (!w) return;
+    this.scanMarks(w);
+    if (w.human !== "") this.flushHuman(w, false);
+    const exit = w.session.exit;
+    this.trail.record(id, { event: kind, exit_code: exit?.exitCode ?? null, reason: exit?.reason ?? null });
+    if (kind === "closed") {
+      w.unsubscribe();
+      this.watched.delete(id);
+    }
+  }
+
+  dispose(): void {
+    if (this.pruner) clearInterval(this.pruner);
+    for (const w of this.watched.values()) w.unsubscribe();
+    this.watched.clear();
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The audit trail's files: one append-only JSON-lines file per session under
+ * $XDG_STATE_HOME/ptyhub/audit (directory 0700, files 0600). A file past the size limit is
+ * rotated (`ID.jsonl` → `ID.1.jsonl` → …); files untouched for longer than the retention period
+ * are deleted. Writes are synchronous appends so that the trail is complete up to a crash.
+ */
+import { appendFileSync, existsSync, readdirSync, renameSync, statSync, unlinkSync, chmodSync } from "node:fs";
+import { join } from "node:path";
+import { ensurePrivateDir, stateDir } from "../paths.ts";
+import { logger } from "../log.ts";
+
+const log = logger("audit");
+
+/** Rotated files kept per session, beyond the current one. */
+const ROTATED_KEEP = 5;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface AuditSettings {
+  enabled: boolean;
+  retention_days: number;
+  max_file_bytes: number;
+}
+
+/** One line of the trail; `t` and `session` are filled in by the trail. */
+export interface AuditEntry {
+  event: string;
+  [field: string]: unknown;
+}
+
+export function auditDir(): string {
+  return ensurePrivateDir(join(stateDir(), "audit"));
+}
+
+/** The current file of a session's trail, and its rotated predecessors, oldest first. */
+export function trailFiles(session: string, dir = auditDir()): string[] {
+  const rotated: string[] = [];
+  for (let n = ROTATED_KEEP; n >= 1; n--) {
+    const p = join(dir, `${session}.${n}.jsonl`);
+    if (existsSync(p)) rotated.push(p);
+  }
+  const current = join(dir, `${session}.jsonl`);
+  return existsSync(current) ? [...rotated, current] : rotated;
+}
+
+export class AuditTrail {
+  private dir: string | null = null;
+
+  constructor(private readonly settings: AuditSettings) {}
+
+  get enabled(): boolean {
+    return this.settings.enabled;
+  }
+
+  record(session: string, entry: AuditEntry): void {
+    if (!this.settings.enabled) return;
+    try {
+      const dir = (this.dir ??= auditDir());
+      const file = join(dir, `${session}.jsonl`);
+      this.rotateIfFull(dir, session, file);
+      const fresh = !existsSync(file);
+      appendFileSync(file, JSON.stringify({ t: new Date().toISOString(), session, ...entry }) + "\n", { mode: 0o600 });
+      if (fresh) chmodSync(file, 0o600); // the umask may have widened the mode the file was created with
+    } catch (err) {
+      // A full disk must not break the session; the daemon's log says what was lost.
+      log.warn(`cannot write the audit trail of '${session}': ${(err as Error).message}`);
+    }
+  }
+
+  /** Deletes trail files not written to within the retention period. */
+  prune(now = Date.now()): number {
+    if (!this.settings.enabled || this.settings.retention_days === 0) return 0;
+    let removed = 0;
+    try {
+      const dir = (this.dir ??= auditDir());
+      for (const name of readdirSync(dir)) {
+        if (!name.endsWith(".jsonl")) continue;
+        const path = join(dir, name);
+        if (now - statSync(path).mtimeMs > this.settings.retention_days * DAY_MS) {
+          unlinkSync(path);
+          removed++;
+        }
+      }
+    } catch (err) {
+      log.warn(`cannot prune the audit trail: ${(err as Error).message}`);
+    }
+    return removed;
+  }
+
+  private rotateIfFull(dir: string, session: string, file: string): void {
+    if (!existsSync(file) || statSync(file).size < this.settings.max_file_bytes) return;
+    const oldest = join(dir, `${session}.${ROTATED_KEEP}.jsonl`);
+    if (existsSync(oldest)) unlinkSync(oldest);
+    for (let n = ROTATED_KEEP - 1; n >= 1; n--) {
+      const p = join(dir, `${session}.${n}.jsonl`);
+      if (existsSync(p)) renameSync(p, join(dir, `${session}.${n + 1}.jsonl`));
+    }
+    renameSync(file, join(dir, `${session}.1.jsonl`));
+  }
+}

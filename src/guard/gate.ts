@@ -1,0 +1,47 @@
+/**
+ * Where typed input passes on its way into a session: the guard judges it (and may ask the
+ * human), the audit trail records it. LocalHost calls this once per operation, so the sessions
+ * hosted in the daemon and in-process ones are guarded and recorded the same way.
+ */
+import type { Config } from "../config.ts";
+import type { CallContext } from "../session/host.ts";
+import type { SessionManager } from "../session/manager.ts";
+import type { Session } from "../session/session.ts";
+import { SessionAudit } from "../audit/recorder.ts";
+import { Guard } from "./guard.ts";
+
+export class TypingGate {
+  private readonly guard: Guard;
+  private readonly audit: SessionAudit;
+
+  constructor(config: Config, manager: SessionManager) {
+    this.audit = new SessionAudit(config.audit, manager);
+    this.guard = new Guard(config.guard, (session, decision, ctx) => this.audit.guard(session, decision, ctx.clientId));
+  }
+
+  /** Before term_exec types `command`: throws BLOCKED_BY_GUARD unless it may be typed. */
+  async exec(session: Session, command: string, ctx: CallContext): Promise<void> {
+    await this.guard.checkExec(session, command, ctx);
+    this.audit.typed(session, ctx.clientId, "exec", command);
+  }
+
+  /** Before term_send types text and/or keys. */
+  async send(session: Session, p: { text?: string; enter?: boolean; keys?: string[] }, ctx: CallContext): Promise<void> {
+    await this.guard.checkSend(session, p, ctx);
+    this.audit.typed(session, ctx.clientId, "send", p.text, p.keys);
+  }
+
+  /** term_secret typed a secret: the trail says so, never what. */
+  secret(session: Session, ctx: CallContext): void {
+    this.audit.secret(session, ctx.clientId);
+  }
+
+  /** A human typed into the session through `ptyhub attach`. */
+  humanInput(session: Session, data: Uint8Array): void {
+    this.audit.humanInput(session, data);
+  }
+
+  dispose(): void {
+    this.audit.dispose();
+  }
+}

@@ -1,0 +1,361 @@
+/**
+ * A shell-line parser for the guard: enough of POSIX sh / bash grammar to see which programs a
+ * typed line runs and with which arguments, the way the shell will see them. Quotes and escapes
+ * are removed, `;`, `&&`, `||`, `&`, newlines and pipes split commands, and what runs inside
+ * subshells, `{ …; }` groups, `$(…)`, backticks, `<(…)` and here-documents is parsed too. It does
+ * not expand variables or globs (the guard's rules judge the words as typed).
+ *
+ * It never throws: an unterminated quote or substitution ends the word where the text ends and
+ * marks the parse `incomplete`, because the guard must still judge what is there.
+ */
+
+export interface Redirect {
+  /** The operator without its file descriptor: ">", ">>", "<", "&>", ">&", "<<<", … */
+  op: string;
+  target: string;
+}
+
+export interface SimpleCommand {
+  /** The words, quotes removed, leading assignments and reserved words (`if`, `{`, `!`) dropped. */
+  argv: string[];
+  redirects: Redirect[];
+  /** Lines run inside this command's words: `$(…)`, backticks, `<(…)`, a `( … )` subshell. */
+  nested: ParsedLine[];
+  /** Text given on standard input by a here-document or here-string. */
+  stdin: string | null;
+}
+
+export interface ParsedLine {
+  /** Every pipeline of the line in order; a command alone is a pipeline of one. */
+  pipelines: SimpleCommand[][];
+  /** Names of the functions the line defines (`f() { …; }`, `function f { …; }`). */
+  functions: string[];
+  /** A quote, substitution or here-document was not closed. */
+  incomplete: boolean;
+}
+
+/** Words that open or continue a compound command: what follows them is the command. */
+const LEADING_RESERVED = new Set(["{", "!", "if", "then", "else", "elif", "do", "while", "until", "time"]);
+/** Words that only close a compound command. */
+const CLOSING_RESERVED = new Set(["}", "fi", "done", "esac"]);
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
+const REDIRECT_OPS = ["&>>", "<<<", "<<-", "<<", ">>", ">&", "<&", "<>", ">|", "&>", ">", "<"];
+
+class Parser {
+  private i = 0;
+  private incomplete = false;
+  /** Inside `…` a backtick ends the substitution, not starts another. */
+  private backticks = 0;
+  private readonly functions: string[] = [];
+  /** Here-document delimiters waiting for the next newline, and where to put their bodies. */
+  private pendingHeredocs: { delimiter: string; stripTabs: boolean; into: SimpleCommand }[] = [];
+
+  constructor(private readonly s: string) {}
+
+  parse(): ParsedLine {
+    const pipelines = this.parseList(null);
+    return { pipelines, functions: this.functions, incomplete: this.incomplete };
+  }
+
+  /** Parses until `stop` (")" or "`") or the end of the text; consumes the stop character. */
+  private parseList(stop: ")" | "`" | null): SimpleCommand[][] {
+    const pipelines: SimpleCommand[][] = [];
+    let pipeline: SimpleCommand[] = [];
+    let cmd = newCommand();
+    let words: string[] = [];
+    const endCommand = (): void => {
+      finishCommand(cmd, words, this.functions);
+      if (cmd.argv.length > 0 || cmd.redirects.length > 0 || cmd.nested.length > 0 || cmd.stdin !== null) pipeline.push(cmd);
+      cmd = newCommand();
+      words = [];
+    };
+    const endPipeline = (): void => {
+      endCommand();
+      if (pipeline.length > 0) pipelines.push(pipeline);
+      pipeline = [];
+    };
+    const s = this.s;
+    while (this.i < s.length) {
+      const c = s[this.i]!;
+      if (stop !== null && c === stop) {
+        this.i++;
+        endPipeline();
+        return pipelines;
+      }
+      if (c === " " || c === "\t") {
+        this.i++;
+        continue;
+      }
+      if (c === "\n") {
+        this.i++;
+        endPipeline();
+        this.readHeredocBodies();
+        continue;
+      }
+      if (c === "#") {
+        while (this.i < s.length && s[this.i] !== "\n") this.i++;
+        continue;
+      }
+      if (c === ";" || c === "&") {
+        const two = s.slice(this.i, this.i + 2);
+        if (two === "&>") {
+          this.readRedirect(cmd, "");
+          continue;
+        }
+        this.i += two === "&&" || two === ";;" || two === ";&" ? 2 : 1;
+        endPipeline();
+        continue;
+      }
+      if (c === "|") {
+        const two = s.slice(this.i, this.i + 2);
+        if (two === "||") {
+          this.i += 2;
+          endPipeline();
+        } else {
+          this.i += two === "|&" ? 2 : 1;
+          endCommand();
+        }
+        continue;
+      }
+      if (c === "(") {
+        // `name()` defines a function; otherwise a subshell (or `((…))` arithmetic) runs a list.
+        if (s[this.i + 1] === ")" && words.length > 0) {
+          this.i += 2;
+          const name = words[words.length - 1]!;
+          this.functions.push(name);
+          words = [];
+          continue;
+        }
+        if (s[this.i + 1] === "(") {
+          this.skipBalanced("((", "))");
+          continue;
+        }
+        this.i++;
+        cmd.nested.push(this.subList(")"));
+        continue;
+      }
+      if (c === ")") {
+        // An unmatched `)` (e.g. a `case` pattern): not ours to judge, skip it.
+        this.i++;
+        continue;
+      }
+      if (c === "<" || c === ">") {
+        if (s[this.i + 1] === "(") {
+          this.i += 2;
+          cmd.nested.push(this.subList(")"));
+          continue;
+        }
+        this.readRedirect(cmd, "");
+        continue;
+      }
+      const word = this.readWord(cmd);
+      // A word of digits directly before a redirection is its file descriptor (`2>file`).
+      if (/^\d+$/.test(word) && (s[this.i] === ">" || s[this.i] === "<")) {
+        this.readRedirect(cmd, word);
+        continue;
+      }
+      words.push(word);
+    }
+    if (stop !== null) this.incomplete = true;
+    endPipeline();
+    return pipelines;
+  }
+
+  private subList(stop: ")" | "`"): ParsedLine {
+    return { pipelines: this.parseList(stop), functions: [], incomplete: false };
+  }
+
+  private readRedirect(cmd: SimpleCommand, _fd: string): void {
+    const s = this.s;
+    const op = REDIRECT_OPS.find((o) => s.startsWith(o, this.i)) ?? s[this.i]!;
+    this.i += op.length;
+    while (s[this.i] === " " || s[this.i] === "\t") this.i++;
+    const target = this.readWord(cmd);
+    if (op === "<<" || op === "<<-") {
+      this.pendingHeredocs.push({ delimiter: target, stripTabs: op === "<<-", into: cmd });
+      cmd.stdin = cmd.stdin ?? "";
+      return;
+    }
+    if (op === "<<<") {
+      cmd.stdin = (cmd.stdin ?? "") + target + "\n";
+      return;
+    }
+    cmd.redirects.push({ op, target });
+  }
+
+  /** After a newline: the bodies of the here-documents opened on the line before it. */
+  private readHeredocBodies(): void {
+    const s = this.s;
+    for (const h of this.pendingHeredocs) {
+      const body: string[] = [];
+      let closed = false;
+      while (this.i < s.length) {
+        const nl = s.indexOf("\n", this.i);
+        const raw = s.slice(this.i, nl === -1 ? s.length : nl);
+        this.i = nl === -1 ? s.length : nl + 1;
+        const line = h.stripTabs ? raw.replace(/^\t+/, "") : raw;
+        if (line === h.delimiter) {
+          closed = true;
+          break;
+        }
+        body.push(line);
+      }
+      if (!closed) this.incomplete = true;
+      h.into.stdin = (h.into.stdin ?? "") + body.join("\n") + "\n";
+    }
+    this.pendingHeredocs = [];
+  }
+
+  /** One word with its quotes and escapes removed; substitutions in it are parsed into `cmd.nested`. */
+  private readWord(cmd: SimpleCommand): string {
+    const s = this.s;
+    let out = "";
+    while (this.i < s.length) {
+      const c = s[this.i]!;
+      if (" \t\n;&|()<>".includes(c)) {
+        // `<(` / `>(` inside a word would be odd; a plain `(` after `=` starts an array: keep it literal.
+        if (c === "(" && out.endsWith("=")) {
+          const start = this.i;
+          this.skipBalanced("(", ")");
+          out += s.slice(start, this.i);
+          continue;
+        }
+        break;
+      }
+      if (c === "\\") {
+        if (s[this.i + 1] === "\n") this.i += 2;
+        else {
+          out += s[this.i + 1] ?? "";
+          this.i += 2;
+        }
+        continue;
+      }
+      if (c === "'") {
+        const end = s.indexOf("'", this.i + 1);
+        if (end === -1) {
+          this.incomplete = true;
+          out += s.slice(this.i + 1);
+          this.i = s.length;
+        } else {
+          out += s.slice(this.i + 1, end);
+          this.i = end + 1;
+        }
+        continue;
+      }
+      if (c === "$" && s[this.i + 1] === "'") {
+        this.i++;
+        continue; // $'…' (ANSI-C quoting) reads like '…' for our purpose
+      }
+      if (c === '"') {
+        this.i++;
+        out += this.readDoubleQuoted(cmd);
+        continue;
+      }
+      if (c === "`" && this.backticks > 0) break;
+      if (c === "$" || c === "`") {
+        out += this.readDollar(cmd);
+        continue;
+      }
+      out += c;
+      this.i++;
+    }
+    return out;
+  }
+
+  private readDoubleQuoted(cmd: SimpleCommand): string {
+    const s = this.s;
+    let out = "";
+    while (this.i < s.length) {
+      const c = s[this.i]!;
+      if (c === '"') {
+        this.i++;
+        return out;
+      }
+      if (c === "\\" && "$`\"\\\n".includes(s[this.i + 1] ?? "")) {
+        if (s[this.i + 1] !== "\n") out += s[this.i + 1];
+        this.i += 2;
+        continue;
+      }
+      if (c === "$" || c === "`") {
+        out += this.readDollar(cmd);
+        continue;
+      }
+      out += c;
+      this.i++;
+    }
+    this.incomplete = true;
+    return out;
+  }
+
+  /** `$(…)`, `` `…` ``, `$((…))`, `${…}` or `$NAME`: returns the text as written (it is not expanded). */
+  private readDollar(cmd: SimpleCommand): string {
+    const s = this.s;
+    const start = this.i;
+    if (s[this.i] === "`") {
+      this.i++;
+      this.backticks++;
+      cmd.nested.push(this.subList("`"));
+      this.backticks--;
+      return s.slice(start, this.i);
+    }
+    if (s.startsWith("$((", this.i)) {
+      this.i++;
+      this.skipBalanced("((", "))");
+      return s.slice(start, this.i);
+    }
+    if (s.startsWith("$(", this.i)) {
+      this.i += 2;
+      cmd.nested.push(this.subList(")"));
+      return s.slice(start, this.i);
+    }
+    if (s.startsWith("${", this.i)) {
+      this.i++;
+      this.skipBalanced("{", "}");
+      return s.slice(start, this.i);
+    }
+    this.i++;
+    const name = /^([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(s.slice(this.i));
+    if (name) this.i += name[0].length;
+    return s.slice(start, this.i);
+  }
+
+  /** Skips from an `open` at the cursor to its matching `close`, counting nested opens. */
+  private skipBalanced(open: string, close: string): void {
+    const s = this.s;
+    let depth = 0;
+    while (this.i < s.length) {
+      if (s.startsWith(open, this.i)) {
+        depth++;
+        this.i += open.length;
+      } else if (s.startsWith(close, this.i)) {
+        depth--;
+        this.i += close.length;
+        if (depth === 0) return;
+      } else this.i++;
+    }
+    this.incomplete = true;
+  }
+}
+
+function newCommand(): SimpleCommand {
+  return { argv: [], redirects: [], nested: [], stdin: null };
+}
+
+/** Drops leading reserved words and assignments; records `function NAME` definitions. */
+function finishCommand(cmd: SimpleCommand, words: string[], functions: string[]): void {
+  let w = words;
+  for (;;) {
+    if (w.length > 0 && LEADING_RESERVED.has(w[0]!)) w = w.slice(1);
+    else if (w.length > 0 && ASSIGNMENT.test(w[0]!)) w = w.slice(1);
+    else if (w[0] === "function" && w.length >= 2) {
+      functions.push(w[1]!);
+      w = w.slice(2);
+    } else break;
+  }
+  if (w.length > 0 && CLOSING_RESERVED.has(w[0]!)) w = [];
+  cmd.argv = w;
+}
+
+export function parseShellLine(line: string): ParsedLine {
+  return new Parser(line).parse();
+}

@@ -1,0 +1,73 @@
+/**
+ * How the guard judges a path word: resolved the way the shell would (`~`, `$HOME`, relative to
+ * the session's cwd, `.`/`..` and repeated slashes folded), then compared with the places whose
+ * loss is a disaster: `/`, the home directory, and the system's own directories.
+ */
+import { posix } from "node:path";
+
+/**
+ * Directories of the system itself: deleting or opening up anything inside them breaks the
+ * machine. /tmp, /var/tmp, /usr/local and /opt hold the user's own things and are not listed.
+ */
+const SYSTEM_DIRS = ["/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/root", "/sbin", "/sys", "/usr", "/var", "/home", "/snap", "/srv", "/System", "/Library", "/Applications", "/Users", "/private"];
+const NOT_SYSTEM = ["/usr/local", "/var/tmp", "/tmp", "/opt", "/private/tmp", "/private/var/folders"];
+
+/** Directories of users' and services' trees: each child is precious, what is deeper is not. */
+const USERS_DIRS = new Set(["/home", "/Users", "/srv"]);
+
+export interface PathContext {
+  /** The session's working directory, when known (relative words resolve against it). */
+  cwd: string | null;
+  home: string;
+}
+
+/** The absolute path a word names, or null when it depends on something unknown. */
+export function resolveWord(word: string, ctx: PathContext): string | null {
+  let w = word;
+  if (w === "~" || w.startsWith("~/")) w = ctx.home + w.slice(1);
+  w = w.replace(/^(\$HOME|\$\{HOME\})(?=\/|$)/, ctx.home);
+  if (w.includes("$") || w.includes("`")) return null;
+  if (!w.startsWith("/")) {
+    if (ctx.cwd === null) return null;
+    w = posix.join(ctx.cwd, w);
+  }
+  const normalized = posix.normalize(w);
+  return normalized.length > 1 ? normalized.replace(/\/+$/, "") : normalized;
+}
+
+/** Strips a trailing glob (`/*`, `/.*`, `/.[!.]*`): deleting all of a directory's entries is deleting it. */
+function withoutTrailingGlob(path: string): string {
+  const m = /^(.*?)\/(\*|\.\*|\.\[[^\]]*\]\*|\{[^}]*\}|\*\*)$/.exec(path);
+  if (!m) return path;
+  return m[1] === "" ? "/" : m[1]!;
+}
+
+/**
+ * Why losing (or opening up) everything under `word` is a disaster, or null when it is not:
+ * the root, the home directory, a top-level directory, or a system directory.
+ */
+export function preciousPath(word: string, ctx: PathContext): string | null {
+  const resolved = resolveWord(word, ctx);
+  if (resolved === null) return null;
+  const path = withoutTrailingGlob(resolved);
+  if (path === "/" || path === "") return "the root directory /";
+  if (path === ctx.home) return `the home directory ${ctx.home}`;
+  if (posix.dirname(path) === "/" && !NOT_SYSTEM.includes(path)) return `the top-level directory ${path}`;
+  if (NOT_SYSTEM.some((d) => path === d || path.startsWith(d + "/"))) return null;
+  // Under the home directory only the home itself (and its glob) is precious, not each project.
+  if (ctx.home !== "/" && path.startsWith(ctx.home + "/")) return null;
+  for (const dir of SYSTEM_DIRS) {
+    if (path === dir) return `the system directory ${dir}`;
+    if (!path.startsWith(dir + "/")) continue;
+    if (!USERS_DIRS.has(dir)) return `${path}, inside the system directory ${dir}`;
+    // Under /home, /Users and /srv each child is someone's whole tree; deeper is their business.
+    if (posix.dirname(path) === dir) return `${path}, a whole tree under ${dir}`;
+  }
+  return null;
+}
+
+/** Block devices and the like, where a write destroys a file system (not /dev/null, ttys, fds). */
+export function isDevicePath(word: string): boolean {
+  if (!word.startsWith("/dev/")) return false;
+  return !/^\/dev\/(null|zero|full|u?random|stdout|stderr|stdin|tty\w*|pts\/.*|fd\/.*|shm\/.*|ptmx|console)$/.test(word);
+}

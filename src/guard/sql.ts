@@ -1,0 +1,36 @@
+/**
+ * SQL typed into a database client (psql, mysql, sqlite3, …) or given to one with `-c`/`-e`:
+ * statements that throw data away. String literals, quoted identifiers and comments are removed
+ * first, so `SELECT 'drop table x'` or `-- truncate later` do not count.
+ */
+
+/** Database clients whose typed lines (and `-c`/`-e` arguments) are SQL. */
+export const DATABASE_CLIENTS = new Set(["psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb", "clickhouse-client", "cockroach", "cqlsh", "mysqlsh", "pgcli", "mycli", "litecli"]);
+
+/** Prompts those clients draw, for sessions where the foreground program cannot be seen (SSH). */
+export const DATABASE_PROMPT = /(^|\s)([\w-]+[=-][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|cqlsh(:\w+)?>|[\w-]+@[\w.-]+:\d+\/[\w-]*>)\s*$/;
+
+const DESTRUCTIVE = [
+  { re: /\bdrop\s+(database|schema)\b/, why: "DROP DATABASE/SCHEMA deletes a whole database" },
+  { re: /\bdrop\s+table\b/, why: "DROP TABLE deletes a table and its data" },
+  { re: /\btruncate\b(\s+table)?\s+[\w"`.[]/, why: "TRUNCATE empties a table" },
+];
+
+/** Removes literals and comments: what remains are keywords and names. */
+function sqlSkeleton(sql: string): string {
+  return sql
+    .replace(/--[^\n]*/g, " ")
+    .replace(/\/\*[\s\S]*?\*\//g, " ")
+    .replace(/'(?:[^']|'')*'/g, "''")
+    .replace(/"(?:[^"]|"")*"/g, '""')
+    .replace(/`[^`]*`/g, "``")
+    .replace(/\$(\w*)\$[\s\S]*?\$\1\$/g, "''")
+    .toLowerCase();
+}
+
+/** Why the SQL text destroys data, or null. */
+export function destructiveSql(sql: string): string | null {
+  const skeleton = sqlSkeleton(sql);
+  for (const d of DESTRUCTIVE) if (d.re.test(skeleton)) return d.why;
+  return null;
+}

@@ -1,0 +1,138 @@
+/**
+ * What a command really runs. `sudo -u root env FOO=1 nice -n 5 rm -rf /` runs `rm -rf /`; the
+ * guard judges that, not `sudo`. Shells given a script (`bash -c '…'`, `sh <<EOF`, `eval …`)
+ * run another line, which is parsed and judged in turn.
+ */
+import { parseShellLine, type ParsedLine, type SimpleCommand } from "./parse.ts";
+
+/** A program about to run, after its wrappers are peeled off. */
+export interface Invocation {
+  /** argv[0] is the program's base name (`/usr/bin/rm` → `rm`). */
+  argv: string[];
+  /** The parsed command it came from (for redirections and standard input). */
+  source: SimpleCommand;
+}
+
+/**
+ * Options that take a value, per wrapper, so the value is not mistaken for the wrapped command.
+ * From each tool's manual page (sudo, doas, env, nice, ionice, time, timeout, stdbuf, xargs, …).
+ */
+const WRAPPERS: Record<string, { valued: string[]; positional?: number; stopAtNonOption?: boolean }> = {
+  sudo: { valued: ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R"] },
+  doas: { valued: ["-u", "-C"] },
+  env: { valued: ["-u", "-C", "--unset", "--chdir"] },
+  nice: { valued: ["-n", "--adjustment"] },
+  ionice: { valued: ["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"] },
+  time: { valued: ["-f", "-o", "--format", "--output"] },
+  command: { valued: [] },
+  builtin: { valued: [] },
+  exec: { valued: ["-a"] },
+  nohup: { valued: [] },
+  setsid: { valued: [] },
+  stdbuf: { valued: ["-i", "-o", "-e", "--input", "--output", "--error"] },
+  timeout: { valued: ["-s", "-k", "--signal", "--kill-after"], positional: 1 },
+  xargs: { valued: ["-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--replace", "--max-lines", "--max-chars"] },
+  busybox: { valued: [] },
+  chroot: { valued: ["--userspec", "--groups"], positional: 1 },
+  flock: { valued: ["-w", "-E", "--timeout", "--conflict-exit-code"], positional: 1 },
+  watch: { valued: ["-n", "-d", "--interval"] },
+  strace: { valued: ["-e", "-o", "-p", "-s", "-u"] },
+  unbuffer: { valued: [] },
+};
+
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox-sh"]);
+/** Nesting deeper than this (`bash -c "bash -c …"` …) is judged as far as it goes. */
+export const MAX_UNWRAP_DEPTH = 8;
+const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+export function baseName(program: string): string {
+  const slash = program.lastIndexOf("/");
+  return slash === -1 ? program : program.slice(slash + 1);
+}
+
+/** The wrapped command's argv, or null when `argv` is not a wrapper (or wraps nothing). */
+function peel(argv: string[]): string[] | null {
+  const name = baseName(argv[0] ?? "");
+  const spec = WRAPPERS[name];
+  if (!spec) return null;
+  // `command -v rm` and `command -V rm` only look a program up.
+  if (name === "command" && argv.some((a) => a === "-v" || a === "-V")) return [];
+  let i = 1;
+  let positional = spec.positional ?? 0;
+  while (i < argv.length) {
+    const a = argv[i]!;
+    if (a === "--") {
+      i++;
+      break;
+    }
+    if (name === "env" && ENV_ASSIGNMENT.test(a)) {
+      i++;
+      continue;
+    }
+    if (a.startsWith("-") && a.length > 1) {
+      const flag = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
+      i += spec.valued.includes(flag) && !a.includes("=") ? 2 : 1;
+      continue;
+    }
+    // `nice -10 cmd` style numeric options were consumed above; the positional ones come next.
+    if (positional > 0) {
+      positional--;
+      i++;
+      continue;
+    }
+    break;
+  }
+  return argv.slice(i);
+}
+
+/** The script a shell invocation runs: `-c STRING`, or its standard input when given no file. */
+function shellScript(argv: string[], stdin: string | null): string | null {
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") break;
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command") return argv[i + 1] ?? "";
+    if (!a.startsWith("-") && !a.startsWith("+")) return null; // a script file: not ours to read
+  }
+  return stdin;
+}
+
+/**
+ * Every program the line runs, wrappers peeled and nested scripts parsed, each with the pipeline
+ * it stands in (index into it) so that rules can see what feeds it.
+ */
+export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pipeline: Invocation[]; index: number }[] {
+  const out: { inv: Invocation; pipeline: Invocation[]; index: number }[] = [];
+  if (depth > MAX_UNWRAP_DEPTH) return out;
+  for (const pipeline of line.pipelines) {
+    const invs: Invocation[] = [];
+    for (const cmd of pipeline) {
+      for (const nested of cmd.nested) out.push(...invocations(nested, depth + 1));
+      const inv = resolve(cmd, depth, out);
+      invs.push(inv);
+    }
+    invs.forEach((inv, index) => out.push({ inv, pipeline: invs, index }));
+  }
+  return out;
+}
+
+/** Peels wrappers off `cmd`; scripts it hands to a shell or `eval` are parsed into `out`. */
+function resolve(cmd: SimpleCommand, depth: number, out: ReturnType<typeof invocations>): Invocation {
+  let argv = cmd.argv;
+  for (let n = 0; n < MAX_UNWRAP_DEPTH; n++) {
+    const inner = peel(argv);
+    if (inner === null) break;
+    argv = inner;
+  }
+  // Assignments after a wrapper (`sudo FOO=1 rm …`) are not the program either.
+  while (argv.length > 1 && ENV_ASSIGNMENT.test(argv[0]!)) argv = argv.slice(1);
+  const program = baseName(argv[0] ?? "");
+  if (argv.length > 0 && depth < MAX_UNWRAP_DEPTH) {
+    const script = program === "eval" ? argv.slice(1).join(" ") : SHELLS.has(program) ? shellScript(argv, cmd.stdin) : null;
+    if (script) out.push(...invocations(parseShellLine(script), depth + 1));
+    if (program === "su") {
+      const c = argv.findIndex((a) => a === "-c" || a === "--command");
+      if (c !== -1 && argv[c + 1]) out.push(...invocations(parseShellLine(argv[c + 1]!), depth + 1));
+    }
+  }
+  return { argv: argv.length > 0 ? [program, ...argv.slice(1)] : [], source: cmd };
+}
