@@ -16,6 +16,8 @@ Usage:
                                   watch and type into a live session; ctrl+\ detaches
   ptyhub kill SESSION [--signal TERM|KILL|HUP]
                                   close a persistent session
+  ptyhub log SESSION [--follow] [--json]
+                                  the session's audit trail: who typed what, when, exit codes
   ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall]
                                   register with claude-code, claude-desktop, cursor, vscode, windsurf, codex
   ptyhub --version | --help
@@ -41,6 +43,10 @@ const VERBS: Record<string, Verb> = {
   async attach(args) {
     const { runAttach } = await import("./attach/attach.ts");
     return runAttach(args);
+  },
+  async log(args) {
+    const { runLog } = await import("./audit/log-command.ts");
+    return runLog(args);
   },
   async install(args) {
     const { runInstallCommand } = await import("./install/command.ts");

@@ -16,6 +16,11 @@ const log = logger("stdio");
 /** Upper bound on a graceful shutdown before sessions are killed outright. */
 const SHUTDOWN_GRACE_MS = 3000;
 
+/** The MCP client's name/version (its clientInfo) and this process: read cursors key on it, the audit trail shows it. */
+function clientLabel(info: { name: string; version?: string } | undefined): string {
+  return `${info?.name ?? "mcp"}${info?.version ? `/${info.version}` : ""}:${process.pid}`;
+}
+
 export async function runStdioServer(): Promise<void> {
   const config = loadConfig();
   // Persistent sessions (the default) live in the daemon and survive this process; the rest here.
@@ -23,7 +28,7 @@ export async function runStdioServer(): Promise<void> {
   const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault: config.persistent });
   const server = createMcpServer({
     host,
-    clientId: () => `${server.getClientVersion()?.name ?? "mcp"}:${process.pid}`,
+    clientId: () => clientLabel(server.getClientVersion()),
   });
   const transport = new StdioServerTransport();
 

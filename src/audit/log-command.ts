@@ -1,0 +1,121 @@
+/**
+ * `ptyhub log SESSION [--follow] [--json]`: a session's audit trail, oldest first, one line per
+ * entry (or the JSON lines as stored). --follow keeps printing entries as they are written.
+ */
+import { existsSync, openSync, readSync, closeSync, statSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { AppError } from "../errors.ts";
+import { validateSessionId } from "../session/manager.ts";
+import { auditDir, trailFiles } from "./trail.ts";
+
+/** --follow looks for new entries this often: cheap, and quick enough for a human watching. */
+const FOLLOW_POLL_MS = 250;
+const USAGE = "Usage: ptyhub log SESSION [--follow] [--json]\n";
+
+/** One trail entry as a line a human reads: time, who, what. */
+export function formatEntry(e: Record<string, unknown>): string {
+  const time = typeof e.t === "string" ? e.t.replace("T", " ").replace(/\.\d+Z$/, "Z") : "?";
+  const who = typeof e.who === "string" ? e.who : "";
+  const text = typeof e.text === "string" ? JSON.stringify(e.text) : "";
+  let what: string;
+  switch (e.event) {
+    case "open":
+      what = `opened ${String(e.kind)} ${String(e.target)}${e.pid ? ` pid ${String(e.pid)}` : ""}${e.cwd ? ` in ${String(e.cwd)}` : ""}${e.sandbox ? ` sandbox ${String(e.sandbox)}` : ""}`;
+      break;
+    case "typed":
+      what = `${String(e.via)}: ${text}${Array.isArray(e.keys) ? ` keys ${e.keys.join(" ")}` : ""}${e.via === "attach" && e.enter ? " ⏎" : ""}`;
+      break;
+    case "secret":
+      what = "secret typed (not recorded)";
+      break;
+    case "guard":
+      what = `guard ${String(e.outcome)}: ${text} (${Array.isArray(e.rules) ? e.rules.join(", ") : ""})`;
+      break;
+    case "command_start":
+      what = "command started";
+      break;
+    case "command_end":
+      what = `command ended: exit ${e.exit_code ?? "?"}${e.cwd ? ` · cwd ${String(e.cwd)}` : ""}`;
+      break;
+    case "closed":
+    case "exited":
+      what = `${String(e.event)}${e.exit_code !== null && e.exit_code !== undefined ? ` (exit ${String(e.exit_code)})` : ""}`;
+      break;
+    default:
+      what = JSON.stringify(e);
+  }
+  return `${time}  ${who ? who + "  " : ""}${what}`;
+}
+
+function printLines(chunk: string, json: boolean): void {
+  for (const line of chunk.split("\n")) {
+    if (line.trim() === "") continue;
+    if (json) {
+      process.stdout.write(line + "\n");
+      continue;
+    }
+    try {
+      process.stdout.write(formatEntry(JSON.parse(line) as Record<string, unknown>) + "\n");
+    } catch {
+      process.stdout.write(line + "\n"); // a line cut by a crash is still shown as it is
+    }
+  }
+}
+
+export async function runLog(args: string[]): Promise<number> {
+  const follow = args.includes("--follow") || args.includes("-f");
+  const json = args.includes("--json");
+  const names = args.filter((a) => !a.startsWith("-"));
+  if (names.length !== 1 || args.some((a) => a.startsWith("-") && !["--follow", "-f", "--json"].includes(a))) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  const session = names[0]!;
+  validateSessionId(session);
+  const dir = auditDir();
+  const files = trailFiles(session, dir);
+  if (files.length === 0 && !follow) {
+    throw new AppError("SESSION_NOT_FOUND", `no audit trail for session '${session}' in ${dir}`, "Check the name with `ptyhub ls`; trails older than audit.retention_days are deleted.");
+  }
+  for (const f of files) printLines(readFileSync(f, "utf8"), json);
+  if (!follow) return 0;
+  return followTrail(join(dir, `${session}.jsonl`), json);
+}
+
+/** Prints what is appended to `file` until interrupted; starts over when the file is rotated. */
+async function followTrail(file: string, json: boolean): Promise<number> {
+  let offset = existsSync(file) ? statSync(file).size : 0;
+  let partial = "";
+  let stop = false;
+  const onSignal = (): void => {
+    stop = true;
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const buf = Buffer.alloc(64 * 1024);
+  while (!stop) {
+    if (existsSync(file)) {
+      const size = statSync(file).size;
+      if (size < offset) offset = 0; // rotated: the new file starts empty
+      if (size > offset) {
+        const fd = openSync(file, "r");
+        try {
+          let n: number;
+          while ((n = readSync(fd, buf, 0, buf.length, offset)) > 0) {
+            offset += n;
+            partial += buf.subarray(0, n).toString("utf8");
+          }
+        } finally {
+          closeSync(fd);
+        }
+        const end = partial.lastIndexOf("\n");
+        if (end !== -1) {
+          printLines(partial.slice(0, end), json);
+          partial = partial.slice(end + 1);
+        }
+      }
+    }
+    await Bun.sleep(FOLLOW_POLL_MS);
+  }
+  return 0;
+}
