@@ -48,6 +48,11 @@ const VERBS: Record<string, Verb> = {
     const { runLog } = await import("./audit/log-command.ts");
     return runLog(args);
   },
+  // Hidden: the launcher step of a sandboxed session (src/sandbox/launcher.ts), not for people.
+  async __sandbox(args) {
+    const { runSandboxLauncher } = await import("./sandbox/launcher.ts");
+    return runSandboxLauncher(args);
+  },
   async install(args) {
     const { runInstallCommand } = await import("./install/command.ts");
     return runInstallCommand(args);

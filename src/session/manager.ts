@@ -22,6 +22,7 @@ import { looksLikePrompt } from "../terminal/classify.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import type { HostEvent } from "./host.ts";
 import { Emitter } from "../util/emitter.ts";
+import { withSandbox, type SandboxMode } from "../sandbox/plan.ts";
 
 const log = logger("manager");
 
@@ -49,6 +50,8 @@ export interface OpenParams {
   persistent?: boolean;
   /** Open over SSH: command/args/cwd/env then apply on the remote host. */
   ssh?: SshParams;
+  /** Confine a local session's writes (src/sandbox). */
+  sandbox?: SandboxMode;
 }
 
 export interface OpenResult {
@@ -175,7 +178,7 @@ export class SessionManager {
     const rows = p.rows ?? this.config.rows;
     const nonce = newNonce();
     // Local launches are planned (and validated) before the id is reserved; SSH ones connect after.
-    const plan = p.ssh ? null : planLaunch({ command: p.command, args: p.args, cwd: p.cwd, env: p.env, defaultShell: this.config.shell }, nonce, id);
+    const plan = p.ssh ? null : withSandbox(planLaunch({ command: p.command, args: p.args, cwd: p.cwd, env: p.env, defaultShell: this.config.shell }, nonce, id), p.sandbox);
     this.opening.add(id);
     let session: Session;
     try {

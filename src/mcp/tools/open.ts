@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { stateEnum, truncation, truncationNote, viaEnum, withOutput } from "../schemas.ts";
 import { AppError } from "../../errors.ts";
+import { SANDBOX_MODES } from "../../sandbox/plan.ts";
 
 /** term_open's `ssh` object (SPEC.md); the connection itself is src/backend/ssh.ts. */
 const sshParams = z.strictObject({
@@ -27,6 +28,7 @@ const input = z.strictObject({
   ssh: sshParams.optional().describe("Open over SSH: a remote login shell (or `command` on the remote host) on a PTY. Passwords and passphrases are asked of the human, never passed as arguments."),
   serial: z.record(z.string(), z.unknown()).optional().describe("Open a serial line: {path, baud, data_bits, parity, stop_bits, flow, newline}."),
   persistent: z.boolean().optional().describe("Host the session so it survives MCP server restarts."),
+  sandbox: z.enum(SANDBOX_MODES).optional().describe("Confine a local session (default none): read-only writes only to its own temp dir ($TMPDIR); workspace also under cwd. Enforced by the OS; reads stay allowed."),
 });
 
 const output = z.object({
@@ -59,8 +61,9 @@ export const termOpen = defineTool({
   annotations: { destructiveHint: false, openWorldHint: true },
   async run(args, ctx) {
     if (args.serial) throw new AppError("INVALID_ARGUMENT", "serial sessions are not supported by this build yet", "Open a local session and use a serial program (picocom, screen) in it, or upgrade ptyhub.");
+    if (args.ssh && args.sandbox && args.sandbox !== "none") throw new AppError("INVALID_ARGUMENT", "sandbox confines local sessions; an ssh session runs on another host", "Drop `sandbox`, or open a local session.");
     const r = await ctx.host.open(
-      { command: args.command, args: args.args, cwd: args.cwd, env: args.env, name: args.name, cols: args.cols, rows: args.rows, persistent: args.persistent, ssh: args.ssh },
+      { command: args.command, args: args.args, cwd: args.cwd, env: args.env, name: args.name, cols: args.cols, rows: args.rows, persistent: args.persistent, ssh: args.ssh, sandbox: args.sandbox },
       ctx,
     );
     return r as z.infer<typeof output>;
