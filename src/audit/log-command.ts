@@ -77,14 +77,21 @@ export async function runLog(args: string[]): Promise<number> {
   if (files.length === 0 && !follow) {
     throw new AppError("SESSION_NOT_FOUND", `no audit trail for session '${session}' in ${dir}`, "Check the name with `ptyhub ls`; trails older than audit.retention_days are deleted.");
   }
-  for (const f of files) printLines(readFileSync(f, "utf8"), json);
+  const current = join(dir, `${session}.jsonl`);
+  // --follow goes on from exactly the bytes shown, so nothing appended meanwhile is skipped.
+  let shown = 0;
+  for (const f of files) {
+    const bytes = readFileSync(f);
+    if (f === current) shown = bytes.length;
+    printLines(bytes.toString("utf8"), json);
+  }
   if (!follow) return 0;
-  return followTrail(join(dir, `${session}.jsonl`), json);
+  return followTrail(current, shown, json);
 }
 
 /** Prints what is appended to `file` until interrupted; starts over when the file is rotated. */
-async function followTrail(file: string, json: boolean): Promise<number> {
-  let offset = existsSync(file) ? statSync(file).size : 0;
+async function followTrail(file: string, from: number, json: boolean): Promise<number> {
+  let offset = from;
   let partial = "";
   let stop = false;
   const onSignal = (): void => {

@@ -24,6 +24,8 @@ interface Watched {
   /** A human's keystrokes since their last Enter. */
   human: string;
   humanHidden: boolean;
+  /** A command's start mark was seen and its end not yet (prompts also end with an end mark). */
+  inCommand: boolean;
 }
 
 export class SessionAudit {
@@ -87,7 +89,7 @@ export class SessionAudit {
   private opened(id: string): void {
     const session = this.manager.get(id);
     this.trail.record(id, { event: "open", kind: session.kind, target: session.target, pid: session.pid, cwd: session.cwd });
-    const w: Watched = { session, lastMark: session.lastMarkSeq, unsubscribe: () => {}, human: "", humanHidden: false };
+    const w: Watched = { session, lastMark: session.lastMarkSeq, unsubscribe: () => {}, human: "", humanHidden: false, inCommand: false };
     w.unsubscribe = session.subscribe(() => this.scanMarks(w));
     this.watched.set(id, w);
   }
@@ -96,8 +98,13 @@ export class SessionAudit {
   private scanMarks(w: Watched): void {
     if (w.session.lastMarkSeq === w.lastMark) return;
     for (const m of w.session.marksAfter(w.lastMark)) {
-      if (m.kind === "start") this.trail.record(w.session.id, { event: "command_start", cwd: w.session.cwd });
-      else if (m.kind === "end") this.trail.record(w.session.id, { event: "command_end", exit_code: m.exitCode, cwd: m.cwd ?? w.session.cwd });
+      if (m.kind === "start") {
+        w.inCommand = true;
+        this.trail.record(w.session.id, { event: "command_start", cwd: w.session.cwd });
+      } else if (m.kind === "end" && w.inCommand) {
+        w.inCommand = false;
+        this.trail.record(w.session.id, { event: "command_end", exit_code: m.exitCode, cwd: m.cwd ?? w.session.cwd });
+      }
       w.lastMark = m.seq;
     }
   }
