@@ -20,7 +20,7 @@ export function formatEntry(e: Record<string, unknown>): string {
   let what: string;
   switch (e.event) {
     case "open":
-      what = `opened ${String(e.kind)} ${String(e.target)}${e.pid ? ` pid ${String(e.pid)}` : ""}${e.cwd ? ` in ${String(e.cwd)}` : ""}${e.sandbox ? ` sandbox ${String(e.sandbox)}` : ""}`;
+      what = `opened ${String(e.kind)} ${String(e.target)}${e.pid ? ` pid ${String(e.pid)}` : ""}${e.cwd ? ` in ${String(e.cwd)}` : ""}`;
       break;
     case "typed":
       what = `${String(e.via)}: ${text}${Array.isArray(e.keys) ? ` keys ${e.keys.join(" ")}` : ""}${e.via === "attach" && e.enter ? " ⏎" : ""}`;

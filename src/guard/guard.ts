@@ -109,20 +109,27 @@ export class Guard {
     const why = findings.map((f) => `${f.reason} [${f.rule}]`).join("; ");
     const shown = line.length > MAX_SHOWN_LINE ? `${line.slice(0, MAX_SHOWN_LINE)}…` : line;
     if (ctx.elicit) {
-      const answer = await ctx.elicit(
-        `ptyhub guard: the agent wants to type this into terminal session '${session.id}':\n\n${shown}\n\nWhy it was stopped: ${why}.\n\nType it?`,
-        {
-          type: "object",
-          properties: { allow: { type: "boolean", title: "Type this command", description: "Yes: ptyhub types it now. No: the agent is told you declined.", default: false } },
-          required: ["allow"],
-        },
-      );
-      if (answer.action === "accept" && answer.content?.allow === true) {
+      let allowed = false;
+      try {
+        const answer = await ctx.elicit(
+          `ptyhub guard: the agent wants to type this into terminal session '${session.id}':\n\n${shown}\n\nWhy it was stopped: ${why}.\n\nType it?`,
+          {
+            type: "object",
+            properties: { allow: { type: "boolean", title: "Type this command", description: "Yes: ptyhub types it now. No: the agent is told you declined.", default: false } },
+            required: ["allow"],
+          },
+        );
+        allowed = answer.action === "accept" && answer.content?.allow === true;
+      } catch (err) {
+        // No answer (the request timed out, the client went away): only a yes lets it through.
+        log.info(`guard question for '${session.id}' got no answer: ${(err as Error).message}`);
+      }
+      if (allowed) {
         this.onDecision(session, { line, findings, outcome: "confirmed" }, ctx);
         return;
       }
       this.onDecision(session, { line, findings, outcome: "declined" }, ctx);
-      throw new AppError("BLOCKED_BY_GUARD", `the human declined to run this in '${session.id}': ${why}`, "Do not retry it. Ask the human what they want instead, or find a less destructive way.", false);
+      throw new AppError("BLOCKED_BY_GUARD", `the human did not confirm running this in '${session.id}': ${why}`, "Do not retry it. Ask the human what they want instead, or find a less destructive way.", false);
     }
     this.onDecision(session, { line, findings, outcome: "blocked" }, ctx);
     throw new AppError("BLOCKED_BY_GUARD", `not typed into '${session.id}': ${why}; this MCP client cannot ask the human to confirm (no elicitation)`, allowHint(session.id, findings), false);

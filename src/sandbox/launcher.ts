@@ -8,6 +8,7 @@
 import { statSync } from "node:fs";
 import { restrictWrites, type WritablePath } from "./landlock.ts";
 import { execvp } from "./exec.ts";
+import { markOwner } from "./tmp.ts";
 
 /** Exit codes of the launcher itself, as a shell reports "cannot run" / "not found". */
 const EXIT_NOT_CONFINED = 126;
@@ -47,6 +48,8 @@ export async function runSandboxLauncher(args: string[]): Promise<number> {
       // A path that does not exist (no /dev/tty here) grants nothing.
     }
   }
+  const tmp = process.env.TMPDIR;
+  if (tmp && parsed.writable.includes(tmp)) markOwner(tmp, process.pid);
   try {
     if (process.platform !== "linux") throw new Error(`the launcher confines with Landlock, which ${process.platform} does not have`);
     restrictWrites(writable);

@@ -5,12 +5,11 @@
  * Linux: the launcher verb (launcher.ts) with Landlock; macOS: sandbox-exec with a profile.
  * Where neither can confine, opening fails with SPAWN_FAILED: never a silently unconfined shell.
  */
-import { mkdtempSync, chmodSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { realpathSync } from "node:fs";
 import { AppError } from "../errors.ts";
 import { selfCommand } from "../daemon/start.ts";
 import { landlockAbi } from "./landlock.ts";
+import { makePrivateTmp } from "./tmp.ts";
 import { macosProfile, SANDBOX_EXEC } from "./macos.ts";
 import type { LaunchPlan } from "../session/launch.ts";
 
@@ -57,9 +56,8 @@ export interface ConfinedLaunch {
 /** Confines a local launch: its argv wrapped, a private temp dir made and handed to it. */
 export function confineLaunch(mode: Exclude<SandboxMode, "none">, cwd: string, argv: string[]): ConfinedLaunch {
   assertCanConfine();
+  const tmp = makePrivateTmp();
   // realpath: Landlock and sandbox-exec judge the resolved path (macOS's /var is /private/var).
-  const tmp = realpathSync(mkdtempSync(join(tmpdir(), "ptyhub-sandbox-")));
-  chmodSync(tmp, 0o700);
   const writable = mode === "workspace" ? [realpathSync(cwd), tmp] : [tmp];
   return { argv: sandboxArgv(mode, writable, argv), env: { TMPDIR: tmp, PTYHUB_SANDBOX: mode } };
 }

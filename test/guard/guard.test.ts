@@ -75,7 +75,7 @@ describe("guard", () => {
     answer = "no";
     const declined = await human.call("term_exec", { session: "g-human", command: "git reset --hard" });
     expect(declined.error?.code).toBe("BLOCKED_BY_GUARD");
-    expect(declined.error!.message).toContain("declined");
+    expect(declined.error!.message).toContain("did not confirm");
     expect(human.elicitations.length).toBe(before + 1);
     const asked = human.elicitations[before]!;
     expect(asked.message).toContain("git reset --hard");
@@ -115,5 +115,20 @@ describe("guard", () => {
     const back = await noElicitation.call("term_send", { session: "g-send", keys: ["ctrl+d"], wait_ms: 2000 });
     expect(back.data.state).toBe("prompt");
     expect(readFileSync(join(dir, "file.txt"), "utf8")).toBe(EDITED);
+  });
+
+  test.if(Bun.which("sqlite3") !== null)("SQL typed at a database client's prompt: DROP TABLE is stopped, SELECT is not", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "guard-sql-"));
+    const db = join(dir, "app.db");
+    expect(Bun.spawnSync(["sqlite3", db, "CREATE TABLE users (id int); INSERT INTO users VALUES (7);"]).exitCode).toBe(0);
+    const r = await noElicitation.call("term_open", { name: "g-sql", command: "sqlite3", args: [db] });
+    expect(r.isError).toBe(false);
+    opened.push({ mcp: () => noElicitation, session: "g-sql" });
+    const drop = await noElicitation.call("term_send", { session: "g-sql", text: "DROP TABLE users;" });
+    expect(drop.error?.code).toBe("BLOCKED_BY_GUARD");
+    expect(drop.error!.message).toContain("sql-destroy");
+    const select = await noElicitation.call("term_send", { session: "g-sql", text: "SELECT id FROM users;", until: "^7$" });
+    expect(select.data.matched).toBe("7");
+    expect(Bun.spawnSync(["sqlite3", db, "SELECT count(*) FROM users;"]).stdout.toString().trim()).toBe("1");
   });
 });

@@ -16,6 +16,7 @@ const abi = landlockAbi();
 let mcp: Mcp;
 let root: string;
 const sessions: string[] = [];
+let wsTmp = "";
 
 beforeAll(async () => {
   console.log(`Landlock ABI on this kernel: ${abi} (0: none; the tests below take the matching path)`);
@@ -61,12 +62,17 @@ describe("sandbox", () => {
     const tmp = await exec("sb-ws", 'echo "$TMPDIR" && echo t > "$TMPDIR/t" && cat "$TMPDIR/t"');
     expect(tmp.exit_code).toBe(0);
     expect(tmp.output).toContain("ptyhub-sandbox-");
+    wsTmp = tmp.output.split("\n")[0];
     expect((await exec("sb-ws", "head -c 20 /etc/passwd >/dev/null && ls / >/dev/null && echo ok > /dev/tty")).exit_code).toBe(0);
   });
 
   test.if(abi >= 1)("read-only: even cwd is not writable; only its TMPDIR is", async () => {
+    // The workspace session's private temp dir goes once it has ended, at the next sandboxed open.
+    expect(existsSync(wsTmp)).toBe(true);
+    expect((await mcp.call("term_close", { session: "sb-ws" })).isError).toBe(false);
     const r = await open("sb-ro", "read-only");
     expect(r.isError).toBe(false);
+    expect(existsSync(wsTmp)).toBe(false);
     const inside = await exec("sb-ro", "touch ro-inside");
     expect(inside.exit_code).not.toBe(0);
     expect(existsSync(join(root, "work", "ro-inside"))).toBe(false);
