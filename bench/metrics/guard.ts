@@ -16,7 +16,12 @@ export const TARGET_P95_MS = 1;
 /** Passes over the corpus (the first one warms the JIT and is not counted). */
 const PASSES = { full: 50, smoke: 5 };
 
-const context: RuleContext = { home: "/home/dev", cwd: "/home/dev/project", gitStatus: () => "", gitBranch: () => "feature" };
+const context: RuleContext = {
+  home: "/home/dev",
+  cwd: "/home/dev/project",
+  gitStatus: () => "",
+  gitBranch: () => "feature",
+};
 
 export async function guard(ctx: Ctx): Promise<MetricResult> {
   const res = emptyResult("guard", "Guard: parse and judge one typed line (in process)");
@@ -47,6 +52,10 @@ export async function guard(ctx: Ctx): Promise<MetricResult> {
     ],
   });
   const worst = p95(typicalSamples);
-  res.checks.push({ goal: `guard p95 per typical line < ${TARGET_P95_MS} ms`, actual: fmt(worst, "ms"), met: worst === null ? null : worst < TARGET_P95_MS });
+  res.checks.push({
+    goal: `guard p95 per typical line < ${TARGET_P95_MS} ms`,
+    actual: fmt(worst, "ms"),
+    met: worst === null ? null : worst < TARGET_P95_MS,
+  });
   return res;
 }

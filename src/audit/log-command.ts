@@ -20,10 +20,14 @@ export function formatEntry(e: Record<string, unknown>): string {
   let what: string;
   switch (e.event) {
     case "open":
-      what = `opened ${String(e.kind)} ${String(e.target)}${e.pid ? ` pid ${String(e.pid)}` : ""}${e.cwd ? ` in ${String(e.cwd)}` : ""}`;
+      what = `opened ${String(e.kind)} ${String(e.target)}`;
+      if (e.pid) what += ` pid ${String(e.pid)}`;
+      if (e.cwd) what += ` in ${String(e.cwd)}`;
       break;
     case "typed":
-      what = `${String(e.via)}: ${text}${Array.isArray(e.keys) ? ` keys ${e.keys.join(" ")}` : ""}${e.via === "attach" && e.enter ? " ⏎" : ""}`;
+      what = `${String(e.via)}: ${text}`;
+      if (Array.isArray(e.keys)) what += ` keys ${e.keys.join(" ")}`;
+      if (e.via === "attach" && e.enter) what += " ⏎";
       break;
     case "secret":
       what = "secret typed (not recorded)";
@@ -39,7 +43,8 @@ export function formatEntry(e: Record<string, unknown>): string {
       break;
     case "closed":
     case "exited":
-      what = `${String(e.event)}${e.exit_code !== null && e.exit_code !== undefined ? ` (exit ${String(e.exit_code)})` : ""}`;
+      what = String(e.event);
+      if (e.exit_code !== null && e.exit_code !== undefined) what += ` (exit ${String(e.exit_code)})`;
       break;
     default:
       what = JSON.stringify(e);
@@ -75,7 +80,11 @@ export async function runLog(args: string[]): Promise<number> {
   const dir = auditDir();
   const files = trailFiles(session, dir);
   if (files.length === 0 && !follow) {
-    throw new AppError("SESSION_NOT_FOUND", `no audit trail for session '${session}' in ${dir}`, "Check the name with `ptyhub ls`; trails older than audit.retention_days are deleted.");
+    throw new AppError(
+      "SESSION_NOT_FOUND",
+      `no audit trail for session '${session}' in ${dir}`,
+      "Check the name with `ptyhub ls`; trails older than audit.retention_days are deleted.",
+    );
   }
   const current = join(dir, `${session}.jsonl`);
   // --follow goes on from exactly the bytes shown, so nothing appended meanwhile is skipped.

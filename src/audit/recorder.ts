@@ -59,7 +59,9 @@ export class SessionAudit {
 
   guard(session: Session, decision: GuardDecision, who: string): void {
     const { line, findings, outcome } = decision;
-    this.trail.record(session.id, { event: "guard", who, outcome, text: session.redact(line), rules: findings.map((f) => f.rule), reasons: findings.map((f) => f.reason) });
+    const rules = findings.map((f) => f.rule);
+    const reasons = findings.map((f) => f.reason);
+    this.trail.record(session.id, { event: "guard", who, outcome, text: session.redact(line), rules, reasons });
   }
 
   /** Keystrokes of a human attached to the session, written a line at a time. */
@@ -88,8 +90,16 @@ export class SessionAudit {
 
   private opened(id: string): void {
     const session = this.manager.get(id);
-    this.trail.record(id, { event: "open", kind: session.kind, target: session.target, pid: session.pid, cwd: session.cwd });
-    const w: Watched = { session, lastMark: session.lastMarkSeq, unsubscribe: () => {}, human: "", humanHidden: false, inCommand: false };
+    const { kind, target, pid, cwd } = session;
+    this.trail.record(id, { event: "open", kind, target, pid, cwd });
+    const w: Watched = {
+      session,
+      lastMark: session.lastMarkSeq,
+      unsubscribe: () => {},
+      human: "",
+      humanHidden: false,
+      inCommand: false,
+    };
     w.unsubscribe = session.subscribe(() => this.scanMarks(w));
     this.watched.set(id, w);
   }

@@ -76,7 +76,9 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
     for (const name of parsed.functions) {
       const calls = all.filter((x) => x.inv.argv[0] === name);
       const piped = calls.some((x) => x.pipeline.filter((p) => p.argv[0] === name).length >= 2);
-      if (piped || calls.length >= 3) add(FORK_BOMB_RULE, `fork bomb: the function ${name} keeps starting copies of itself`);
+      if (piped || calls.length >= 3) {
+        add(FORK_BOMB_RULE, `fork bomb: the function ${name} keeps starting copies of itself`);
+      }
     }
   }
   return findings;

@@ -8,7 +8,7 @@ import type { CallContext } from "../session/host.ts";
 import type { SessionManager } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
 import { SessionAudit } from "../audit/recorder.ts";
-import { Guard } from "./guard.ts";
+import { Guard, type TypedInput } from "./guard.ts";
 
 export class TypingGate {
   private readonly guard: Guard;
@@ -26,7 +26,7 @@ export class TypingGate {
   }
 
   /** Before term_send types text and/or keys. */
-  async send(session: Session, p: { text?: string; enter?: boolean; keys?: string[] }, ctx: CallContext): Promise<void> {
+  async send(session: Session, p: TypedInput, ctx: CallContext): Promise<void> {
     await this.guard.checkSend(session, p, ctx);
     this.audit.typed(session, ctx.clientId, "send", p.text, p.keys);
   }

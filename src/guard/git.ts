@@ -8,7 +8,12 @@ const GIT_TIMEOUT_MS = 3000;
 
 function git(dir: string, args: string[]): string | null {
   try {
-    const r = Bun.spawnSync(["git", "-C", dir, ...args], { stdout: "pipe", stderr: "ignore", stdin: "ignore", timeout: GIT_TIMEOUT_MS });
+    const r = Bun.spawnSync(["git", "-C", dir, ...args], {
+      stdout: "pipe",
+      stderr: "ignore",
+      stdin: "ignore",
+      timeout: GIT_TIMEOUT_MS,
+    });
     return r.exitCode === 0 ? r.stdout.toString() : null;
   } catch {
     return null;

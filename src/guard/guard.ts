@@ -37,6 +37,14 @@ export interface GuardDecision {
  * stands for it, so `rm -rf ~` is still the home directory and nothing else is mistaken for it.
  */
 const REMOTE_HOME = "/\0remote-home";
+/** Key names (keys.ts) that press Enter. */
+const ENTER_KEY = /^(enter|return|ctrl\+[mj]|c-[mj]|\^[mj])$/i;
+/** term_send's input, as far as the guard cares. */
+export interface TypedInput {
+  text?: string;
+  enter?: boolean;
+  keys?: string[];
+}
 /** A shell prompt drawn by a shell we have no integration with (a nested ssh, `su`): `$ ` or `# `. */
 const PLAIN_SHELL_PROMPT = /[$#]\s?$/;
 
@@ -49,7 +57,9 @@ export class Guard {
     private readonly onDecision: (session: Session, decision: GuardDecision, ctx: CallContext) => void = () => {},
   ) {
     const known = new Set(builtinRuleIds());
-    for (const id of settings.disable) if (!known.has(id)) log.warn(`guard.disable names an unknown rule '${id}' (rules: ${[...known].join(", ")})`);
+    for (const id of settings.disable) {
+      if (!known.has(id)) log.warn(`guard.disable names an unknown rule '${id}' (rules: ${[...known].join(", ")})`);
+    }
     const patterns = settings.rules.map((r) => ({ id: r.id, pattern: new RegExp(r.pattern), reason: r.reason }));
     this.rules = ruleSet({ disable: settings.disable, patterns });
   }
@@ -65,9 +75,9 @@ export class Guard {
    * is a shell line, together with whatever was already typed on that line; at a database
    * client's prompt it is SQL. Anything else (an editor, a REPL) is the program's business.
    */
-  async checkSend(session: Session, p: { text?: string; enter?: boolean; keys?: string[] }, ctx: CallContext): Promise<void> {
+  async checkSend(session: Session, p: TypedInput, ctx: CallContext): Promise<void> {
     if (!this.settings.enabled || p.text === undefined) return;
-    const submitted = (p.enter ?? true) || /[\r\n]/.test(p.text) || (p.keys ?? []).some((k) => /^(enter|return|ctrl\+[mj]|c-[mj]|\^[mj])$/i.test(k));
+    const submitted = (p.enter ?? true) || /[\r\n]/.test(p.text) || (p.keys ?? []).some((k) => ENTER_KEY.test(k));
     if (!submitted || session.exit !== null) return;
     const before = session.emulator.textBeforeCursor();
     const line = this.pendingLine(session) + p.text;
@@ -112,12 +122,9 @@ export class Guard {
       let allowed = false;
       try {
         const answer = await ctx.elicit(
-          `ptyhub guard: the agent wants to type this into terminal session '${session.id}':\n\n${shown}\n\nWhy it was stopped: ${why}.\n\nType it?`,
-          {
-            type: "object",
-            properties: { allow: { type: "boolean", title: "Type this command", description: "Yes: ptyhub types it now. No: the agent is told you declined.", default: false } },
-            required: ["allow"],
-          },
+          `ptyhub guard: the agent wants to type this into terminal session '${session.id}':\n\n${shown}\n\n` +
+            `Why it was stopped: ${why}.\n\nType it?`,
+          CONFIRM_SCHEMA,
         );
         allowed = answer.action === "accept" && answer.content?.allow === true;
       } catch (err) {
@@ -129,12 +136,36 @@ export class Guard {
         return;
       }
       this.onDecision(session, { line, findings, outcome: "declined" }, ctx);
-      throw new AppError("BLOCKED_BY_GUARD", `the human did not confirm running this in '${session.id}': ${why}`, "Do not retry it. Ask the human what they want instead, or find a less destructive way.", false);
+      throw new AppError(
+        "BLOCKED_BY_GUARD",
+        `the human did not confirm running this in '${session.id}': ${why}`,
+        "Do not retry it. Ask the human what they want instead, or find a less destructive way.",
+        false,
+      );
     }
     this.onDecision(session, { line, findings, outcome: "blocked" }, ctx);
-    throw new AppError("BLOCKED_BY_GUARD", `not typed into '${session.id}': ${why}; this MCP client cannot ask the human to confirm (no elicitation)`, allowHint(session.id, findings), false);
+    throw new AppError(
+      "BLOCKED_BY_GUARD",
+      `not typed into '${session.id}': ${why}; this MCP client cannot ask the human to confirm (no elicitation)`,
+      allowHint(session.id, findings),
+      false,
+    );
   }
 }
+
+/** The human's answer: one yes/no, no by default. */
+const CONFIRM_SCHEMA = {
+  type: "object",
+  properties: {
+    allow: {
+      type: "boolean",
+      title: "Type this command",
+      description: "Yes: ptyhub types it now. No: the agent is told you declined.",
+      default: false,
+    },
+  },
+  required: ["allow"],
+};
 
 /** The confirmation shows at most this much of a long line (a pasted script). */
 const MAX_SHOWN_LINE = 2000;
@@ -145,6 +176,7 @@ function allowHint(session: string, findings: Finding[]): string {
   const file = join(configDir(), "config.json");
   return (
     `Tell the human: they can type it themselves in \`ptyhub attach ${session}\`, or allow it by adding ` +
-    `{"guard": {"disable": [${ids}]}} to ${file} and restarting ptyhub (\`ptyhub daemon --stop\`). Do not try to get around the guard.`
+    `{"guard": {"disable": [${ids}]}} to ${file} and restarting ptyhub (\`ptyhub daemon --stop\`). ` +
+    "Do not try to get around the guard."
   );
 }

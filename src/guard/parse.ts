@@ -65,7 +65,8 @@ class Parser {
     let words: string[] = [];
     const endCommand = (): void => {
       finishCommand(cmd, words, this.functions);
-      if (cmd.argv.length > 0 || cmd.redirects.length > 0 || cmd.nested.length > 0 || cmd.stdin !== null) pipeline.push(cmd);
+      const empty = cmd.argv.length + cmd.redirects.length + cmd.nested.length === 0 && cmd.stdin === null;
+      if (!empty) pipeline.push(cmd);
       cmd = newCommand();
       words = [];
     };

@@ -9,7 +9,10 @@ import { posix } from "node:path";
  * Directories of the system itself: deleting or opening up anything inside them breaks the
  * machine. /tmp, /var/tmp, /usr/local and /opt hold the user's own things and are not listed.
  */
-const SYSTEM_DIRS = ["/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/root", "/sbin", "/sys", "/usr", "/var", "/home", "/snap", "/srv", "/System", "/Library", "/Applications", "/Users", "/private"];
+const SYSTEM_DIRS = [
+  ...["/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/root", "/sbin", "/sys"],
+  ...["/usr", "/var", "/home", "/snap", "/srv", "/System", "/Library", "/Applications", "/Users", "/private"],
+];
 const NOT_SYSTEM = ["/usr/local", "/var/tmp", "/tmp", "/opt", "/private/tmp", "/private/var/folders"];
 
 /** Directories of users' and services' trees: each child is precious, what is deeper is not. */
@@ -66,8 +69,11 @@ export function preciousPath(word: string, ctx: PathContext): string | null {
   return null;
 }
 
+const HARMLESS_DEVICE =
+  /^\/dev\/(null|zero|full|u?random|stdout|stderr|stdin|tty\w*|pts\/.*|fd\/.*|shm\/.*|ptmx|console)$/;
+
 /** Block devices and the like, where a write destroys a file system (not /dev/null, ttys, fds). */
 export function isDevicePath(word: string): boolean {
   if (!word.startsWith("/dev/")) return false;
-  return !/^\/dev\/(null|zero|full|u?random|stdout|stderr|stdin|tty\w*|pts\/.*|fd\/.*|shm\/.*|ptmx|console)$/.test(word);
+  return !HARMLESS_DEVICE.test(word);
 }

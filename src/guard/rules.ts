@@ -59,7 +59,10 @@ function firstPrecious(words: string[], ctx: RuleContext): string | null {
 }
 
 /** Shared branches: what a force push would rewrite for everyone. */
-const SHARED_BRANCH = /^(main|master|trunk|develop|development|dev|release([/-].*)?|releases\/.*|prod|production|staging|stable|hotfix\/.*|gh-pages)$/;
+const SHARED_BRANCH = new RegExp(
+  "^(main|master|trunk|develop|development|dev|release([/-].*)?|releases/.*|" +
+    "prod|production|staging|stable|hotfix/.*|gh-pages)$",
+);
 /** git's global options that take a value (`git -C dir push`). */
 const GIT_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"]);
 
@@ -69,15 +72,22 @@ function gitCommand(argv: string[], ctx: RuleContext): { sub: string; args: stri
   let dir = ctx.cwd;
   while (i < argv.length && argv[i]!.startsWith("-")) {
     const a = argv[i]!;
-    if (a === "-C" && argv[i + 1] !== undefined) dir = argv[i + 1]!.startsWith("/") ? argv[i + 1]! : dir && `${dir}/${argv[i + 1]}`;
+    const value = argv[i + 1];
+    if (a === "-C" && value !== undefined) dir = value.startsWith("/") ? value : dir && `${dir}/${value}`;
     i += GIT_VALUED.has(a) ? 2 : 1;
   }
   if (i >= argv.length) return null;
   return { sub: argv[i]!, args: argv.slice(i + 1), dir };
 }
 
-const SHELL_INTERPRETERS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "python", "python3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh"]);
+const SHELL_INTERPRETERS = new Set([
+  ...["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"],
+  ...["python", "python3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh"],
+]);
 const DOWNLOADERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "iwr"]);
+const isDownloader = (program: string) => DOWNLOADERS.has(baseName(program));
+/** systemctl verbs that stop or restart the machine (or drop it to a rescue shell). */
+const SYSTEMCTL_STOPS = /^(reboot|poweroff|halt|kexec|soft-reboot|suspend|hibernate|emergency|rescue)$/;
 
 /** Does the interpreter read its program from standard input (no script file, or `-`/`-s`)? */
 function readsProgramFromStdin(inv: Invocation): boolean {
@@ -100,7 +110,9 @@ export const BUILTIN_RULES: Rule[] = [
         const what = firstPrecious(o.operands, ctx);
         return what ? `rm -r deletes ${what}` : null;
       }
-      if (program === "find" && (args.includes("-delete") || args.some((a, i) => (a === "-exec" || a === "-execdir") && /^(rm|shred)$/.test(baseName(args[i + 1] ?? ""))))) {
+      const execRemoves = (a: string, i: number) =>
+        (a === "-exec" || a === "-execdir") && /^(rm|shred)$/.test(baseName(args[i + 1] ?? ""));
+      if (program === "find" && (args.includes("-delete") || args.some(execRemoves))) {
         const starts = args.slice(0, Math.max(0, args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!")));
         const what = firstPrecious(starts.length > 0 ? starts : ["."], ctx);
         return what ? `find … -delete removes files throughout ${what}` : null;
@@ -164,7 +176,9 @@ export const BUILTIN_RULES: Rule[] = [
       if (!force) return null;
       if (o.long.has("delete") || o.short.has("d")) return null;
       const refspecs = o.operands.slice(1);
-      const targets = refspecs.length > 0 ? refspecs.map((r) => r.replace(/^\+/, "").split(":").pop()!.replace(/^refs\/heads\//, "")) : [git.dir ? ctx.gitBranch(git.dir) : null];
+      // A refspec's destination (`src:dst`, `+dst`); without one, the checked-out branch.
+      const destination = (r: string) => (r.replace(/^\+/, "").split(":").pop() ?? "").replace(/^refs\/heads\//, "");
+      const targets = refspecs.length > 0 ? refspecs.map(destination) : [git.dir ? ctx.gitBranch(git.dir) : null];
       for (const t of targets) {
         if (t === null) return "git push --force to the current branch, which could not be checked (it may be shared)";
         if (SHARED_BRANCH.test(t) || t === "HEAD" && git.dir && SHARED_BRANCH.test(ctx.gitBranch(git.dir) ?? "main")) {
@@ -176,16 +190,21 @@ export const BUILTIN_RULES: Rule[] = [
   },
   {
     id: "git-discard-work",
-    summary: "git reset --hard, git clean -f, git checkout/restore of everything, when the work tree has uncommitted changes",
+    summary: "git reset --hard, git clean -f, git checkout/restore of everything, with uncommitted changes",
     check({ inv }, ctx) {
       if (inv.argv[0] !== "git") return null;
       const git = gitCommand(inv.argv, ctx);
       if (!git) return null;
       const o = options(git.args);
+      const dryRun = o.short.has("n") || o.long.has("dry-run");
+      const wholeTree = o.operands.some((a) => a === "." || a === ":/");
       let what: string;
       if (git.sub === "reset" && o.long.has("hard")) what = "git reset --hard throws away";
-      else if (git.sub === "clean" && (o.short.has("f") || o.long.has("force")) && !o.short.has("n") && !o.long.has("dry-run")) what = "git clean -f deletes";
-      else if ((git.sub === "checkout" || git.sub === "restore") && o.operands.some((a) => a === "." || a === ":/")) what = `git ${git.sub} of the whole tree throws away`;
+      else if (git.sub === "clean" && (o.short.has("f") || o.long.has("force")) && !dryRun) {
+        what = "git clean -f deletes";
+      } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree) {
+        what = `git ${git.sub} of the whole tree throws away`;
+      }
       else return null;
       const status = git.dir === null ? null : ctx.gitStatus(git.dir);
       if (status === "") return null;
@@ -200,7 +219,11 @@ export const BUILTIN_RULES: Rule[] = [
     check({ inv }) {
       const [program, ...args] = inv.argv;
       if (!program || !DATABASE_CLIENTS.has(program)) return null;
-      const sqlArgs = args.filter((a, i) => /^(-c|-e|--command|--execute|-cmd)$/.test(args[i - 1] ?? "") || (program.startsWith("sqlite") && i > 0 && !a.startsWith("-")));
+      // psql -c, mysql -e, sqlite3 DB "SQL…" (its arguments after the database file).
+      const isSql = (a: string, i: number) =>
+        /^(-c|-e|--command|--execute|-cmd)$/.test(args[i - 1] ?? "") ||
+        (program.startsWith("sqlite") && i > 0 && !a.startsWith("-"));
+      const sqlArgs = args.filter(isSql);
       const inline = args.filter((a) => /^--(command|execute)=/.test(a)).map((a) => a.slice(a.indexOf("=") + 1));
       for (const sql of [...sqlArgs, ...inline, inv.source.stdin ?? ""]) {
         const why = destructiveSql(sql);
@@ -211,7 +234,7 @@ export const BUILTIN_RULES: Rule[] = [
   },
   {
     id: "pipe-to-shell",
-    summary: "running a script straight off the network: curl/wget … | sh (or bash, python…), sh -c \"$(curl …)\", bash <(curl …)",
+    summary: "running a script straight off the network: curl/wget … | sh (bash, python…), sh -c \"$(curl …)\"",
     check({ inv, pipeline, index }) {
       const program = inv.argv[0] ?? "";
       if (!SHELL_INTERPRETERS.has(program.replace(/[\d.]+$/, "")) && !SHELL_INTERPRETERS.has(program)) return null;
@@ -221,7 +244,7 @@ export const BUILTIN_RULES: Rule[] = [
       }
       // `bash <(curl …)`, `sh -c "$(curl …)"`: the download is a substitution in the command itself.
       const downloads = (line: (typeof inv.source.nested)[number]): boolean =>
-        line.pipelines.some((p) => p.some((c) => DOWNLOADERS.has(baseName(c.argv[0] ?? "")) || c.nested.some(downloads)));
+        line.pipelines.some((p) => p.some((c) => isDownloader(c.argv[0] ?? "") || c.nested.some(downloads)));
       if (inv.source.nested.some(downloads)) return `${program} runs a script downloaded by a substitution, unseen`;
       return null;
     },
@@ -234,10 +257,12 @@ export const BUILTIN_RULES: Rule[] = [
       if (args.some((a) => a === "--help" || a === "-h" && program !== "shutdown" || a === "--version")) return null;
       if (program === "shutdown") return args.includes("-c") ? null : "shutdown stops the machine";
       if (program === "reboot" || program === "halt" || program === "poweroff") return `${program} stops the machine`;
-      if (program === "systemctl" && args.some((a) => /^(reboot|poweroff|halt|kexec|soft-reboot|suspend|hibernate|emergency|rescue)$/.test(a))) {
+      if (program === "systemctl" && args.some((a) => SYSTEMCTL_STOPS.test(a))) {
         return `systemctl ${args.find((a) => !a.startsWith("-"))} stops or restarts the machine`;
       }
-      if ((program === "init" || program === "telinit") && args.some((a) => a === "0" || a === "6")) return `${program} ${args.join(" ")} stops the machine`;
+      if ((program === "init" || program === "telinit") && args.some((a) => a === "0" || a === "6")) {
+        return `${program} ${args.join(" ")} stops the machine`;
+      }
       return null;
     },
   },

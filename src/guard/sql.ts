@@ -5,10 +5,14 @@
  */
 
 /** Database clients whose typed lines (and `-c`/`-e` arguments) are SQL. */
-export const DATABASE_CLIENTS = new Set(["psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb", "clickhouse-client", "cockroach", "cqlsh", "mysqlsh", "pgcli", "mycli", "litecli"]);
+export const DATABASE_CLIENTS = new Set([
+  ...["psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb", "clickhouse-client"],
+  ...["cockroach", "cqlsh", "mysqlsh", "pgcli", "mycli", "litecli"],
+]);
 
 /** Prompts those clients draw, for sessions where the foreground program cannot be seen (SSH). */
-export const DATABASE_PROMPT = /(^|\s)([\w-]+[=-][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|cqlsh(:\w+)?>|[\w-]+@[\w.-]+:\d+\/[\w-]*>)\s*$/;
+export const DATABASE_PROMPT =
+  /(^|\s)([\w-]+[=-][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|cqlsh(:\w+)?>|[\w-]+@[\w.-]+:\d+\/[\w-]*>)\s*$/;
 
 const DESTRUCTIVE = [
   { re: /\bdrop\s+(database|schema)\b/, why: "DROP DATABASE/SCHEMA deletes a whole database" },

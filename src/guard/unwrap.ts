@@ -31,7 +31,12 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; stopAtNo
   setsid: { valued: [] },
   stdbuf: { valued: ["-i", "-o", "-e", "--input", "--output", "--error"] },
   timeout: { valued: ["-s", "-k", "--signal", "--kill-after"], positional: 1 },
-  xargs: { valued: ["-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--replace", "--max-lines", "--max-chars"] },
+  xargs: {
+    valued: [
+      ...["-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s"],
+      ...["--arg-file", "--delimiter", "--max-args", "--max-procs", "--replace", "--max-lines", "--max-chars"],
+    ],
+  },
   busybox: { valued: [] },
   chroot: { valued: ["--userspec", "--groups"], positional: 1 },
   flock: { valued: ["-w", "-E", "--timeout", "--conflict-exit-code"], positional: 1 },
@@ -127,7 +132,8 @@ function resolve(cmd: SimpleCommand, depth: number, out: ReturnType<typeof invoc
   while (argv.length > 1 && ENV_ASSIGNMENT.test(argv[0]!)) argv = argv.slice(1);
   const program = baseName(argv[0] ?? "");
   if (argv.length > 0 && depth < MAX_UNWRAP_DEPTH) {
-    const script = program === "eval" ? argv.slice(1).join(" ") : SHELLS.has(program) ? shellScript(argv, cmd.stdin) : null;
+    const script =
+      program === "eval" ? argv.slice(1).join(" ") : SHELLS.has(program) ? shellScript(argv, cmd.stdin) : null;
     if (script) out.push(...invocations(parseShellLine(script), depth + 1));
     if (program === "su") {
       const c = argv.findIndex((a) => a === "-c" || a === "--command");

@@ -39,7 +39,8 @@ const FS = {
 
 /** Every way of changing the file system that the given ABI version can restrict. */
 function writeRights(abi: number): bigint {
-  let rights = FS.WRITE_FILE | FS.REMOVE_DIR | FS.REMOVE_FILE | FS.MAKE_CHAR | FS.MAKE_DIR | FS.MAKE_REG | FS.MAKE_SOCK | FS.MAKE_FIFO | FS.MAKE_BLOCK | FS.MAKE_SYM;
+  let rights = FS.WRITE_FILE | FS.REMOVE_DIR | FS.REMOVE_FILE;
+  rights |= FS.MAKE_CHAR | FS.MAKE_DIR | FS.MAKE_REG | FS.MAKE_SOCK | FS.MAKE_FIFO | FS.MAKE_BLOCK | FS.MAKE_SYM;
   if (abi >= 2) rights |= FS.REFER;
   if (abi >= 3) rights |= FS.TRUNCATE;
   return rights;
@@ -112,12 +113,15 @@ export function restrictWrites(writable: WritablePath[]): void {
     const rule = new DataView(new ArrayBuffer(12));
     rule.setBigUint64(0, w.directory ? handled : fileRights(abi), true);
     rule.setInt32(8, fd, true);
-    const r = Number(lib.symbols.syscall(SYS_LANDLOCK_ADD_RULE, rulesetFd, LANDLOCK_RULE_PATH_BENEATH, ptr(rule.buffer), 0));
+    const rulePtr = ptr(rule.buffer);
+    const r = Number(lib.symbols.syscall(SYS_LANDLOCK_ADD_RULE, rulesetFd, LANDLOCK_RULE_PATH_BENEATH, rulePtr, 0));
     const why = r < 0 ? errnoText(lib) : "";
     lib.symbols.close(fd);
     if (r < 0) throw new Error(`landlock_add_rule ${w.path}: ${why}`);
   }
-  if (lib.symbols.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) !== 0) throw new Error(`prctl(PR_SET_NO_NEW_PRIVS): ${errnoText(lib)}`);
+  if (lib.symbols.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) !== 0) {
+    throw new Error(`prctl(PR_SET_NO_NEW_PRIVS): ${errnoText(lib)}`);
+  }
   const r = Number(lib.symbols.syscall(SYS_LANDLOCK_RESTRICT_SELF, rulesetFd, 0, 0, 0));
   if (r < 0) throw new Error(`landlock_restrict_self: ${errnoText(lib)}`);
   lib.symbols.close(rulesetFd);

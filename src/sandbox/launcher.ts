@@ -51,10 +51,13 @@ export async function runSandboxLauncher(args: string[]): Promise<number> {
   const tmp = process.env.TMPDIR;
   if (tmp && parsed.writable.includes(tmp)) markOwner(tmp, process.pid);
   try {
-    if (process.platform !== "linux") throw new Error(`the launcher confines with Landlock, which ${process.platform} does not have`);
+    if (process.platform !== "linux") {
+      throw new Error(`the launcher confines with Landlock, which ${process.platform} does not have`);
+    }
     restrictWrites(writable);
   } catch (err) {
-    process.stderr.write(`ptyhub: sandbox ${parsed.mode}: cannot confine the session, so it does not start: ${(err as Error).message}\r\n`);
+    const why = (err as Error).message;
+    process.stderr.write(`ptyhub: sandbox ${parsed.mode}: cannot confine the session; it does not start: ${why}\r\n`);
     return EXIT_NOT_CONFINED;
   }
   const why = execvp(parsed.argv);

@@ -12,5 +12,7 @@ function sbplString(s: string): string {
 
 export function macosProfile(writable: string[]): string {
   const rules = writable.map((p) => `(subpath ${sbplString(p)})`).join(" ");
-  return ["(version 1)", "(allow default)", "(deny file-write*)", `(allow file-write* ${rules} (regex #"^/dev/ttys[0-9]+$"))`].join("\n");
+  const terminals = '(regex #"^/dev/ttys[0-9]+$")';
+  const allowed = `(allow file-write* ${rules} ${terminals})`;
+  return ["(version 1)", "(allow default)", "(deny file-write*)", allowed].join("\n");
 }

@@ -35,13 +35,19 @@ export function sandboxArgv(mode: Exclude<SandboxMode, "none">, writable: string
 export function assertCanConfine(): void {
   if (process.platform === "darwin") return;
   if (process.platform !== "linux") {
-    throw new AppError("SPAWN_FAILED", `sandboxed sessions are not available on ${process.platform}`, "Open the session with sandbox \"none\" (unconfined) if the human agrees, or run ptyhub on Linux or macOS.", false);
+    throw new AppError(
+      "SPAWN_FAILED",
+      `sandboxed sessions are not available on ${process.platform}`,
+      "Open the session with sandbox \"none\" (unconfined) if the human agrees, or run ptyhub on Linux or macOS.",
+      false,
+    );
   }
   if (landlockAbi() < 1) {
     throw new AppError(
       "SPAWN_FAILED",
       "this Linux kernel does not offer Landlock, so the session cannot be confined (nothing was started)",
-      "Landlock needs Linux ≥ 5.13 with \"landlock\" in the lsm= boot parameter (see /sys/kernel/security/lsm). Until then open with sandbox \"none\" only if the human agrees.",
+      "Landlock needs Linux ≥ 5.13 with \"landlock\" in the lsm= boot parameter (see /sys/kernel/security/lsm). " +
+        "Until then open with sandbox \"none\" only if the human agrees.",
       false,
     );
   }
