@@ -76,11 +76,15 @@ export class Guard {
    * client's prompt it is SQL. Anything else (an editor, a REPL) is the program's business.
    */
   async checkSend(session: Session, p: TypedInput, ctx: CallContext): Promise<void> {
-    if (!this.settings.enabled || p.text === undefined) return;
-    const submitted = (p.enter ?? true) || /[\r\n]/.test(p.text) || (p.keys ?? []).some((k) => ENTER_KEY.test(k));
-    if (!submitted || session.exit !== null) return;
+    if (!this.settings.enabled || session.exit !== null) return;
+    const text = p.text ?? "";
+    // Enter comes with the text (the default when text is given), inside it, or as a key after it.
+    const submitted =
+      (p.text !== undefined && (p.enter ?? true)) || /[\r\n]/.test(text) || (p.keys ?? []).some((k) => ENTER_KEY.test(k));
+    if (!submitted) return;
     const before = session.emulator.textBeforeCursor();
-    const line = this.pendingLine(session) + p.text;
+    const line = this.pendingLine(session) + text;
+    if (line.trim() === "") return;
     if (this.atShellPrompt(session, before)) {
       await this.decide(session, line, classifyShellLine(line, this.ruleContext(session), this.rules), ctx);
     } else if (DATABASE_PROMPT.test(before)) {

@@ -104,6 +104,12 @@ describe("guard", () => {
     const rest = await noElicitation.call("term_send", { session: "g-send", text: "--hard" });
     expect(rest.error?.code).toBe("BLOCKED_BY_GUARD");
     expect(rest.error!.message).toContain("git reset --hard");
+    await noElicitation.call("term_send", { session: "g-send", keys: ["ctrl+u"], wait_ms: 200 });
+    // Typed without Enter, then Enter as a key: judged at the key.
+    await noElicitation.call("term_send", { session: "g-send", text: "git clean -fd", enter: false, wait_ms: 300 });
+    const key = await noElicitation.call("term_send", { session: "g-send", keys: ["enter"] });
+    expect(key.error?.code).toBe("BLOCKED_BY_GUARD");
+    expect(key.error!.message).toContain("git clean -f");
     expect(readFileSync(join(dir, "file.txt"), "utf8")).toBe(EDITED);
     // Text for a program that is not a shell prompt (here: `cat` reading) is the program's business.
     await noElicitation.call("term_send", { session: "g-send", keys: ["ctrl+u"], wait_ms: 200 });
