@@ -4,7 +4,7 @@
  * as possibly uncommitted work. Needs what test/ssh needs (sshd, ssh-keygen, an isolated HOME).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { cleanup, haveSshd, isRoot, keygen, scratchDir, startSshd, type Sshd } from "../ssh/sshd.ts";
@@ -16,16 +16,18 @@ const enabled = haveSshd && isolated && process.platform === "linux" && (isRoot 
 let sshd: Sshd;
 let mcp: Mcp;
 let scratch: string;
+let key: string;
 
 describe.skipIf(!enabled)("guard over ssh", () => {
   beforeAll(async () => {
     scratch = scratchDir("guard-ssh-");
     const ssh = join(homedir(), ".ssh");
     mkdirSync(ssh, { recursive: true, mode: 0o700 });
-    const key = await keygen(join(ssh, "id_ed25519"));
+    // Its own key and a known_hosts line of its own: ~/.ssh is shared with test/ssh in one run.
+    key = await keygen(join(scratch, "id_guard"));
     sshd = await startSshd({ authorizedKeys: readFileSync(key + ".pub", "utf8") });
     const [type, b64] = sshd.hostKeyPub.split(/\s+/);
-    writeFileSync(join(ssh, "known_hosts"), `[127.0.0.1]:${sshd.port} ${type} ${b64}\n`, { mode: 0o600 });
+    appendFileSync(join(ssh, "known_hosts"), `[127.0.0.1]:${sshd.port} ${type} ${b64}\n`, { mode: 0o600 });
     mcp = await startMcp();
   });
   afterAll(async () => {
@@ -36,7 +38,7 @@ describe.skipIf(!enabled)("guard over ssh", () => {
   });
 
   test("destructive lines are blocked remotely too; harmless ones run", async () => {
-    const opened = await mcp.call("term_open", { name: "gs", persistent: false, env: { HISTFILE: join(scratch, "hist") }, ssh: { host: "127.0.0.1", port: sshd.port } });
+    const opened = await mcp.call("term_open", { name: "gs", persistent: false, env: { HISTFILE: join(scratch, "hist") }, ssh: { host: "127.0.0.1", port: sshd.port, identity_file: key, jump: "none" } });
     expect(opened.error).toBeNull();
     const home = await mcp.call("term_exec", { session: "gs", command: "rm -rf ~" });
     expect(home.error?.code).toBe("BLOCKED_BY_GUARD");
