@@ -16,6 +16,7 @@ Usage:
                                   watch and type into a live session; ctrl+\ detaches
   ptyhub kill SESSION [--signal TERM|KILL|HUP]
                                   close a persistent session
+  ptyhub bridge [--no-start]      (used over SSH) pipe stdio to this user's daemon, starting it
   ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall]
                                   register with claude-code, claude-desktop, cursor, vscode, windsurf, codex
   ptyhub --version | --help
@@ -41,6 +42,10 @@ const VERBS: Record<string, Verb> = {
   async attach(args) {
     const { runAttach } = await import("./attach/attach.ts");
     return runAttach(args);
+  },
+  async bridge(args) {
+    const { runBridge } = await import("./remote/bridge.ts");
+    return runBridge(args);
   },
   async install(args) {
     const { runInstallCommand } = await import("./install/command.ts");

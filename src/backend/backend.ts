@@ -36,6 +36,8 @@ export interface Backend {
   ttyModes(): TtyModes | null;
   /** Names of the programs in the terminal's foreground process group, where visible (local). */
   foregroundCommands?(): string[];
+  /** "reconnecting" while a backend that survives drops (a remote persistent session) has no link. */
+  linkState?(): "up" | "reconnecting";
 }
 
 export type CloseSignal = "TERM" | "KILL" | "HUP";

@@ -98,6 +98,8 @@ interface Started {
   integration: Integration;
   family: ShellFamily | null;
   cwd: string | null;
+  /** The marks' nonce when the backend's program was started elsewhere (a remote daemon's session). */
+  nonce?: string;
 }
 
 function localStart(plan: LaunchPlan, cols: number, rows: number): Started {
@@ -189,7 +191,7 @@ export class SessionManager {
         rows,
         integration: started.integration,
         family: started.family,
-        nonce,
+        nonce: started.nonce ?? nonce,
         persistent: this.persistentHost,
       });
       session.cwd = started.cwd;
@@ -226,6 +228,11 @@ export class SessionManager {
   /** Connects over SSH and starts the remote shell or command (see src/backend/ssh.ts). */
   private async sshStart(p: OpenParams, id: string, nonce: string, cols: number, rows: number, signal?: AbortSignal, elicit?: Elicit): Promise<Started> {
     // Loaded on first use: ssh2 is large, and most servers never open an SSH session.
+    if (p.ssh!.remote_persist || p.ssh!.resume !== undefined) {
+      const { openRemotePersist } = await import("../remote/open.ts");
+      const r = await openRemotePersist({ ssh: p.ssh!, command: p.command, args: p.args, cwd: p.cwd, env: validateEnv(p.env), cols, rows }, { elicit, signal });
+      return { kind: "ssh", target: r.target, backend: r.backend, integration: r.integration, family: r.family, cwd: null, nonce: r.nonce };
+    }
     const { openSshBackend } = await import("../backend/ssh.ts");
     const r = await openSshBackend(
       { ssh: p.ssh!, command: p.command, args: p.args, cwd: p.cwd, env: validateEnv(p.env), sessionId: id, nonce, cols, rows, setupTimeoutMs: this.config.open_timeout_ms },

@@ -75,7 +75,8 @@ export class Session {
   readonly createdAt = Date.now();
   readonly emulator: Emulator;
   private readonly backend: Backend;
-  private readonly nonce: string;
+  /** Authenticates shell-integration marks; shared only with a remote ptyhub reattaching (daemon). */
+  readonly nonce: string;
 
   phase: Phase = "starting";
   exit: ExitInfo | null = null;
@@ -146,6 +147,7 @@ export class Session {
   }
 
   state(): SessionState {
+    if (!this.exit && this.backend.linkState?.() === "reconnecting") return "reconnecting";
     const em = this.emulator;
     const cursor = em.screenCursor();
     return classify({
