@@ -4,7 +4,7 @@ import { stateEnum, truncation, truncationNote, viaEnum, withOutput } from "../s
 import { AppError } from "../../errors.ts";
 
 /** term_open's `ssh` object (SPEC.md); the connection itself is src/backend/ssh.ts. */
-const sshParams = z.strictObject({
+export const sshParams = z.strictObject({
   host: z.string().min(1).max(255).describe("Host name, IP or ~/.ssh/config alias (HostName, User, Port, IdentityFile, ProxyJump… apply); user@host and host:port also work."),
   user: z.string().min(1).max(255).optional().describe("Remote user (default: User from ~/.ssh/config, else the local user)."),
   port: z.number().int().min(1).max(65535).optional().describe("Port (default: Port from ~/.ssh/config, else 22)."),

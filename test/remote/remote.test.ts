@@ -1,0 +1,199 @@
+/**
+ * Remote persistence end to end: the real MCP server (from source) opens `ssh.remote_persist`
+ * sessions on a real loopback sshd, through a TCP proxy the test can cut. The "remote" ptyhub is
+ * a binary compiled from these sources once per run and put where a release would be cached
+ * locally; ptyhub uploads it over SFTP and runs `ptyhub bridge` there. The remote side is this
+ * machine and user, so sshd's SetEnv gives it its own runtime, cache and state directories (its
+ * daemon never meets the local one) and this run's id (so the leftover check sees its processes).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { cleanup, haveSshd, isRoot, keygen, run, scratchDir, startSshd, type Sshd } from "../ssh/sshd.ts";
+import { startMcp, type Mcp } from "../ssh/mcp.ts";
+import { startProxy, type Proxy } from "./proxy.ts";
+import { localPlatform, releaseCachePath } from "../../src/remote/provision.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const CLI = join(ROOT, "src", "cli.ts");
+const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
+const enabled = haveSshd && isolated && process.platform === "linux" && (isRoot || existsSync("/run/sshd"));
+
+let scratch: string;
+let sshd: Sshd;
+let wrongArchSshd: Sshd;
+let proxy: Proxy;
+let mcp: Mcp;
+let remoteEnv: Record<string, string>;
+
+/** Polls `check` until it returns a value (not undefined), failing after `ms`. */
+async function until<T>(what: string, ms: number, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+function sshTo(port: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { host: "127.0.0.1", port, host_key: "accept-new", ...extra };
+}
+
+async function sessionState(m: Mcp, session: string): Promise<string | undefined> {
+  const r = await m.call("term_list", {});
+  return (r.data.sessions as { session: string; state: string }[]).find((s) => s.session === session)?.state;
+}
+
+async function remoteDaemon(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return run(["bun", CLI, "daemon", ...args], { env: remoteEnv });
+}
+
+describe.skipIf(!enabled)("remote persistence", () => {
+  beforeAll(async () => {
+    scratch = scratchDir("remote-");
+    // The binary ptyhub supplies for this platform: compiled from these sources, cached as a release would be.
+    const cached = releaseCachePath(localPlatform());
+    mkdirSync(dirname(cached), { recursive: true });
+    const build = await run(["bun", "build", "--compile", CLI, "--outfile", cached]);
+    if (build.code !== 0) throw new Error(`bun build --compile failed: ${build.err}`);
+
+    const remote = join(scratch, "remote");
+    remoteEnv = {
+      XDG_RUNTIME_DIR: join(remote, "run"),
+      XDG_CACHE_HOME: join(remote, "cache"),
+      XDG_STATE_HOME: join(remote, "state"),
+      TMPDIR: join(remote, "tmp"),
+      PTYHUB_TEST_RUN: process.env.PTYHUB_TEST_RUN ?? "",
+    };
+    for (const d of Object.values(remoteEnv).slice(0, 4)) mkdirSync(d, { recursive: true, mode: 0o700 });
+    const setEnv = `SetEnv ${Object.entries(remoteEnv).map(([k, v]) => `${k}=${v}`).join(" ")}`;
+    // A host whose uname says it is something ptyhub is not built for.
+    const fakeBin = join(scratch, "fakebin");
+    mkdirSync(fakeBin);
+    writeFileSync(join(fakeBin, "uname"), "#!/bin/sh\necho 'FreeBSD amd64'\n");
+    chmodSync(join(fakeBin, "uname"), 0o755);
+
+    mkdirSync(join(homedir(), ".ssh"), { recursive: true, mode: 0o700 });
+    const key = await keygen(join(homedir(), ".ssh", "id_ed25519"));
+    const pub = readFileSync(key + ".pub", "utf8");
+    sshd = await startSshd({ extra: [setEnv], authorizedKeys: pub });
+    wrongArchSshd = await startSshd({ extra: [`SetEnv PATH=${fakeBin}:/usr/bin:/bin ${Object.entries(remoteEnv).map(([k, v]) => `${k}=${v}`).join(" ")}`], authorizedKeys: pub });
+    proxy = startProxy(sshd.port);
+    mcp = await startMcp();
+  }, 120_000);
+
+  afterAll(async () => {
+    await mcp?.close();
+    proxy?.stop();
+    await Bun.spawn(["bun", CLI, "daemon", "--stop"], { stdout: "ignore", stderr: "ignore" }).exited;
+    if (remoteEnv) await remoteDaemon(["--stop"]);
+    await sshd?.stop();
+    await wrongArchSshd?.stop();
+    if (scratch) cleanup(scratch);
+  }, 60_000);
+
+  test("the remote shell survives a cut: a command that ran meanwhile is read whole, once, with its exit code", async () => {
+    const opened = await mcp.call("term_open", { name: "r1", ssh: sshTo(proxy.port, { remote_persist: true }) }, 120_000);
+    expect(opened.error).toBeNull();
+    expect(opened.data.shell_integration).toBe(true);
+    expect(opened.data.target).toMatch(/remote session \S+$/);
+    // The binary went to the per-user, versioned path, private.
+    const binDir = join(remoteEnv.XDG_CACHE_HOME!, "ptyhub", "bin");
+    expect(statSync(binDir).mode & 0o077).toBe(0);
+
+    const first = await mcp.call("term_exec", { session: "r1", command: "echo one-$((40+2))" });
+    expect(first.data.exit_code).toBe(0);
+    expect(first.data.output).toContain("one-42");
+
+    const done = join(scratch, "done-r1");
+    // Runs remotely for a while, prints 300 numbered lines, leaves a file, and fails with 3.
+    await mcp.call("term_send", { session: "r1", text: `sleep 1; seq -f 'line-%g' 1 300; echo END-$((7*6)); touch ${done}; (exit 3)` });
+    proxy.block(true);
+    proxy.cut();
+    expect(await until("state reconnecting", 20_000, async () => ((await sessionState(mcp, "r1")) === "reconnecting" ? true : undefined))).toBe(true);
+    // Input meanwhile fails, retryably, instead of hanging or vanishing.
+    const refused = await mcp.call("term_send", { session: "r1", text: "echo typed-while-down" });
+    expect(refused.error?.code).toBe("SSH_CONNECT_FAILED");
+    expect(refused.data.error.retryable).toBe(true);
+    // The command finishes on the remote host while we are cut off.
+    await until("the remote command to finish", 20_000, () => (existsSync(done) ? true : undefined));
+    proxy.block(false);
+
+    const read = await mcp.call("term_read", { session: "r1", until: "END-42", wait_ms: 30_000 }, 60_000);
+    expect(read.error).toBeNull();
+    let text = read.data.output as string;
+    // Whatever follows the match (the prompt) comes with the next read.
+    const rest = await mcp.call("term_read", { session: "r1", wait_ms: 500 });
+    text += "\n" + (rest.data.output as string);
+    for (const n of [1, 150, 300]) expect(text.split("\n").filter((l) => l === `line-${n}`)).toHaveLength(1);
+    expect(text.match(/^END-42$/gm)).toHaveLength(1);
+    expect(await sessionState(mcp, "r1")).toBe("prompt");
+    // The exit code of the command that ended during the cut came through the marks.
+    const after = await mcp.call("term_exec", { session: "r1", command: "echo after" });
+    expect(after.data.exit_code).toBe(0);
+    expect(after.data.output).toContain("after");
+    expect(after.data.output).not.toContain("line-");
+  }, 180_000);
+
+  test("term_list {ssh_host} lists the remote sessions; a second server resumes one, and term_close ends it there", async () => {
+    const opened = await mcp.call("term_open", { name: "r2", ssh: sshTo(sshd.port, { remote_persist: true }) }, 120_000);
+    expect(opened.error).toBeNull();
+    const remoteId = /remote session (\S+)$/.exec(opened.data.target as string)![1]!;
+    await mcp.call("term_exec", { session: "r2", command: "export MARK=kept-$((5*5))" });
+
+    // Another machine, as far as ptyhub can tell: its own local daemon.
+    const otherRuntime = join(scratch, "other-runtime");
+    mkdirSync(otherRuntime, { mode: 0o700 });
+    const other = await startMcp({ env: { XDG_RUNTIME_DIR: otherRuntime } });
+    try {
+      const listed = await other.call("term_list", { ssh_host: sshTo(sshd.port) }, 60_000);
+      expect(listed.error).toBeNull();
+      const ids = (listed.data.remote_sessions as { session: string }[]).map((s) => s.session);
+      expect(ids).toContain(remoteId);
+
+      const resumed = await other.call("term_open", { name: "again", ssh: sshTo(sshd.port, { resume: remoteId }) }, 60_000);
+      expect(resumed.error).toBeNull();
+      expect(resumed.data.shell_integration).toBe(true);
+      const echoed = await other.call("term_exec", { session: "again", command: "echo $MARK; (exit 4)" });
+      expect(echoed.data.output).toContain("kept-25");
+      expect(echoed.data.exit_code).toBe(4);
+
+      const closed = await other.call("term_close", { session: "again" }, 60_000);
+      expect(closed.error).toBeNull();
+      const relisted = await other.call("term_list", { ssh_host: sshTo(sshd.port) }, 60_000);
+      expect((relisted.data.remote_sessions as { session: string }[]).map((s) => s.session)).not.toContain(remoteId);
+      await Bun.spawn(["bun", CLI, "daemon", "--stop"], { env: { ...process.env, XDG_RUNTIME_DIR: otherRuntime }, stdout: "ignore", stderr: "ignore" }).exited;
+    } finally {
+      await other.close();
+    }
+    // The first server's session learns that its remote shell is gone.
+    await until("r2 to end", 30_000, async () => ((await sessionState(mcp, "r2")) === "exited" ? true : undefined));
+    await mcp.call("term_close", { session: "r2" });
+  }, 180_000);
+
+  test("a remote host ptyhub has no binary for gets a clear error naming the install one-liner", async () => {
+    const r = await mcp.call("term_open", { name: "arch", ssh: sshTo(wrongArchSshd.port, { remote_persist: true }) }, 60_000);
+    expect(r.error?.code).toBe("SPAWN_FAILED");
+    expect(r.error?.message).toContain("FreeBSD amd64");
+    expect(r.error?.hint).toContain("install.sh | sh");
+    expect((await mcp.call("term_list", {})).data.sessions.map((s: { session: string }) => s.session)).not.toContain("arch");
+  }, 60_000);
+
+  test("the remote daemon killed: the session ends with a clear reason, and calls fail at once", async () => {
+    const opened = await mcp.call("term_open", { name: "r3", ssh: sshTo(proxy.port, { remote_persist: true }) }, 120_000);
+    expect(opened.error).toBeNull();
+    const status = await remoteDaemon(["--status", "--json"]);
+    const pid = JSON.parse(status.out).pid as number;
+    process.kill(pid, "SIGKILL");
+    await until("r3 to end", 30_000, async () => ((await sessionState(mcp, "r3")) === "exited" ? true : undefined));
+    const t0 = Date.now();
+    const r = await mcp.call("term_exec", { session: "r3", command: "echo hi" });
+    expect(r.error?.code).toBe("SESSION_EXITED");
+    expect(r.error?.message).toContain("remote ptyhub daemon");
+    expect(Date.now() - t0).toBeLessThan(5000);
+    await mcp.call("term_close", { session: "r3" });
+  }, 120_000);
+});
