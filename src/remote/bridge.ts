@@ -73,7 +73,9 @@ function pipe(socketPath: string): Promise<number> {
           flush();
         },
         close() {
-          // The daemon hung up (it stopped, or died): done, once stdout is written.
+          // The daemon hung up (it stopped, or died): done, once stdout is written. Reading stdin
+          // would keep this process (and so the SSH channel) alive: stop it, so the far end sees the close.
+          process.stdin.destroy();
           process.stdout.end(() => resolve(0));
         },
         error(_s, err) {

@@ -85,6 +85,7 @@ export async function openLink(ssh: SshParams, opts: LinkOptions): Promise<Remot
     const ch = await execChannel(conn, `exec ${quotePosix(path)} bridge${opts.start ? "" : " --no-start"}`);
     let stderr = "";
     ch.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString("utf8")).slice(-STDERR_TAIL_CHARS)));
+    const chClosed = new Promise<void>((resolve) => ch.once("close", () => resolve()));
     const byteConn = new Conn(channelStream(ch));
     ch.on("data", (d: Buffer) => byteConn.data(new Uint8Array(d.buffer, d.byteOffset, d.byteLength)));
     ch.on("close", () => byteConn.closedBySocket());
@@ -94,7 +95,7 @@ export async function openLink(ssh: SshParams, opts: LinkOptions): Promise<Remot
       client = await DaemonClient.over(byteConn, { role: "remote" }, `${target} (ptyhub bridge)`);
     } catch (err) {
       // The bridge exits before any hello when it finds no daemon (--no-start): wait for its word.
-      await new Promise<void>((resolve) => (ch.destroyed ? resolve() : ch.once("close", () => resolve())));
+      await chClosed;
       conn.end();
       if (stderr.includes(BRIDGE_NO_DAEMON_LINE)) return null;
       if (err instanceof DaemonConnectError && err.kind === "incompatible") throw err;

@@ -188,7 +188,10 @@ describe.skipIf(!enabled)("remote persistence", () => {
     const status = await remoteDaemon(["--status", "--json"]);
     const pid = JSON.parse(status.out).pid as number;
     process.kill(pid, "SIGKILL");
-    await until("r3 to end", 30_000, async () => ((await sessionState(mcp, "r3")) === "exited" ? true : undefined));
+    await until("r3 to end", 30_000, async () => ((await sessionState(mcp, "r3")) === "exited" ? true : undefined)).catch((e) => {
+      console.error(readFileSync(join(process.env.XDG_STATE_HOME!, "ptyhub", "daemon.log"), "utf8").split("\n").filter((l) => /remote|ssh|bridge/.test(l)).slice(-40).join("\n"));
+      throw e;
+    });
     const t0 = Date.now();
     const r = await mcp.call("term_exec", { session: "r3", command: "echo hi" });
     expect(r.error?.code).toBe("SESSION_EXITED");
