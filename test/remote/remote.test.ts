@@ -132,6 +132,7 @@ describe.skipIf(!enabled)("remote persistence", () => {
     expect(text.match(/^END-42$/gm)).toHaveLength(1);
     expect(await sessionState(mcp, "r1")).toBe("prompt");
     // The exit code of the command that ended during the cut came through the marks.
+    expect(read.data.exit_code ?? rest.data.exit_code).toBe(3);
     const after = await mcp.call("term_exec", { session: "r1", command: "echo after" });
     expect(after.data.exit_code).toBe(0);
     expect(after.data.output).toContain("after");
