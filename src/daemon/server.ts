@@ -490,7 +490,14 @@ export class DaemonServer {
    * synchronously with the serialization, so nothing falls between the two).
    */
   private attach(c: Client, f: CallFrame): void {
-    const p = (f.params ?? {}) as { session?: unknown; cols?: unknown; rows?: unknown; resize?: unknown; since?: unknown };
+    const p = (f.params ?? {}) as {
+      session?: unknown;
+      cols?: unknown;
+      rows?: unknown;
+      resize?: unknown;
+      /** A remote ptyhub's byte offset (src/remote): raw bytes from there instead of a redrawn screen. */
+      since?: unknown;
+    };
     let s: Session;
     try {
       s = this.host.manager.get(String(p.session));
@@ -508,7 +515,9 @@ export class DaemonServer {
     // and what it needs to parse them as this session does; a human gets the screen redrawn.
     const replay = typeof p.since === "number" ? this.replay.of(s).since(p.since) : null;
     const screen = replay ? "" : serializeScreen(s);
-    const raw = replay ? { offset: replay.offset, replay: toBase64(replay.bytes), nonce: s.nonce, integration: s.integration, family: s.family } : {};
+    const raw = replay
+      ? { offset: replay.offset, replay: toBase64(replay.bytes), nonce: s.nonce, integration: s.integration, family: s.family }
+      : {};
     let exitSent = false;
     const sendExit = () => {
       if (!s.exit || exitSent) return;

@@ -42,6 +42,9 @@ export interface RawAttachReply {
 
 export type LinkState = "up" | "reconnecting";
 
+/** Who calls the remote daemon: its per-reader state is keyed by this (we read raw bytes, not cursors). */
+const CALLER = { clientId: `remote:${process.pid}` };
+
 export class RemotePersistBackend implements Backend {
   readonly kind = "ssh" as const;
   readonly pid = null;
@@ -80,8 +83,12 @@ export class RemotePersistBackend implements Backend {
     // Frames after the reply may be handled before our continuation runs: hold them until the replay is in.
     link.client.onOutput = (bytes) => (holding ? held.push(bytes) : this.receive(bytes));
     link.client.onExit = (frame) => (holding ? held.push(frame) : this.remoteExited(frame));
-    const r = await link.client.call<RawAttachReply>("attach", { session: this.remoteId, since: this.offset, cols: this.cols, rows: this.rows, resize: true }, { clientId: `remote:${process.pid}` });
-    if (r.offset > this.offset) log.warn(`${this.remoteId}: ${r.offset - this.offset} bytes of output were dropped by the remote host's replay log while disconnected`);
+    const params = { session: this.remoteId, since: this.offset, cols: this.cols, rows: this.rows, resize: true };
+    const r = await link.client.call<RawAttachReply>("attach", params, CALLER);
+    if (r.offset > this.offset) {
+      const lost = r.offset - this.offset;
+      log.warn(`${this.remoteId}: ${lost} bytes of output fell out of the remote host's replay log while disconnected`);
+    }
     this.offset = r.offset;
     this.receive(fromBase64(r.replay));
     holding = false;
@@ -107,8 +114,9 @@ export class RemotePersistBackend implements Backend {
     if (!this.link) {
       throw new AppError(
         "SSH_CONNECT_FAILED",
-        `the connection to ${this.target} dropped; ptyhub is reconnecting (remote session '${this.remoteId}' keeps running there)`,
-        "Retry in a few seconds; term_read meanwhile returns what already arrived, and the rest follows once reconnected.",
+        `the connection to ${this.target} dropped; ptyhub is reconnecting ` +
+          `(remote session '${this.remoteId}' keeps running there)`,
+        "Retry in a few seconds; term_read meanwhile returns what already arrived, the rest follows once reconnected.",
         true,
       );
     }
@@ -137,13 +145,15 @@ export class RemotePersistBackend implements Backend {
       }
       let link = this.link;
       if (!link) {
-        link = await Promise.race([openLink(this.ssh, { start: false, upload: false }).catch(() => null), Bun.sleep(CLOSE_REACH_MS).then(() => null)]);
+        const reach = openLink(this.ssh, { start: false, upload: false }).catch(() => null);
+        link = await Promise.race([reach, Bun.sleep(CLOSE_REACH_MS).then(() => null)]);
       }
       let exitCode: number | null = null;
       let reason = `closed; the remote session '${this.remoteId}' could not be reached and may still run there`;
       if (link) {
         try {
-          const r = await link.client.call<{ exit_code: number | null }>("close", { session: this.remoteId, signal }, { clientId: `remote:${process.pid}` });
+          const params = { session: this.remoteId, signal };
+          const r = await link.client.call<{ exit_code: number | null }>("close", params, CALLER);
           exitCode = r.exit_code;
           reason = "closed (the remote shell ended)";
         } catch (err) {
@@ -155,6 +165,16 @@ export class RemotePersistBackend implements Backend {
       return this.exitInfo!;
     })();
     return this.closing;
+  }
+
+  /** The local host shuts down: the remote shell keeps running, resumable with ssh.resume. */
+  async detach(): Promise<ExitInfo> {
+    this.closeRequested = true;
+    const reason = `detached; remote session '${this.remoteId}' keeps running on ${this.target} (ssh.resume)`;
+    this.link?.close();
+    this.link = null;
+    this.finish({ exitCode: null, signal: null, reason });
+    return this.exitInfo!;
   }
 
   private receive(bytes: Uint8Array): void {
@@ -170,9 +190,14 @@ export class RemotePersistBackend implements Backend {
     const link = this.link;
     if (!link || this.closeRequested) return;
     link.client
-      .call("close", { session: this.remoteId }, { clientId: `remote:${process.pid}` })
+      .call("close", { session: this.remoteId }, CALLER)
       .catch(() => undefined)
       .finally(() => link.close());
+  }
+
+  /** The session is over for us, for a reason other than the program's own exit. */
+  private ended(reason: string): void {
+    this.finish({ exitCode: null, signal: null, reason });
   }
 
   private finish(info: ExitInfo): void {
@@ -199,7 +224,8 @@ export class RemotePersistBackend implements Backend {
       try {
         const link = await openLink(this.ssh, { start: false, upload: true });
         if (!link) {
-          this.finish({ exitCode: null, signal: null, reason: `the remote ptyhub daemon on ${this.target} is gone (stopped or killed), and remote session '${this.remoteId}' with it` });
+          const gone = `the remote ptyhub daemon on ${this.target} is gone (stopped or killed)`;
+          this.ended(`${gone}, and session '${this.remoteId}' with it`);
           return;
         }
         if (this.closeRequested) {
@@ -208,12 +234,12 @@ export class RemotePersistBackend implements Backend {
         }
         try {
           await this.attach(link);
-          log.info(`${this.remoteId}: reattached to ${link.target} at byte ${this.offset} after ${Date.now() - started} ms`);
+          log.info(`${this.remoteId}: reattached at byte ${this.offset} after ${Date.now() - started} ms`);
           return;
         } catch (err) {
           link.close();
           if (err instanceof AppError && err.code === "SESSION_NOT_FOUND") {
-            this.finish({ exitCode: null, signal: null, reason: `remote session '${this.remoteId}' no longer exists on ${this.target} (closed, or reaped when idle)` });
+            this.ended(`remote session '${this.remoteId}' no longer exists on ${this.target} (closed, or reaped idle)`);
             return;
           }
           throw err;
@@ -223,7 +249,10 @@ export class RemotePersistBackend implements Backend {
         log.info(`${this.remoteId}: reconnecting failed: ${lastError}`);
       }
       if (Date.now() - started > RECONNECT_GIVE_UP_MS) {
-        this.finish({ exitCode: null, signal: null, reason: `connection lost (${lastError}); gave up reconnecting — remote session '${this.remoteId}' keeps running: resume it with term_open {ssh: {host, resume: "${this.remoteId}"}}` });
+        this.ended(
+          `connection lost (${lastError}); gave up reconnecting — remote session '${this.remoteId}' keeps running: ` +
+            `resume it with term_open {ssh: {host, resume: "${this.remoteId}"}}`,
+        );
         return;
       }
       await Bun.sleep(delay);

@@ -99,7 +99,11 @@ export async function openLink(ssh: SshParams, opts: LinkOptions): Promise<Remot
       conn.end();
       if (stderr.includes(BRIDGE_NO_DAEMON_LINE)) return null;
       if (err instanceof DaemonConnectError && err.kind === "incompatible") throw err;
-      throw new AppError("SPAWN_FAILED", `ptyhub bridge on ${target} failed: ${stderr.trim() || (err as Error).message}`, "Check the remote daemon's log: ~/.local/state/ptyhub/daemon.log on that host.");
+      throw new AppError(
+        "SPAWN_FAILED",
+        `ptyhub bridge on ${target} failed: ${stderr.trim() || (err as Error).message}`,
+        "Check the remote daemon's log: ~/.local/state/ptyhub/daemon.log on that host.",
+      );
     }
     client.onClose(markLost);
     let closed = false;

@@ -15,12 +15,21 @@ export interface RemoteSessionInfo {
   attached: boolean;
 }
 
-export async function listRemoteSessions(ssh: SshParams, ctx: { elicit?: Elicit; signal?: AbortSignal; clientId: string }): Promise<RemoteSessionInfo[]> {
+export async function listRemoteSessions(
+  ssh: SshParams,
+  ctx: { elicit?: Elicit; signal?: AbortSignal; clientId: string },
+): Promise<RemoteSessionInfo[]> {
   const link = await openLink(ssh, { start: false, upload: false, elicit: ctx.elicit, signal: ctx.signal });
   if (!link) return [];
   try {
     const sessions = await link.client.call<SessionInfo[]>("list", {}, { clientId: ctx.clientId });
-    return sessions.map((s) => ({ session: s.session, state: s.state, idle_ms: s.idle_ms, created_at: s.created_at, attached: s.attached }));
+    return sessions.map((s) => ({
+      session: s.session,
+      state: s.state,
+      idle_ms: s.idle_ms,
+      created_at: s.created_at,
+      attached: s.attached,
+    }));
   } finally {
     link.close();
   }

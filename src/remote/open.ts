@@ -31,38 +31,48 @@ export interface RemoteOpened {
   target: string;
 }
 
-export async function openRemotePersist(req: RemoteOpenRequest, ctx: { elicit?: Elicit; signal?: AbortSignal }): Promise<RemoteOpened> {
+export async function openRemotePersist(
+  req: RemoteOpenRequest,
+  ctx: { elicit?: Elicit; signal?: AbortSignal },
+): Promise<RemoteOpened> {
   const resume = req.ssh.resume;
   if (resume !== undefined) {
     validateSessionId(resume);
     if (req.command !== undefined || req.args !== undefined || req.cwd !== undefined) {
-      throw new AppError("INVALID_ARGUMENT", "ssh.resume reattaches to a running session: command, args and cwd do not apply", "Drop them, or open a new session with ssh.remote_persist.");
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        "ssh.resume reattaches to a running session: command, args and cwd do not apply",
+        "Drop them, or open a new session with ssh.remote_persist.",
+      );
     }
   }
-  const link = await openLink(req.ssh, { start: resume === undefined, upload: true, elicit: ctx.elicit, signal: ctx.signal });
+  const start = resume === undefined;
+  const link = await openLink(req.ssh, { start, upload: true, elicit: ctx.elicit, signal: ctx.signal });
   if (!link) {
-    throw new AppError("SESSION_NOT_FOUND", `no remote session '${resume}' on ${req.ssh.host}: no ptyhub daemon runs there`, "term_list {ssh_host} lists the remote persistent sessions; open a new one with ssh.remote_persist.");
+    throw new AppError(
+      "SESSION_NOT_FOUND",
+      `no remote session '${resume}' on ${req.ssh.host}: no ptyhub daemon runs there`,
+      "term_list {ssh_host} lists the remote persistent sessions; open a new one with ssh.remote_persist.",
+    );
   }
   try {
-    return await start(req, link);
+    return await attachSession(req, link);
   } catch (err) {
     link.close();
     throw err;
   }
 }
 
-async function start(req: RemoteOpenRequest, link: RemoteLink): Promise<RemoteOpened> {
+async function attachSession(req: RemoteOpenRequest, link: RemoteLink): Promise<RemoteOpened> {
   let remoteId = req.ssh.resume;
   if (remoteId === undefined) {
     // Opened there like any session of that host's daemon: in the remote home unless told otherwise.
-    const opened = await link.client.call<{ session: string }>(
-      "open",
-      { command: req.command, args: req.args, cwd: req.cwd ?? "~", env: req.env, cols: req.cols, rows: req.rows, persistent: true },
-      { clientId: `remote:${process.pid}` },
-    );
+    const params = { ...req, ssh: undefined, cwd: req.cwd ?? "~", persistent: true };
+    const opened = await link.client.call<{ session: string }>("open", params, { clientId: `remote:${process.pid}` });
     remoteId = opened.session;
   }
   const backend = new RemotePersistBackend(req.ssh, remoteId, req.cols, req.rows);
   const reply = await backend.attach(link);
-  return { backend, integration: reply.integration, family: reply.family, nonce: reply.nonce, target: `${link.target} remote session ${remoteId}` };
+  const target = `${link.target} remote session ${remoteId}`;
+  return { backend, integration: reply.integration, family: reply.family, nonce: reply.nonce, target };
 }

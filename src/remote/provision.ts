@@ -27,10 +27,18 @@ const EXEC_TIMEOUT_MS = 30_000;
 /** Bound on the upload of the binary (~100 MB even over a slow link). */
 const UPLOAD_TIMEOUT_MS = 10 * 60_000;
 
+/** `uname -m` → the architecture in release names. */
+const ARCHES: Record<string, string> = { x86_64: "x64", amd64: "x64", aarch64: "arm64", arm64: "arm64" };
+
+/** A failure to get ptyhub running there: not retryable unless said. */
+function spawnFailed(message: string, hint: string, retryable = false): AppError {
+  return new AppError("SPAWN_FAILED", message, hint, retryable);
+}
+
 /** `uname -sm` → the release platform name, for the platforms ptyhub is built for. */
 export function platformOf(uname: string): string | null {
   const [os, machine] = uname.trim().split(/\s+/);
-  const arch = machine === "x86_64" || machine === "amd64" ? "x64" : machine === "aarch64" || machine === "arm64" ? "arm64" : null;
+  const arch = ARCHES[machine ?? ""] ?? null;
   if (!arch) return null;
   if (os === "Linux") return `linux-${arch}`;
   if (os === "Darwin") return `darwin-${arch}`;
@@ -77,7 +85,13 @@ async function sha256File(path: string): Promise<string> {
 }
 
 /** Runs a command over exec; resolves with its stdout, stderr and exit code (bounded). */
-export function execText(client: Client, command: string, timeoutMs = EXEC_TIMEOUT_MS): Promise<{ out: string; err: string; code: number | null }> {
+export interface ExecText {
+  out: string;
+  err: string;
+  code: number | null;
+}
+
+export function execText(client: Client, command: string, timeoutMs = EXEC_TIMEOUT_MS): Promise<ExecText> {
   return new Promise((resolve, reject) => {
     client.exec(command, (err, ch: ClientChannel) => {
       if (err) return reject(err);
@@ -86,7 +100,8 @@ export function execText(client: Client, command: string, timeoutMs = EXEC_TIMEO
       let code: number | null = null;
       const timer = setTimeout(() => {
         ch.close();
-        reject(new AppError("SSH_CONNECT_FAILED", `the remote host did not finish \`${command.slice(0, 60)}\` within ${timeoutMs} ms`, "Check the host's load and retry.", true));
+        const what = `the remote host did not finish \`${command.slice(0, 60)}\` within ${timeoutMs} ms`;
+        reject(new AppError("SSH_CONNECT_FAILED", what, "Check the host's load and retry.", true));
       }, timeoutMs);
       ch.on("data", (d: Buffer) => (out += d.toString("utf8")));
       ch.stderr.on("data", (d: Buffer) => (errText += d.toString("utf8")));
@@ -111,7 +126,10 @@ async function probe(client: Client): Promise<Probe> {
   const r = await execText(client, PROBE);
   const [uname = "", cacheDir = "", installed = ""] = r.out.split("\n").map((l) => l.trim());
   if (!uname || !cacheDir.startsWith("/")) {
-    throw new AppError("SPAWN_FAILED", `the remote host did not answer the platform probe (uname -sm): ${(r.err || r.out).trim().slice(0, 200)}`, "remote_persist needs a POSIX host with uname and a home directory.");
+    throw spawnFailed(
+      `the remote host did not answer the platform probe (uname -sm): ${(r.err || r.out).trim().slice(0, 200)}`,
+      "remote_persist needs a POSIX host with uname and a home directory.",
+    );
   }
   return { uname, cacheDir, installed: installed.startsWith("/") ? installed : null };
 }
@@ -119,23 +137,30 @@ async function probe(client: Client): Promise<Probe> {
 /** The remote file's sha256, or null when it is missing (sha256sum on Linux, shasum on macOS). */
 async function remoteSha(client: Client, path: string): Promise<string | null> {
   const q = quotePosix(path);
-  const r = await execText(client, `if [ -f ${q} ]; then if command -v sha256sum >/dev/null; then sha256sum -- ${q}; else shasum -a 256 -- ${q}; fi; fi`);
+  const sum = `if command -v sha256sum >/dev/null; then sha256sum -- ${q}; else shasum -a 256 -- ${q}; fi`;
+  const r = await execText(client, `if [ -f ${q} ]; then ${sum}; fi`);
   const m = /^([0-9a-f]{64})\s/.exec(r.out);
   return m ? m[1]! : null;
 }
 
 function upload(client: Client, local: string, remote: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new AppError("SSH_CONNECT_FAILED", `uploading ptyhub to the remote host took over ${UPLOAD_TIMEOUT_MS / 1000} s`, "Retry on a faster link, or install ptyhub there yourself.", true)), UPLOAD_TIMEOUT_MS);
+    const slow = `uploading ptyhub to the remote host took over ${UPLOAD_TIMEOUT_MS / 1000} s`;
+    const timer = setTimeout(
+      () => reject(new AppError("SSH_CONNECT_FAILED", slow, "Retry on a faster link, or install ptyhub there.", true)),
+      UPLOAD_TIMEOUT_MS,
+    );
     client.sftp((err, sftp) => {
       if (err) {
         clearTimeout(timer);
-        return reject(new AppError("SPAWN_FAILED", `the remote host offers no SFTP to upload ptyhub: ${err.message}`, `Install ptyhub there yourself: ${INSTALL_ONE_LINER}`));
+        const why = `the remote host offers no SFTP to upload ptyhub: ${err.message}`;
+        return reject(spawnFailed(why, `Install ptyhub there yourself: ${INSTALL_ONE_LINER}`));
       }
       sftp.fastPut(local, remote, { mode: 0o700 }, (e) => {
         clearTimeout(timer);
         sftp.end();
-        if (e) reject(new AppError("SPAWN_FAILED", `uploading ptyhub to ${remote} failed: ${e.message}`, "Check the remote disk space and permissions of its cache directory."));
+        const hint = "Check the remote disk space and permissions of its cache directory.";
+        if (e) reject(spawnFailed(`uploading ptyhub to ${remote} failed: ${e.message}`, hint));
         else resolve();
       });
     });
@@ -160,12 +185,12 @@ export async function remoteBinary(client: Client, opts: RemoteBinaryOptions): P
       log.info(`no binary of ours for '${p.uname}': using the remote host's own ${p.installed}`);
       return p.installed;
     }
-    throw new AppError(
-      "SPAWN_FAILED",
+    throw spawnFailed(
       platform
-        ? `this ptyhub has no binary for the remote host's platform (${p.uname.trim()} → ${platform}) to install there`
+        ? `this ptyhub has no binary for the remote host's platform (${p.uname.trim()} → ${platform}) to put there`
         : `ptyhub is not built for the remote host's platform (uname -sm: ${p.uname.trim()})`,
-      `Install ptyhub on the remote host yourself: ${INSTALL_ONE_LINER} (or run it there from source), then retry; or open the session without remote_persist.`,
+      `Install ptyhub on the remote host yourself: ${INSTALL_ONE_LINER} (or run it there from source), ` +
+        "then retry; or open the session without remote_persist.",
     );
   }
   const sha = await sha256File(local);
@@ -178,16 +203,20 @@ export async function remoteBinary(client: Client, opts: RemoteBinaryOptions): P
   log.info(`uploading ${local} to ${path}`);
   // umask 077: every directory this creates is 0700; an existing one of ours is made so too.
   const mk = await execText(client, `umask 077 && mkdir -p -- ${quotePosix(dir)} && chmod 700 -- ${quotePosix(dir)}`);
-  if (mk.code !== 0) throw new AppError("SPAWN_FAILED", `cannot create ${dir} on the remote host: ${mk.err.trim()}`, "Check the permissions of the remote cache directory.");
+  if (mk.code !== 0) {
+    throw spawnFailed(`cannot create ${dir} on the remote host: ${mk.err.trim()}`, "Check its permissions.");
+  }
   const tmp = `${path}.upload-${process.pid}-${Date.now()}`;
   await upload(client, local, tmp);
   // Verified before it is put in place, and again by the caller's next use: a torn upload never runs.
   const got = await remoteSha(client, tmp);
   if (got !== sha) {
     await execText(client, `rm -f -- ${quotePosix(tmp)}`);
-    throw new AppError("SPAWN_FAILED", `the uploaded ptyhub's checksum does not match (${got ?? "missing"} ≠ ${sha})`, "Retry; if it persists, check the remote disk.", true);
+    const mismatch = `the uploaded ptyhub's checksum does not match (${got ?? "missing"} ≠ ${sha})`;
+    throw spawnFailed(mismatch, "Retry; if it persists, check the remote disk.", true);
   }
-  const mv = await execText(client, `chmod 700 -- ${quotePosix(tmp)} && mv -f -- ${quotePosix(tmp)} ${quotePosix(path)}`);
-  if (mv.code !== 0) throw new AppError("SPAWN_FAILED", `cannot install ptyhub at ${path}: ${mv.err.trim()}`, "Check the remote cache directory.");
+  const [qTmp, qPath] = [quotePosix(tmp), quotePosix(path)];
+  const mv = await execText(client, `chmod 700 -- ${qTmp} && mv -f -- ${qTmp} ${qPath}`);
+  if (mv.code !== 0) throw spawnFailed(`cannot install ptyhub at ${path}: ${mv.err.trim()}`, "Check its directory.");
   return path;
 }

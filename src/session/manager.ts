@@ -230,7 +230,8 @@ export class SessionManager {
     // Loaded on first use: ssh2 is large, and most servers never open an SSH session.
     if (p.ssh!.remote_persist || p.ssh!.resume !== undefined) {
       const { openRemotePersist } = await import("../remote/open.ts");
-      const r = await openRemotePersist({ ssh: p.ssh!, command: p.command, args: p.args, cwd: p.cwd, env: validateEnv(p.env), cols, rows }, { elicit, signal });
+      const req = { ssh: p.ssh!, command: p.command, args: p.args, cwd: p.cwd, env: validateEnv(p.env), cols, rows };
+      const r = await openRemotePersist(req, { elicit, signal });
       return { kind: "ssh", target: r.target, backend: r.backend, integration: r.integration, family: r.family, cwd: null, nonce: r.nonce };
     }
     const { openSshBackend } = await import("../backend/ssh.ts");
@@ -285,11 +286,12 @@ export class SessionManager {
     }));
   }
 
-  async close(id: string, signal?: CloseSignal): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  /** `shutdown`: the host is going away; programs that can outlive it are detached, not ended. */
+  async close(id: string, signal?: CloseSignal, shutdown = false): Promise<{ session: string; closed: true; exit_code: number | null }> {
     validateSessionId(id);
     if (!this.sessions.has(id) && this.closed.has(id)) return { session: id, closed: true, exit_code: this.closed.get(id) ?? null };
     const s = this.get(id);
-    const info = await s.close(signal);
+    const info = shutdown ? await s.detach() : await s.close(signal);
     this.sessions.delete(id);
     this.events.emit({ session: id, kind: "closed" });
     s.dispose();
@@ -303,7 +305,7 @@ export class SessionManager {
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
     const all = [...this.sessions.keys()];
-    await Promise.allSettled(all.map((id) => this.close(id, "HUP")));
+    await Promise.allSettled(all.map((id) => this.close(id, "HUP", true)));
   }
 
   /** Synchronous last resort when the process is about to exit. */

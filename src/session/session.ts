@@ -192,6 +192,11 @@ export class Session {
     return this.backend.close(signal);
   }
 
+  /** Host shutdown: a program that can outlive this host is left running; any other is hung up. */
+  detach(): Promise<ExitInfo> {
+    return this.backend.detach ? this.backend.detach() : this.backend.close("HUP");
+  }
+
   /** Throws SESSION_EXITED when the program has ended (nothing can be typed into it). */
   assertAlive(): void {
     if (this.exit) {

@@ -23,7 +23,9 @@ const output = z.object({
     }),
   ),
   remote_sessions: z
-    .array(z.object({ session: z.string(), state: z.string(), idle_ms: z.number().int(), created_at: z.string(), attached: z.boolean() }))
+    .array(
+      z.object({ session: z.string(), state: z.string(), idle_ms: z.number().int(), created_at: z.string(), attached: z.boolean() }),
+    )
     .optional(),
 });
 
@@ -49,7 +51,10 @@ export const termList = defineTool({
   },
   text(r) {
     const remote = r.remote_sessions?.length
-      ? "\nremote: " + r.remote_sessions.map((s) => `${s.session} · ${s.state} · idle ${Math.round(s.idle_ms / 1000)}s${s.attached ? " · attached" : ""}`).join("\n        ")
+      ? "\nremote: " +
+        r.remote_sessions
+          .map((s) => `${s.session} · ${s.state} · idle ${Math.round(s.idle_ms / 1000)}s${s.attached ? " · attached" : ""}`)
+          .join("\n        ")
       : r.remote_sessions
         ? "\n[no remote sessions]"
         : "";
