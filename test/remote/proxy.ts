@@ -1,8 +1,9 @@
 /**
  * A TCP proxy on 127.0.0.1 between ptyhub and sshd whose connections the test controls: `cut()`
- * drops every connection at once (as a network failure would), and while `block()` is on, new
- * connections are accepted and closed at once (the host is unreachable), so the test can watch the
- * session reconnecting before it lets it through again.
+ * drops every connection at once (as a network failure would); `freeze()` silently stops carrying
+ * the current connections' bytes without closing them (a dead link only keepalives can notice);
+ * while `block()` is on, new connections are accepted and closed at once (the host is unreachable),
+ * so the test can watch the session reconnecting before it lets it through again.
  */
 import type { Socket, TCPSocketListener } from "bun";
 
@@ -11,6 +12,7 @@ export interface Proxy {
   /** Connections currently carried. */
   open(): number;
   cut(): void;
+  freeze(): void;
   block(on: boolean): void;
   stop(): void;
 }
@@ -44,6 +46,7 @@ function flush(side: Side, to: Socket<Side>): void {
 
 export function startProxy(targetPort: number): Proxy {
   const sockets = new Set<Socket<Side>>();
+  const frozen = new Set<Socket<Side>>();
   let blocked = false;
   const listener: TCPSocketListener<Side> = Bun.listen<Side>({
     hostname: "127.0.0.1",
@@ -69,7 +72,7 @@ export function startProxy(targetPort: number): Proxy {
               flush(clientSide, upstream);
             },
             data(upstream, data) {
-              forward(upstream.data, client, data);
+              if (!frozen.has(upstream)) forward(upstream.data, client, data);
             },
             drain(upstream) {
               flush(clientSide, upstream);
@@ -83,7 +86,7 @@ export function startProxy(targetPort: number): Proxy {
         }).catch(() => client.terminate());
       },
       data(client, data) {
-        forward(client.data, client.data.peer, data);
+        if (!frozen.has(client)) forward(client.data, client.data.peer, data);
       },
       drain(client) {
         const up = client.data.peer;
@@ -102,6 +105,10 @@ export function startProxy(targetPort: number): Proxy {
     cut() {
       for (const s of [...sockets]) s.terminate();
       sockets.clear();
+      frozen.clear();
+    },
+    freeze() {
+      for (const s of sockets) frozen.add(s);
     },
     block(on) {
       blocked = on;

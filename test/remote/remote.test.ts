@@ -7,7 +7,7 @@
  * daemon never meets the local one) and this run's id (so the leftover check sees its processes).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { cleanup, haveSshd, isRoot, keygen, run, scratchDir, startSshd, type Sshd } from "../ssh/sshd.ts";
@@ -19,6 +19,9 @@ const ROOT = join(import.meta.dir, "..", "..");
 const CLI = join(ROOT, "src", "cli.ts");
 const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
 const enabled = haveSshd && isolated && process.platform === "linux" && (isRoot || existsSync("/run/sshd"));
+/** Generous bounds: the machine is shared, and the first open uploads a ~100 MB binary. */
+const OPEN_MS = 120_000;
+const WAIT_MS = 30_000;
 
 let scratch: string;
 let sshd: Sshd;
@@ -33,8 +36,18 @@ async function until<T>(what: string, ms: number, check: () => Promise<T | undef
   for (;;) {
     const v = await check();
     if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${localLog()}`);
     await Bun.sleep(50);
+  }
+}
+
+/** The local daemon's remote-related log lines, to explain a timeout. */
+function localLog(): string {
+  try {
+    const lines = readFileSync(join(process.env.XDG_STATE_HOME!, "ptyhub", "daemon.log"), "utf8").split("\n");
+    return lines.filter((l) => /remote|ssh|bridge/.test(l)).slice(-30).join("\n");
+  } catch {
+    return "(no local daemon log)";
   }
 }
 
@@ -47,8 +60,25 @@ async function sessionState(m: Mcp, session: string): Promise<string | undefined
   return (r.data.sessions as { session: string; state: string }[]).find((s) => s.session === session)?.state;
 }
 
+async function waitState(m: Mcp, session: string, state: string): Promise<true> {
+  return until(`${session} to be ${state}`, WAIT_MS, async () => ((await sessionState(m, session)) === state ? true : undefined));
+}
+
+function remoteIdOf(target: string): string {
+  return /remote session (\S+)$/.exec(target)![1]!;
+}
+
 async function remoteDaemon(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return run(["bun", CLI, "daemon", ...args], { env: remoteEnv });
+}
+
+async function stopLocalDaemon(env: Record<string, string> = {}): Promise<void> {
+  await run(["bun", CLI, "daemon", "--stop"], { env });
+}
+
+/** Lines equal to `line` in `text`. */
+function count(text: string, line: string): number {
+  return text.split("\n").filter((l) => l.trim() === line).length;
 }
 
 describe.skipIf(!enabled)("remote persistence", () => {
@@ -69,7 +99,7 @@ describe.skipIf(!enabled)("remote persistence", () => {
       PTYHUB_TEST_RUN: process.env.PTYHUB_TEST_RUN ?? "",
     };
     for (const d of Object.values(remoteEnv).slice(0, 4)) mkdirSync(d, { recursive: true, mode: 0o700 });
-    const setEnv = `SetEnv ${Object.entries(remoteEnv).map(([k, v]) => `${k}=${v}`).join(" ")}`;
+    const envLine = Object.entries(remoteEnv).map(([k, v]) => `${k}=${v}`).join(" ");
     // A host whose uname says it is something ptyhub is not built for.
     const fakeBin = join(scratch, "fakebin");
     mkdirSync(fakeBin);
@@ -79,16 +109,16 @@ describe.skipIf(!enabled)("remote persistence", () => {
     mkdirSync(join(homedir(), ".ssh"), { recursive: true, mode: 0o700 });
     const key = await keygen(join(homedir(), ".ssh", "id_ed25519"));
     const pub = readFileSync(key + ".pub", "utf8");
-    sshd = await startSshd({ extra: [setEnv], authorizedKeys: pub });
-    wrongArchSshd = await startSshd({ extra: [`SetEnv PATH=${fakeBin}:/usr/bin:/bin ${Object.entries(remoteEnv).map(([k, v]) => `${k}=${v}`).join(" ")}`], authorizedKeys: pub });
+    sshd = await startSshd({ extra: [`SetEnv ${envLine}`], authorizedKeys: pub });
+    wrongArchSshd = await startSshd({ extra: [`SetEnv PATH=${fakeBin}:/usr/bin:/bin ${envLine}`], authorizedKeys: pub });
     proxy = startProxy(sshd.port);
     mcp = await startMcp();
-  }, 120_000);
+  }, OPEN_MS);
 
   afterAll(async () => {
     await mcp?.close();
     proxy?.stop();
-    await Bun.spawn(["bun", CLI, "daemon", "--stop"], { stdout: "ignore", stderr: "ignore" }).exited;
+    await stopLocalDaemon();
     if (remoteEnv) await remoteDaemon(["--stop"]);
     await sshd?.stop();
     await wrongArchSshd?.stop();
@@ -96,13 +126,17 @@ describe.skipIf(!enabled)("remote persistence", () => {
   }, 60_000);
 
   test("the remote shell survives a cut: a command that ran meanwhile is read whole, once, with its exit code", async () => {
-    const opened = await mcp.call("term_open", { name: "r1", ssh: sshTo(proxy.port, { remote_persist: true }) }, 120_000);
+    const opened = await mcp.call("term_open", { name: "r1", ssh: sshTo(proxy.port, { remote_persist: true }) }, OPEN_MS);
     expect(opened.error).toBeNull();
     expect(opened.data.shell_integration).toBe(true);
     expect(opened.data.target).toMatch(/remote session \S+$/);
-    // The binary went to the per-user, versioned path, private.
+    // The binary went to the per-user, versioned path; nothing there is readable by others.
     const binDir = join(remoteEnv.XDG_CACHE_HOME!, "ptyhub", "bin");
     expect(statSync(binDir).mode & 0o077).toBe(0);
+    const [versionDir] = readdirSync(binDir);
+    expect(versionDir).toMatch(/^\d+\.\d+\.\d+.*-[0-9a-f]{16}$/);
+    expect(statSync(join(binDir, versionDir!)).mode & 0o077).toBe(0);
+    expect(statSync(join(binDir, versionDir!, "ptyhub")).mode & 0o077).toBe(0);
 
     const first = await mcp.call("term_exec", { session: "r1", command: "echo one-$((40+2))" });
     expect(first.data.exit_code).toBe(0);
@@ -110,26 +144,27 @@ describe.skipIf(!enabled)("remote persistence", () => {
 
     const done = join(scratch, "done-r1");
     // Runs remotely for a while, prints 300 numbered lines, leaves a file, and fails with 3.
-    await mcp.call("term_send", { session: "r1", text: `sleep 1; seq -f 'line-%g' 1 300; echo END-$((7*6)); touch ${done}; (exit 3)` });
+    const job = `sleep 1; seq -f 'line-%g' 1 300; echo END-$((7*6)); touch ${done}; (exit 3)`;
+    await mcp.call("term_send", { session: "r1", text: job });
     proxy.block(true);
     proxy.cut();
-    expect(await until("state reconnecting", 20_000, async () => ((await sessionState(mcp, "r1")) === "reconnecting" ? true : undefined))).toBe(true);
+    await waitState(mcp, "r1", "reconnecting");
     // Input meanwhile fails, retryably, instead of hanging or vanishing.
     const refused = await mcp.call("term_send", { session: "r1", text: "echo typed-while-down" });
     expect(refused.error?.code).toBe("SSH_CONNECT_FAILED");
     expect(refused.data.error.retryable).toBe(true);
     // The command finishes on the remote host while we are cut off.
-    await until("the remote command to finish", 20_000, () => (existsSync(done) ? true : undefined));
+    await until("the remote command to finish", WAIT_MS, () => (existsSync(done) ? true : undefined));
     proxy.block(false);
 
-    const read = await mcp.call("term_read", { session: "r1", until: "END-42", wait_ms: 30_000 }, 60_000);
+    const read = await mcp.call("term_read", { session: "r1", until: "END-42", wait_ms: WAIT_MS }, 60_000);
     expect(read.error).toBeNull();
-    let text = read.data.output as string;
     // Whatever follows the match (the prompt) comes with the next read.
     const rest = await mcp.call("term_read", { session: "r1", wait_ms: 500 });
-    text += "\n" + (rest.data.output as string);
-    for (const n of [1, 150, 300]) expect(text.split("\n").filter((l) => l === `line-${n}`)).toHaveLength(1);
-    expect(text.match(/^END-42$/gm)).toHaveLength(1);
+    const text = `${read.data.output}\n${rest.data.output}`;
+    for (const n of [1, 2, 150, 299, 300]) expect(count(text, `line-${n}`)).toBe(1);
+    expect(count(text, "END-42")).toBe(1);
+    expect(text).not.toContain("typed-while-down");
     expect(await sessionState(mcp, "r1")).toBe("prompt");
     // The exit code of the command that ended during the cut came through the marks.
     expect(read.data.exit_code ?? rest.data.exit_code).toBe(3);
@@ -137,12 +172,28 @@ describe.skipIf(!enabled)("remote persistence", () => {
     expect(after.data.exit_code).toBe(0);
     expect(after.data.output).toContain("after");
     expect(after.data.output).not.toContain("line-");
+    await mcp.call("term_close", { session: "r1" });
   }, 180_000);
 
-  test("term_list {ssh_host} lists the remote sessions; a second server resumes one, and term_close ends it there", async () => {
-    const opened = await mcp.call("term_open", { name: "r2", ssh: sshTo(sshd.port, { remote_persist: true }) }, 120_000);
+  test("a link that goes silent is noticed by keepalives and replaced; the output arrives once", async () => {
+    const ssh = sshTo(proxy.port, { remote_persist: true, keepalive_s: 1 });
+    const opened = await mcp.call("term_open", { name: "r4", ssh }, OPEN_MS);
     expect(opened.error).toBeNull();
-    const remoteId = /remote session (\S+)$/.exec(opened.data.target as string)![1]!;
+    await mcp.call("term_send", { session: "r4", text: "sleep 1; echo QUIET-$((2*21))" });
+    proxy.freeze();
+    const read = await mcp.call("term_read", { session: "r4", until: "QUIET-42", wait_ms: 60_000 }, 90_000);
+    expect(read.error).toBeNull();
+    expect(read.data.matched).toBe("QUIET-42");
+    expect(count(read.data.output as string, "QUIET-42")).toBe(1);
+    const after = await mcp.call("term_exec", { session: "r4", command: "echo fine" });
+    expect(after.data.exit_code).toBe(0);
+    await mcp.call("term_close", { session: "r4" });
+  }, 180_000);
+
+  test("term_list {ssh_host} lists the remote sessions; a second server resumes one; term_close ends it there", async () => {
+    const opened = await mcp.call("term_open", { name: "r2", ssh: sshTo(sshd.port, { remote_persist: true }) }, OPEN_MS);
+    expect(opened.error).toBeNull();
+    const remoteId = remoteIdOf(opened.data.target as string);
     await mcp.call("term_exec", { session: "r2", command: "export MARK=kept-$((5*5))" });
 
     // Another machine, as far as ptyhub can tell: its own local daemon.
@@ -166,13 +217,27 @@ describe.skipIf(!enabled)("remote persistence", () => {
       expect(closed.error).toBeNull();
       const relisted = await other.call("term_list", { ssh_host: sshTo(sshd.port) }, 60_000);
       expect((relisted.data.remote_sessions as { session: string }[]).map((s) => s.session)).not.toContain(remoteId);
-      await Bun.spawn(["bun", CLI, "daemon", "--stop"], { env: { ...process.env, XDG_RUNTIME_DIR: otherRuntime }, stdout: "ignore", stderr: "ignore" }).exited;
+      await stopLocalDaemon({ XDG_RUNTIME_DIR: otherRuntime });
     } finally {
       await other.close();
     }
     // The first server's session learns that its remote shell is gone.
-    await until("r2 to end", 30_000, async () => ((await sessionState(mcp, "r2")) === "exited" ? true : undefined));
+    await waitState(mcp, "r2", "exited");
     await mcp.call("term_close", { session: "r2" });
+  }, 180_000);
+
+  test("after the local daemon restarts, the remote shell is still there to resume", async () => {
+    const opened = await mcp.call("term_open", { name: "r5", ssh: sshTo(sshd.port, { remote_persist: true }) }, OPEN_MS);
+    expect(opened.error).toBeNull();
+    const remoteId = remoteIdOf(opened.data.target as string);
+    await mcp.call("term_exec", { session: "r5", command: "export KEPT=survived-$((3*3))" });
+    // Stopping the local daemon detaches its remote sessions instead of ending them.
+    await stopLocalDaemon();
+    const resumed = await mcp.call("term_open", { name: "r5b", ssh: sshTo(sshd.port, { resume: remoteId }) }, 60_000);
+    expect(resumed.error).toBeNull();
+    const echoed = await mcp.call("term_exec", { session: "r5b", command: "echo $KEPT" });
+    expect(echoed.data.output).toContain("survived-9");
+    await mcp.call("term_close", { session: "r5b" });
   }, 180_000);
 
   test("a remote host ptyhub has no binary for gets a clear error naming the install one-liner", async () => {
@@ -180,19 +245,17 @@ describe.skipIf(!enabled)("remote persistence", () => {
     expect(r.error?.code).toBe("SPAWN_FAILED");
     expect(r.error?.message).toContain("FreeBSD amd64");
     expect(r.error?.hint).toContain("install.sh | sh");
-    expect((await mcp.call("term_list", {})).data.sessions.map((s: { session: string }) => s.session)).not.toContain("arch");
+    const names = (await mcp.call("term_list", {})).data.sessions.map((s: { session: string }) => s.session);
+    expect(names).not.toContain("arch");
   }, 60_000);
 
   test("the remote daemon killed: the session ends with a clear reason, and calls fail at once", async () => {
-    const opened = await mcp.call("term_open", { name: "r3", ssh: sshTo(proxy.port, { remote_persist: true }) }, 120_000);
+    const opened = await mcp.call("term_open", { name: "r3", ssh: sshTo(proxy.port, { remote_persist: true }) }, OPEN_MS);
     expect(opened.error).toBeNull();
     const status = await remoteDaemon(["--status", "--json"]);
     const pid = JSON.parse(status.out).pid as number;
     process.kill(pid, "SIGKILL");
-    await until("r3 to end", 30_000, async () => ((await sessionState(mcp, "r3")) === "exited" ? true : undefined)).catch((e) => {
-      console.error(readFileSync(join(process.env.XDG_STATE_HOME!, "ptyhub", "daemon.log"), "utf8").split("\n").filter((l) => /remote|ssh|bridge/.test(l)).slice(-40).join("\n"));
-      throw e;
-    });
+    await waitState(mcp, "r3", "exited");
     const t0 = Date.now();
     const r = await mcp.call("term_exec", { session: "r3", command: "echo hi" });
     expect(r.error?.code).toBe("SESSION_EXITED");
