@@ -55,13 +55,18 @@ function sshTo(port: number, extra: Record<string, unknown> = {}): Record<string
   return { host: "127.0.0.1", port, host_key: "accept-new", ...extra };
 }
 
+function persistTo(port: number): Record<string, unknown> {
+  return sshTo(port, { remote_persist: true });
+}
+
 async function sessionState(m: Mcp, session: string): Promise<string | undefined> {
   const r = await m.call("term_list", {});
   return (r.data.sessions as { session: string; state: string }[]).find((s) => s.session === session)?.state;
 }
 
 async function waitState(m: Mcp, session: string, state: string): Promise<true> {
-  return until(`${session} to be ${state}`, WAIT_MS, async () => ((await sessionState(m, session)) === state ? true : undefined));
+  const reached = async () => ((await sessionState(m, session)) === state ? true : undefined);
+  return until(`${session} to be ${state}`, WAIT_MS, reached);
 }
 
 function remoteIdOf(target: string): string {
@@ -110,7 +115,8 @@ describe.skipIf(!enabled)("remote persistence", () => {
     const key = await keygen(join(homedir(), ".ssh", "id_ed25519"));
     const pub = readFileSync(key + ".pub", "utf8");
     sshd = await startSshd({ extra: [`SetEnv ${envLine}`], authorizedKeys: pub });
-    wrongArchSshd = await startSshd({ extra: [`SetEnv PATH=${fakeBin}:/usr/bin:/bin ${envLine}`], authorizedKeys: pub });
+    const fakePath = `SetEnv PATH=${fakeBin}:/usr/bin:/bin ${envLine}`;
+    wrongArchSshd = await startSshd({ extra: [fakePath], authorizedKeys: pub });
     proxy = startProxy(sshd.port);
     mcp = await startMcp();
   }, OPEN_MS);
@@ -125,8 +131,8 @@ describe.skipIf(!enabled)("remote persistence", () => {
     if (scratch) cleanup(scratch);
   }, 60_000);
 
-  test("the remote shell survives a cut: a command that ran meanwhile is read whole, once, with its exit code", async () => {
-    const opened = await mcp.call("term_open", { name: "r1", ssh: sshTo(proxy.port, { remote_persist: true }) }, OPEN_MS);
+  test("the remote shell survives a cut: what ran meanwhile is read whole, once, with its exit code", async () => {
+    const opened = await mcp.call("term_open", { name: "r1", ssh: persistTo(proxy.port) }, OPEN_MS);
     expect(opened.error).toBeNull();
     expect(opened.data.shell_integration).toBe(true);
     expect(opened.data.target).toMatch(/remote session \S+$/);
@@ -190,8 +196,8 @@ describe.skipIf(!enabled)("remote persistence", () => {
     await mcp.call("term_close", { session: "r4" });
   }, 180_000);
 
-  test("term_list {ssh_host} lists the remote sessions; a second server resumes one; term_close ends it there", async () => {
-    const opened = await mcp.call("term_open", { name: "r2", ssh: sshTo(sshd.port, { remote_persist: true }) }, OPEN_MS);
+  test("term_list {ssh_host} lists remote sessions; a second server resumes one; term_close ends it", async () => {
+    const opened = await mcp.call("term_open", { name: "r2", ssh: persistTo(sshd.port) }, OPEN_MS);
     expect(opened.error).toBeNull();
     const remoteId = remoteIdOf(opened.data.target as string);
     await mcp.call("term_exec", { session: "r2", command: "export MARK=kept-$((5*5))" });
@@ -206,7 +212,8 @@ describe.skipIf(!enabled)("remote persistence", () => {
       const ids = (listed.data.remote_sessions as { session: string }[]).map((s) => s.session);
       expect(ids).toContain(remoteId);
 
-      const resumed = await other.call("term_open", { name: "again", ssh: sshTo(sshd.port, { resume: remoteId }) }, 60_000);
+      const ssh = sshTo(sshd.port, { resume: remoteId });
+      const resumed = await other.call("term_open", { name: "again", ssh }, 60_000);
       expect(resumed.error).toBeNull();
       expect(resumed.data.shell_integration).toBe(true);
       const echoed = await other.call("term_exec", { session: "again", command: "echo $MARK; (exit 4)" });
@@ -226,8 +233,8 @@ describe.skipIf(!enabled)("remote persistence", () => {
     await mcp.call("term_close", { session: "r2" });
   }, 180_000);
 
-  test("after the local daemon restarts, the remote shell is still there to resume", async () => {
-    const opened = await mcp.call("term_open", { name: "r5", ssh: sshTo(sshd.port, { remote_persist: true }) }, OPEN_MS);
+  test("after the local daemon restarts the remote shell is there to resume, and a human can attach", async () => {
+    const opened = await mcp.call("term_open", { name: "r5", ssh: persistTo(sshd.port) }, OPEN_MS);
     expect(opened.error).toBeNull();
     const remoteId = remoteIdOf(opened.data.target as string);
     await mcp.call("term_exec", { session: "r5", command: "export KEPT=survived-$((3*3))" });
@@ -237,11 +244,33 @@ describe.skipIf(!enabled)("remote persistence", () => {
     expect(resumed.error).toBeNull();
     const echoed = await mcp.call("term_exec", { session: "r5b", command: "echo $KEPT" });
     expect(echoed.data.output).toContain("survived-9");
+
+    // A human attaches to the resumed session, types into the remote shell and sees the answer.
+    let seen = "";
+    const human = Bun.spawn(["bun", CLI, "attach", "r5b"], {
+      terminal: { cols: 100, rows: 30, data: (_t, d) => (seen += Buffer.from(d).toString("utf8")) },
+    });
+    try {
+      await until("the attached screen", WAIT_MS, () => (seen.includes("survived-9") ? true : undefined));
+      human.terminal!.write("echo HUMAN-$((20+1))\r");
+      // The typed line echoes as HUMAN-$((20+1)): only the shell's answer contains HUMAN-21.
+      const answered = () => (seen.includes("HUMAN-21") ? true : undefined);
+      await until("the human's command to answer", WAIT_MS, answered).catch((e) => {
+        throw new Error(`${(e as Error).message}\nthe human saw: ${JSON.stringify(seen.slice(-1500))}`);
+      });
+      human.terminal!.write("\x1c"); // ctrl+\ detaches; the session keeps running.
+      expect(await Promise.race([human.exited, Bun.sleep(10_000).then(() => "timeout")])).toBe(0);
+    } finally {
+      if (human.exitCode === null) human.kill("SIGKILL");
+    }
+    const read = await mcp.call("term_read", { session: "r5b", mode: "history", from: -10 });
+    expect(read.data.output).toContain("HUMAN-21");
     await mcp.call("term_close", { session: "r5b" });
   }, 180_000);
 
   test("a remote host ptyhub has no binary for gets a clear error naming the install one-liner", async () => {
-    const r = await mcp.call("term_open", { name: "arch", ssh: sshTo(wrongArchSshd.port, { remote_persist: true }) }, 60_000);
+    const ssh = sshTo(wrongArchSshd.port, { remote_persist: true });
+    const r = await mcp.call("term_open", { name: "arch", ssh }, 60_000);
     expect(r.error?.code).toBe("SPAWN_FAILED");
     expect(r.error?.message).toContain("FreeBSD amd64");
     expect(r.error?.hint).toContain("install.sh | sh");
@@ -250,7 +279,7 @@ describe.skipIf(!enabled)("remote persistence", () => {
   }, 60_000);
 
   test("the remote daemon killed: the session ends with a clear reason, and calls fail at once", async () => {
-    const opened = await mcp.call("term_open", { name: "r3", ssh: sshTo(proxy.port, { remote_persist: true }) }, OPEN_MS);
+    const opened = await mcp.call("term_open", { name: "r3", ssh: persistTo(proxy.port) }, OPEN_MS);
     expect(opened.error).toBeNull();
     const status = await remoteDaemon(["--status", "--json"]);
     const pid = JSON.parse(status.out).pid as number;
