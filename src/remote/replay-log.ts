@@ -11,10 +11,17 @@ import type { HostEvent } from "../session/host.ts";
 import type { Session } from "../session/session.ts";
 
 /**
- * Bytes kept per session. A drop of a few minutes during a chatty build prints far less; if more
- * was printed, the oldest part is missing after reattaching (and the local log says so).
+ * Bytes kept per session a remote ptyhub is attached to. A drop of a few minutes during a chatty
+ * build prints far less; if more was printed, the oldest part is missing after reattaching (and the
+ * local log says so).
  */
 export const REPLAY_LOG_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes kept per session until a remote ptyhub first attaches: enough for what a shell prints
+ * before that (its start-up and first prompt, moments after the open), while the many sessions no
+ * remote ptyhub ever attaches to cost little.
+ */
+export const REPLAY_LOG_INITIAL_BYTES = 256 * 1024;
 
 export class ReplayLog {
   private chunks: Uint8Array[] = [];
@@ -26,7 +33,8 @@ export class ReplayLog {
 
   constructor(
     startOffset: number,
-    private readonly maxBytes = REPLAY_LOG_BYTES,
+    /** The bound; raised (never lowered) once a remote ptyhub attaches. */
+    public maxBytes = REPLAY_LOG_BYTES,
   ) {
     this.start = this.end = startOffset;
   }
@@ -77,15 +85,17 @@ export class ReplayLogs {
     });
   }
 
-  /** The session's log (started now if it was not yet being kept). */
+  /** The session's log for a remote ptyhub attaching (started now if it was not yet kept), at its full bound. */
   of(session: Session): ReplayLog {
-    return this.logs.get(session.id)?.log ?? this.track(session);
+    const log = this.logs.get(session.id)?.log ?? this.track(session);
+    log.maxBytes = Math.max(log.maxBytes, REPLAY_LOG_BYTES);
+    return log;
   }
 
   private track(session: Session): ReplayLog {
     this.forget(session.id);
     // The session registered its data sink before this event: bytes already parsed are not kept.
-    const log = new ReplayLog(session.emulator.bytesIn);
+    const log = new ReplayLog(session.emulator.bytesIn, REPLAY_LOG_INITIAL_BYTES);
     const untap = session.tapOutput((data) => log.append(data));
     this.logs.set(session.id, { log, untap });
     return log;
