@@ -11,7 +11,7 @@ import type { SshParams } from "../ssh/connect.ts";
 import type { Integration, ShellFamily } from "../terminal/shell-integration.ts";
 import { validateSessionId } from "../session/manager.ts";
 import { openLink, type RemoteLink } from "./link.ts";
-import { RemotePersistBackend } from "./backend.ts";
+import { RemotePersistBackend, type RawAttachReply } from "./backend.ts";
 
 export interface RemoteOpenRequest {
   ssh: SshParams;
@@ -72,7 +72,15 @@ async function attachSession(req: RemoteOpenRequest, link: RemoteLink): Promise<
     remoteId = opened.session;
   }
   const backend = new RemotePersistBackend(req.ssh, remoteId, req.cols, req.rows);
-  const reply = await backend.attach(link);
+  let reply: RawAttachReply;
+  try {
+    reply = await backend.attach(link);
+  } catch (err) {
+    // A shell we just opened there must not be left running with nobody to resume it.
+    const caller = { clientId: `remote:${process.pid}` };
+    if (req.ssh.resume === undefined) await link.client.call("close", { session: remoteId }, caller).catch(() => undefined);
+    throw err;
+  }
   const target = `${link.target} remote session ${remoteId}`;
   return { backend, integration: reply.integration, family: reply.family, nonce: reply.nonce, target };
 }
