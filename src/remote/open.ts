@@ -78,7 +78,9 @@ async function attachSession(req: RemoteOpenRequest, link: RemoteLink): Promise<
   } catch (err) {
     // A shell we just opened there must not be left running with nobody to resume it.
     const caller = { clientId: `remote:${process.pid}` };
-    if (req.ssh.resume === undefined) await link.client.call("close", { session: remoteId }, caller).catch(() => undefined);
+    if (req.ssh.resume === undefined) {
+      await link.client.call("close", { session: remoteId }, caller).catch(() => undefined);
+    }
     throw err;
   }
   const target = `${link.target} remote session ${remoteId}`;
