@@ -22,6 +22,7 @@ const enabled = haveSshd && isolated && process.platform === "linux" && (isRoot 
 /** Generous bounds: the machine is shared, and the first open uploads a ~100 MB binary. */
 const OPEN_MS = 120_000;
 const WAIT_MS = 30_000;
+const KEY = join(homedir(), ".ssh", "id_remote_persist_test");
 
 let scratch: string;
 let sshd: Sshd;
@@ -52,7 +53,7 @@ function localLog(): string {
 }
 
 function sshTo(port: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { host: "127.0.0.1", port, host_key: "accept-new", ...extra };
+  return { host: "127.0.0.1", port, host_key: "accept-new", identity_file: KEY, jump: "none", ...extra };
 }
 
 function persistTo(port: number): Record<string, unknown> {
@@ -111,8 +112,9 @@ describe.skipIf(!enabled)("remote persistence", () => {
     writeFileSync(join(fakeBin, "uname"), "#!/bin/sh\necho 'FreeBSD amd64'\n");
     chmodSync(join(fakeBin, "uname"), 0o755);
 
-    mkdirSync(join(homedir(), ".ssh"), { recursive: true, mode: 0o700 });
-    const key = await keygen(join(homedir(), ".ssh", "id_ed25519"));
+    // Our own key, passed as identity_file: the run's HOME is shared with the SSH tests and their keys.
+    mkdirSync(dirname(KEY), { recursive: true, mode: 0o700 });
+    const key = existsSync(KEY) ? KEY : await keygen(KEY);
     const pub = readFileSync(key + ".pub", "utf8");
     sshd = await startSshd({ extra: [`SetEnv ${envLine}`], authorizedKeys: pub });
     const fakePath = `SetEnv PATH=${fakeBin}:/usr/bin:/bin ${envLine}`;
