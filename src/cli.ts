@@ -18,6 +18,7 @@ Usage:
                                   close a persistent session
   ptyhub log SESSION [--follow] [--json]
                                   the session's audit trail: who typed what, when, exit codes
+  ptyhub bridge [--no-start]      (used over SSH) pipe stdio to this user's daemon, starting it
   ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall]
                                   register with claude-code, claude-desktop, cursor, vscode, windsurf, codex
   ptyhub --version | --help
@@ -52,6 +53,10 @@ const VERBS: Record<string, Verb> = {
   async __sandbox(args) {
     const { runSandboxLauncher } = await import("./sandbox/launcher.ts");
     return runSandboxLauncher(args);
+  },
+  async bridge(args) {
+    const { runBridge } = await import("./remote/bridge.ts");
+    return runBridge(args);
   },
   async install(args) {
     const { runInstallCommand } = await import("./install/command.ts");

@@ -36,6 +36,13 @@ export interface Backend {
   ttyModes(): TtyModes | null;
   /** Names of the programs in the terminal's foreground process group, where visible (local). */
   foregroundCommands?(): string[];
+  /**
+   * Lets go of the program without ending it, when it can outlive us (a remote persistent session
+   * keeps running for a later resume). Used when the host shuts down; absent: close("HUP").
+   */
+  detach?(): Promise<ExitInfo>;
+  /** "reconnecting" while a backend that survives drops (a remote persistent session) has no link. */
+  linkState?(): "up" | "reconnecting";
 }
 
 export type CloseSignal = "TERM" | "KILL" | "HUP";

@@ -86,52 +86,15 @@ export class DaemonClient {
   }
 
   static connect(opts: ConnectOptions): Promise<DaemonClient> {
-    const protocol = opts.protocol ?? PROTOCOL;
     return new Promise<DaemonClient>((resolve, reject) => {
       let conn: Conn | null = null;
-      let settled = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const fail = (err: DaemonConnectError) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        conn?.terminate();
-        reject(err);
-      };
-      const onHandshake = (f: Record<string, unknown>) => {
-        if (settled) return;
-        if (f.type === "fatal") {
-          const e = payloadToError(f.error as ErrorPayload);
-          return fail(new DaemonConnectError("refused", `the ptyhub daemon refused the connection: ${e.message}`, e.hint));
-        }
-        if (f.type !== "hello") return fail(new DaemonConnectError("incompatible", `the process on ${opts.socket} does not speak the ptyhub protocol`, "Remove the socket if nothing should be there."));
-        const hello = f as unknown as HelloFrame;
-        if (hello.protocol !== protocol) {
-          return fail(
-            new DaemonConnectError(
-              "incompatible",
-              `the running ptyhub daemon (pid ${hello.pid}, version ${hello.version}) speaks protocol ${hello.protocol}; this ptyhub (version ${VERSION}) speaks protocol ${protocol}`,
-              "Stop it with `ptyhub daemon --stop` (this ends the sessions it hosts), then retry; or keep using the ptyhub version that started it.",
-              typeof hello.pid === "number" ? hello.pid : null,
-            ),
-          );
-        }
-        settled = true;
-        clearTimeout(timer);
-        resolve(new DaemonClient(conn!, hello));
-      };
-      timer = setTimeout(
-        () => fail(new DaemonConnectError("timeout", `the ptyhub daemon on ${opts.socket} did not answer within ${opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS} ms`, "Check `ptyhub daemon --status` and its log; `ptyhub daemon --stop` restarts it on next use.")),
-        opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS,
-      );
+      let fail: ((err: DaemonConnectError) => void) | null = null;
       Bun.connect({
         unix: opts.socket,
         socket: {
           open(socket) {
-            conn = new Conn(socket as never);
-            conn.onFrame = onHandshake;
-            conn.onClose = () => fail(new DaemonConnectError("closed", "the ptyhub daemon closed the connection during the handshake (it was exiting)", "Retry: a new daemon starts on demand."));
-            conn.send({ type: "hello", protocol, version: VERSION, pid: process.pid, role: opts.role });
+            conn = new Conn(socket);
+            fail = DaemonClient.handshake(conn, opts, opts.socket, resolve, reject);
           },
           data(_socket, data) {
             conn?.data(data);
@@ -148,12 +111,72 @@ export class DaemonClient {
         },
       }).catch((err: NodeJS.ErrnoException) => {
         const code = err.code ?? "";
-        if (code === "ENOENT") fail(new DaemonConnectError("absent", "no ptyhub daemon is running", "term_open starts one."));
-        else if (code === "ECONNREFUSED") fail(new DaemonConnectError("stale", "the ptyhub daemon is not running (its socket is left over: it died)", "term_open starts a new one."));
-        else if (code === "EACCES" || code === "EPERM") fail(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set XDG_RUNTIME_DIR to a directory you own."));
-        else fail(new DaemonConnectError("absent", `cannot connect to the ptyhub daemon: ${err.message}`, "term_open starts one."));
+        const failed = (e: DaemonConnectError) => (fail ? fail(e) : reject(e));
+        if (code === "ENOENT") failed(new DaemonConnectError("absent", "no ptyhub daemon is running", "term_open starts one."));
+        else if (code === "ECONNREFUSED") failed(new DaemonConnectError("stale", "the ptyhub daemon is not running (its socket is left over: it died)", "term_open starts a new one."));
+        else if (code === "EACCES" || code === "EPERM") failed(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set XDG_RUNTIME_DIR to a directory you own."));
+        else failed(new DaemonConnectError("absent", `cannot connect to the ptyhub daemon: ${err.message}`, "term_open starts one."));
       });
     });
+  }
+
+  /**
+   * A client over a connection already open to a daemon by other means (a remote daemon reached
+   * through `ptyhub bridge` over an SSH channel): the same hello handshake as `connect`.
+   */
+  static over(conn: Conn, opts: Omit<ConnectOptions, "socket">, where: string): Promise<DaemonClient> {
+    return new Promise<DaemonClient>((resolve, reject) => {
+      DaemonClient.handshake(conn, opts, where, resolve, reject);
+    });
+  }
+
+  /** Says hello on `conn` and settles once the daemon answers; returns the failure path. */
+  private static handshake(
+    conn: Conn,
+    opts: Omit<ConnectOptions, "socket">,
+    where: string,
+    resolve: (c: DaemonClient) => void,
+    reject: (err: unknown) => void,
+  ): (err: DaemonConnectError) => void {
+    const protocol = opts.protocol ?? PROTOCOL;
+    let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const fail = (err: DaemonConnectError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      conn.terminate();
+      reject(err);
+    };
+    conn.onFrame = (f: Record<string, unknown>) => {
+      if (settled) return;
+      if (f.type === "fatal") {
+        const e = payloadToError(f.error as ErrorPayload);
+        return fail(new DaemonConnectError("refused", `the ptyhub daemon refused the connection: ${e.message}`, e.hint));
+      }
+      if (f.type !== "hello") return fail(new DaemonConnectError("incompatible", `the process on ${where} does not speak the ptyhub protocol`, "Remove the socket if nothing should be there."));
+      const hello = f as unknown as HelloFrame;
+      if (hello.protocol !== protocol) {
+        return fail(
+          new DaemonConnectError(
+            "incompatible",
+            `the running ptyhub daemon (pid ${hello.pid}, version ${hello.version}) speaks protocol ${hello.protocol}; this ptyhub (version ${VERSION}) speaks protocol ${protocol}`,
+            "Stop it with `ptyhub daemon --stop` (this ends the sessions it hosts), then retry; or keep using the ptyhub version that started it.",
+            typeof hello.pid === "number" ? hello.pid : null,
+          ),
+        );
+      }
+      settled = true;
+      clearTimeout(timer);
+      resolve(new DaemonClient(conn, hello));
+    };
+    conn.onClose = () => fail(new DaemonConnectError("closed", "the ptyhub daemon closed the connection during the handshake (it was exiting)", "Retry: a new daemon starts on demand."));
+    timer = setTimeout(
+      () => fail(new DaemonConnectError("timeout", `the ptyhub daemon on ${where} did not answer within ${opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS} ms`, "Check `ptyhub daemon --status` and its log; `ptyhub daemon --stop` restarts it on next use.")),
+      opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS,
+    );
+    conn.send({ type: "hello", protocol, version: VERSION, pid: process.pid, role: opts.role });
+    return fail;
   }
 
   /** Calls a daemon method; rejects with the daemon's AppError, or DAEMON_UNAVAILABLE if it goes away. */

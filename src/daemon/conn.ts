@@ -3,11 +3,25 @@
  * non-blocking and may take only part of the bytes (backpressure): the rest is queued and
  * written on `drain`, in order, so a large result or a burst of terminal output is never cut.
  */
-import type { Socket } from "bun";
 import { encodeFrame, FrameDecoder, FrameError, type Frame } from "./protocol.ts";
 
 /** How long a hung-up connection waits for the peer to close before closing it itself. */
 const HANG_UP_LINGER_MS = 2000;
+
+/**
+ * The byte stream a connection writes to: a Bun socket (Unix socket to the daemon), or anything
+ * shaped like one (an SSH channel to a remote daemon's bridge, see src/remote/).
+ */
+export interface ByteStream {
+  /** Writes what it can; returns how many bytes it took (the rest waits for `drain`), or -1. */
+  write(bytes: Uint8Array): number;
+  /** Ends the stream once written bytes are flushed. */
+  end(): void;
+  /** Shuts the sending side only (the peer then reads end-of-stream). */
+  shutdown(): void;
+  /** Drops the stream at once. */
+  terminate(): void;
+}
 
 export class Conn {
   private readonly decoder = new FrameDecoder();
@@ -22,7 +36,7 @@ export class Conn {
   /** Called when the peer sends bytes that are not frames; the connection closes afterwards. */
   onProtocolError: (err: FrameError) => void = () => {};
 
-  constructor(readonly socket: Socket<unknown>) {}
+  constructor(readonly socket: ByteStream) {}
 
   /** Bytes waiting for the socket to accept them. */
   get backlog(): number {

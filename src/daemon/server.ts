@@ -30,6 +30,7 @@ import { Conn } from "./conn.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { peerUid, tryLock, type Lock } from "./native.ts";
 import type { DaemonPaths } from "./paths.ts";
+import { ReplayLogs } from "../remote/replay-log.ts";
 import { PROTOCOL, fromBase64, toBase64, type CallFrame, type ElicitAnswer, type Frame, type HelloFrame } from "./protocol.ts";
 
 const log = logger("daemon");
@@ -123,11 +124,15 @@ export class DaemonServer {
   private stopping: Promise<void> | null = null;
   private defaultOpening: Promise<void> | null = null;
   private readonly myUid = typeof process.getuid === "function" ? process.getuid() : -1;
+  /** Raw output of every session, for remote ptyhubs reattaching at a byte offset (`since`). */
+  private readonly replay: ReplayLogs;
 
   constructor(
     readonly host: HostedSessions,
     private readonly opts: DaemonServerOptions,
-  ) {}
+  ) {
+    this.replay = new ReplayLogs(host);
+  }
 
   /**
    * Takes the daemon lock and binds the socket. "running" when another daemon already serves
@@ -489,7 +494,14 @@ export class DaemonServer {
    * synchronously with the serialization, so nothing falls between the two).
    */
   private attach(c: Client, f: CallFrame): void {
-    const p = (f.params ?? {}) as { session?: unknown; cols?: unknown; rows?: unknown; resize?: unknown };
+    const p = (f.params ?? {}) as {
+      session?: unknown;
+      cols?: unknown;
+      rows?: unknown;
+      resize?: unknown;
+      /** A remote ptyhub's byte offset (src/remote): raw bytes from there instead of a redrawn screen. */
+      since?: unknown;
+    };
     let s: Session;
     try {
       s = this.host.manager.get(String(p.session));
@@ -503,7 +515,13 @@ export class DaemonServer {
     const cols = clamp(p.cols, COLS_RANGE);
     const rows = clamp(p.rows, ROWS_RANGE);
     if (p.resize === true && !s.exit && cols !== null && rows !== null && (cols !== s.cols || rows !== s.rows)) s.resize(cols, rows);
-    const screen = serializeScreen(s);
+    // A remote ptyhub (`since`: the byte it had reached) gets the raw bytes after it, marks included,
+    // and what it needs to parse them as this session does; a human gets the screen redrawn.
+    const replay = typeof p.since === "number" ? this.replay.of(s).since(p.since) : null;
+    const screen = replay ? "" : serializeScreen(s);
+    const raw = replay
+      ? { offset: replay.offset, replay: toBase64(replay.bytes), nonce: s.nonce, integration: s.integration, family: s.family }
+      : {};
     let exitSent = false;
     const sendExit = () => {
       if (!s.exit || exitSent) return;
@@ -533,7 +551,7 @@ export class DaemonServer {
       },
     };
     log.info(`client ${c.serial} attached to ${s.id}`);
-    c.conn.send({ type: "result", id: f.id, result: { session: s.id, cols: s.cols, rows: s.rows, screen, exited: s.exit !== null } });
+    c.conn.send({ type: "result", id: f.id, result: { session: s.id, cols: s.cols, rows: s.rows, screen, exited: s.exit !== null, ...raw } });
     sendExit();
   }
 

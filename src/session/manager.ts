@@ -101,6 +101,8 @@ interface Started {
   integration: Integration;
   family: ShellFamily | null;
   cwd: string | null;
+  /** The marks' nonce when the backend's program was started elsewhere (a remote daemon's session). */
+  nonce?: string;
 }
 
 function localStart(plan: LaunchPlan, cols: number, rows: number): Started {
@@ -192,7 +194,7 @@ export class SessionManager {
         rows,
         integration: started.integration,
         family: started.family,
-        nonce,
+        nonce: started.nonce ?? nonce,
         persistent: this.persistentHost,
       });
       session.cwd = started.cwd;
@@ -229,6 +231,12 @@ export class SessionManager {
   /** Connects over SSH and starts the remote shell or command (see src/backend/ssh.ts). */
   private async sshStart(p: OpenParams, id: string, nonce: string, cols: number, rows: number, signal?: AbortSignal, elicit?: Elicit): Promise<Started> {
     // Loaded on first use: ssh2 is large, and most servers never open an SSH session.
+    if (p.ssh!.remote_persist || p.ssh!.resume !== undefined) {
+      const { openRemotePersist } = await import("../remote/open.ts");
+      const req = { ssh: p.ssh!, command: p.command, args: p.args, cwd: p.cwd, env: validateEnv(p.env), cols, rows };
+      const r = await openRemotePersist(req, { elicit, signal });
+      return { kind: "ssh", target: r.target, backend: r.backend, integration: r.integration, family: r.family, cwd: null, nonce: r.nonce };
+    }
     const { openSshBackend } = await import("../backend/ssh.ts");
     const r = await openSshBackend(
       { ssh: p.ssh!, command: p.command, args: p.args, cwd: p.cwd, env: validateEnv(p.env), sessionId: id, nonce, cols, rows, setupTimeoutMs: this.config.open_timeout_ms },
@@ -281,11 +289,12 @@ export class SessionManager {
     }));
   }
 
-  async close(id: string, signal?: CloseSignal): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  /** `shutdown`: the host is going away; programs that can outlive it are detached, not ended. */
+  async close(id: string, signal?: CloseSignal, shutdown = false): Promise<{ session: string; closed: true; exit_code: number | null }> {
     validateSessionId(id);
     if (!this.sessions.has(id) && this.closed.has(id)) return { session: id, closed: true, exit_code: this.closed.get(id) ?? null };
     const s = this.get(id);
-    const info = await s.close(signal);
+    const info = shutdown ? await s.detach() : await s.close(signal);
     this.sessions.delete(id);
     this.events.emit({ session: id, kind: "closed" });
     s.dispose();
@@ -299,7 +308,7 @@ export class SessionManager {
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
     const all = [...this.sessions.keys()];
-    await Promise.allSettled(all.map((id) => this.close(id, "HUP")));
+    await Promise.allSettled(all.map((id) => this.close(id, "HUP", true)));
   }
 
   /** Synchronous last resort when the process is about to exit. */

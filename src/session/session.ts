@@ -75,7 +75,8 @@ export class Session {
   readonly createdAt = Date.now();
   readonly emulator: Emulator;
   private readonly backend: Backend;
-  private readonly nonce: string;
+  /** Authenticates shell-integration marks; shared only with a remote ptyhub reattaching (daemon). */
+  readonly nonce: string;
 
   phase: Phase = "starting";
   exit: ExitInfo | null = null;
@@ -146,6 +147,7 @@ export class Session {
   }
 
   state(): SessionState {
+    if (!this.exit && this.backend.linkState?.() === "reconnecting") return "reconnecting";
     const em = this.emulator;
     const cursor = em.screenCursor();
     return classify({
@@ -188,6 +190,11 @@ export class Session {
 
   close(signal?: CloseSignal): Promise<ExitInfo> {
     return this.backend.close(signal);
+  }
+
+  /** Host shutdown: a program that can outlive this host is left running; any other is hung up. */
+  detach(): Promise<ExitInfo> {
+    return this.backend.detach ? this.backend.detach() : this.backend.close("HUP");
   }
 
   /** Throws SESSION_EXITED when the program has ended (nothing can be typed into it). */

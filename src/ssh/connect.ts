@@ -41,6 +41,10 @@ export interface SshParams {
   host_key?: "strict" | "accept-new";
   keepalive_s?: number;
   connect_timeout_s?: number;
+  /** Host the remote shell in a ptyhub daemon on the host, so it survives dropped connections (src/remote). */
+  remote_persist?: boolean;
+  /** Reattach to this persistent session of the host's daemon instead of opening one (src/remote). */
+  resume?: string;
 }
 
 export interface SshConnection {

@@ -5,7 +5,8 @@
  * getpass(), sudo, ssh and `read -s` read a secret); then the text before the cursor.
  */
 
-export type SessionState = "prompt" | "password" | "confirm" | "pager" | "running" | "exited";
+/** `reconnecting`: a remote persistent session whose link dropped (never from classify() itself). */
+export type SessionState = "prompt" | "password" | "confirm" | "pager" | "running" | "exited" | "reconnecting";
 
 export interface ClassifyInput {
   exited: boolean;

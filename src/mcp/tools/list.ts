@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { stateEnum } from "../schemas.ts";
+import { sshParams } from "./open.ts";
 
 const output = z.object({
   sessions: z.array(
@@ -21,22 +22,45 @@ const output = z.object({
       cwd: z.string().nullable(),
     }),
   ),
+  remote_sessions: z
+    .array(
+      z.object({ session: z.string(), state: z.string(), idle_ms: z.number().int(), created_at: z.string(), attached: z.boolean() }),
+    )
+    .optional(),
 });
 
 export const termList = defineTool({
   name: "term_list",
   title: "List sessions",
   description: "List terminal sessions with their state (prompt, running, password, …), whether they are alive, exit codes and idle time.",
-  input: z.strictObject({}),
+  input: z.strictObject({
+    ssh_host: z
+      .union([z.string().min(1).max(255), sshParams])
+      .optional()
+      .describe("Also list the persistent sessions on this host (an alias or term_open's ssh object), resumable with term_open {ssh: {host, resume}}."),
+  }),
   output,
   annotations: { readOnlyHint: true, openWorldHint: false },
-  async run(_args, ctx) {
-    return { sessions: (await ctx.host.list(ctx)) as z.infer<typeof output>["sessions"] };
+  async run(args, ctx) {
+    const sessions = (await ctx.host.list(ctx)) as z.infer<typeof output>["sessions"];
+    if (args.ssh_host === undefined) return { sessions };
+    // Loaded on first use: ssh2 is large, and most servers never list a remote host.
+    const { listRemoteSessions } = await import("../../remote/list.ts");
+    const ssh = typeof args.ssh_host === "string" ? { host: args.ssh_host } : args.ssh_host;
+    return { sessions, remote_sessions: await listRemoteSessions(ssh, ctx) };
   },
   text(r) {
-    if (r.sessions.length === 0) return "[no sessions]";
+    const remote = r.remote_sessions?.length
+      ? "\nremote: " +
+        r.remote_sessions
+          .map((s) => `${s.session} · ${s.state} · idle ${Math.round(s.idle_ms / 1000)}s${s.attached ? " · attached" : ""}`)
+          .join("\n        ")
+      : r.remote_sessions
+        ? "\n[no remote sessions]"
+        : "";
+    if (r.sessions.length === 0) return "[no sessions]" + remote;
     return r.sessions
       .map((s) => `${s.session} · ${s.kind} · ${s.target} · ${s.alive ? s.state : `exited ${s.exit_code ?? "?"}`}${s.cwd ? ` · ${s.cwd}` : ""} · idle ${Math.round(s.idle_ms / 1000)}s${s.persistent ? " · persistent" : ""}${s.attached ? " · attached" : ""}`)
-      .join("\n");
+      .join("\n") + remote;
   },
 });

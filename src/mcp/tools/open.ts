@@ -5,7 +5,7 @@ import { AppError } from "../../errors.ts";
 import { SANDBOX_MODES } from "../../sandbox/plan.ts";
 
 /** term_open's `ssh` object (SPEC.md); the connection itself is src/backend/ssh.ts. */
-const sshParams = z.strictObject({
+export const sshParams = z.strictObject({
   host: z.string().min(1).max(255).describe("Host name, IP or ~/.ssh/config alias (HostName, User, Port, IdentityFile, ProxyJump… apply); user@host and host:port also work."),
   user: z.string().min(1).max(255).optional().describe("Remote user (default: User from ~/.ssh/config, else the local user)."),
   port: z.number().int().min(1).max(65535).optional().describe("Port (default: Port from ~/.ssh/config, else 22)."),
@@ -15,6 +15,8 @@ const sshParams = z.strictObject({
   host_key: z.enum(["strict", "accept-new"]).optional().describe("strict (default): the host key must be in ~/.ssh/known_hosts. accept-new: record an unknown host's key; a changed key is refused either way."),
   keepalive_s: z.number().int().min(1).max(3600).optional().describe("Keepalive interval in seconds (default: ServerAliveInterval, else 10); a host silent for 4 intervals ends the session."),
   connect_timeout_s: z.number().int().min(1).max(300).optional().describe("Bound on connecting and logging in, without time spent waiting for the human (default: ConnectTimeout, else 15)."),
+  remote_persist: z.boolean().optional().describe("Run the shell in a ptyhub daemon on the remote host (installed there by ptyhub, no root): it survives dropped connections; ptyhub reconnects, and what ran meanwhile is read once (default false)."),
+  resume: z.string().min(1).max(64).optional().describe("Reattach to this remote persistent session (ids from term_list {ssh_host}), from any machine or after a restart."),
 });
 
 const input = z.strictObject({
