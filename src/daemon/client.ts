@@ -3,13 +3,14 @@
  * id, cancellation, elicitation answered on the daemon's behalf, and an attach stream. When the
  * connection drops, every call still waiting fails with DAEMON_UNAVAILABLE.
  */
-import { AppError, type ErrorPayload, isErrorCode } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import type { CallContext, HostEvent } from "../session/host.ts";
 import { CancelledError } from "../session/wait.ts";
 import { logger } from "../log.ts";
 import { Conn } from "./conn.ts";
-import { PROTOCOL, fromBase64, type ElicitFrame, type ExitFrame, type Frame, type HelloFrame } from "./protocol.ts";
+import { parseHostResult, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
+import { PROTOCOL, fromBase64, errorFromWire, parseDaemonFrame, type ClientFrame, type DaemonFrame, type ElicitFrame, type ExitFrame, type HelloFrame } from "./protocol.ts";
 
 const log = logger("daemon-client");
 
@@ -56,11 +57,6 @@ interface Pending {
   elicit?: CallContext["elicit"];
 }
 
-function payloadToError(p: ErrorPayload | undefined): AppError {
-  if (p && isErrorCode(p.code)) return AppError.fromPayload(p);
-  return new AppError("INTERNAL", p?.message ?? "the daemon sent a malformed error", "This is a bug in ptyhub.");
-}
-
 export class DaemonClient {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -76,7 +72,11 @@ export class DaemonClient {
     /** The daemon's hello: its pid, version and protocol. */
     readonly daemon: HelloFrame,
   ) {
-    conn.onFrame = (f) => this.onFrame(f as unknown as Frame);
+    conn.onFrame = (raw) => {
+      const f = parseDaemonFrame(raw);
+      if (f) this.onFrame(f);
+      else log.error(`the daemon sent a malformed ${String(raw.type).slice(0, 40)} frame; ignored`);
+    };
     conn.onClose = () => this.onClosed();
     conn.onProtocolError = (err) => log.error(`daemon sent garbage: ${err.message}`);
   }
@@ -98,14 +98,15 @@ export class DaemonClient {
         conn?.terminate();
         reject(err);
       };
-      const onHandshake = (f: Record<string, unknown>) => {
+      const onHandshake = (raw: unknown) => {
         if (settled) return;
-        if (f.type === "fatal") {
-          const e = payloadToError(f.error as ErrorPayload);
+        const f = parseDaemonFrame(raw);
+        if (f?.type === "fatal") {
+          const e = errorFromWire(f.error);
           return fail(new DaemonConnectError("refused", `the ptyhub daemon refused the connection: ${e.message}`, e.hint));
         }
-        if (f.type !== "hello") return fail(new DaemonConnectError("incompatible", `the process on ${opts.socket} does not speak the ptyhub protocol`, "Remove the socket if nothing should be there."));
-        const hello = f as unknown as HelloFrame;
+        if (f?.type !== "hello") return fail(new DaemonConnectError("incompatible", `the process on ${opts.socket} does not speak the ptyhub protocol`, "Remove the socket if nothing should be there."));
+        const hello = f;
         if (hello.protocol !== protocol) {
           return fail(
             new DaemonConnectError(
@@ -128,7 +129,7 @@ export class DaemonClient {
         unix: opts.socket,
         socket: {
           open(socket) {
-            conn = new Conn(socket as never);
+            conn = new Conn(socket);
             conn.onFrame = onHandshake;
             conn.onClose = () => fail(new DaemonConnectError("closed", "the ptyhub daemon closed the connection during the handshake (it was exiting)", "Retry: a new daemon starts on demand."));
             conn.send({ type: "hello", protocol, version: VERSION, pid: process.pid, role: opts.role });
@@ -156,7 +157,18 @@ export class DaemonClient {
     });
   }
 
-  /** Calls a daemon method; rejects with the daemon's AppError, or DAEMON_UNAVAILABLE if it goes away. */
+  /**
+   * Calls a host API method (src/host-api.ts): the result is checked against the method's output
+   * schema, so what reaches the caller is what the table promises.
+   */
+  async invoke<M extends HostMethod>(method: M, params: HostParams<M>, ctx?: CallContext): Promise<HostResult<M>> {
+    return parseHostResult(method, await this.call<unknown>(method, params, ctx), "the daemon");
+  }
+
+  /**
+   * Calls a daemon method by name (daemon control: status, stop, attach, subscribeEvents; and
+   * host methods, through `invoke`); rejects with the daemon's AppError, or DAEMON_UNAVAILABLE.
+   */
   call<T>(method: string, params: unknown, ctx?: CallContext): Promise<T> {
     if (this.conn.closed) return Promise.reject(this.goneError());
     const id = this.nextId++;
@@ -185,7 +197,7 @@ export class DaemonClient {
   }
 
   /** Sends a stream frame (attach input, resize, detach). */
-  send(frame: Frame): boolean {
+  send(frame: ClientFrame): boolean {
     return this.conn.send(frame);
   }
 
@@ -202,7 +214,7 @@ export class DaemonClient {
     return new AppError("DAEMON_UNAVAILABLE", `the ptyhub daemon (pid ${this.daemon.pid}) went away; the sessions it hosted are gone`, "term_open starts a new daemon and session.", false);
   }
 
-  private onFrame(f: Frame): void {
+  private onFrame(f: DaemonFrame): void {
     switch (f.type) {
       case "result":
       case "error": {
@@ -210,7 +222,7 @@ export class DaemonClient {
         if (!p) return; // Cancelled meanwhile.
         this.pending.delete(f.id);
         if (f.type === "result") p.resolve(f.result);
-        else p.reject(payloadToError(f.error));
+        else p.reject(errorFromWire(f.error));
         return;
       }
       case "elicit":

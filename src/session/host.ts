@@ -10,6 +10,7 @@ import { execCommand, type ExecParams, type ExecResult } from "./exec.ts";
 import { compileUntil, sendInput, type SendParams, type SendResult } from "./send.ts";
 import { encodeKeys } from "../terminal/keys.ts";
 import { readSession, type ReadParams, type ReadResult } from "./read.ts";
+import { HOST_API, parseHostParams, parseHostResult, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
 
 /** What the human answered to an elicitation request. */
 export interface ElicitResult {
@@ -54,6 +55,8 @@ export interface SessionHost {
   typeSecret(p: SecretParams, ctx: CallContext): Promise<{ session: string; sent: true }>;
   /** Validates that a session exists and is alive (before asking a human for a secret). */
   check(session: string, ctx: CallContext): Promise<void>;
+  /** Any method of the host API table (src/host-api.ts), by name, wherever the session lives. */
+  call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>>;
   shutdown(): Promise<void>;
   /** Session lifecycle events (for resource subscriptions); hosts that cannot report them omit it. */
   subscribeEvents?(listener: (event: HostEvent) => void): () => void;
@@ -112,6 +115,11 @@ export class LocalHost implements SessionHost {
 
   async check(session: string, _ctx?: CallContext): Promise<void> {
     this.manager.get(session).assertAlive();
+  }
+
+  async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
+    const raw = await HOST_API[method].apply(this, parseHostParams(method, params), ctx);
+    return parseHostResult(method, raw, "this host");
   }
 
   async shutdown(): Promise<void> {
