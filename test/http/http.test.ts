@@ -5,7 +5,10 @@
  * resource updates arrive over SSE; kill -9 loses no session; SIGTERM ends cleanly.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { alive, CLI, daemonStatus, settleLeftovers, waitFor } from "../daemon/helpers.ts";
 import { httpFixture, okTool } from "./helpers.ts";
@@ -230,6 +233,47 @@ describe("ptyhub serve --http", () => {
     const short = Bun.spawnSync([process.execPath, CLI, "serve", "--http", "--port", "0"], { env: { ...e, PTYHUB_HTTP_TOKEN: "short" }, stderr: "pipe" });
     expect(short.exitCode).toBe(1);
     expect(short.stderr.toString()).toContain("shorter than");
+  });
+
+  test("--insecure-no-auth serves without a token, and says so loudly", async () => {
+    const e = fx.env();
+    const s = await fx.server(e, ["--insecure-no-auth"]);
+    expect(s.banner).toContain("auth: NONE");
+    const r = await fetch(s.url, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(INIT) });
+    expect(r.status).toBe(200);
+    await r.body?.cancel();
+    await waitFor(() => s.stderr().includes("AUTHENTICATION DISABLED"), 5000, "the warning in the log");
+    // Origin is still checked.
+    expect((await fetch(s.url, { method: "POST", headers: { ...MCP_HEADERS, origin: "http://evil.example" }, body: JSON.stringify(INIT) })).status).toBe(403);
+  });
+
+  test("--tls-cert/--tls-key serve HTTPS: the SDK client works over TLS with the certificate", async () => {
+    const e = fx.env();
+    const dir = mkdtempSync(join(e.XDG_STATE_HOME!, "..", "tls-"));
+    const cert = join(dir, "cert.pem");
+    const key = join(dir, "key.pem");
+    const gen = Bun.spawnSync(
+      ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert],
+      { stdout: "ignore", stderr: "pipe" },
+    );
+    expect(gen.exitCode).toBe(0);
+    const s = await fx.server(e, ["--tls-cert", cert, "--tls-key", key]);
+    expect(s.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const ca = readFileSync(cert, "utf8");
+    const tlsFetch = (url: string | URL, init?: RequestInit) => fetch(url, { ...init, tls: { ca } });
+    // Plain HTTP to the TLS port is not served.
+    const plain = await fetch(s.url.replace("https:", "http:"), { method: "POST", headers: MCP_HEADERS, body: "{}" }).catch((err: Error) => err);
+    expect(plain instanceof Error || plain.status >= 400).toBe(true);
+    const transport = new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers: { Authorization: `Bearer ${s.token}` } }, fetch: tlsFetch });
+    const client = new Client({ name: "tls-test", version: "0" });
+    await client.connect(transport);
+    try {
+      const r = (await client.callTool({ name: "term_exec", arguments: { command: "echo over-tls" } })) as { structuredContent?: Record<string, unknown> };
+      expect(String(r.structuredContent?.output)).toContain("over-tls");
+    } finally {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    }
   });
 });
 
