@@ -8,7 +8,8 @@ import { VERSION } from "../version.ts";
 import type { CallContext, HostEvent } from "../session/host.ts";
 import { CancelledError } from "../session/wait.ts";
 import { logger } from "../log.ts";
-import { Conn } from "./conn.ts";
+import { Conn, type ByteChannel } from "./conn.ts";
+import { StreamChannel, type DuplexStream } from "./stream-channel.ts";
 import { parseHostResult, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
 import { PROTOCOL, fromBase64, errorFromWire, parseDaemonFrame, type ClientFrame, type DaemonFrame, type ElicitFrame, type ExitFrame, type HelloFrame } from "./protocol.ts";
 
@@ -40,6 +41,19 @@ export class DaemonConnectError extends AppError {
   get notRunning(): boolean {
     return this.kind === "absent" || this.kind === "stale" || this.kind === "closed";
   }
+}
+
+type HandshakeOptions = Omit<ConnectOptions, "socket">;
+
+interface HandshakeEnds {
+  /** The byte channel is open: the hello goes out on the Conn made over it. */
+  opened(channel: ByteChannel): Conn;
+  fail(err: DaemonConnectError): void;
+}
+
+export interface StreamConnectOptions extends HandshakeOptions {
+  /** Where the stream leads, for messages ("ssh web1", "a relay process"). */
+  label: string;
 }
 
 export interface ConnectOptions {
@@ -85,7 +99,56 @@ export class DaemonClient {
     return this.conn.closed;
   }
 
+  /** Connects to the daemon's Unix socket. */
   static connect(opts: ConnectOptions): Promise<DaemonClient> {
+    return DaemonClient.handshake(opts, opts.socket, (h) => {
+      let conn: Conn | null = null;
+      Bun.connect({
+        unix: opts.socket,
+        socket: {
+          open(socket) {
+            conn = h.opened(socket);
+          },
+          data(_socket, data) {
+            conn?.data(data);
+          },
+          drain() {
+            conn?.drain();
+          },
+          close() {
+            conn?.closedBySocket();
+          },
+          error(_socket, err) {
+            log.debug(`daemon socket error: ${err.message}`);
+          },
+        },
+      }).catch((err: NodeJS.ErrnoException) => {
+        const code = err.code ?? "";
+        if (code === "ENOENT") h.fail(new DaemonConnectError("absent", "no ptyhub daemon is running", "term_open starts one."));
+        else if (code === "ECONNREFUSED") h.fail(new DaemonConnectError("stale", "the ptyhub daemon is not running (its socket is left over: it died)", "term_open starts a new one."));
+        else if (code === "EACCES" || code === "EPERM") h.fail(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set XDG_RUNTIME_DIR to a directory you own."));
+        else h.fail(new DaemonConnectError("absent", `cannot connect to the ptyhub daemon: ${err.message}`, "term_open starts one."));
+      });
+    });
+  }
+
+  /**
+   * Speaks the daemon protocol over any duplex byte stream that reaches a daemon (a pipe to a
+   * process relaying to the socket, an SSH exec channel), not only the socket itself.
+   */
+  static overStream(stream: DuplexStream, opts: StreamConnectOptions): Promise<DaemonClient> {
+    return DaemonClient.handshake(opts, opts.label, (h) => {
+      const channel = new StreamChannel(stream);
+      const conn = h.opened(channel);
+      void channel.pump(conn);
+    });
+  }
+
+  /**
+   * The hello exchange, whatever carries it: `start` opens the byte channel and hands it to
+   * `opened` (or reports `fail`); the promise settles with a client, or the reason there is none.
+   */
+  private static handshake(opts: HandshakeOptions, where: string, start: (h: HandshakeEnds) => void): Promise<DaemonClient> {
     const protocol = opts.protocol ?? PROTOCOL;
     return new Promise<DaemonClient>((resolve, reject) => {
       let conn: Conn | null = null;
@@ -105,7 +168,7 @@ export class DaemonClient {
           const e = errorFromWire(f.error);
           return fail(new DaemonConnectError("refused", `the ptyhub daemon refused the connection: ${e.message}`, e.hint));
         }
-        if (f?.type !== "hello") return fail(new DaemonConnectError("incompatible", `the process on ${opts.socket} does not speak the ptyhub protocol`, "Remove the socket if nothing should be there."));
+        if (f?.type !== "hello") return fail(new DaemonConnectError("incompatible", `the process on ${where} does not speak the ptyhub protocol`, "Remove the socket if nothing should be there."));
         const hello = f;
         if (hello.protocol !== protocol) {
           return fail(
@@ -117,42 +180,25 @@ export class DaemonClient {
             ),
           );
         }
+        if (!conn) return fail(new DaemonConnectError("closed", "the connection to the daemon went away during the handshake", "Retry."));
         settled = true;
         clearTimeout(timer);
-        resolve(new DaemonClient(conn!, hello));
+        resolve(new DaemonClient(conn, hello));
       };
       timer = setTimeout(
-        () => fail(new DaemonConnectError("timeout", `the ptyhub daemon on ${opts.socket} did not answer within ${opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS} ms`, "Check `ptyhub daemon --status` and its log; `ptyhub daemon --stop` restarts it on next use.")),
+        () => fail(new DaemonConnectError("timeout", `the ptyhub daemon on ${where} did not answer within ${opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS} ms`, "Check `ptyhub daemon --status` and its log; `ptyhub daemon --stop` restarts it on next use.")),
         opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS,
       );
-      Bun.connect({
-        unix: opts.socket,
-        socket: {
-          open(socket) {
-            conn = new Conn(socket);
-            conn.onFrame = onHandshake;
-            conn.onClose = () => fail(new DaemonConnectError("closed", "the ptyhub daemon closed the connection during the handshake (it was exiting)", "Retry: a new daemon starts on demand."));
-            conn.send({ type: "hello", protocol, version: VERSION, pid: process.pid, role: opts.role });
-          },
-          data(_socket, data) {
-            conn?.data(data);
-          },
-          drain() {
-            conn?.drain();
-          },
-          close() {
-            conn?.closedBySocket();
-          },
-          error(_socket, err) {
-            log.debug(`daemon socket error: ${err.message}`);
-          },
+      start({
+        opened(channel) {
+          const c = new Conn(channel);
+          conn = c;
+          c.onFrame = onHandshake;
+          c.onClose = () => fail(new DaemonConnectError("closed", "the ptyhub daemon closed the connection during the handshake (it was exiting)", "Retry: a new daemon starts on demand."));
+          c.send({ type: "hello", protocol, version: VERSION, pid: process.pid, role: opts.role });
+          return c;
         },
-      }).catch((err: NodeJS.ErrnoException) => {
-        const code = err.code ?? "";
-        if (code === "ENOENT") fail(new DaemonConnectError("absent", "no ptyhub daemon is running", "term_open starts one."));
-        else if (code === "ECONNREFUSED") fail(new DaemonConnectError("stale", "the ptyhub daemon is not running (its socket is left over: it died)", "term_open starts a new one."));
-        else if (code === "EACCES" || code === "EPERM") fail(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set XDG_RUNTIME_DIR to a directory you own."));
-        else fail(new DaemonConnectError("absent", `cannot connect to the ptyhub daemon: ${err.message}`, "term_open starts one."));
+        fail,
       });
     });
   }

@@ -1,10 +1,22 @@
 /**
- * One framed connection over a Bun socket, used by both ends. Bun's socket.write is
- * non-blocking and may take only part of the bytes (backpressure): the rest is queued and
- * written on `drain`, in order, so a large result or a burst of terminal output is never cut.
+ * One framed connection over a byte channel (a Bun socket, or any duplex stream adapted to one),
+ * used by both ends. Bun's socket.write is non-blocking and may take only part of the bytes
+ * (backpressure): the rest is queued and written on `drain`, in order, so a large result or a
+ * burst of terminal output is never cut.
  */
-import type { Socket } from "bun";
 import { encodeFrame, FrameDecoder, FrameError, type Frame } from "./protocol.ts";
+
+/** What a Conn needs of the bytes under it; a Bun socket has exactly this shape. */
+export interface ByteChannel {
+  /** Writes what it can now; returns how many bytes it took (-1: closed). */
+  write(bytes: Uint8Array): number;
+  /** Ends our side after what was written. */
+  end(): void;
+  /** Shuts our sending side, still reading. */
+  shutdown(): void;
+  /** Drops the connection at once. */
+  terminate(): void;
+}
 
 /** How long a hung-up connection waits for the peer to close before closing it itself. */
 const HANG_UP_LINGER_MS = 2000;
@@ -22,7 +34,7 @@ export class Conn {
   /** Called when the peer sends bytes that are not frames; the connection closes afterwards. */
   onProtocolError: (err: FrameError) => void = () => {};
 
-  constructor(readonly socket: Socket<unknown>) {}
+  constructor(readonly socket: ByteChannel) {}
 
   /** Bytes waiting for the socket to accept them. */
   get backlog(): number {
