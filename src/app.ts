@@ -38,7 +38,11 @@ const SHUTDOWN_GRACE_MS = 3000;
  * `stop`) first close the transport, then this process's sessions, then exit; a shutdown that
  * hangs is cut short after SHUTDOWN_GRACE_MS. Errors that escape a request are logged, never fatal.
  */
-export function handleShutdown(app: App, closeTransport: () => Promise<unknown>, log: Logger): (why: string) => Promise<void> {
+export function handleShutdown(
+  app: App,
+  closeTransport: () => Promise<unknown>,
+  log: Logger,
+): (why: string) => Promise<void> {
   let stopping = false;
   const stop = async (why: string) => {
     if (stopping) return;

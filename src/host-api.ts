@@ -27,7 +27,10 @@ import { termClose } from "./mcp/tools/close.ts";
 import { termResize } from "./mcp/tools/resize.ts";
 
 /** Where term_exec's default session starts, sent along by the caller: its own cwd and env. */
-const execDefaults = z.strictObject({ cwd: z.string().min(1).max(4096).optional(), env: z.record(z.string(), z.string()).optional() });
+const execDefaults = z.strictObject({
+  cwd: z.string().min(1).max(4096).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+});
 
 /** How a send or read wait ended: every way but exec's "marker" (the tools share one enum). */
 const waitVia = viaEnum.exclude(["marker"]);
@@ -56,9 +59,21 @@ const TABLE = {
     output: termExec.output,
     apply: (h, p, ctx) => h.exec(p, ctx),
   }),
-  send: method({ input: termSend.input, output: termSend.output.extend({ via: waitVia }), apply: (h, p, ctx) => h.send(p, ctx) }),
-  read: method({ input: termRead.input, output: termRead.output.extend({ via: waitVia.nullable() }), apply: (h, p, ctx) => h.read(p, ctx) }),
-  list: method({ input: z.strictObject({}), output: termList.output.shape.sessions, apply: (h, _p, ctx) => h.list(ctx) }),
+  send: method({
+    input: termSend.input,
+    output: termSend.output.extend({ via: waitVia }),
+    apply: (h, p, ctx) => h.send(p, ctx),
+  }),
+  read: method({
+    input: termRead.input,
+    output: termRead.output.extend({ via: waitVia.nullable() }),
+    apply: (h, p, ctx) => h.read(p, ctx),
+  }),
+  list: method({
+    input: z.strictObject({}),
+    output: termList.output.shape.sessions,
+    apply: (h, _p, ctx) => h.list(ctx),
+  }),
   close: method({ input: termClose.input, output: termClose.output, apply: (h, p, ctx) => h.close(p, ctx) }),
   resize: method({ input: termResize.input, output: termResize.output, apply: (h, p, ctx) => h.resize(p, ctx) }),
   typeSecret: method({
@@ -99,13 +114,23 @@ export function isHostMethod(name: string): name is HostMethod {
 export function parseHostParams<M extends HostMethod>(method: M, params: unknown): HostInput<M> {
   const parsed = HOST_API[method].input.safeParse(params);
   if (!parsed.success) {
-    throw new AppError("INVALID_ARGUMENT", `invalid ${method} call: ${describeIssues(parsed.error)}`, "Nothing was changed; check the arguments.", false);
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      `invalid ${method} call: ${describeIssues(parsed.error)}`,
+      "Nothing was changed; check the arguments.",
+      false,
+    );
   }
   return parsed.data;
 }
 
 /** Checks a call's params, then applies it to the host that has the sessions (the daemon's dispatch). */
-export function applyHostCall<M extends HostMethod>(host: LocalHost, method: M, params: unknown, ctx: CallContext): Promise<unknown> {
+export function applyHostCall<M extends HostMethod>(
+  host: LocalHost,
+  method: M,
+  params: unknown,
+  ctx: CallContext,
+): Promise<unknown> {
   return HOST_API[method].apply(host, parseHostParams(method, params), ctx);
 }
 
@@ -113,7 +138,11 @@ export function applyHostCall<M extends HostMethod>(host: LocalHost, method: M, 
 export function parseHostResult<M extends HostMethod>(method: M, value: unknown, from: string): HostResult<M> {
   const r = HOST_API[method].output.safeParse(value);
   if (!r.success) {
-    throw new AppError("INTERNAL", `${from}'s ${method} result is malformed: ${describeIssues(r.error)}`, "The daemon and this ptyhub may be different builds: `ptyhub daemon --stop` restarts it.");
+    throw new AppError(
+      "INTERNAL",
+      `${from}'s ${method} result is malformed: ${describeIssues(r.error)}`,
+      "The daemon and this ptyhub may be different builds: `ptyhub daemon --stop` restarts it.",
+    );
   }
   return r.data;
 }

@@ -32,7 +32,13 @@ export class HttpMcpServer {
   /** Starts `bun CLI serve --http --port 0` and connects a client to the URL it prints. */
   static async start(label: string, cli: string, extraEnv: Record<string, string> = {}): Promise<HttpMcpServer> {
     const { env, home } = isolatedEnv(label.replace(/[^A-Za-z0-9]+/g, "_"), extraEnv);
-    const proc = Bun.spawn(["bun", cli, "serve", "--http", "--port", "0"], { env, cwd: home, stdout: "pipe", stderr: "ignore", stdin: "ignore" });
+    const proc = Bun.spawn(["bun", cli, "serve", "--http", "--port", "0"], {
+      env,
+      cwd: home,
+      stdout: "pipe",
+      stderr: "ignore",
+      stdin: "ignore",
+    });
     const reader = proc.stdout.getReader();
     const dec = new TextDecoder();
     let banner = "";
@@ -50,7 +56,9 @@ export class HttpMcpServer {
     const tokenFile = /token in (\S+)>/.exec(banner)?.[1];
     if (!url || !tokenFile) throw new Error(`${label}: unexpected banner: ${banner}`);
     const token = readFileSync(tokenFile, "utf8").trim();
-    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
     const client = new Client({ name: "ptyhub-bench", version: "1.0.0" }, { capabilities: {} });
     await client.connect(transport);
     await client.listTools(undefined, { timeout: 30_000 });
@@ -59,7 +67,9 @@ export class HttpMcpServer {
 
   async call(name: string, args: Record<string, unknown>, timeoutMs = CALL_TIMEOUT_MS): Promise<Called> {
     const t0 = performance.now();
-    const result = (await this.client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs })) as CallToolResult;
+    const result = (await this.client.callTool({ name, arguments: args }, undefined, {
+      timeout: timeoutMs,
+    })) as CallToolResult;
     const ms = performance.now() - t0;
     const first = result.content?.[0];
     return { ms, result, text: first && first.type === "text" ? first.text : "" };
@@ -78,7 +88,14 @@ export class HttpMcpServer {
     await this.client.close().catch(() => undefined);
     this.proc.kill("SIGTERM");
     await this.proc.exited;
-    Bun.spawnSync(["bun", this.cli, "daemon", "--stop"], { env: this.env, cwd: this.home, stdout: "ignore", stderr: "ignore", stdin: "ignore", timeout: 15_000 });
+    Bun.spawnSync(["bun", this.cli, "daemon", "--stop"], {
+      env: this.env,
+      cwd: this.home,
+      stdout: "ignore",
+      stderr: "ignore",
+      stdin: "ignore",
+      timeout: 15_000,
+    });
     const left = await awaitGone(SERVER_VAR, this.env[SERVER_VAR]!, EXIT_GRACE_MS);
     if (left.length > 0) {
       this.leftovers = left.map((p) => `${p.pid} ${p.cmd.slice(0, 80)}`);

@@ -29,12 +29,25 @@ export async function httpVsStdio(ctx: Ctx): Promise<MetricResult> {
   try {
     stdio = (await McpServer.start(ctx.ptyhub)).server;
     http = await HttpMcpServer.start("ptyhub-http", join(REPO, "src", "cli.ts"), ctx.ptyhub.env);
-    const row = (subject: string, note: string): Row => ({ subject, unit: "ms", samples: [], correct: { ok: 0, of: 0 }, note, baseline: "ptyhub term_exec (stdio)" });
+    const row = (subject: string, note: string): Row => ({
+      subject,
+      unit: "ms",
+      samples: [],
+      correct: { ok: 0, of: 0 },
+      note,
+      baseline: "ptyhub term_exec (stdio)",
+    });
     const stdioShell = new PtyhubShell(stdio);
     const httpShell = new PtyhubShell(http);
     const subjects = [
-      { row: row("ptyhub term_exec (stdio)", "the stdio server an MCP client launches"), run: () => stdioShell.exec(COMMAND, "hi") },
-      { row: row("ptyhub term_exec (HTTP)", "ptyhub serve --http on 127.0.0.1, bearer token, SSE response"), run: () => httpShell.exec(COMMAND, "hi") },
+      {
+        row: row("ptyhub term_exec (stdio)", "the stdio server an MCP client launches"),
+        run: () => stdioShell.exec(COMMAND, "hi"),
+      },
+      {
+        row: row("ptyhub term_exec (HTTP)", "ptyhub serve --http on 127.0.0.1, bearer token, SSE response"),
+        run: () => httpShell.exec(COMMAND, "hi"),
+      },
     ];
     await runInterleaved(subjects, {
       warmup,
@@ -44,16 +57,23 @@ export async function httpVsStdio(ctx: Ctx): Promise<MetricResult> {
     });
     res.tables.push({ title: "`echo hi` latency by transport", kind: "latency", rows: subjects.map((s) => s.row) });
     for (const s of subjects) {
-      if (s.row.correct!.ok !== s.row.correct!.of) res.errors.push(`${s.row.subject} returned ${s.row.correct!.of - s.row.correct!.ok} incorrect results`);
+      if (s.row.correct!.ok !== s.row.correct!.of)
+        res.errors.push(`${s.row.subject} returned ${s.row.correct!.of - s.row.correct!.ok} incorrect results`);
     }
     const a = median(subjects[0]!.row.samples);
     const b = median(subjects[1]!.row.samples);
     const overhead = a !== null && b !== null ? b - a : null;
-    res.checks.push({ goal: `HTTP adds ≤ ${TARGET_OVERHEAD_MS} ms per call over stdio (medians)`, actual: overhead === null ? "n/a" : fmt(overhead, "ms"), met: overhead === null ? null : overhead <= TARGET_OVERHEAD_MS });
+    res.checks.push({
+      goal: `HTTP adds ≤ ${TARGET_OVERHEAD_MS} ms per call over stdio (medians)`,
+      actual: overhead === null ? "n/a" : fmt(overhead, "ms"),
+      met: overhead === null ? null : overhead <= TARGET_OVERHEAD_MS,
+    });
   } finally {
     await stdio?.close();
     await http?.close();
-    for (const s of [stdio, http]) if (s && s.leftovers.length) res.notes.push(`${s.label} left ${s.leftovers.length} process(es) running: ${s.leftovers.join("; ")}`);
+    for (const s of [stdio, http])
+      if (s && s.leftovers.length)
+        res.notes.push(`${s.label} left ${s.leftovers.length} process(es) running: ${s.leftovers.join("; ")}`);
   }
   return res;
 }

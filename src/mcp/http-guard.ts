@@ -9,7 +9,13 @@
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
 
 export function isLoopbackHost(host: string): boolean {
-  return host === "127.0.0.1" || host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return (
+    host === "127.0.0.1" ||
+    host === "localhost" ||
+    host === "::1" ||
+    host === "[::1]" ||
+    /^127\.\d+\.\d+\.\d+$/.test(host)
+  );
 }
 
 export interface GuardOptions {
@@ -52,7 +58,8 @@ export function createGuard(opts: GuardOptions): RequestGuard {
       // Rebinding hides behind the server's own origin only if Host still names the attacker's
       // domain: a loopback server checks Host too (off loopback, a reverse proxy may rewrite it).
       const host = req.headers.get("host");
-      if (loopback && (host === null || !hosts.has(host.toLowerCase()))) return `host ${String(host).slice(0, 200)} is not this server`;
+      if (loopback && (host === null || !hosts.has(host.toLowerCase())))
+        return `host ${String(host).slice(0, 200)} is not this server`;
       return null;
     },
   };

@@ -87,7 +87,10 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       },
     });
     // The reader id is per MCP session: each HTTP client keeps its own read cursors.
-    const server = createMcpServer({ host: app.host, clientId: () => `http:${server.getClientVersion()?.name ?? "mcp"}:${id}` });
+    const server = createMcpServer({
+      host: app.host,
+      clientId: () => `http:${server.getClientVersion()?.name ?? "mcp"}:${id}`,
+    });
     const entry: McpSession = { server, transport, lastActive: Date.now() };
     return entry;
   };
@@ -98,7 +101,9 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
     let oldest: [string, McpSession] | null = null;
     for (const e of sessions) if (!oldest || e[1].lastActive < oldest[1].lastActive) oldest = e;
     if (!oldest || Date.now() - oldest[1].lastActive < EVICTABLE_AFTER_MS) return false;
-    log.info(`MCP session ${oldest[0]} quiet for ${Date.now() - oldest[1].lastActive} ms: dropped to admit a new client`);
+    log.info(
+      `MCP session ${oldest[0]} quiet for ${Date.now() - oldest[1].lastActive} ms: dropped to admit a new client`,
+    );
     sessions.delete(oldest[0]);
     void oldest[1].server.close().catch(() => undefined);
     return true;
@@ -116,7 +121,10 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       return s.transport.handleRequest(req);
     }
     if (req.method !== "POST") return jsonError(400, "Bad Request: Mcp-Session-Id header is required");
-    if (!makeRoom()) return jsonError(503, `Too many MCP sessions (${opts.maxSessions}); close one or raise http_max_sessions`, { "Retry-After": "5" });
+    if (!makeRoom())
+      return jsonError(503, `Too many MCP sessions (${opts.maxSessions}); close one or raise http_max_sessions`, {
+        "Retry-After": "5",
+      });
     const s = newSession();
     await s.server.connect(s.transport);
     const res = await s.transport.handleRequest(req);
@@ -133,7 +141,8 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
     ...(opts.tls ? { tls: { cert: Bun.file(opts.tls.cert), key: Bun.file(opts.tls.key) } } : {}),
     fetch: async (req, srv) => {
       // pendingRequests counts this request and every open SSE stream.
-      if (srv.pendingRequests > opts.maxConnections) return jsonError(503, "Too many connections", { "Retry-After": "1" });
+      if (srv.pendingRequests > opts.maxConnections)
+        return jsonError(503, "Too many connections", { "Retry-After": "1" });
       if (closing || !guard) return jsonError(503, "Shutting down");
       const url = new URL(req.url);
       if (url.pathname !== MCP_PATH) return jsonError(404, `Not found: the MCP endpoint is ${MCP_PATH}`);
@@ -143,7 +152,9 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
         return jsonError(403, `Forbidden: ${refusal}`);
       }
       if (opts.token !== null && !bearerMatches(req.headers.get("authorization"), opts.token)) {
-        return jsonError(401, "Unauthorized: send Authorization: Bearer <token>", { "WWW-Authenticate": 'Bearer realm="ptyhub"' });
+        return jsonError(401, "Unauthorized: send Authorization: Bearer <token>", {
+          "WWW-Authenticate": 'Bearer realm="ptyhub"',
+        });
       }
       try {
         return await handleMcp(req);

@@ -80,8 +80,10 @@ export async function runServeCommand(args: string[]): Promise<number> {
 
   const noAuth = values["insecure-no-auth"] === true;
   const token = noAuth ? null : resolveHttpToken();
-  if (noAuth) log.warn("AUTHENTICATION DISABLED (--insecure-no-auth): anyone who reaches this port can run commands as you");
-  if (!isLoopbackHost(host)) log.warn(`listening on ${host} by explicit choice (--host): reachable beyond this machine`);
+  if (noAuth)
+    log.warn("AUTHENTICATION DISABLED (--insecure-no-auth): anyone who reaches this port can run commands as you");
+  if (!isLoopbackHost(host))
+    log.warn(`listening on ${host} by explicit choice (--host): reachable beyond this machine`);
 
   const app = createApp(config);
   const server = startHttpServer(app, {

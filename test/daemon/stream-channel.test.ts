@@ -53,10 +53,18 @@ describe("the daemon protocol over a stream", () => {
     expect(missing).toBeInstanceOf(AppError);
     expect((missing as AppError).code).toBe("SESSION_NOT_FOUND");
     // A session opened through the stream, and a result far larger than one pipe buffer.
-    const opened = await c.invoke("open", { name: "via-stream", command: "/bin/sh", args: ["-c", "seq 1 30000; exec sleep 60"] }, { clientId: "stream-test" });
+    const opened = await c.invoke(
+      "open",
+      { name: "via-stream", command: "/bin/sh", args: ["-c", "seq 1 30000; exec sleep 60"] },
+      { clientId: "stream-test" },
+    );
     expect(opened.session).toBe("via-stream");
     // open returned once the output settled; the whole of it is in the history.
-    const r = await c.invoke("read", { session: "via-stream", mode: "history", from: 1, to: 30000, max_tokens: 200_000 }, { clientId: "stream-test" });
+    const r = await c.invoke(
+      "read",
+      { session: "via-stream", mode: "history", from: 1, to: 30000, max_tokens: 200_000 },
+      { clientId: "stream-test" },
+    );
     const lines = r.output.split("\n");
     expect(r.output.length).toBeGreaterThan(150_000);
     expect(lines.slice(0, 3)).toEqual(["1", "2", "3"]);

@@ -7,7 +7,17 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { alive, CLI, REPO, startServer, stopDaemon, testEnv, waitFor, type Env, type McpServer } from "../daemon/helpers.ts";
+import {
+  alive,
+  CLI,
+  REPO,
+  startServer,
+  stopDaemon,
+  testEnv,
+  waitFor,
+  type Env,
+  type McpServer,
+} from "../daemon/helpers.ts";
 
 export interface HttpServerProc {
   proc: ReturnType<typeof Bun.spawn>;
@@ -28,7 +38,13 @@ export interface HttpServerProc {
 const START_TIMEOUT_MS = 20_000;
 
 export async function startHttpServer(env: Env, args: string[] = []): Promise<HttpServerProc> {
-  const proc = Bun.spawn([process.execPath, CLI, "serve", "--http", "--port", "0", ...args], { env, cwd: REPO, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const proc = Bun.spawn([process.execPath, CLI, "serve", "--http", "--port", "0", ...args], {
+    env,
+    cwd: REPO,
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
   let err = "";
   void (async () => {
     const dec = new TextDecoder();
@@ -75,8 +91,15 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-export async function connectHttp(url: string, token: string, name = "http-test", capabilities: Record<string, unknown> = {}): Promise<HttpClient> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+export async function connectHttp(
+  url: string,
+  token: string,
+  name = "http-test",
+  capabilities: Record<string, unknown> = {},
+): Promise<HttpClient> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   const client = new Client({ name, version: "0" }, { capabilities });
   await client.connect(transport);
   return {
@@ -91,7 +114,11 @@ export async function connectHttp(url: string, token: string, name = "http-test"
 }
 
 /** Tool results as the daemon tests see them (same `call`/`ok` shape), for any SDK client. */
-export async function callTool(client: Client, tool: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; data: Record<string, unknown>; text: string }> {
+export async function callTool(
+  client: Client,
+  tool: string,
+  args: Record<string, unknown> = {},
+): Promise<{ isError: boolean; data: Record<string, unknown>; text: string }> {
   const r = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as {
     isError?: boolean;
     structuredContent?: Record<string, unknown>;
@@ -100,7 +127,11 @@ export async function callTool(client: Client, tool: string, args: Record<string
   return { isError: r.isError === true, data: r.structuredContent ?? {}, text: r.content?.[0]?.text ?? "" };
 }
 
-export async function okTool(client: Client, tool: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+export async function okTool(
+  client: Client,
+  tool: string,
+  args: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const r = await callTool(client, tool, args);
   if (r.isError) throw new Error(`${tool} failed: ${r.text}`);
   return r.data;
@@ -125,7 +156,11 @@ export function httpFixture() {
       servers.push(s);
       return s;
     },
-    async client(s: { url: string; token: string }, name?: string, capabilities?: Record<string, unknown>): Promise<HttpClient> {
+    async client(
+      s: { url: string; token: string },
+      name?: string,
+      capabilities?: Record<string, unknown>,
+    ): Promise<HttpClient> {
       const c = await connectHttp(s.url, s.token, name, capabilities);
       clients.push(c);
       return c;

@@ -84,7 +84,9 @@ describe("ptyhub serve --http", () => {
     expect((await post({ ...auth, origin: "http://evil.example" })).status).toBe(403);
     expect((await post({ ...auth, origin: "null" })).status).toBe(403);
     // DNS rebinding: the page's own origin, but the attacker's host name.
-    expect((await post({ ...auth, origin: `http://rebind.example:${port}`, host: `rebind.example:${port}` })).status).toBe(403);
+    expect(
+      (await post({ ...auth, origin: `http://rebind.example:${port}`, host: `rebind.example:${port}` })).status,
+    ).toBe(403);
     expect((await post({ ...auth, host: `rebind.example:${port}` })).status).toBe(403);
     // Origin is checked before the token: a page learns nothing, even with a right guess.
     expect((await post({ origin: "http://evil.example" })).status).toBe(403);
@@ -102,7 +104,8 @@ describe("ptyhub serve --http", () => {
     const e = fx.env({ PTYHUB_HTTP_MAX_BODY_BYTES: "4096" });
     const s = await fx.server(e);
     const auth = { authorization: `Bearer ${s.token}` };
-    const post = (headers: Record<string, string>, body: string) => fetch(s.url, { method: "POST", headers: { ...MCP_HEADERS, ...auth, ...headers }, body });
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(s.url, { method: "POST", headers: { ...MCP_HEADERS, ...auth, ...headers }, body });
 
     const big = await post({}, JSON.stringify({ ...INIT, params: { ...INIT.params, pad: "x".repeat(10_000) } }));
     expect(big.status).toBe(413);
@@ -110,8 +113,23 @@ describe("ptyhub serve --http", () => {
     const bad = await post({}, "{not json");
     expect(bad.status).toBe(400);
     expect(JSON.stringify(await bad.json())).toContain("Parse error");
-    expect((await fetch(s.url.replace(/\/mcp$/, "/other"), { method: "POST", headers: { ...MCP_HEADERS, ...auth }, body: "{}" })).status).toBe(404);
-    expect((await post({ "mcp-session-id": "no-such-session" }, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }))).status).toBe(404);
+    expect(
+      (
+        await fetch(s.url.replace(/\/mcp$/, "/other"), {
+          method: "POST",
+          headers: { ...MCP_HEADERS, ...auth },
+          body: "{}",
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await post(
+          { "mcp-session-id": "no-such-session" },
+          JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+        )
+      ).status,
+    ).toBe(404);
     // A request that is not initialize, without a session: refused, and no session is created.
     expect((await post({}, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }))).status).toBe(400);
 
@@ -128,7 +146,12 @@ describe("ptyhub serve --http", () => {
     const flood = Array.from({ length: cap }, () => {
       const ac = new AbortController();
       const body = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode("{")) });
-      const req = fetch(s.url, { method: "POST", headers: { ...MCP_HEADERS, authorization: `Bearer ${s.token}` }, body, signal: ac.signal }).catch(() => null);
+      const req = fetch(s.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, authorization: `Bearer ${s.token}` },
+        body,
+        signal: ac.signal,
+      }).catch(() => null);
       return { ac, req };
     });
     const probe = async () => {
@@ -161,11 +184,23 @@ describe("ptyhub serve --http", () => {
     const b = await fx.client(s, "agent-b");
     const c = await fx.stdio(e);
     await okTool(a.client, "term_open", { name: "shared" });
-    await okTool(b.client, "term_send", { session: "shared", text: "echo FROM-B-$((2+3))", until: "FROM-B-5", wait_ms: 10_000 });
-    await okTool(c.client, "term_send", { session: "shared", text: "echo FROM-STDIO-$((3+4))", until: "FROM-STDIO-7", wait_ms: 10_000 });
+    await okTool(b.client, "term_send", {
+      session: "shared",
+      text: "echo FROM-B-$((2+3))",
+      until: "FROM-B-5",
+      wait_ms: 10_000,
+    });
+    await okTool(c.client, "term_send", {
+      session: "shared",
+      text: "echo FROM-STDIO-$((3+4))",
+      until: "FROM-STDIO-7",
+      wait_ms: 10_000,
+    });
     // Everyone sees the one session.
     for (const x of [a.client, b.client, c.client]) {
-      expect(((await okTool(x, "term_list")).sessions as Array<{ session: string }>).map((t) => t.session)).toEqual(["shared"]);
+      expect(((await okTool(x, "term_list")).sessions as Array<{ session: string }>).map((t) => t.session)).toEqual([
+        "shared",
+      ]);
     }
     // A has not read yet: both commands' output is new to A (its cursor, not B's or C's).
     const ra = String((await okTool(a.client, "term_read", { session: "shared", wait_ms: 0 })).output);
@@ -176,7 +211,9 @@ describe("ptyhub serve --http", () => {
     expect(rb).toContain("FROM-STDIO-7");
     expect(rb).not.toContain("FROM-B-5");
     // Reading again gives nothing new to A.
-    expect(String((await okTool(a.client, "term_read", { session: "shared", wait_ms: 0 })).output)).not.toContain("FROM-");
+    expect(String((await okTool(a.client, "term_read", { session: "shared", wait_ms: 0 })).output)).not.toContain(
+      "FROM-",
+    );
   });
 
   test("resource subscriptions notify over SSE", async () => {
@@ -199,7 +236,12 @@ describe("ptyhub serve --http", () => {
     const s1 = await fx.server(e);
     const a = await fx.client(s1);
     await okTool(a.client, "term_open", { name: "survivor" });
-    await okTool(a.client, "term_send", { session: "survivor", text: "echo BEFORE; sleep 0.5; echo AFTER-$((5*5))", until: "BEFORE", wait_ms: 10_000 });
+    await okTool(a.client, "term_send", {
+      session: "survivor",
+      text: "echo BEFORE; sleep 0.5; echo AFTER-$((5*5))",
+      until: "BEFORE",
+      wait_ms: 10_000,
+    });
     await s1.kill();
     expect(alive(s1.pid)).toBe(false);
     expect((await daemonStatus(e))?.sessions).toBe(1);
@@ -230,7 +272,10 @@ describe("ptyhub serve --http", () => {
     expect(s.banner).toContain("PTYHUB_HTTP_TOKEN");
     const a = await fx.client({ url: s.url, token });
     expect((await okTool(a.client, "term_list")).sessions).toEqual([]);
-    const short = Bun.spawnSync([process.execPath, CLI, "serve", "--http", "--port", "0"], { env: { ...e, PTYHUB_HTTP_TOKEN: "short" }, stderr: "pipe" });
+    const short = Bun.spawnSync([process.execPath, CLI, "serve", "--http", "--port", "0"], {
+      env: { ...e, PTYHUB_HTTP_TOKEN: "short" },
+      stderr: "pipe",
+    });
     expect(short.exitCode).toBe(1);
     expect(short.stderr.toString()).toContain("shorter than");
   });
@@ -244,7 +289,15 @@ describe("ptyhub serve --http", () => {
     await r.body?.cancel();
     await waitFor(() => s.stderr().includes("AUTHENTICATION DISABLED"), 5000, "the warning in the log");
     // Origin is still checked.
-    expect((await fetch(s.url, { method: "POST", headers: { ...MCP_HEADERS, origin: "http://evil.example" }, body: JSON.stringify(INIT) })).status).toBe(403);
+    expect(
+      (
+        await fetch(s.url, {
+          method: "POST",
+          headers: { ...MCP_HEADERS, origin: "http://evil.example" },
+          body: JSON.stringify(INIT),
+        })
+      ).status,
+    ).toBe(403);
   });
 
   test("--tls-cert/--tls-key serve HTTPS: the SDK client works over TLS with the certificate", async () => {
@@ -253,7 +306,24 @@ describe("ptyhub serve --http", () => {
     const cert = join(dir, "cert.pem");
     const key = join(dir, "key.pem");
     const gen = Bun.spawnSync(
-      ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert],
+      [
+        "openssl",
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+      ],
       { stdout: "ignore", stderr: "pipe" },
     );
     expect(gen.exitCode).toBe(0);
@@ -262,13 +332,22 @@ describe("ptyhub serve --http", () => {
     const ca = readFileSync(cert, "utf8");
     const tlsFetch = (url: string | URL, init?: RequestInit) => fetch(url, { ...init, tls: { ca } });
     // Plain HTTP to the TLS port is not served.
-    const plain = await fetch(s.url.replace("https:", "http:"), { method: "POST", headers: MCP_HEADERS, body: "{}" }).catch((err: Error) => err);
+    const plain = await fetch(s.url.replace("https:", "http:"), {
+      method: "POST",
+      headers: MCP_HEADERS,
+      body: "{}",
+    }).catch((err: Error) => err);
     expect(plain instanceof Error || plain.status >= 400).toBe(true);
-    const transport = new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers: { Authorization: `Bearer ${s.token}` } }, fetch: tlsFetch });
+    const transport = new StreamableHTTPClientTransport(new URL(s.url), {
+      requestInit: { headers: { Authorization: `Bearer ${s.token}` } },
+      fetch: tlsFetch,
+    });
     const client = new Client({ name: "tls-test", version: "0" });
     await client.connect(transport);
     try {
-      const r = (await client.callTool({ name: "term_exec", arguments: { command: "echo over-tls" } })) as { structuredContent?: Record<string, unknown> };
+      const r = (await client.callTool({ name: "term_exec", arguments: { command: "echo over-tls" } })) as {
+        structuredContent?: Record<string, unknown>;
+      };
       expect(String(r.structuredContent?.output)).toContain("over-tls");
     } finally {
       await transport.terminateSession().catch(() => undefined);
@@ -276,4 +355,3 @@ describe("ptyhub serve --http", () => {
     }
   });
 });
-
