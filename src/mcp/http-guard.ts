@@ -42,8 +42,10 @@ export function createGuard(opts: GuardOptions): RequestGuard {
   const scheme = opts.tls ? "https" : "http";
   const loopback = isLoopbackHost(opts.host);
   const names = loopback ? LOOPBACK_NAMES : [bracketed(opts.host)];
-  const hosts = new Set(names.map((n) => `${n}:${opts.port}`));
-  const origins = new Set(names.map((n) => `${scheme}://${n}:${opts.port}`));
+  // Through URL, so a default port (80, 443) is left out, as browsers leave it out.
+  const own = names.map((n) => new URL(`${scheme}://${n}:${opts.port}`));
+  const hosts = new Set(own.map((u) => u.host));
+  const origins = new Set(own.map((u) => u.origin));
   for (const o of opts.extraOrigins) {
     const u = new URL(o);
     origins.add(u.origin);
