@@ -154,6 +154,28 @@ describe("ptyhub serve --http", () => {
   );
 
   test(
+    "beyond http_max_sessions a new client gets 503, live clients keep working, and a closed one frees its slot",
+    async () => {
+      const e = fx.env({ PTYHUB_HTTP_MAX_SESSIONS: "1" });
+      const s = await fx.server(e);
+      const a = await fx.client(s, "first");
+      const refused = await fetch(s.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, authorization: `Bearer ${s.token}` },
+        body: JSON.stringify(INIT),
+      });
+      expect(refused.status).toBe(503);
+      expect(await refused.text()).toContain("http_max_sessions");
+      expect((await okTool(a.client, "term_list")).sessions).toEqual([]);
+      // DELETE ends the first MCP session: its slot is free for the next client.
+      await a.close();
+      const b = await fx.client(s, "second");
+      expect((await okTool(b.client, "term_list")).sessions).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
     "a flood of connections beyond http_max_connections gets 503; the server recovers",
     async () => {
       const cap = 3;
