@@ -27,7 +27,9 @@ import { memoryAndFlood } from "./metrics/memory.ts";
 import { tokens } from "./metrics/tokens.ts";
 import { guard } from "./metrics/guard.ts";
 
-const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens", "guard"] as const;
+import { httpVsStdio } from "./metrics/http.ts";
+
+const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens", "guard", "http"] as const;
 type MetricId = (typeof METRICS)[number];
 
 interface Args {
@@ -154,6 +156,7 @@ async function main(): Promise<number> {
     ["memory", async () => memoryAndFlood(ctx)],
     ["tokens", async () => [await tokens(ctx)]],
     ["guard", async () => [await guard(ctx)]],
+    ["http", async () => [await httpVsStdio(ctx)]],
   ];
   for (const [id, run] of runners) {
     if (!want(id)) continue;

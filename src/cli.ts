@@ -10,6 +10,8 @@ const HELP = `ptyhub ${VERSION} — real, persistent terminals for AI agents ove
 
 Usage:
   ptyhub                          stdio MCP server (what an MCP client launches)
+  ptyhub serve --http [--host 127.0.0.1] [--port 6420]
+                                  MCP over Streamable HTTP at /mcp (bearer token, Origin checked)
   ptyhub daemon [--status|--stop] the session host; normally started on demand
   ptyhub ls [--json]              list persistent sessions
   ptyhub attach SESSION [--resize]
@@ -29,6 +31,10 @@ Logs go to stderr; set PTYHUB_LOG_LEVEL=debug|info|warn|error (default warn).
 type Verb = (args: string[]) => Promise<number>;
 
 const VERBS: Record<string, Verb> = {
+  async serve(args) {
+    const { runServeCommand } = await import("./mcp/serve.ts");
+    return runServeCommand(args);
+  },
   async daemon(args) {
     const { runDaemonCommand } = await import("./daemon/main.ts");
     return runDaemonCommand(args);

@@ -34,6 +34,22 @@ export const ConfigSchema = z.object({
   guard: GuardConfigSchema,
   /** The per-session audit trail (src/audit): see README "Audit trail". */
   audit: AuditConfigSchema,
+  /** `ptyhub serve --http`: the port when --port is not given. */
+  http_port: z.number().int().min(0).max(65535).default(6420),
+  /**
+   * Largest HTTP request body. Tool arguments are small (a command line, keystrokes); 4 MiB leaves
+   * room for a big term_send paste and still stops a client from filling memory.
+   */
+  http_max_body_bytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
+  /**
+   * Open HTTP requests at once, SSE streams included (each MCP client keeps one or two); beyond
+   * it a request gets 503, so a flood of connections cannot exhaust the server.
+   */
+  http_max_connections: z.number().int().min(2).max(10_000).default(128),
+  /** MCP sessions (connected HTTP clients) at once; a new one beyond it gets 503. */
+  http_max_sessions: z.number().int().min(1).max(10_000).default(32),
+  /** Origins allowed besides the server's own (e.g. "https://ide.example.com"); others get 403. */
+  http_allowed_origins: z.array(z.string().url()).default([]),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -47,6 +63,10 @@ const ENV_KEYS: Record<string, keyof Config> = {
   PTYHUB_OPEN_TIMEOUT_MS: "open_timeout_ms",
   PTYHUB_PERSISTENT: "persistent",
   PTYHUB_DAEMON_IDLE_MS: "daemon_idle_ms",
+  PTYHUB_HTTP_PORT: "http_port",
+  PTYHUB_HTTP_MAX_BODY_BYTES: "http_max_body_bytes",
+  PTYHUB_HTTP_MAX_CONNECTIONS: "http_max_connections",
+  PTYHUB_HTTP_MAX_SESSIONS: "http_max_sessions",
 };
 
 const BOOLEAN_KEYS = new Set<keyof Config>(["persistent"]);

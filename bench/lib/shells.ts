@@ -17,13 +17,16 @@ export interface Timed {
   detail: string;
 }
 
+/** What PtyhubShell needs of a server: stdio (McpServer) or HTTP (HttpMcpServer) alike. */
+export type ToolCaller = Pick<McpServer, "call" | "must">;
+
 export class PtyhubShell {
   constructor(
-    readonly server: McpServer,
+    readonly server: ToolCaller,
     readonly session?: string,
   ) {}
 
-  static async open(server: McpServer, name: string): Promise<PtyhubShell> {
+  static async open(server: ToolCaller, name: string): Promise<PtyhubShell> {
     await server.must("term_open", { name });
     return new PtyhubShell(server, name);
   }

@@ -3,13 +3,15 @@
  * id, cancellation, elicitation answered on the daemon's behalf, and an attach stream. When the
  * connection drops, every call still waiting fails with DAEMON_UNAVAILABLE.
  */
-import { AppError, type ErrorPayload, isErrorCode } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import type { CallContext, HostEvent } from "../session/host.ts";
 import { CancelledError } from "../session/wait.ts";
 import { logger } from "../log.ts";
-import { Conn } from "./conn.ts";
-import { PROTOCOL, fromBase64, type ElicitFrame, type ExitFrame, type Frame, type HelloFrame } from "./protocol.ts";
+import { Conn, type ByteChannel } from "./conn.ts";
+import { StreamChannel, type DuplexStream } from "./stream-channel.ts";
+import { parseHostResult, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
+import { PROTOCOL, fromBase64, errorFromWire, parseDaemonFrame, type ClientFrame, type DaemonFrame, type ElicitFrame, type ExitFrame, type HelloFrame } from "./protocol.ts";
 
 const log = logger("daemon-client");
 
@@ -41,6 +43,19 @@ export class DaemonConnectError extends AppError {
   }
 }
 
+type HandshakeOptions = Omit<ConnectOptions, "socket">;
+
+interface HandshakeEnds {
+  /** The byte channel is open: the hello goes out on the Conn made over it. */
+  opened(channel: ByteChannel): Conn;
+  fail(err: DaemonConnectError): void;
+}
+
+export interface StreamConnectOptions extends HandshakeOptions {
+  /** Where the stream leads, for messages ("ssh web1", "a relay process"). */
+  label: string;
+}
+
 export interface ConnectOptions {
   socket: string;
   /** What this client is, for the daemon's log: "mcp", "cli", "attach". */
@@ -54,11 +69,6 @@ interface Pending {
   resolve(value: unknown): void;
   reject(err: unknown): void;
   elicit?: CallContext["elicit"];
-}
-
-function payloadToError(p: ErrorPayload | undefined): AppError {
-  if (p && isErrorCode(p.code)) return AppError.fromPayload(p);
-  return new AppError("INTERNAL", p?.message ?? "the daemon sent a malformed error", "This is a bug in ptyhub.");
 }
 
 export class DaemonClient {
@@ -76,7 +86,11 @@ export class DaemonClient {
     /** The daemon's hello: its pid, version and protocol. */
     readonly daemon: HelloFrame,
   ) {
-    conn.onFrame = (f) => this.onFrame(f as unknown as Frame);
+    conn.onFrame = (raw) => {
+      const f = parseDaemonFrame(raw);
+      if (f) this.onFrame(f);
+      else log.error(`the daemon sent a malformed ${String(raw.type).slice(0, 40)} frame; ignored`);
+    };
     conn.onClose = () => this.onClosed();
     conn.onProtocolError = (err) => log.error(`daemon sent garbage: ${err.message}`);
   }
@@ -85,16 +99,15 @@ export class DaemonClient {
     return this.conn.closed;
   }
 
+  /** Connects to the daemon's Unix socket. */
   static connect(opts: ConnectOptions): Promise<DaemonClient> {
-    return new Promise<DaemonClient>((resolve, reject) => {
+    return DaemonClient.handshake(opts, opts.socket, (h) => {
       let conn: Conn | null = null;
-      let fail: ((err: DaemonConnectError) => void) | null = null;
       Bun.connect({
         unix: opts.socket,
         socket: {
           open(socket) {
-            conn = new Conn(socket);
-            fail = DaemonClient.handshake(conn, opts, opts.socket, resolve, reject);
+            conn = h.opened(socket);
           },
           data(_socket, data) {
             conn?.data(data);
@@ -111,75 +124,105 @@ export class DaemonClient {
         },
       }).catch((err: NodeJS.ErrnoException) => {
         const code = err.code ?? "";
-        const failed = (e: DaemonConnectError) => (fail ? fail(e) : reject(e));
-        if (code === "ENOENT") failed(new DaemonConnectError("absent", "no ptyhub daemon is running", "term_open starts one."));
-        else if (code === "ECONNREFUSED") failed(new DaemonConnectError("stale", "the ptyhub daemon is not running (its socket is left over: it died)", "term_open starts a new one."));
-        else if (code === "EACCES" || code === "EPERM") failed(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set XDG_RUNTIME_DIR to a directory you own."));
-        else failed(new DaemonConnectError("absent", `cannot connect to the ptyhub daemon: ${err.message}`, "term_open starts one."));
+        if (code === "ENOENT") h.fail(new DaemonConnectError("absent", "no ptyhub daemon is running", "term_open starts one."));
+        else if (code === "ECONNREFUSED") h.fail(new DaemonConnectError("stale", "the ptyhub daemon is not running (its socket is left over: it died)", "term_open starts a new one."));
+        else if (code === "EACCES" || code === "EPERM") h.fail(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set XDG_RUNTIME_DIR to a directory you own."));
+        else h.fail(new DaemonConnectError("absent", `cannot connect to the ptyhub daemon: ${err.message}`, "term_open starts one."));
       });
     });
   }
 
   /**
-   * A client over a connection already open to a daemon by other means (a remote daemon reached
-   * through `ptyhub bridge` over an SSH channel): the same hello handshake as `connect`.
+   * Speaks the daemon protocol over any duplex byte stream that reaches a daemon (a pipe to a
+   * process relaying to the socket, an SSH exec channel), not only the socket itself.
    */
-  static over(conn: Conn, opts: Omit<ConnectOptions, "socket">, where: string): Promise<DaemonClient> {
-    return new Promise<DaemonClient>((resolve, reject) => {
-      DaemonClient.handshake(conn, opts, where, resolve, reject);
+  static overStream(stream: DuplexStream, opts: StreamConnectOptions): Promise<DaemonClient> {
+    return DaemonClient.handshake(opts, opts.label, (h) => {
+      const channel = new StreamChannel(stream);
+      const conn = h.opened(channel);
+      void channel.pump(conn);
     });
   }
 
-  /** Says hello on `conn` and settles once the daemon answers; returns the failure path. */
-  private static handshake(
-    conn: Conn,
-    opts: Omit<ConnectOptions, "socket">,
-    where: string,
-    resolve: (c: DaemonClient) => void,
-    reject: (err: unknown) => void,
-  ): (err: DaemonConnectError) => void {
-    const protocol = opts.protocol ?? PROTOCOL;
-    let settled = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const fail = (err: DaemonConnectError) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      conn.terminate();
-      reject(err);
-    };
-    conn.onFrame = (f: Record<string, unknown>) => {
-      if (settled) return;
-      if (f.type === "fatal") {
-        const e = payloadToError(f.error as ErrorPayload);
-        return fail(new DaemonConnectError("refused", `the ptyhub daemon refused the connection: ${e.message}`, e.hint));
-      }
-      if (f.type !== "hello") return fail(new DaemonConnectError("incompatible", `the process on ${where} does not speak the ptyhub protocol`, "Remove the socket if nothing should be there."));
-      const hello = f as unknown as HelloFrame;
-      if (hello.protocol !== protocol) {
-        return fail(
-          new DaemonConnectError(
-            "incompatible",
-            `the running ptyhub daemon (pid ${hello.pid}, version ${hello.version}) speaks protocol ${hello.protocol}; this ptyhub (version ${VERSION}) speaks protocol ${protocol}`,
-            "Stop it with `ptyhub daemon --stop` (this ends the sessions it hosts), then retry; or keep using the ptyhub version that started it.",
-            typeof hello.pid === "number" ? hello.pid : null,
-          ),
-        );
-      }
-      settled = true;
-      clearTimeout(timer);
-      resolve(new DaemonClient(conn, hello));
-    };
-    conn.onClose = () => fail(new DaemonConnectError("closed", "the ptyhub daemon closed the connection during the handshake (it was exiting)", "Retry: a new daemon starts on demand."));
-    timer = setTimeout(
-      () => fail(new DaemonConnectError("timeout", `the ptyhub daemon on ${where} did not answer within ${opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS} ms`, "Check `ptyhub daemon --status` and its log; `ptyhub daemon --stop` restarts it on next use.")),
-      opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS,
-    );
-    conn.send({ type: "hello", protocol, version: VERSION, pid: process.pid, role: opts.role });
-    return fail;
+  /**
+   * Speaks the daemon protocol over a byte channel the caller feeds (an SSH exec channel to a
+   * remote `ptyhub bridge`): `wire` gets the Conn to pass incoming bytes and the close to.
+   */
+  static overChannel(channel: ByteChannel, opts: StreamConnectOptions, wire: (conn: Conn) => void): Promise<DaemonClient> {
+    return DaemonClient.handshake(opts, opts.label, (h) => wire(h.opened(channel)));
   }
 
-  /** Calls a daemon method; rejects with the daemon's AppError, or DAEMON_UNAVAILABLE if it goes away. */
+  /**
+   * The hello exchange, whatever carries it: `start` opens the byte channel and hands it to
+   * `opened` (or reports `fail`); the promise settles with a client, or the reason there is none.
+   */
+  private static handshake(opts: HandshakeOptions, where: string, start: (h: HandshakeEnds) => void): Promise<DaemonClient> {
+    const protocol = opts.protocol ?? PROTOCOL;
+    return new Promise<DaemonClient>((resolve, reject) => {
+      let conn: Conn | null = null;
+      let settled = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const fail = (err: DaemonConnectError) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        conn?.terminate();
+        reject(err);
+      };
+      const onHandshake = (raw: unknown) => {
+        if (settled) return;
+        const f = parseDaemonFrame(raw);
+        if (f?.type === "fatal") {
+          const e = errorFromWire(f.error);
+          return fail(new DaemonConnectError("refused", `the ptyhub daemon refused the connection: ${e.message}`, e.hint));
+        }
+        if (f?.type !== "hello") return fail(new DaemonConnectError("incompatible", `the process on ${where} does not speak the ptyhub protocol`, "Remove the socket if nothing should be there."));
+        const hello = f;
+        if (hello.protocol !== protocol) {
+          return fail(
+            new DaemonConnectError(
+              "incompatible",
+              `the running ptyhub daemon (pid ${hello.pid}, version ${hello.version}) speaks protocol ${hello.protocol}; this ptyhub (version ${VERSION}) speaks protocol ${protocol}`,
+              "Stop it with `ptyhub daemon --stop` (this ends the sessions it hosts), then retry; or keep using the ptyhub version that started it.",
+              typeof hello.pid === "number" ? hello.pid : null,
+            ),
+          );
+        }
+        if (!conn) return fail(new DaemonConnectError("closed", "the connection to the daemon went away during the handshake", "Retry."));
+        settled = true;
+        clearTimeout(timer);
+        resolve(new DaemonClient(conn, hello));
+      };
+      timer = setTimeout(
+        () => fail(new DaemonConnectError("timeout", `the ptyhub daemon on ${where} did not answer within ${opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS} ms`, "Check `ptyhub daemon --status` and its log; `ptyhub daemon --stop` restarts it on next use.")),
+        opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS,
+      );
+      start({
+        opened(channel) {
+          const c = new Conn(channel);
+          conn = c;
+          c.onFrame = onHandshake;
+          c.onClose = () => fail(new DaemonConnectError("closed", "the ptyhub daemon closed the connection during the handshake (it was exiting)", "Retry: a new daemon starts on demand."));
+          c.send({ type: "hello", protocol, version: VERSION, pid: process.pid, role: opts.role });
+          return c;
+        },
+        fail,
+      });
+    });
+  }
+
+  /**
+   * Calls a host API method (src/host-api.ts): the result is checked against the method's output
+   * schema, so what reaches the caller is what the table promises.
+   */
+  async invoke<M extends HostMethod>(method: M, params: HostParams<M>, ctx?: CallContext): Promise<HostResult<M>> {
+    return parseHostResult(method, await this.call<unknown>(method, params, ctx), "the daemon");
+  }
+
+  /**
+   * Calls a daemon method by name (daemon control: status, stop, attach, subscribeEvents; and
+   * host methods, through `invoke`); rejects with the daemon's AppError, or DAEMON_UNAVAILABLE.
+   */
   call<T>(method: string, params: unknown, ctx?: CallContext): Promise<T> {
     if (this.conn.closed) return Promise.reject(this.goneError());
     const id = this.nextId++;
@@ -208,7 +251,7 @@ export class DaemonClient {
   }
 
   /** Sends a stream frame (attach input, resize, detach). */
-  send(frame: Frame): boolean {
+  send(frame: ClientFrame): boolean {
     return this.conn.send(frame);
   }
 
@@ -225,7 +268,7 @@ export class DaemonClient {
     return new AppError("DAEMON_UNAVAILABLE", `the ptyhub daemon (pid ${this.daemon.pid}) went away; the sessions it hosted are gone`, "term_open starts a new daemon and session.", false);
   }
 
-  private onFrame(f: Frame): void {
+  private onFrame(f: DaemonFrame): void {
     switch (f.type) {
       case "result":
       case "error": {
@@ -233,7 +276,7 @@ export class DaemonClient {
         if (!p) return; // Cancelled meanwhile.
         this.pending.delete(f.id);
         if (f.type === "result") p.resolve(f.result);
-        else p.reject(payloadToError(f.error));
+        else p.reject(errorFromWire(f.error));
         return;
       }
       case "elicit":

@@ -1,27 +1,25 @@
 /**
- * One framed connection over a Bun socket, used by both ends. Bun's socket.write is
- * non-blocking and may take only part of the bytes (backpressure): the rest is queued and
- * written on `drain`, in order, so a large result or a burst of terminal output is never cut.
+ * One framed connection over a byte channel (a Bun socket, or any duplex stream adapted to one),
+ * used by both ends. Bun's socket.write is non-blocking and may take only part of the bytes
+ * (backpressure): the rest is queued and written on `drain`, in order, so a large result or a
+ * burst of terminal output is never cut.
  */
 import { encodeFrame, FrameDecoder, FrameError, type Frame } from "./protocol.ts";
 
-/** How long a hung-up connection waits for the peer to close before closing it itself. */
-const HANG_UP_LINGER_MS = 2000;
-
-/**
- * The byte stream a connection writes to: a Bun socket (Unix socket to the daemon), or anything
- * shaped like one (an SSH channel to a remote daemon's bridge, see src/remote/).
- */
-export interface ByteStream {
-  /** Writes what it can; returns how many bytes it took (the rest waits for `drain`), or -1. */
+/** What a Conn needs of the bytes under it; a Bun socket has exactly this shape. */
+export interface ByteChannel {
+  /** Writes what it can now; returns how many bytes it took (-1: closed). */
   write(bytes: Uint8Array): number;
-  /** Ends the stream once written bytes are flushed. */
+  /** Ends our side after what was written. */
   end(): void;
-  /** Shuts the sending side only (the peer then reads end-of-stream). */
+  /** Shuts our sending side, still reading. */
   shutdown(): void;
-  /** Drops the stream at once. */
+  /** Drops the connection at once. */
   terminate(): void;
 }
+
+/** How long a hung-up connection waits for the peer to close before closing it itself. */
+const HANG_UP_LINGER_MS = 2000;
 
 export class Conn {
   private readonly decoder = new FrameDecoder();
@@ -36,7 +34,7 @@ export class Conn {
   /** Called when the peer sends bytes that are not frames; the connection closes afterwards. */
   onProtocolError: (err: FrameError) => void = () => {};
 
-  constructor(readonly socket: ByteStream) {}
+  constructor(readonly socket: ByteChannel) {}
 
   /** Bytes waiting for the socket to accept them. */
   get backlog(): number {

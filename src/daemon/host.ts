@@ -19,6 +19,7 @@ import type { CloseSignal } from "../backend/backend.ts";
 import { logger } from "../log.ts";
 import { DaemonConnectError, type DaemonClient } from "./client.ts";
 import { daemonPaths } from "./paths.ts";
+import { sessionOf, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
 import { reachDaemon } from "./start.ts";
 
 const log = logger("daemon-host");
@@ -167,7 +168,7 @@ export class DaemonHost implements SessionHost {
       throw err;
     }
     if (!c) return [];
-    const list = await c.call<SessionInfo[]>("list", {}, { clientId: `${this.role}:${process.pid}` });
+    const list = await c.invoke("list", {}, { clientId: `${this.role}:${process.pid}` });
     this.see(list.map((s) => s.session));
     return list.map((s) => s.session);
   }
@@ -194,8 +195,8 @@ export class DaemonHost implements SessionHost {
     );
   }
 
-  /** Forwards a call on an existing session. */
-  private async forward<T>(session: string, method: string, params: unknown, ctx: CallContext): Promise<T> {
+  /** Forwards a host API call on an existing session. */
+  private async forward<M extends HostMethod>(session: string, method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
     let c: DaemonClient;
     try {
       c = await this.connection(false);
@@ -207,7 +208,7 @@ export class DaemonHost implements SessionHost {
       throw err;
     }
     try {
-      const r = await c.call<T>(method, params, ctx);
+      const r = await c.invoke(method, params, ctx);
       this.known.add(session);
       this.lost.delete(session);
       return r;
@@ -226,7 +227,7 @@ export class DaemonHost implements SessionHost {
     // (ssh, serial) take no local cwd or environment.
     const remote = (p as { ssh?: unknown; serial?: unknown }).ssh !== undefined || (p as { serial?: unknown }).serial !== undefined;
     const params: OpenParams = remote ? p : { ...p, cwd: p.cwd ?? process.cwd(), env: { ...forwardedEnv(this.env), ...(p.env ?? {}) } };
-    const r = await c.call<OpenResult>("open", params, ctx);
+    const r = await c.invoke("open", params, ctx);
     this.see([r.session]);
     return r;
   }
@@ -236,7 +237,7 @@ export class DaemonHost implements SessionHost {
     // The default session: opened in the daemon on first use, in our cwd and environment.
     const c = await this.connection(true);
     try {
-      const r = await c.call<ExecResult>("exec", { ...p, defaults: { cwd: process.cwd(), env: forwardedEnv(this.env) } }, ctx);
+      const r = await c.invoke("exec", { ...p, defaults: { cwd: process.cwd(), env: forwardedEnv(this.env) } }, ctx);
       this.see([r.session]);
       return r;
     } catch (err) {
@@ -256,14 +257,14 @@ export class DaemonHost implements SessionHost {
   async list(ctx: CallContext): Promise<SessionInfo[]> {
     const c = await this.existing();
     if (!c) return [];
-    const list = await c.call<SessionInfo[]>("list", {}, ctx);
+    const list = await c.invoke("list", {}, ctx);
     this.see(list.map((s) => s.session));
     return list;
   }
 
   async close(p: { session: string; signal?: CloseSignal }, ctx: CallContext): Promise<{ session: string; closed: true; exit_code: number | null }> {
     try {
-      const r = await this.forward<{ session: string; closed: true; exit_code: number | null }>(p.session, "close", p, ctx);
+      const r = await this.forward(p.session, "close", p, ctx);
       this.known.delete(p.session);
       return r;
     } catch (err) {
@@ -283,6 +284,13 @@ export class DaemonHost implements SessionHost {
 
   async check(session: string, ctx: CallContext): Promise<void> {
     await this.forward(session, "check", { session }, ctx);
+  }
+
+  /** A host API call: forwarded on the session it names, else to the daemon (started if need be). */
+  async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
+    const session = sessionOf(params);
+    if (session !== undefined) return this.forward(session, method, params, ctx);
+    return (await this.connection(true)).invoke(method, params, ctx);
   }
 
   /** Hangs up on the daemon; its sessions keep running there. */

@@ -8,7 +8,6 @@ import { closeSync, openSync, renameSync, statSync, writeSync } from "node:fs";
 import { AppError } from "../errors.ts";
 import { loadConfig } from "../config.ts";
 import { LocalHost } from "../session/host.ts";
-import type { SessionInfo } from "../session/manager.ts";
 import { logger, setLogLevel, setLogSink } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { DaemonConnectError, type DaemonClient } from "./client.ts";
@@ -235,7 +234,7 @@ export async function runLs(args: string[]): Promise<number> {
     return 0;
   }
   try {
-    const sessions = await c.call<SessionInfo[]>("list", {}, { clientId: `cli:${process.pid}` });
+    const sessions = await c.invoke("list", {}, { clientId: `cli:${process.pid}` });
     if (json) {
       out(JSON.stringify(sessions));
       return 0;

@@ -11,8 +11,8 @@
  *                     event {event}                        (after a `subscribeEvents` call)
  *                     output {data} · exit {exit_code, reason}             (attach streams)
  */
-import type { ErrorPayload } from "../errors.ts";
-import type { HostEvent } from "../session/host.ts";
+import { z } from "zod";
+import { AppError, isErrorCode } from "../errors.ts";
 
 /** Bump on any incompatible change to frames or methods. */
 export const PROTOCOL = 1;
@@ -24,108 +24,92 @@ export const PROTOCOL = 1;
  */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
-export interface HelloFrame {
-  type: "hello";
-  protocol: number;
-  version: string;
-  pid: number;
+/*
+ * Every frame has a schema, and each side checks what it receives against it before acting on it
+ * (parseClientFrame / parseDaemonFrame); a call's params are checked further against the host API
+ * table (src/host-api.ts). Objects are loose: a newer peer may add fields, never change them.
+ */
+
+/** An error as it crosses the socket; an unknown code (a newer peer's) is read as INTERNAL. */
+const errorPayload = z.object({ code: z.string(), message: z.string(), hint: z.string(), retryable: z.boolean() });
+export type WireError = z.infer<typeof errorPayload>;
+
+export function errorFromWire(p: WireError | undefined): AppError {
+  const code = p?.code;
+  if (p && isErrorCode(code)) return new AppError(code, p.message, p.hint, p.retryable);
+  return new AppError("INTERNAL", p?.message ?? "the peer sent a malformed error", "This is a bug in ptyhub.");
+}
+
+const helloFrame = z.object({
+  type: z.literal("hello"),
+  protocol: z.number(),
+  version: z.string(),
+  pid: z.number(),
   /** What the peer is: "daemon", or the client's kind ("mcp", "cli", "attach"). */
-  role: string;
-}
+  role: z.string(),
+});
+export type HelloFrame = z.infer<typeof helloFrame>;
 
-export interface CallCtx {
-  clientId: string;
+const callCtx = z.object({
+  clientId: z.string(),
   /** Whether the client can answer `elicit` frames for this call. */
-  elicit: boolean;
-}
+  elicit: z.boolean(),
+});
+export type CallCtx = z.infer<typeof callCtx>;
 
-export interface CallFrame {
-  type: "call";
-  id: number;
-  method: string;
-  params: unknown;
-  ctx: CallCtx;
-}
+const callFrame = z.object({ type: z.literal("call"), id: z.number().int(), method: z.string().max(64), params: z.unknown(), ctx: callCtx });
+export type CallFrame = z.infer<typeof callFrame>;
 
-export interface CancelFrame {
-  type: "cancel";
-  id: number;
-}
-
-export interface ResultFrame {
-  type: "result";
-  id: number;
-  result: unknown;
-}
-
-export interface ErrorFrame {
-  type: "error";
-  id: number;
-  error: ErrorPayload;
-}
-
+const cancelFrame = z.object({ type: z.literal("cancel"), id: z.number().int() });
+const resultFrame = z.object({ type: z.literal("result"), id: z.number().int(), result: z.unknown() });
+const errorFrame = z.object({ type: z.literal("error"), id: z.number().int(), error: errorPayload });
 /** A connection-level failure (version mismatch, refused peer): the sender closes right after. */
-export interface FatalFrame {
-  type: "fatal";
-  error: ErrorPayload;
-}
+const fatalFrame = z.object({ type: z.literal("fatal"), error: errorPayload });
 
-export interface ElicitAnswer {
-  action: "accept" | "decline" | "cancel";
-  content?: Record<string, unknown>;
-}
+const elicitAnswer = z.object({ action: z.enum(["accept", "decline", "cancel"]), content: z.record(z.string(), z.unknown()).optional() });
+export type ElicitAnswer = z.infer<typeof elicitAnswer>;
 
 /** Daemon → client: a running call (`call`) asks the human something through the client. */
-export interface ElicitFrame {
-  type: "elicit";
-  id: number;
-  call: number;
-  message: string;
-  schema: Record<string, unknown>;
-}
+const elicitFrame = z.object({
+  type: z.literal("elicit"),
+  id: z.number().int(),
+  call: z.number().int(),
+  message: z.string(),
+  schema: z.record(z.string(), z.unknown()),
+});
+export type ElicitFrame = z.infer<typeof elicitFrame>;
 
-export interface ElicitResultFrame {
-  type: "elicit_result";
-  id: number;
-  result?: ElicitAnswer;
-  error?: ErrorPayload;
-}
-
-export interface InputFrame {
-  type: "input";
-  data: string;
-}
-
-export interface ResizeFrame {
-  type: "resize";
-  cols: number;
-  rows: number;
-}
-
-export interface DetachFrame {
-  type: "detach";
-}
-
-export interface OutputFrame {
-  type: "output";
-  data: string;
-}
-
-export interface ExitFrame {
-  type: "exit";
-  exit_code: number | null;
-  reason: string;
-}
+const elicitResultFrame = z.object({ type: z.literal("elicit_result"), id: z.number().int(), result: elicitAnswer.optional(), error: errorPayload.optional() });
+const inputFrame = z.object({ type: z.literal("input"), data: z.string() });
+const resizeFrame = z.object({ type: z.literal("resize"), cols: z.number(), rows: z.number() });
+const detachFrame = z.object({ type: z.literal("detach") });
+const outputFrame = z.object({ type: z.literal("output"), data: z.string() });
+const exitFrame = z.object({ type: z.literal("exit"), exit_code: z.number().int().nullable(), reason: z.string() });
+export type ExitFrame = z.infer<typeof exitFrame>;
 
 /** A session lifecycle event, for MCP resource subscriptions of the client. */
-export interface EventFrame {
-  type: "event";
-  event: HostEvent;
+const eventFrame = z.object({
+  type: z.literal("event"),
+  event: z.object({ session: z.string(), kind: z.enum(["opened", "closed", "command_finished", "exited"]) }),
+});
+
+const clientFrame = z.discriminatedUnion("type", [helloFrame, callFrame, cancelFrame, elicitResultFrame, inputFrame, resizeFrame, detachFrame]);
+const daemonFrame = z.discriminatedUnion("type", [helloFrame, resultFrame, errorFrame, fatalFrame, elicitFrame, eventFrame, outputFrame, exitFrame]);
+export type ClientFrame = z.infer<typeof clientFrame>;
+export type DaemonFrame = z.infer<typeof daemonFrame>;
+export type Frame = ClientFrame | DaemonFrame;
+
+/** A frame from a client, checked; null when it is not one (the connection is then refused). */
+export function parseClientFrame(value: unknown): ClientFrame | null {
+  const r = clientFrame.safeParse(value);
+  return r.success ? r.data : null;
 }
 
-export type ClientFrame = HelloFrame | CallFrame | CancelFrame | ElicitResultFrame | InputFrame | ResizeFrame | DetachFrame;
-export type DaemonFrame = HelloFrame | ResultFrame | ErrorFrame | FatalFrame | ElicitFrame | EventFrame | OutputFrame | ExitFrame;
-export type Frame = ClientFrame | DaemonFrame;
+/** A frame from the daemon, checked; null when it is not one. */
+export function parseDaemonFrame(value: unknown): DaemonFrame | null {
+  const r = daemonFrame.safeParse(value);
+  return r.success ? r.data : null;
+}
 
 const encoder = new TextEncoder();
 

@@ -12,6 +12,7 @@ import type { SendParams, SendResult } from "../session/send.ts";
 import type { ReadParams, ReadResult } from "../session/read.ts";
 import type { CloseSignal } from "../backend/backend.ts";
 import type { DaemonHost } from "./host.ts";
+import { sessionOf, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
 
 /** Attempts at an automatic name when another client takes the one we picked meanwhile. */
 const AUTO_NAME_ATTEMPTS = 8;
@@ -126,6 +127,13 @@ export class RoutingHost implements SessionHost {
 
   check(session: string, ctx: CallContext): Promise<void> {
     return this.hostOf(session).check(session, ctx);
+  }
+
+  /** A host API call: to the host of the session it names; naming none, to the default host. */
+  call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
+    const session = sessionOf(params);
+    const host = session !== undefined ? this.hostOf(session) : this.opts.persistentByDefault ? this.daemon : this.local;
+    return host.call(method, params, ctx);
   }
 
   /** Session events of both hosts (for MCP resource subscriptions). */

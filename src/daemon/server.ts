@@ -22,16 +22,15 @@ import { SerializeAddon } from "@xterm/addon-serialize";
 import { AppError, toAppError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { logger } from "../log.ts";
-import type { CallContext, SessionHost } from "../session/host.ts";
-import type { SessionManager, OpenParams } from "../session/manager.ts";
-import type { ExecParams } from "../session/exec.ts";
+import type { CallContext, LocalHost } from "../session/host.ts";
 import type { Session } from "../session/session.ts";
 import { Conn } from "./conn.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { peerUid, tryLock, type Lock } from "./native.ts";
 import type { DaemonPaths } from "./paths.ts";
 import { ReplayLogs } from "../remote/replay-log.ts";
-import { PROTOCOL, fromBase64, toBase64, type CallFrame, type ElicitAnswer, type Frame, type HelloFrame } from "./protocol.ts";
+import { HOST_API, applyHostCall, isHostMethod, parseHostParams, type HostInput } from "../host-api.ts";
+import { PROTOCOL, errorFromWire, fromBase64, parseClientFrame, toBase64, type CallFrame, type ClientFrame, type ElicitAnswer, type HelloFrame } from "./protocol.ts";
 
 const log = logger("daemon");
 
@@ -53,7 +52,8 @@ const WATCH_MS = 1000;
 /** Upper bound on closing the sessions at stop before they are killed outright. */
 const STOP_GRACE_MS = 5000;
 
-export type HostedSessions = SessionHost & { readonly manager: SessionManager; recordHumanInput?(s: Session, data: Uint8Array): void };
+/** The daemon's sessions live in a LocalHost, as in-process ones do (the host API is applied to it). */
+export type HostedSessions = LocalHost;
 
 export interface DaemonServerOptions {
   paths: DaemonPaths;
@@ -289,7 +289,11 @@ export class DaemonServer {
     if (uid === null) log.debug("peer uid unknown (no SO_PEERCRED): relying on socket permissions");
     this.clients.add(client);
     this.idleSince = null;
-    conn.onFrame = (f) => this.onFrame(client, f as unknown as Frame);
+    conn.onFrame = (raw) => {
+      const f = parseClientFrame(raw);
+      if (f) this.onFrame(client, f);
+      else this.fatal(client, new AppError("INVALID_ARGUMENT", `malformed ${String(raw.type).slice(0, 40)} frame`, "Speak the ptyhub daemon protocol.", false));
+    };
     conn.onClose = () => this.onClientClosed(client);
     conn.onProtocolError = (err) => log.warn(`client ${client.serial}: ${err.message}; disconnecting it`);
     conn.send({ type: "hello", protocol: PROTOCOL, version: VERSION, pid: process.pid, role: "daemon" });
@@ -313,7 +317,7 @@ export class DaemonServer {
     c.conn.hangUp();
   }
 
-  private onFrame(c: Client, f: Frame): void {
+  private onFrame(c: Client, f: ClientFrame): void {
     if (!c.hello) {
       if (f.type !== "hello") return this.fatal(c, new AppError("INVALID_ARGUMENT", "the first frame must be hello", "Speak the ptyhub daemon protocol.", false));
       if (f.protocol !== PROTOCOL) {
@@ -345,14 +349,14 @@ export class DaemonServer {
         if (!e) return;
         c.elicits.delete(f.id);
         if (f.result) e.resolve(f.result);
-        else e.reject(f.error ? AppError.fromPayload(f.error) : new AppError("INTERNAL", "empty elicitation answer", ""));
+        else e.reject(f.error ? errorFromWire(f.error) : new AppError("INTERNAL", "empty elicitation answer", ""));
         return;
       }
       case "input": {
         const s = c.attachment?.session;
         if (s && !s.exit) {
           const data = fromBase64(f.data);
-          this.host.recordHumanInput?.(s, data);
+          this.host.recordHumanInput(s, data);
           s.write(data);
         }
         return;
@@ -381,7 +385,7 @@ export class DaemonServer {
       elicit: f.ctx?.elicit ? (message, schema) => this.elicit(c, f.id, ac.signal, message, schema) : undefined,
     };
     try {
-      const result = await this.invoke(f.method, (typeof f.params === "object" && f.params !== null ? f.params : {}) as Record<string, unknown>, ctx, c);
+      const result = await this.invoke(f.method, f.params ?? {}, ctx, c);
       c.conn.send({ type: "result", id: f.id, result: result ?? null });
     } catch (err) {
       if (!(err instanceof AppError)) log.error(`${f.method} failed`, err);
@@ -391,29 +395,15 @@ export class DaemonServer {
     }
   }
 
-  // Parameters were validated by the MCP tool layer of the calling ptyhub; the host re-checks what
-  // matters (session ids, regexes, keys) and throws typed errors on anything else.
-  private invoke(method: string, p: Record<string, unknown>, ctx: CallContext, c: Client): Promise<unknown> {
+  /** Host API calls (src/host-api.ts), checked against the table; then the daemon's own methods. */
+  private async invoke(method: string, params: unknown, ctx: CallContext, c: Client): Promise<unknown> {
+    if (method === "exec") {
+      const p = parseHostParams("exec", params);
+      return p.session === undefined ? this.execDefault(p, ctx) : HOST_API.exec.apply(this.host, p, ctx);
+    }
+    if (isHostMethod(method)) return applyHostCall(this.host, method, params, ctx);
     const h = this.host;
     switch (method) {
-      case "open":
-        return h.open(p as never, ctx);
-      case "exec":
-        return p.session === undefined || p.session === null ? this.execDefault(p, ctx) : h.exec(p as never, ctx);
-      case "send":
-        return h.send(p as never, ctx);
-      case "read":
-        return h.read(p as never, ctx);
-      case "list":
-        return h.list(ctx);
-      case "close":
-        return h.close(p as never, ctx);
-      case "resize":
-        return h.resize(p as never, ctx);
-      case "typeSecret":
-        return h.typeSecret(p as never, ctx);
-      case "check":
-        return h.check(String(p.session), ctx).then(() => ({ ok: true }));
       case "status":
         return Promise.resolve(this.status());
       case "subscribeEvents":
@@ -438,8 +428,8 @@ export class DaemonServer {
    * term_exec without a session: the shared default shell `main`, opened on first use (and again
    * after it exited) in the *caller's* cwd and environment, sent along as `defaults`.
    */
-  private async execDefault(p: Record<string, unknown>, ctx: CallContext): Promise<unknown> {
-    const defaults = (p.defaults ?? {}) as Pick<OpenParams, "cwd" | "env">;
+  private async execDefault(p: HostInput<"exec">, ctx: CallContext): Promise<unknown> {
+    const defaults = p.defaults ?? {};
     const m = this.host.manager;
     if (!this.defaultOpening) {
       this.defaultOpening = (async () => {
@@ -462,7 +452,7 @@ export class DaemonServer {
     }
     await this.defaultOpening;
     const { defaults: _defaults, ...rest } = p;
-    return this.host.exec({ ...(rest as unknown as ExecParams), session: "main" }, ctx);
+    return this.host.exec({ ...rest, session: "main" }, ctx);
   }
 
   private elicit(c: Client, call: number, signal: AbortSignal, message: string, schema: Record<string, unknown>): Promise<ElicitAnswer> {

@@ -15,12 +15,13 @@ import { editJsonServers } from "./json-servers.ts";
 import { editTomlServer } from "./toml-servers.ts";
 import { currentProgram, launchCommandFor } from "./launch-command.ts";
 import { CLIENTS, findClient } from "./clients/index.ts";
+import { resolveHttpToken } from "../mcp/http-token.ts";
 import type { ConfigFormat, InstallEnvironment, McpClient, Scope } from "./clients/types.ts";
 
 /** The server name ptyhub registers under in every client. */
 export const SERVER_NAME = "ptyhub";
 
-const USAGE = `usage: ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall]
+const USAGE = `usage: ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall] [--http URL]
 
 Registers ptyhub as an MCP server with CLIENT, or with every client found on this machine.
 Clients: ${CLIENTS.map((c) => c.id).join(", ")}
@@ -28,6 +29,8 @@ Clients: ${CLIENTS.map((c) => c.id).join(", ")}
   --project     write the project config in the current directory (claude-code, cursor, vscode)
   --dry-run     show the change without writing anything
   --uninstall   remove ptyhub's entry instead
+  --http URL    register a running \`ptyhub serve --http\` at URL (e.g. http://127.0.0.1:6420/mcp) with its
+                token header, instead of a command (claude-code, cursor, vscode; user config only)
 `;
 
 /** Exit code for a command line that cannot be understood (as opposed to a failed edit). */
@@ -40,12 +43,16 @@ export interface InstallIo {
   out(line: string): void;
   err(line: string): void;
   now(): Date;
+  /** The HTTP server's bearer token (for --http): PTYHUB_HTTP_TOKEN, else the token file. */
+  httpToken?(): string;
 }
 
 interface InstallOptions {
   scope: Scope;
   action: EditAction;
   dryRun: boolean;
+  /** --http: the endpoint and the headers to register instead of a launch command. */
+  http: { url: string; headers: Record<string, string> } | null;
 }
 
 type Outcome = "changed" | "unchanged" | "failed";
@@ -64,6 +71,7 @@ export async function runInstallCommand(args: string[]): Promise<number> {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
     now: () => new Date(),
+    httpToken: () => resolveHttpToken().token,
   });
 }
 
@@ -79,6 +87,7 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
         "dry-run": { type: "boolean", default: false },
         uninstall: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
+        http: { type: "string" },
       },
     });
   } catch (err) {
@@ -94,16 +103,45 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
     io.err(`ptyhub install: name at most one client (got ${positionals.join(", ")})\n\n${USAGE}`);
     return EXIT_USAGE;
   }
+  const action: EditAction = values.uninstall ? "remove" : "add";
+  let http: InstallOptions["http"] = null;
+  if (values.http !== undefined && action === "add") {
+    const url = httpEndpoint(values.http);
+    if (url === null) {
+      io.err(`ptyhub install: --http needs the server's http:// or https:// URL, e.g. http://127.0.0.1:6420/mcp (got '${values.http}')`);
+      return EXIT_USAGE;
+    }
+    if (values.project) {
+      io.err("ptyhub install: --http registers a bearer token, which must not go into a project's shared config; leave out --project");
+      return EXIT_USAGE;
+    }
+    if (!io.httpToken) {
+      io.err("ptyhub install: no HTTP token available");
+      return EXIT_FAILED;
+    }
+    http = { url, headers: { Authorization: `Bearer ${io.httpToken()}` } };
+  }
   const options: InstallOptions = {
     scope: values.project ? "project" : "user",
-    action: values.uninstall ? "remove" : "add",
+    action,
     dryRun: values["dry-run"],
+    http,
   };
 
-  const clients = selectClients(positionals[0], options.scope, io);
-  if (typeof clients === "number") return clients;
+  const selected = selectClients(positionals[0], options.scope, io);
+  if (typeof selected === "number") return selected;
+  const clients = http ? selected.filter((c) => takesHttp(c)) : selected;
+  for (const c of selected) {
+    if (clients.includes(c)) continue;
+    if (positionals[0] !== undefined) {
+      io.err(`ptyhub install: ${c.displayName} has no documented HTTP server entry; register \`ptyhub\` (stdio) with it instead`);
+      return EXIT_USAGE;
+    }
+    io.out(`${c.id}: skipped (no documented HTTP server entry)`);
+  }
 
-  if (options.action === "add") io.out(`ptyhub command: ${[io.launch.command, ...io.launch.args].join(" ")}`);
+  if (http) io.out(`ptyhub endpoint: ${http.url} (with its bearer token)`);
+  else if (options.action === "add") io.out(`ptyhub command: ${[io.launch.command, ...io.launch.args].join(" ")}`);
   const outcomes: Outcome[] = [];
   for (const client of clients) outcomes.push(await applyToClient(client, options, io));
 
@@ -141,16 +179,34 @@ function selectClients(name: string | undefined, scope: Scope, io: InstallIo): M
   return usable;
 }
 
-function edit(format: ConfigFormat, text: string | null, launch: LaunchCommand, action: EditAction): EditResult {
-  if (format.kind === "toml") return editTomlServer(text, SERVER_NAME, launch, action);
-  return editJsonServers(text, { serversKey: format.serversKey, name: SERVER_NAME, fields: format.entry(launch) }, action);
+const COMMAND_FIELDS = ["command", "args"];
+const URL_FIELDS = ["url", "headers"];
+
+/** The URL of --http, normalized; null when it is not an http(s) URL. */
+function httpEndpoint(raw: string): string | null {
+  if (!URL.canParse(raw)) return null;
+  const u = new URL(raw);
+  return u.protocol === "http:" || u.protocol === "https:" ? u.href : null;
+}
+
+function takesHttp(client: McpClient): boolean {
+  return client.format.kind === "json" && client.format.httpEntry !== undefined;
+}
+
+function edit(format: ConfigFormat, text: string | null, launch: LaunchCommand, options: InstallOptions): EditResult {
+  if (format.kind === "toml") return editTomlServer(text, SERVER_NAME, launch, options.action);
+  const http = options.http && format.httpEntry ? format.httpEntry(options.http.url, options.http.headers) : null;
+  const fields = http ?? format.entry(launch);
+  // Switching between a command and a URL entry: the other kind's fields would contradict it.
+  const drop = http ? COMMAND_FIELDS : URL_FIELDS;
+  return editJsonServers(text, { serversKey: format.serversKey, name: SERVER_NAME, fields, drop }, options.action);
 }
 
 async function applyToClient(client: McpClient, options: InstallOptions, io: InstallIo): Promise<Outcome> {
   const path = client.configPath(io.machine, options.scope)!;
   try {
     const snapshot = await readConfig(path);
-    const result = edit(client.format, snapshot.text, io.launch, options.action);
+    const result = edit(client.format, snapshot.text, io.launch, options);
     if (!result.changed) {
       const state = options.action === "add" ? "already registered" : snapshot.text === null ? "no config file" : "not registered";
       io.out(`${client.id}: ${state} in ${path}; nothing to change`);

@@ -21,6 +21,8 @@ export interface JsonServerEntry {
   name: string;
   /** The fields ptyhub owns in its entry. Other fields a user added to the entry are kept. */
   fields: Record<string, unknown>;
+  /** Fields of ptyhub's other kind of entry (stdio vs HTTP), removed when switching kinds. */
+  drop?: string[];
 }
 
 /** Indentation used when a file gives no hint (an empty or single-line file). */
@@ -72,7 +74,8 @@ export function editJsonServers(original: string | null, entry: JsonServerEntry,
     splices = editor.insertProperty(servers, entry.name, entry.fields);
   } else {
     const current = nodeValue(serverProp.value);
-    expected = isPlainObject(current) ? { ...current, ...entry.fields } : entry.fields;
+    const kept = isPlainObject(current) ? Object.fromEntries(Object.entries(current).filter(([k]) => !entry.drop?.includes(k))) : {};
+    expected = isPlainObject(current) ? { ...kept, ...entry.fields } : entry.fields;
     if (deepEqual(current, expected)) return unchanged(true);
     splices = editor.replaceValue(serverProp, expected);
   }

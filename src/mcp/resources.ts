@@ -25,7 +25,8 @@ const RESOURCE_READER = "mcp-resources";
 const HISTORY_RESOURCE_LINES = 500;
 const RESOURCE_TOKENS = 50_000;
 
-export function registerResources(server: Server, host: SessionHost): void {
+/** Returns the unsubscription from the host's events, for when this server closes. */
+export function registerResources(server: Server, host: SessionHost): () => void {
   const subscribed = new Set<string>();
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
@@ -77,10 +78,11 @@ export function registerResources(server: Server, host: SessionHost): void {
   const notify = (uri: string) => {
     if (subscribed.has(uri)) server.sendResourceUpdated({ uri }).catch((err) => log.debug(`notify ${uri} failed`, err));
   };
-  host.subscribeEvents?.((event: HostEvent) => {
+  const off = host.subscribeEvents?.((event: HostEvent) => {
     notify(LIST_URI);
     notify(`${LIST_URI}/${event.session}/screen`);
     notify(`${LIST_URI}/${event.session}/history`);
     if (event.kind === "opened" || event.kind === "closed") server.sendResourceListChanged().catch(() => undefined);
   });
+  return off ?? (() => {});
 }

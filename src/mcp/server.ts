@@ -73,6 +73,8 @@ export function createMcpServer(opts: ServerOptions): Server {
     }
   });
 
-  registerResources(server, opts.host);
+  // An HTTP server makes one MCP server per client session: each stops listening when it closes.
+  const unsubscribe = registerResources(server, opts.host);
+  server.onclose = unsubscribe;
   return server;
 }

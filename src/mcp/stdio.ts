@@ -4,17 +4,11 @@
  * persistent sessions keep running in the daemon.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { loadConfig } from "../config.ts";
-import { LocalHost } from "../session/host.ts";
-import { DaemonHost } from "../daemon/host.ts";
-import { RoutingHost } from "../daemon/routing.ts";
+import { createApp, handleShutdown } from "../app.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
 
 const log = logger("stdio");
-
-/** Upper bound on a graceful shutdown before sessions are killed outright. */
-const SHUTDOWN_GRACE_MS = 3000;
 
 /** The MCP client's name/version (its clientInfo) and this process: read cursors key on it, the audit trail shows it. */
 function clientLabel(info: { name: string; version?: string } | undefined): string {
@@ -22,39 +16,14 @@ function clientLabel(info: { name: string; version?: string } | undefined): stri
 }
 
 export async function runStdioServer(): Promise<void> {
-  const config = loadConfig();
-  // Persistent sessions (the default) live in the daemon and survive this process; the rest here.
-  const local = new LocalHost(config);
-  const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault: config.persistent });
+  const app = createApp();
   const server = createMcpServer({
-    host,
+    host: app.host,
     clientId: () => clientLabel(server.getClientVersion()),
   });
   const transport = new StdioServerTransport();
-
-  let stopping = false;
-  const stop = async (why: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`shutting down: ${why}`);
-    const forced = setTimeout(() => {
-      local.manager.killAllNow();
-      process.exit(0);
-    }, SHUTDOWN_GRACE_MS);
-    try {
-      await host.shutdown();
-      await server.close().catch(() => undefined);
-    } finally {
-      clearTimeout(forced);
-      process.exit(0);
-    }
-  };
+  const stop = handleShutdown(app, () => server.close(), log);
   process.stdin.on("end", () => void stop("stdin closed"));
   process.stdin.on("close", () => void stop("stdin closed"));
-  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void stop(sig));
-  process.on("exit", () => local.manager.killAllNow());
-  process.on("uncaughtException", (err) => log.error("uncaught exception (server keeps running)", err));
-  process.on("unhandledRejection", (err) => log.error("unhandled rejection (server keeps running)", err));
-
   await server.connect(transport);
 }

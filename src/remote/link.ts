@@ -6,7 +6,7 @@ import type { ClientChannel } from "ssh2";
 import { AppError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { DaemonClient, DaemonConnectError } from "../daemon/client.ts";
-import { Conn, type ByteStream } from "../daemon/conn.ts";
+import type { ByteChannel } from "../daemon/conn.ts";
 import { connectSsh, type SshConnection, type SshParams } from "../ssh/connect.ts";
 import type { Elicit } from "../ssh/auth.ts";
 import { quotePosix } from "../terminal/shell-integration.ts";
@@ -37,8 +37,8 @@ export interface LinkOptions {
   signal?: AbortSignal;
 }
 
-/** An SSH channel as the ByteStream a daemon Conn writes to. */
-function channelStream(ch: ClientChannel): ByteStream {
+/** An SSH channel as the ByteChannel a daemon Conn writes to. */
+function channelStream(ch: ClientChannel): ByteChannel {
   return {
     write(bytes) {
       // The channel buffers what the window does not take yet: every byte is accepted in order.
@@ -86,13 +86,14 @@ export async function openLink(ssh: SshParams, opts: LinkOptions): Promise<Remot
     let stderr = "";
     ch.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString("utf8")).slice(-STDERR_TAIL_CHARS)));
     const chClosed = new Promise<void>((resolve) => ch.once("close", () => resolve()));
-    const byteConn = new Conn(channelStream(ch));
-    ch.on("data", (d: Buffer) => byteConn.data(new Uint8Array(d.buffer, d.byteOffset, d.byteLength)));
-    ch.on("close", () => byteConn.closedBySocket());
-    conn.client.on("close", () => byteConn.closedBySocket());
     let client: DaemonClient;
     try {
-      client = await DaemonClient.over(byteConn, { role: "remote" }, `${target} (ptyhub bridge)`);
+      const label = `${target} (ptyhub bridge)`;
+      client = await DaemonClient.overChannel(channelStream(ch), { role: "remote", label }, (byteConn) => {
+        ch.on("data", (d: Buffer) => byteConn.data(new Uint8Array(d.buffer, d.byteOffset, d.byteLength)));
+        ch.on("close", () => byteConn.closedBySocket());
+        conn.client.on("close", () => byteConn.closedBySocket());
+      });
     } catch (err) {
       // The bridge exits before any hello when it finds no daemon (--no-start): wait for its word.
       await chClosed;

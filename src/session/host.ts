@@ -12,6 +12,7 @@ import { encodeKeys } from "../terminal/keys.ts";
 import { readSession, type ReadParams, type ReadResult } from "./read.ts";
 import { TypingGate } from "../guard/gate.ts";
 import type { Session } from "./session.ts";
+import { HOST_API, parseHostParams, parseHostResult, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
 
 /** What the human answered to an elicitation request. */
 export interface ElicitResult {
@@ -56,6 +57,8 @@ export interface SessionHost {
   typeSecret(p: SecretParams, ctx: CallContext): Promise<{ session: string; sent: true }>;
   /** Validates that a session exists and is alive (before asking a human for a secret). */
   check(session: string, ctx: CallContext): Promise<void>;
+  /** Any method of the host API table (src/host-api.ts), by name, wherever the session lives. */
+  call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>>;
   shutdown(): Promise<void>;
   /** Session lifecycle events (for resource subscriptions); hosts that cannot report them omit it. */
   subscribeEvents?(listener: (event: HostEvent) => void): () => void;
@@ -121,6 +124,11 @@ export class LocalHost implements SessionHost {
 
   async check(session: string, _ctx?: CallContext): Promise<void> {
     this.manager.get(session).assertAlive();
+  }
+
+  async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
+    const raw = await HOST_API[method].apply(this, parseHostParams(method, params), ctx);
+    return parseHostResult(method, raw, "this host");
   }
 
   async shutdown(): Promise<void> {

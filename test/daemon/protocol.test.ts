@@ -61,11 +61,31 @@ function scriptedHost(overrides: Partial<Record<string, (p: Record<string, unkno
   }) as unknown as HostedSessions;
 }
 
+const BIG = "0123456789abcdef".repeat(5 * 65536);
+
+/** A read result as the host API table's output schema has it, carrying `output`. */
+function readResult(output: string) {
+  return {
+    session: "s",
+    mode: "history",
+    output,
+    state: "prompt",
+    alt_screen: false,
+    cursor: { row: 1, col: 1 },
+    lines_total: 1,
+    dropped: 0,
+    exit_code: null,
+    matched: null,
+    via: null,
+    truncated: null,
+  };
+}
+
 describe("calls over the socket", () => {
   let env: Env;
   let server: DaemonServer;
   let socket: string;
-  const seen: { signalAborted?: boolean; clientId?: string } = {};
+  const seen: { signalAborted?: boolean; clientId?: string; resizeCalls: number } = { resizeCalls: 0 };
   let releaseSlow: (() => void) | null = null;
 
   beforeAll(async () => {
@@ -74,10 +94,15 @@ describe("calls over the socket", () => {
     socket = paths.socket;
     server = new DaemonServer(
       scriptedHost({
-        // Echoes a large payload back (tests framing and backpressure at size).
+        // Answers `until` "big" with a 5 MB output (framing and backpressure at size), else echoes it.
         read: async (p, ctx) => {
           seen.clientId = ctx.clientId;
-          return { output: String(p.blob), length: String(p.blob).length };
+          return readResult(p.until === "big" ? BIG : String(p.until));
+        },
+        // Counts calls that reached the host (invalid ones must not), and answers malformed.
+        resize: async () => {
+          seen.resizeCalls++;
+          return { session: "s", cols: "wide" };
         },
         // Waits until cancelled.
         send: (_p, ctx) =>
@@ -108,14 +133,41 @@ describe("calls over the socket", () => {
     await server.stop("test done");
   });
 
-  test("a 5 MB result arrives whole, and the caller's clientId reaches the host", async () => {
+  test("a 5 MB result arrives whole, checked against the table, and the caller's clientId reaches the host", async () => {
     const c = await DaemonClient.connect({ socket, role: "test" });
-    const blob = "0123456789abcdef".repeat(5 * 65536);
-    const r = await c.call<{ output: string; length: number }>("read", { blob }, { clientId: "client-42" });
-    expect(r.length).toBe(blob.length);
-    expect(r.output === blob).toBe(true);
+    const r = await c.invoke("read", { session: "s", mode: "history", until: "big" }, { clientId: "client-42" });
+    expect(r.output.length).toBe(BIG.length);
+    expect(r.output === BIG).toBe(true);
     expect(seen.clientId).toBe("client-42");
     c.close();
+  });
+
+  test("params that break the method's schema are refused before the host sees them", async () => {
+    const c = await DaemonClient.connect({ socket, role: "test" });
+    const before = seen.resizeCalls;
+    for (const params of [{ session: "s", cols: 5000, rows: 40 }, { session: "s", cols: 80 }, { session: "s", cols: 80, rows: 40, extra: 1 }, "nonsense"]) {
+      const err: any = await c.call("resize", params).catch((e: any) => e);
+      expect(err).toBeInstanceOf(AppError);
+      expect(err.code).toBe("INVALID_ARGUMENT");
+      expect(err.message).toContain("invalid resize call");
+    }
+    expect(seen.resizeCalls).toBe(before);
+    // A result that breaks the output schema is refused on arrival, not handed on.
+    const bad: any = await c.invoke("resize", { session: "s", cols: 80, rows: 40 }).catch((e: any) => e);
+    expect(seen.resizeCalls).toBe(before + 1);
+    expect(bad.code).toBe("INTERNAL");
+    expect(bad.message).toContain("resize result is malformed");
+    // The connection is still good.
+    expect((await c.invoke("read", { session: "s", until: "ok" })).output).toBe("ok");
+    c.close();
+  });
+
+  test("a malformed frame gets a fatal error and the connection is closed", async () => {
+    const c = await DaemonClient.connect({ socket, role: "test" });
+    const closed = new Promise<void>((resolve) => c.onClose(resolve));
+    c.send({ type: "call", id: 1.5, method: "list", params: {}, ctx: { clientId: "x", elicit: false } });
+    await closed;
+    expect(c.closed).toBe(true);
   });
 
   test("errors keep their code, message and hint", async () => {
@@ -154,7 +206,7 @@ describe("calls over the socket", () => {
     expect(asked).toBe("passphrase for key?");
     expect(r).toMatchObject({ sent: true, got: "hunter2" });
     // Without the hook, the daemon side learns the client cannot elicit.
-    const err: any = await c.call("typeSecret", { session: "s" }, { clientId: "x" }).catch((e: any) => e);
+    const err: any = await c.call("typeSecret", { session: "s", secret: "", enter: true }, { clientId: "x" }).catch((e: any) => e);
     expect(err.code).toBe("ELICITATION_UNSUPPORTED");
     c.close();
   });
@@ -166,7 +218,7 @@ describe("calls over the socket", () => {
     expect(err.message).toContain(`speaks protocol ${PROTOCOL + 98}`);
     // Whoever speaks our version is unaffected.
     const c = await DaemonClient.connect({ socket, role: "test" });
-    expect((await c.call<{ length: number }>("read", { blob: "ok" })).length).toBe(2);
+    expect((await c.invoke("read", { session: "s", until: "ok" })).output).toBe("ok");
     c.close();
   });
 

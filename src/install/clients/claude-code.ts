@@ -21,5 +21,7 @@ export const claudeCode: McpClient = {
     kind: "json",
     serversKey: "mcpServers",
     entry: (launch) => ({ type: "stdio", command: launch.command, args: launch.args }),
+    // `claude mcp add --transport http NAME URL --header …` writes this shape.
+    httpEntry: (url, headers) => ({ type: "http", url, headers }),
   },
 };

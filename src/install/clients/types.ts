@@ -17,7 +17,16 @@ export interface InstallEnvironment {
 
 export type ConfigFormat =
   /** A JSON object of servers under `serversKey`, one entry per server name. */
-  | { kind: "json"; serversKey: string; entry(launch: LaunchCommand): Record<string, unknown> }
+  | {
+      kind: "json";
+      serversKey: string;
+      entry(launch: LaunchCommand): Record<string, unknown>;
+      /**
+       * The entry for `ptyhub serve --http` at `url` with these headers, for clients that
+       * document a URL entry with headers; absent for the others.
+       */
+      httpEntry?(url: string, headers: Record<string, string>): Record<string, unknown>;
+    }
   /** Codex's config.toml: one `[mcp_servers.<name>]` table with `command` and `args`. */
   | { kind: "toml" };
 

@@ -18,5 +18,7 @@ export const vscode: McpClient = {
     kind: "json",
     serversKey: "servers",
     entry: (launch) => ({ type: "stdio", command: launch.command, args: launch.args }),
+    // VS Code's MCP configuration reference: an "http" server has `url` and optional `headers`.
+    httpEntry: (url, headers) => ({ type: "http", url, headers }),
   },
 };

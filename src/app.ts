@@ -1,0 +1,68 @@
+/**
+ * The composition every MCP transport shares: the session host built from the configuration, and
+ * its shutdown. Persistent sessions (the default) live in the daemon and outlive this process; the
+ * rest live here and end with it. stdio and HTTP both start from this, so they serve one world of
+ * sessions with the same routing and the same shutdown guarantees.
+ */
+import { loadConfig, type Config } from "./config.ts";
+import type { Logger } from "./log.ts";
+import { LocalHost, type SessionHost } from "./session/host.ts";
+import { DaemonHost } from "./daemon/host.ts";
+import { RoutingHost } from "./daemon/routing.ts";
+
+export interface App {
+  readonly config: Config;
+  readonly host: SessionHost;
+  /** Ends this process's sessions (gracefully); the daemon's keep running. */
+  shutdown(): Promise<void>;
+  /** Last resort when a graceful shutdown takes too long, or at process exit: kills at once. */
+  killNow(): void;
+}
+
+export function createApp(config: Config = loadConfig()): App {
+  const local = new LocalHost(config);
+  const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault: config.persistent });
+  return {
+    config,
+    host,
+    shutdown: () => host.shutdown(),
+    killNow: () => local.manager.killAllNow(),
+  };
+}
+
+/** Upper bound on a graceful shutdown before this process's sessions are killed outright. */
+const SHUTDOWN_GRACE_MS = 3000;
+
+/**
+ * Wires the process's end to the app's: SIGTERM/SIGINT/SIGHUP (and whatever calls the returned
+ * `stop`) first close the transport, then this process's sessions, then exit; a shutdown that
+ * hangs is cut short after SHUTDOWN_GRACE_MS. Errors that escape a request are logged, never fatal.
+ */
+export function handleShutdown(
+  app: App,
+  closeTransport: () => Promise<unknown>,
+  log: Logger,
+): (why: string) => Promise<void> {
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`shutting down: ${why}`);
+    const forced = setTimeout(() => {
+      app.killNow();
+      process.exit(0);
+    }, SHUTDOWN_GRACE_MS);
+    try {
+      await closeTransport().catch((err) => log.warn(`closing the transport failed: ${String(err)}`));
+      await app.shutdown();
+    } finally {
+      clearTimeout(forced);
+      process.exit(0);
+    }
+  };
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void stop(sig));
+  process.on("exit", () => app.killNow());
+  process.on("uncaughtException", (err) => log.error("uncaught exception (server keeps running)", err));
+  process.on("unhandledRejection", (err) => log.error("unhandled rejection (server keeps running)", err));
+  return stop;
+}

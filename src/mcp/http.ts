@@ -1,0 +1,187 @@
+/**
+ * The Streamable HTTP transport (MCP spec 2025-06-18 and later) at /mcp, on Bun.serve with the
+ * SDK's web-standard transport: POST carries requests (answered as JSON or as an SSE stream), GET
+ * opens the SSE stream of server notifications (resource updates), DELETE ends the MCP session.
+ *
+ * Each MCP session (one connected client) gets its own MCP server and its own reader id, hence its
+ * own read cursors; all of them share the app's host, so HTTP clients, stdio clients and attached
+ * humans see and drive the same daemon sessions. Before any of that, a request must pass, in this
+ * order: the connection cap (503), the path (404), Origin and Host (403), the bearer token (401).
+ * The SDK then answers bad requests itself: 406/415 (headers), 413 (body size), 400 (malformed
+ * JSON or JSON-RPC), 404 (unknown MCP session).
+ */
+import { randomUUID } from "node:crypto";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { App } from "../app.ts";
+import { logger } from "../log.ts";
+import { createMcpServer } from "./server.ts";
+import { bearerMatches } from "./http-token.ts";
+import { createGuard, type RequestGuard } from "./http-guard.ts";
+
+const log = logger("http");
+
+export const MCP_PATH = "/mcp";
+/**
+ * Bun closes a connection silent for this long. SSE streams stay busy through the SDK's keep-alive
+ * comments (every SSE_KEEPALIVE_MS), so only truly dead connections are cut.
+ */
+const IDLE_TIMEOUT_S = 60;
+const SSE_KEEPALIVE_MS = 15_000;
+/**
+ * At the session cap, the least recently active MCP session is dropped to admit a new client, but
+ * only if it has been quiet this long: clients that vanish without DELETE would otherwise hold
+ * their slots forever, while a live client is never evicted by a newcomer.
+ */
+const EVICTABLE_AFTER_MS = 10 * 60_000;
+
+export interface HttpOptions {
+  host: string;
+  port: number;
+  /** null only with the explicit --insecure-no-auth. */
+  token: string | null;
+  allowedOrigins: string[];
+  tls: { cert: string; key: string } | null;
+  maxBodyBytes: number;
+  maxConnections: number;
+  maxSessions: number;
+}
+
+export interface HttpServer {
+  /** The endpoint, e.g. http://127.0.0.1:6420/mcp. */
+  readonly url: string;
+  readonly port: number;
+  readonly origins: ReadonlySet<string>;
+  /** Closes every MCP session and stops listening. */
+  close(): Promise<void>;
+}
+
+interface McpSession {
+  server: Server;
+  transport: WebStandardStreamableHTTPServerTransport;
+  lastActive: number;
+}
+
+function jsonError(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, { status, headers });
+}
+
+export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
+  const sessions = new Map<string, McpSession>();
+  let closing = false;
+
+  const newSession = (): McpSession => {
+    let id = "";
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: opts.maxBodyBytes,
+      keepAliveMs: SSE_KEEPALIVE_MS,
+      onsessioninitialized: (sid) => {
+        id = sid;
+        sessions.set(sid, entry);
+        log.info(`MCP session ${sid} opened (${server.getClientVersion()?.name ?? "unknown client"})`);
+      },
+      onsessionclosed: (sid) => {
+        sessions.delete(sid);
+        log.info(`MCP session ${sid} ended by the client`);
+      },
+    });
+    // The reader id is per MCP session: each HTTP client keeps its own read cursors.
+    const server = createMcpServer({
+      host: app.host,
+      clientId: () => `http:${server.getClientVersion()?.name ?? "mcp"}:${id}`,
+    });
+    const entry: McpSession = { server, transport, lastActive: Date.now() };
+    return entry;
+  };
+
+  /** Room for one more MCP session: evicts a long-quiet one at the cap, else says no. */
+  const makeRoom = (): boolean => {
+    if (sessions.size < opts.maxSessions) return true;
+    let oldest: [string, McpSession] | null = null;
+    for (const e of sessions) if (!oldest || e[1].lastActive < oldest[1].lastActive) oldest = e;
+    if (!oldest || Date.now() - oldest[1].lastActive < EVICTABLE_AFTER_MS) return false;
+    log.info(
+      `MCP session ${oldest[0]} quiet for ${Date.now() - oldest[1].lastActive} ms: dropped to admit a new client`,
+    );
+    sessions.delete(oldest[0]);
+    void oldest[1].server.close().catch(() => undefined);
+    return true;
+  };
+
+  // Built once the port is known (port 0 picks one).
+  let guard: RequestGuard | null = null;
+
+  const handleMcp = async (req: Request): Promise<Response> => {
+    const sid = req.headers.get("mcp-session-id");
+    if (sid !== null) {
+      const s = sessions.get(sid);
+      if (!s) return jsonError(404, "Session not found: start a new MCP session (initialize without Mcp-Session-Id)");
+      s.lastActive = Date.now();
+      return s.transport.handleRequest(req);
+    }
+    if (req.method !== "POST") return jsonError(400, "Bad Request: Mcp-Session-Id header is required");
+    if (!makeRoom())
+      return jsonError(503, `Too many MCP sessions (${opts.maxSessions}); close one or raise http_max_sessions`, {
+        "Retry-After": "5",
+      });
+    const s = newSession();
+    await s.server.connect(s.transport);
+    const res = await s.transport.handleRequest(req);
+    // Not an initialize (or a rejected one): this transport never became a session.
+    if (s.transport.sessionId === undefined) await s.server.close().catch(() => undefined);
+    return res;
+  };
+
+  const server = Bun.serve({
+    hostname: opts.host,
+    port: opts.port,
+    maxRequestBodySize: opts.maxBodyBytes,
+    idleTimeout: IDLE_TIMEOUT_S,
+    ...(opts.tls ? { tls: { cert: Bun.file(opts.tls.cert), key: Bun.file(opts.tls.key) } } : {}),
+    fetch: async (req, srv) => {
+      // pendingRequests counts this request and every open SSE stream.
+      if (srv.pendingRequests > opts.maxConnections)
+        return jsonError(503, "Too many connections", { "Retry-After": "1" });
+      if (closing || !guard) return jsonError(503, "Shutting down");
+      const url = new URL(req.url);
+      if (url.pathname !== MCP_PATH) return jsonError(404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+      const refusal = guard.refusal(req);
+      if (refusal) {
+        log.warn(`403 ${req.method} from ${srv.requestIP(req)?.address ?? "?"}: ${refusal}`);
+        return jsonError(403, `Forbidden: ${refusal}`);
+      }
+      if (opts.token !== null && !bearerMatches(req.headers.get("authorization"), opts.token)) {
+        return jsonError(401, "Unauthorized: send Authorization: Bearer <token>", {
+          "WWW-Authenticate": 'Bearer realm="ptyhub"',
+        });
+      }
+      try {
+        return await handleMcp(req);
+      } catch (err) {
+        log.error(`${req.method} ${MCP_PATH} failed`, err);
+        return jsonError(500, "Internal error");
+      }
+    },
+    error: (err) => {
+      log.error("HTTP server error", err);
+      return jsonError(500, "Internal error");
+    },
+  });
+
+  const port = server.port ?? opts.port;
+  guard = createGuard({ host: opts.host, port, tls: opts.tls !== null, extraOrigins: opts.allowedOrigins });
+  const shownHost = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+  return {
+    url: `${opts.tls ? "https" : "http"}://${shownHost}:${port}${MCP_PATH}`,
+    port,
+    origins: guard.origins,
+    async close() {
+      closing = true;
+      const all = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled(all.map((s) => s.server.close()));
+      await server.stop(true);
+    },
+  };
+}
