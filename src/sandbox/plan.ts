@@ -12,9 +12,8 @@ import { landlockAbi } from "./landlock.ts";
 import { makePrivateTmp } from "./tmp.ts";
 import { macosProfile, SANDBOX_EXEC } from "./macos.ts";
 import type { LaunchPlan } from "../session/launch.ts";
+import type { SandboxMode } from "./modes.ts";
 
-export const SANDBOX_MODES = ["none", "read-only", "workspace"] as const;
-export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
 /** Devices a shell writes to: the bit bucket and its terminal (the pty, also reached via /dev/tty). */
 export const TERMINAL_DEVICES = ["/dev/null", "/dev/tty", "/dev/pts"];

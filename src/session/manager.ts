@@ -22,7 +22,8 @@ import { looksLikePrompt } from "../terminal/classify.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import type { HostEvent } from "./host.ts";
 import { Emitter } from "../util/emitter.ts";
-import { withSandbox, type SandboxMode } from "../sandbox/plan.ts";
+import { withSandbox } from "../sandbox/plan.ts";
+import type { SandboxMode } from "../sandbox/modes.ts";
 
 const log = logger("manager");
 

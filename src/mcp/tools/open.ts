@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { stateEnum, truncation, truncationNote, viaEnum, withOutput } from "../schemas.ts";
 import { AppError } from "../../errors.ts";
-import { SANDBOX_MODES } from "../../sandbox/plan.ts";
+import { SANDBOX_MODES } from "../../sandbox/modes.ts";
 
 /** term_open's `ssh` object (SPEC.md); the connection itself is src/backend/ssh.ts. */
 export const sshParams = z.strictObject({
