@@ -51,6 +51,8 @@ function scriptedHost(overrides: Partial<Record<string, (p: Record<string, unkno
   const base = {
     manager: { size: 0, get: notFound, killAllNow() {} },
     async shutdown() {},
+    // The daemon subscribes at construction (replay logs); a scripted host has no events to tell.
+    subscribeEvents: () => () => {},
   };
   return new Proxy(base, {
     get(target, prop: string) {
