@@ -516,7 +516,7 @@ export class DaemonServer {
       c.conn.send({ type: "output", data: toBase64(data) });
     });
     const unsubscribe = s.subscribe(sendExit);
-    s.attached++;
+    const detachHuman = s.attach();
     let attached = true;
     c.attachment = {
       session: s,
@@ -525,7 +525,7 @@ export class DaemonServer {
         attached = false;
         untap();
         unsubscribe();
-        s.attached = Math.max(0, s.attached - 1);
+        detachHuman();
       },
     };
     log.info(`client ${c.serial} attached to ${s.id}`);

@@ -71,7 +71,7 @@ export class LocalHost implements SessionHost {
   }
 
   async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
-    const session = p.session === undefined ? await this.manager.defaultSession(ctx.signal) : this.manager.get(p.session);
+    const session = await this.manager.execTarget(p.session, ctx.signal);
     return execCommand(session, p, ctx.clientId, ctx.signal);
   }
 

@@ -15,11 +15,9 @@ import { render, type Truncation } from "../terminal/render.ts";
 import { logger } from "../log.ts";
 import { Session } from "./session.ts";
 import { planLaunch, validateEnv, type LaunchPlan } from "./launch.ts";
-import { waitFor } from "./wait.ts";
 import { region } from "./output.ts";
-import { PROMPT_QUIET_MS, SETTLE_QUIET_MS, NOTHING_SETTLE_MS } from "./send.ts";
-import { looksLikePrompt } from "../terminal/classify.ts";
 import { waitForPromptDrawn } from "./ready.ts";
+import { awaitCompletion, viaOf } from "./completion.ts";
 import type { HostEvent } from "./host.ts";
 import { Emitter } from "../util/emitter.ts";
 
@@ -144,6 +142,14 @@ export class SessionManager {
     return s;
   }
 
+  /**
+   * The session a term_exec runs in: the named one, or (the default-session rule, here only) the
+   * shell session `main`, opened on first use and again if it has exited.
+   */
+  async execTarget(id: string | undefined, signal?: AbortSignal): Promise<Session> {
+    return id === undefined ? this.defaultSession(signal) : this.get(id);
+  }
+
   /** The default shell session: opened on first use, and again if it has exited. */
   async defaultSession(signal?: AbortSignal): Promise<Session> {
     const existing = this.sessions.get(DEFAULT_SESSION);
@@ -191,8 +197,8 @@ export class SessionManager {
         family: started.family,
         nonce,
         persistent: this.persistentHost,
+        cwd: started.cwd,
       });
-      session.cwd = started.cwd;
       this.sessions.set(id, session);
       session.onEvent((kind) => this.events.emit({ session: id, kind }));
       this.events.emit({ session: id, kind: "opened" });
@@ -236,26 +242,8 @@ export class SessionManager {
 
   /** Until the first prompt (shells), a prompt-looking pause or a settle (programs), or exit. */
   private async waitUntilReady(session: Session, signal?: AbortSignal): Promise<string> {
-    const started = Date.now();
-    const outcome = await waitFor<string>(
-      session,
-      () => {
-        if (session.integration !== "none" && session.phase !== "starting") return { done: session.integration === "shell" ? "shell" : "marker" };
-        if (session.exit) return { done: "exit" };
-        if (session.integration !== "none") return null;
-        const quietFor = Date.now() - session.lastOutputAt;
-        if (session.emulator.bytesIn === 0) {
-          const waited = Date.now() - started;
-          return waited >= NOTHING_SETTLE_MS ? { done: "settle" } : { retryInMs: NOTHING_SETTLE_MS - waited };
-        }
-        if (looksLikePrompt(session.emulator.textBeforeCursor())) {
-          return quietFor >= PROMPT_QUIET_MS ? { done: "prompt" } : { retryInMs: PROMPT_QUIET_MS - quietFor };
-        }
-        return quietFor >= SETTLE_QUIET_MS ? { done: "settle" } : { retryInMs: SETTLE_QUIET_MS - quietFor };
-      },
-      { timeoutMs: this.config.open_timeout_ms, signal },
-    );
-    return outcome;
+    const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typedRow: null, timeoutMs: this.config.open_timeout_ms, signal });
+    return viaOf(session, verdict);
   }
 
   list(): SessionInfo[] {
@@ -309,7 +297,7 @@ export class SessionManager {
     const now = Date.now();
     for (const s of [...this.sessions.values()]) {
       s.pruneCursors(CURSOR_IDLE_MS);
-      if (now - s.lastActivityAt > this.config.idle_timeout_ms && s.attached === 0 && s.execOwner === null) {
+      if (now - s.lastActivityAt > this.config.idle_timeout_ms && s.attached === 0 && !s.execBusy) {
         log.info(`closing idle session ${s.id}`);
         await this.close(s.id).catch((err) => log.warn(`closing idle ${s.id} failed`, err));
       }

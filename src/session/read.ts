@@ -5,15 +5,10 @@
  */
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
-import { waitFor } from "./wait.ts";
 import { hasContent, OutputScanner, region } from "./output.ts";
-import { compileUntil, trimBlankTail, type Via } from "./send.ts";
+import { compileUntil, trimBlankTail } from "./send.ts";
+import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 import { AppError } from "../errors.ts";
-
-/** Once new output starts arriving, let it finish its burst for this long before returning. */
-const READ_COALESCE_MS = 40;
-/** …but under a continuous flood, return what is there after this long. */
-const READ_MAX_COALESCE_MS = 250;
 
 export type ReadMode = "new" | "screen" | "diff" | "history";
 
@@ -51,39 +46,29 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
   let matched: string | null = null;
   let via: Via | null = null;
 
+  let verdict: Verdict | null = null;
   if (until || (p.mode === "new" && waitMs > 0)) {
     const callPos = session.emulator.cursorPos();
     const cursor = session.cursor(clientId);
     const scanner = new OutputScanner(session, callPos, 0);
-    const hadUnread = hasContent(region(session, cursor.pos, null, null, Infinity, p.max_tokens).items);
-    const bytesAtCall = session.emulator.bytesIn;
-    let firstNewAt: number | null = null;
-    const outcome = await waitFor<{ via: Via; matched: string | null }>(
-      session,
-      () => {
-        if (until) {
-          const m = until.exec(scanner.next());
-          if (m) return { done: { via: "until", matched: m[0] } };
-          return session.exit ? { done: { via: "exit", matched: null } } : null;
-        }
-        if (session.exit) return { done: { via: "exit", matched: null } };
-        if (!hadUnread && session.emulator.bytesIn === bytesAtCall) return null;
-        firstNewAt ??= Date.now();
-        const quietFor = Date.now() - session.lastOutputAt;
-        const sinceFirst = Date.now() - firstNewAt;
-        if (quietFor >= READ_COALESCE_MS || sinceFirst >= READ_MAX_COALESCE_MS) return { done: { via: "settle", matched: null } };
-        return { retryInMs: Math.min(READ_COALESCE_MS - quietFor, READ_MAX_COALESCE_MS - sinceFirst) };
-      },
-      { timeoutMs: waitMs, signal },
-    );
-    if (outcome === "timeout") via = "timeout";
-    else ({ via, matched } = outcome);
+    verdict = await awaitCompletion(session, {
+      since: session.lastMarkSeq,
+      fallback: until ? "none" : "coalesce",
+      typedRow: null,
+      until: until ? () => until.exec(scanner.next())?.[0] ?? null : undefined,
+      hadUnread: hasContent(region(session, cursor.pos, null, null, Infinity, p.max_tokens).items),
+      timeoutMs: waitMs,
+      signal,
+    });
+    via = viaOf(session, verdict);
+    matched = verdict.kind === "until" ? verdict.matched : null;
   }
 
   const em = session.emulator;
   let items: Item[];
   let dropped = 0;
-  let exitCode: number | null = session.exit?.exitCode ?? null;
+  // The session's, or that of a command whose end ended this wait.
+  let exitCode: number | null = verdict ? exitCodeOf(session, verdict) : (session.exit?.exitCode ?? null);
   const cursor = session.cursor(clientId);
   switch (p.mode) {
     case "new": {
