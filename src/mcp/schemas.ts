@@ -24,6 +24,14 @@ export const cursor = z.object({ row: z.number().int(), col: z.number().int() })
 
 export const stateEnum = z.enum(["prompt", "password", "confirm", "pager", "continuation", "running", "exited"]);
 
+/** Present when the result alone does not say what to do next (a continuation prompt). */
+export const hint = z.string().optional();
+
+/** The header line with the hint (if any) after it. */
+export function withHint(header: string, hintText: string | undefined): string {
+  return hintText ? `${header}\nhint: ${hintText}` : header;
+}
+
 export const viaEnum = z.enum(["exit", "shell", "marker", "until", "prompt", "settle", "timeout"]);
 
 /** "… N lines omitted" summary for headers. */
