@@ -8,9 +8,9 @@
  *                    ended in the same chunk; the end's exit code is still reported.
  *   2. exit          the program (the session) ended.
  *   3. shell marks   a command ended (D mark: exit code, cwd) — via `shell`, or `marker` where
- *                    per-command markers stand in for hooks (POSIX sh); the shell refused the line
- *                    (E mark: fish's syntax errors); it waits for the rest of an unfinished line
- *                    (P mark: PS2, once quiet); it redrew its prompt without running anything.
+ *                    per-command markers stand in for hooks (POSIX sh); the shell waits for the
+ *                    rest of an unfinished line (P mark: PS2, once quiet); it drew its prompt
+ *                    again below the input without running anything (the line was dropped).
  *   4. prompt/state  a running command waits for input (password, yes/no, pager, full-screen app);
  *                    a program without integration settled at something prompt-like.
  *   5. settle        output stopped changing: a guess, reported as such.
@@ -42,7 +42,6 @@ export type Verdict =
   | { kind: "until"; matched: string; end: MarkRecord | null }
   | { kind: "exit" }
   | { kind: "end"; end: MarkRecord; start: MarkRecord | null }
-  | { kind: "rejected"; mark: MarkRecord }
   | { kind: "continuation"; mark: MarkRecord }
   /** The prompt was drawn again with no command started or ended (line refused, or a redraw). */
   | { kind: "redrawn"; mark: MarkRecord }
@@ -106,7 +105,6 @@ export function viaOf(session: Session, v: Verdict): Via {
     case "timeout":
       return v.kind;
     case "end":
-    case "rejected":
     case "ready":
       return session.integration === "marker" ? "marker" : "shell";
     case "continuation":
@@ -156,8 +154,6 @@ function markCheck(session: Session, marks: MarkRecord[], end: MarkRecord | null
     const start = marks.find((m) => m.kind === "start" && m.seq < end.seq) ?? null;
     return { done: { kind: "end", end, start } };
   }
-  const rejected = marks.find((m) => m.kind === "rejected");
-  if (rejected) return { done: { kind: "rejected", mark: rejected } };
   const last = marks[marks.length - 1];
   if (last?.kind === "continuation" && session.phase === "continuation") {
     const quietFor = Date.now() - session.lastOutputAt;
@@ -179,6 +175,11 @@ function inputCheck(session: Session): Check {
   if (state === "password" || state === "confirm" || state === "pager") return { done: { kind: "input" } };
   if (session.emulator.altScreen) {
     return quietFor >= SCREEN_INPUT_QUIET_MS ? { done: { kind: "input" } } : { retryInMs: SCREEN_INPUT_QUIET_MS - quietFor };
+  }
+  // A prompt of something without our integration (a nested shell, `exec bash`, a REPL started by
+  // the command): it waits for input. Only text, so it must hold as long as a settle to count.
+  if (state === "prompt") {
+    return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "input" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
   }
   return null;
 }

@@ -15,14 +15,8 @@ import { withoutEcho } from "./echo-items.ts";
 import { ensureReady } from "./ready.ts";
 import { awaitCompletion, exitCodeOf, viaOf, type Verdict } from "./completion.ts";
 
-/**
- * The exit code reported for a line fish refused (a syntax error): fish runs nothing and keeps
- * the line, so there is no status of its own; 127 is what fish's parser answers for such a line
- * (`fish --no-execute`).
- */
-const FISH_REFUSED_EXIT_CODE = 127;
-/** After fish refuses a line, how long to wait for its error and redrawn prompt, and again after ctrl+c. */
-const REFUSED_REDRAW_MS = 1000;
+/** After a shell dropped a line, how long to wait for its prompt to be drawn again after ctrl+c. */
+const DROPPED_REDRAW_MS = 1000;
 
 export const CONTINUATION_HINT =
   "The shell waits for the rest of an unfinished command line (open quote, `if … then`, here-document): " +
@@ -73,19 +67,17 @@ export async function execCommand(session: Session, p: ExecParams, clientId: str
     try {
       session.write(line + "\r");
       const remaining = Math.max(0, p.timeout_ms - (performance.now() - t0));
-      let verdict = await awaitCompletion(session, { since: seq0, fallback: "input", typedRow: typedAt.row, timeoutMs: remaining, signal });
-      let refusedOutput: Item[] | null = null;
-      if (verdict.kind === "rejected" || verdict.kind === "redrawn") {
-        refusedOutput = await cancelRefusedLine(session, verdict, typedAt, line, signal);
-        verdict = { kind: "rejected", mark: verdict.mark };
-      }
-      const items = refusedOutput ?? commandItems(session, verdict, seq0, typedAt, typedCapture, line, p.max_tokens);
+      const verdict = await awaitCompletion(session, { since: seq0, fallback: "input", typedRow: typedAt.row, timeoutMs: remaining, signal });
+      const items =
+        verdict.kind === "redrawn"
+          ? await cancelDroppedLine(session, verdict.mark, typedAt, line, signal)
+          : commandItems(session, verdict, seq0, typedAt, typedCapture, line, p.max_tokens);
       const rendered = render(items, p.max_tokens, (t) => session.redact(t));
       session.setCursor(clientId, session.emulator.cursorPos());
       const result: ExecResult = {
         session: session.id,
         status: statusOf(verdict),
-        exit_code: verdict.kind === "rejected" ? FISH_REFUSED_EXIT_CODE : exitCodeOf(session, verdict),
+        exit_code: exitCodeOf(session, verdict),
         output: rendered.output,
         cwd: session.cwd,
         duration_ms: Math.round(performance.now() - t0),
@@ -135,22 +127,15 @@ function rowStart(pos: Pos): Pos {
 }
 
 /**
- * fish refused the line (a syntax error): it prints the error, draws its prompt again and keeps
- * the line in its editor, where the next command would be typed onto it. Collect the error, then
- * cancel the line with ctrl+c and wait for the fresh prompt.
+ * The shell drew its prompt again below the typed line without running it, and may keep the line
+ * in its editor (fish does on a syntax error when our Enter binding is not in place), where the
+ * next command would be typed onto it. Keep what it printed, then cancel the line with ctrl+c.
  */
-async function cancelRefusedLine(session: Session, v: Extract<Verdict, { kind: "rejected" | "redrawn" }>, typedAt: Pos, line: string, signal?: AbortSignal): Promise<Item[]> {
-  const redraw = v.kind === "redrawn" ? v.mark : await promptRedrawnAfter(session, v.mark.seq, signal);
-  const r = withoutEcho(region(session, typedAt, redraw ? rowStart(redraw.pos) : null).items, line, true);
+async function cancelDroppedLine(session: Session, redraw: MarkRecord, typedAt: Pos, line: string, signal?: AbortSignal): Promise<Item[]> {
+  const r = withoutEcho(region(session, typedAt, rowStart(redraw.pos)).items, line, true);
   const seq = session.lastMarkSeq;
   session.write("\x03");
-  await promptRedrawnAfter(session, seq, signal);
+  // Any row: the prompt may be drawn again where the dropped line was.
+  await awaitCompletion(session, { since: seq, fallback: "none", typedRow: -1, timeoutMs: DROPPED_REDRAW_MS, signal });
   return r.pending ? [] : r.items;
-}
-
-/** The next prompt drawn after mark `since` (within REFUSED_REDRAW_MS), or null. */
-async function promptRedrawnAfter(session: Session, since: number, signal?: AbortSignal): Promise<MarkRecord | null> {
-  // Any row: fish draws the prompt again where the refused line was.
-  const v = await awaitCompletion(session, { since, fallback: "none", typedRow: -1, timeoutMs: REFUSED_REDRAW_MS, signal });
-  return v.kind === "redrawn" ? v.mark : null;
 }

@@ -29,7 +29,7 @@ export type Phase = "starting" | "prompt" | "running" | "continuation";
 
 export interface MarkRecord {
   seq: number;
-  kind: "prompt" | "ready" | "start" | "end" | "continuation" | "rejected";
+  kind: "prompt" | "ready" | "start" | "end" | "continuation";
   pos: Pos;
   exitCode: number | null;
   cwd: string | null;
@@ -401,7 +401,7 @@ export class Session {
         queueMicrotask(() => this.events.emit("command_finished"));
       }
     } else {
-      // A (a prompt follows) or E (the line was refused and stays in the editor): at the prompt.
+      // A: a prompt follows.
       this.currentPhase = "prompt";
     }
     this.marks.push(record);

@@ -123,7 +123,6 @@ export type Mark =
   | { kind: "ready" }
   | { kind: "start" }
   | { kind: "continuation" }
-  | { kind: "rejected" }
   | { kind: "end"; exitCode: number | null; cwd: string | null };
 
 const ESCAPES: Record<string, string> = { "%25": "%", "%3B": ";", "%0A": "\n", "%07": "\x07", "%1B": "\x1b" };
@@ -138,7 +137,6 @@ export function parseMark(data: string, nonce: string): Mark | null {
   if (kind === "B") return { kind: "ready" };
   if (kind === "C") return { kind: "start" };
   if (kind === "P") return { kind: "continuation" };
-  if (kind === "E") return { kind: "rejected" };
   if (kind === "D") {
     const parts = rest.split(";");
     const code = Number.parseInt(parts[1] ?? "", 10);

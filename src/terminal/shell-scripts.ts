@@ -9,7 +9,6 @@
  *   D;n;cwd  the command finished with exit status n, in cwd (%, ;, LF, BEL, ESC %-escaped)
  *   P        a continuation prompt (PS2) is drawn: the shell waits for the rest of an
  *            unfinished command line (open quote, `if … then`, a here-document)
- *   E        the shell refused the line (fish: a syntax error; the line stays in its editor)
  * The nonce comes in the environment, is copied into a shell variable and removed from the
  * environment, so programs started in the session neither inherit it nor can forge a mark.
  * "__ptyhub_" prefixes keep our names out of the user's way.
@@ -140,12 +139,22 @@ function fish_prompt
     printf '\e]6973;%s;B\a' $__ptyhub_nonce
 end
 # fish has no PS2: Enter on an unfinished line inserts a line break, and on a syntax error fish
-# prints it and keeps the line, silently for the hooks above. Enter says which, then executes.
+# prints it and keeps the line (where the next input would land), both silently for the hooks
+# above. Enter tells: an unfinished line gets a P mark; a refused one is reported like a command
+# that failed (start, fish's own error, end with its parser's status) and cleared.
 function __ptyhub_enter
     commandline --is-valid
     switch $status
         case 1
-            printf '\e]6973;%s;E\a' $__ptyhub_nonce
+            set -l line (commandline)
+            commandline -r ''
+            printf '\n\e]6973;%s;C\a' $__ptyhub_nonce
+            printf '%s\n' $line | fish --no-execute 2>&1
+            set -l s $pipestatus[2]
+            set -l p (string replace -a '%' '%25' -- $PWD | string replace -a ';' '%3B')
+            printf '\e]6973;%s;D;%s;%s\a\e]6973;%s;A\a' $__ptyhub_nonce $s "$p" $__ptyhub_nonce
+            commandline -f repaint
+            return
         case 2
             printf '\e]6973;%s;P\a' $__ptyhub_nonce
     end

@@ -81,16 +81,23 @@ describe("completion: unfinished and refused lines", () => {
     expect(rest.output).toBe("yes");
   });
 
-  test("fish refusing a line (E mark): done, exit 127, the error as output, the kept line cancelled", async () => {
+  test("a syntax error reported like a failed command (fish's Enter binding): done, the parser's status", async () => {
+    const { session, fake } = fakeSession({ family: "fish" });
+    onEnter(fake, () => mark("C") + "fish: command substitutions not allowed here\r\n" + prompt(127));
+    const r = await execCommand(session, { command: "echo in-$((2+3))", ...exec }, CLIENT);
+    expect(r).toMatchObject({ status: "done", exit_code: 127, via: "shell", output: "fish: command substitutions not allowed here" });
+  });
+
+  test("a line dropped without a word (prompt drawn again below, line kept): done at once, cancelled with ctrl+c", async () => {
     const { session, fake } = fakeSession({ family: "fish" });
     fake.onInput = (input) => {
       if (input === "\x03") return fake.emit("^C\r\n$ " + mark("B"));
       if (!input.endsWith("\r")) return;
       const line = input.slice(0, -1);
-      fake.emit(line + mark("E") + "\r\nfish: command substitutions not allowed here\r\n$ " + mark("B") + line);
+      fake.emit(line + "\r\nfish: error here\r\n$ " + mark("B") + line);
     };
     const r = await execCommand(session, { command: "echo in-$((2+3))", ...exec }, CLIENT);
-    expect(r).toMatchObject({ status: "done", exit_code: 127, via: "shell", output: "fish: command substitutions not allowed here" });
+    expect(r).toMatchObject({ status: "done", exit_code: null, via: "prompt", output: "fish: error here" });
     expect(fake.written.at(-1)).toBe("\x03");
     expect(session.state()).toBe("prompt");
   });
