@@ -20,6 +20,8 @@
 import type { MarkRecord, Session } from "./session.ts";
 import { waitFor, type CheckResult } from "./wait.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
+import type { Pos } from "../terminal/emulator.ts";
+import { itemsText, region } from "./output.ts";
 
 /** A prompt-like last line (or a continuation prompt) must stay unchanged this long to be believed. */
 export const PROMPT_QUIET_MS = 60;
@@ -35,6 +37,11 @@ export const NOTHING_SETTLE_MS = 600;
 export const READ_COALESCE_MS = 40;
 /** …but under a continuous flood returns what is there after this long. */
 export const READ_MAX_COALESCE_MS = 250;
+
+/** What a result at a continuation prompt tells the caller to do next. */
+export const CONTINUATION_HINT =
+  "The shell waits for the rest of an unfinished command line (open quote, `if … then`, here-document): " +
+  "send the rest with term_send text, or cancel the line with term_send keys:[\"ctrl+c\"].";
 
 export type Via = "exit" | "shell" | "marker" | "until" | "prompt" | "settle" | "timeout";
 
@@ -74,11 +81,11 @@ export interface WaitSpec {
   /** term_read: whether there was unread output when the call came (it may return at once). */
   hadUnread?: boolean;
   /**
-   * Where the caller typed input (null for a read). A prompt drawn again below it with nothing
-   * run answers that input (a refused line, a completion listing); a redraw on the same row (a
-   * resize, SIGWINCH) does not.
+   * What the caller typed and where (null for a read). A prompt drawn again below it, after its
+   * echo, with nothing run, answers that input (a dropped line, a completion listing); a redraw
+   * on the same row (a resize) or before the echo (a job notification in flight) does not.
    */
-  typedRow: number | null;
+  typed: { at: Pos; text: string } | null;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -134,7 +141,7 @@ function evaluate(session: Session, spec: WaitSpec, startedAt: number, bytesAtSt
   if (session.exit) return { done: { kind: "exit" } };
   // 3. Shell marks.
   if (spec.fallback === "open") return openCheck(session, startedAt);
-  const marked = markCheck(session, marks, end, spec.typedRow);
+  const marked = markCheck(session, marks, end, spec.typed);
   if (marked) return marked;
   // 4–5. Per caller.
   switch (spec.fallback) {
@@ -149,7 +156,7 @@ function evaluate(session: Session, spec: WaitSpec, startedAt: number, bytesAtSt
   }
 }
 
-function markCheck(session: Session, marks: MarkRecord[], end: MarkRecord | null, typedRow: number | null): Check {
+function markCheck(session: Session, marks: MarkRecord[], end: MarkRecord | null, typed: WaitSpec["typed"]): Check {
   if (end) {
     const start = marks.find((m) => m.kind === "start" && m.seq < end.seq) ?? null;
     return { done: { kind: "end", end, start } };
@@ -161,9 +168,17 @@ function markCheck(session: Session, marks: MarkRecord[], end: MarkRecord | null
     return quietFor >= PROMPT_QUIET_MS ? { done: { kind: "continuation", mark: last } } : { retryInMs: PROMPT_QUIET_MS - quietFor };
   }
   const started = marks.some((m) => m.kind === "start" || m.kind === "continuation");
-  const redraw = typedRow === null ? undefined : marks.find((m) => m.kind === "ready" && m.pos.row > typedRow);
+  const redraw = typed === null ? undefined : marks.find((m) => m.kind === "ready" && m.pos.row > typed.at.row && echoedBefore(session, typed, m.pos));
   if (redraw && !started) return { done: { kind: "redrawn", mark: redraw } };
   return null;
+}
+
+/** Whether the last line of the typed text was echoed between where it was typed and `pos`. */
+function echoedBefore(session: Session, typed: NonNullable<WaitSpec["typed"]>, pos: Pos): boolean {
+  const lastLine = typed.text.split("\n").pop()!.trim();
+  if (lastLine.length === 0) return true; // keys only: no echo to wait for
+  // Soft-wrapped rows come back as separate lines: compare without line breaks.
+  return itemsText(region(session, typed.at, pos).items).replace(/\n/g, "").includes(lastLine);
 }
 
 /** While a command runs: is it now waiting for the user (password, yes/no, pager, full-screen app)? */

@@ -10,17 +10,13 @@ import { render, type Truncation } from "../terminal/render.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import type { Item } from "../terminal/render.ts";
 import type { MarkRecord, Session } from "./session.ts";
-import { region } from "./output.ts";
+import { region, rowStart } from "./output.ts";
 import { withoutEcho } from "./echo-items.ts";
 import { ensureReady } from "./ready.ts";
-import { awaitCompletion, exitCodeOf, viaOf, type Verdict } from "./completion.ts";
+import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict } from "./completion.ts";
 
 /** After a shell dropped a line, how long to wait for its prompt to be drawn again after ctrl+c. */
 const DROPPED_REDRAW_MS = 1000;
-
-export const CONTINUATION_HINT =
-  "The shell waits for the rest of an unfinished command line (open quote, `if … then`, here-document): " +
-  "send the rest with term_send text, or cancel the line with term_send keys:[\"ctrl+c\"].";
 
 export interface ExecParams {
   command: string;
@@ -67,7 +63,7 @@ export async function execCommand(session: Session, p: ExecParams, clientId: str
     try {
       session.write(line + "\r");
       const remaining = Math.max(0, p.timeout_ms - (performance.now() - t0));
-      const verdict = await awaitCompletion(session, { since: seq0, fallback: "input", typedRow: typedAt.row, timeoutMs: remaining, signal });
+      const verdict = await awaitCompletion(session, { since: seq0, fallback: "input", typed: { at: typedAt, text: line }, timeoutMs: remaining, signal });
       const items =
         verdict.kind === "redrawn"
           ? await cancelDroppedLine(session, verdict.mark, typedAt, line, signal)
@@ -122,10 +118,6 @@ function commandItems(session: Session, v: Verdict, seq0: number, typedAt: Pos, 
   return r.pending ? [] : r.items;
 }
 
-function rowStart(pos: Pos): Pos {
-  return { row: pos.row, col: 0, prefix: "", lineNo: pos.lineNo };
-}
-
 /**
  * The shell drew its prompt again below the typed line without running it, and may keep the line
  * in its editor (fish does on a syntax error when our Enter binding is not in place), where the
@@ -135,7 +127,6 @@ async function cancelDroppedLine(session: Session, redraw: MarkRecord, typedAt: 
   const r = withoutEcho(region(session, typedAt, rowStart(redraw.pos)).items, line, true);
   const seq = session.lastMarkSeq;
   session.write("\x03");
-  // Any row: the prompt may be drawn again where the dropped line was.
-  await awaitCompletion(session, { since: seq, fallback: "none", typedRow: -1, timeoutMs: DROPPED_REDRAW_MS, signal });
+  await awaitCompletion(session, { since: seq, fallback: "none", typed: { at: rowStart(redraw.pos), text: "" }, timeoutMs: DROPPED_REDRAW_MS, signal });
   return r.pending ? [] : r.items;
 }

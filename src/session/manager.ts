@@ -242,7 +242,7 @@ export class SessionManager {
 
   /** Until the first prompt (shells), a prompt-looking pause or a settle (programs), or exit. */
   private async waitUntilReady(session: Session, signal?: AbortSignal): Promise<string> {
-    const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typedRow: null, timeoutMs: this.config.open_timeout_ms, signal });
+    const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs: this.config.open_timeout_ms, signal });
     return viaOf(session, verdict);
   }
 

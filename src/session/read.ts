@@ -54,7 +54,7 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
     verdict = await awaitCompletion(session, {
       since: session.lastMarkSeq,
       fallback: until ? "none" : "coalesce",
-      typedRow: null,
+      typed: null,
       until: until ? () => until.exec(scanner.next())?.[0] ?? null : undefined,
       hadUnread: hasContent(region(session, cursor.pos, null, null, Infinity, p.max_tokens).items),
       timeoutMs: waitMs,

@@ -12,13 +12,12 @@ import { AppError } from "../errors.ts";
 import { encodeKeys } from "../terminal/keys.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
-import { itemsText, OutputScanner, region } from "./output.ts";
+import { itemsText, OutputScanner, region, rowStart } from "./output.ts";
 import { dropChars, withoutEcho } from "./echo-items.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import type { Item } from "../terminal/render.ts";
 import { waitForPromptDrawn } from "./ready.ts";
-import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
-import { CONTINUATION_HINT } from "./exec.ts";
+import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 
 export type { Via };
 
@@ -123,14 +122,15 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
     const verdict = await awaitCompletion(session, {
       since: seq0,
       fallback: until ? "none" : "prompt",
-      typedRow: from.row,
+      typed: { at: from, text: sent ?? "" },
       until: until ? matchUntil : undefined,
       produced,
       timeoutMs: p.wait_ms,
       signal,
     });
     findEcho();
-    const end = verdict.kind === "end" ? verdict.end.pos : null;
+    // Output ends where the shell said the command ended, or before its continuation prompt.
+    const end = verdict.kind === "end" ? verdict.end.pos : verdict.kind === "continuation" ? rowStart(verdict.mark.pos) : null;
     const items = dropChars(region(session, from, end, capture, Infinity, p.max_tokens).items, echoChars ?? 0);
     return finishSend(session, items, verdict, clientId, p.max_tokens);
   } finally {

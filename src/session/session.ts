@@ -93,6 +93,8 @@ export class Session {
   private currentCommand: CommandRecord | null = null;
   private marks: MarkRecord[] = [];
   private markSeq = 0;
+  /** The newest mark when input was last written: marks after it answer that input. */
+  private markSeqAtWrite = 0;
   private outputAt = Date.now();
   private activityAt = Date.now();
   private attachedHumans = 0;
@@ -230,13 +232,24 @@ export class Session {
     if (this.exitInfo === null && this.currentPhase === "continuation") return "continuation";
     return classify({
       exited: this.exitInfo !== null,
-      atShellPrompt: this.integration === "shell" ? this.currentPhase === "prompt" : null,
+      atShellPrompt: this.atShellPrompt(),
       beforeCursor: em.textBeforeCursor(),
       cursorOnLastRow: cursor.row === em.rows,
       altScreen: em.altScreen,
       tty: this.backend.ttyModes(),
       foreground: () => this.backend.foregroundCommands?.() ?? [],
     });
+  }
+
+  /**
+   * Shell integration's verdict on "at the prompt": hooks mark every command. Markers only wrap
+   * term_exec's commands, so there the prompt is certain only when a mark came after the last input
+   * (a line typed with term_send runs unmarked); otherwise it is unknown (null).
+   */
+  private atShellPrompt(): boolean | null {
+    if (this.integration === "shell") return this.currentPhase === "prompt";
+    if (this.integration === "marker" && this.currentPhase === "prompt" && this.markSeq > this.markSeqAtWrite) return true;
+    return null;
   }
 
   /** Subscribes to every change: output parsed, mark seen, exit. Returns the unsubscribe. */
@@ -257,6 +270,7 @@ export class Session {
 
   write(data: string | Uint8Array): void {
     this.activityAt = Date.now();
+    this.markSeqAtWrite = this.markSeq;
     this.backend.write(data);
   }
 
