@@ -54,7 +54,7 @@ function homeWith(files: Record<string, string>): string {
   return home;
 }
 
-const cases = [
+const cases: Array<{ shell: string; files: Record<string, string>; unfinished: string }> = [
   { shell: "bash", files: { ".bashrc": BASH_PREEXEC_RC }, unfinished: "if true; then" },
   { shell: "zsh", files: { ".zshrc": P10K_ZSHRC }, unfinished: "echo (" },
   { shell: "fish", files: { ".config/fish/config.fish": FISH_CONFIG }, unfinished: 'echo "abc' },
