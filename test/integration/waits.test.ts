@@ -131,7 +131,15 @@ describe("a wait never outlives the command it waits on", () => {
     const reading = host.read({ session: "main", mode: "new", until: "NEVER_SEEN", wait_ms: 30_000, max_tokens: 4000 }, { clientId: "reader" });
     // Barrier: the sleep runs (its start mark moved the shell to "running").
     const session = host.manager.get("main");
-    while (session.phase !== "running") await new Promise<void>((resolve) => session.subscribe(resolve));
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (session.phase !== "running") return;
+        off();
+        resolve();
+      };
+      const off = session.subscribe(check);
+      check();
+    });
     const t0 = performance.now();
     const stop = await host.send({ session: "main", keys: ["ctrl+c"], ...sendDefaults }, { clientId: "other" });
     expect(stop).toMatchObject({ via: "shell", exit_code: 130 });
