@@ -33,11 +33,6 @@ export const SCREEN_INPUT_QUIET_MS = 400;
 export const SETTLE_QUIET_MS = 300;
 /** When nothing at all appears after the input, give up waiting after this long. */
 export const NOTHING_SETTLE_MS = 600;
-/**
- * term_open of a program that printed nothing yet: it may still be starting (an interpreter
- * took ~0.5 s here on a loaded machine; JVM REPLs take longer), so wait longer than after input.
- */
-export const OPEN_NOTHING_SETTLE_MS = 2000;
 /** Once new output starts arriving, a read lets it finish its burst for this long… */
 export const READ_COALESCE_MS = 40;
 /** …but under a continuous flood returns what is there after this long. */
@@ -233,7 +228,7 @@ function openCheck(session: Session, startedAt: number): Check {
   const quietFor = Date.now() - session.lastOutputAt;
   if (session.emulator.bytesIn === 0) {
     const waited = Date.now() - startedAt;
-    return waited >= OPEN_NOTHING_SETTLE_MS ? { done: { kind: "settle" } } : { retryInMs: OPEN_NOTHING_SETTLE_MS - waited };
+    return waited >= NOTHING_SETTLE_MS ? { done: { kind: "settle" } } : { retryInMs: NOTHING_SETTLE_MS - waited };
   }
   if (looksLikePrompt(session.emulator.textBeforeCursor())) {
     return quietFor >= PROMPT_QUIET_MS ? { done: { kind: "prompt" } } : { retryInMs: PROMPT_QUIET_MS - quietFor };
