@@ -127,13 +127,15 @@ describe("a wait never outlives the command it waits on", () => {
   });
 
   test("another call's ctrl+c ends the command: the pending send and read with until end with 130", async () => {
-    const pending = host.send({ session: "main", text: "sleep 60", until: "NEVER_SEEN", wait_ms: 30_000, max_tokens: 4000 }, ctx);
+    // The child prints once it runs in the foreground group, so the ctrl+c reaches it (a ctrl+c
+    // typed while bash itself still holds the terminal would be bash's to ignore).
+    const command = "sh -c 'echo child-started; exec sleep 60'";
+    const pending = host.send({ session: "main", text: command, until: "NEVER_SEEN", wait_ms: 30_000, max_tokens: 4000 }, ctx);
     const reading = host.read({ session: "main", mode: "new", until: "NEVER_SEEN", wait_ms: 30_000, max_tokens: 4000 }, { clientId: "reader" });
-    // Barrier: the sleep runs (its start mark moved the shell to "running").
     const session = host.manager.get("main");
     await new Promise<void>((resolve) => {
       const check = () => {
-        if (session.phase !== "running") return;
+        if (!session.emulator.screenLines().includes("child-started")) return;
         off();
         resolve();
       };
