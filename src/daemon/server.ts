@@ -121,7 +121,6 @@ export class DaemonServer {
   private idleSince: number | null = null;
   private socketIno: number | null = null;
   private stopping: Promise<void> | null = null;
-  private defaultOpening: Promise<void> | null = null;
   private readonly myUid = typeof process.getuid === "function" ? process.getuid() : -1;
 
   constructor(
@@ -431,27 +430,7 @@ export class DaemonServer {
    */
   private async execDefault(p: Record<string, unknown>, ctx: CallContext): Promise<unknown> {
     const defaults = (p.defaults ?? {}) as Pick<OpenParams, "cwd" | "env">;
-    const m = this.host.manager;
-    if (!this.defaultOpening) {
-      this.defaultOpening = (async () => {
-        let alive = false;
-        try {
-          const s = m.get("main");
-          if (s.exit) await m.close("main");
-          else alive = true;
-        } catch (err) {
-          if (!(err instanceof AppError) || err.code !== "SESSION_NOT_FOUND") throw err;
-        }
-        if (!alive) {
-          await m.open({ name: "main", cwd: defaults.cwd, env: defaults.env }, "internal").catch((err) => {
-            if (!(err instanceof AppError) || err.code !== "SESSION_EXISTS") throw err;
-          });
-        }
-      })().finally(() => {
-        this.defaultOpening = null;
-      });
-    }
-    await this.defaultOpening;
+    await this.host.manager.execTarget(undefined, ctx.signal, defaults);
     const { defaults: _defaults, ...rest } = p;
     return this.host.exec({ ...(rest as unknown as ExecParams), session: "main" }, ctx);
   }

@@ -144,21 +144,25 @@ export class SessionManager {
 
   /**
    * The session a term_exec runs in: the named one, or (the default-session rule, here only) the
-   * shell session `main`, opened on first use and again if it has exited.
+   * shell session `main`, opened on first use and again if it has exited — in `defaults`' cwd and
+   * environment when given (the daemon passes its caller's).
    */
-  async execTarget(id: string | undefined, signal?: AbortSignal): Promise<Session> {
-    return id === undefined ? this.defaultSession(signal) : this.get(id);
+  async execTarget(id: string | undefined, signal?: AbortSignal, defaults: Pick<OpenParams, "cwd" | "env"> = {}): Promise<Session> {
+    return id === undefined ? this.defaultSession(signal, defaults) : this.get(id);
   }
 
   /** The default shell session: opened on first use, and again if it has exited. */
-  async defaultSession(signal?: AbortSignal): Promise<Session> {
+  private async defaultSession(signal: AbortSignal | undefined, defaults: Pick<OpenParams, "cwd" | "env">): Promise<Session> {
     const existing = this.sessions.get(DEFAULT_SESSION);
     if (existing && !existing.exit) return existing;
     if (!this.defaultOpening) {
       this.defaultOpening = (async () => {
         if (existing) await this.close(DEFAULT_SESSION).catch(() => undefined);
-        await this.open({ name: DEFAULT_SESSION }, "internal", signal);
-        return this.sessions.get(DEFAULT_SESSION)!;
+        await this.open({ name: DEFAULT_SESSION, cwd: defaults.cwd, env: defaults.env }, "internal", signal).catch((err) => {
+          // Someone opened `main` by name meanwhile: use theirs.
+          if (!(err instanceof AppError && err.code === "SESSION_EXISTS" && this.sessions.has(DEFAULT_SESSION))) throw err;
+        });
+        return this.get(DEFAULT_SESSION);
       })().finally(() => {
         this.defaultOpening = null;
       });
