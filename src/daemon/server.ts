@@ -23,7 +23,7 @@ import { AppError, toAppError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { logger } from "../log.ts";
 import type { CallContext, SessionHost } from "../session/host.ts";
-import type { SessionManager, OpenParams } from "../session/manager.ts";
+import type { SessionManager, SessionDefaults } from "../session/manager.ts";
 import type { ExecParams } from "../session/exec.ts";
 import type { Session } from "../session/session.ts";
 import { Conn } from "./conn.ts";
@@ -429,7 +429,7 @@ export class DaemonServer {
    * after it exited) in the *caller's* cwd and environment, sent along as `defaults`.
    */
   private async execDefault(p: Record<string, unknown>, ctx: CallContext): Promise<unknown> {
-    const defaults = (p.defaults ?? {}) as Pick<OpenParams, "cwd" | "env">;
+    const defaults = (p.defaults ?? {}) as SessionDefaults;
     await this.host.manager.execTarget(undefined, ctx.signal, defaults);
     const { defaults: _defaults, ...rest } = p;
     return this.host.exec({ ...(rest as unknown as ExecParams), session: "main" }, ctx);

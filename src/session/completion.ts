@@ -41,7 +41,7 @@ export const READ_MAX_COALESCE_MS = 250;
 /** What a result at a continuation prompt tells the caller to do next. */
 export const CONTINUATION_HINT =
   "The shell waits for the rest of an unfinished command line (open quote, `if … then`, here-document): " +
-  "send the rest with term_send text, or cancel the line with term_send keys:[\"ctrl+c\"].";
+  'send the rest with term_send text, or cancel the line with term_send keys:["ctrl+c"].';
 
 export type Via = "exit" | "shell" | "marker" | "until" | "prompt" | "settle" | "timeout";
 
@@ -131,7 +131,13 @@ export function exitCodeOf(session: Session, v: Verdict): number | null {
 
 type Check = CheckResult<Verdict>;
 
-function evaluate(session: Session, spec: WaitSpec, startedAt: number, bytesAtStart: number, state: { firstNewAt: number | null }): Check {
+function evaluate(
+  session: Session,
+  spec: WaitSpec,
+  startedAt: number,
+  bytesAtStart: number,
+  state: { firstNewAt: number | null },
+): Check {
   const marks = spec.fallback === "open" ? [] : session.marksAfter(spec.since);
   const end = marks.find((m) => m.kind === "end") ?? null;
   // 1. The pattern.
@@ -165,10 +171,15 @@ function markCheck(session: Session, marks: MarkRecord[], end: MarkRecord | null
   if (last?.kind === "continuation" && session.phase === "continuation") {
     const quietFor = Date.now() - session.lastOutputAt;
     // A paste's next line follows its PS2 at once: only a PS2 that stays is a question.
-    return quietFor >= PROMPT_QUIET_MS ? { done: { kind: "continuation", mark: last } } : { retryInMs: PROMPT_QUIET_MS - quietFor };
+    return quietFor >= PROMPT_QUIET_MS
+      ? { done: { kind: "continuation", mark: last } }
+      : { retryInMs: PROMPT_QUIET_MS - quietFor };
   }
   const started = marks.some((m) => m.kind === "start" || m.kind === "continuation");
-  const redraw = typed === null ? undefined : marks.find((m) => m.kind === "ready" && m.pos.row > typed.at.row && echoedBefore(session, typed, m.pos));
+  const redraw =
+    typed === null
+      ? undefined
+      : marks.find((m) => m.kind === "ready" && m.pos.row > typed.at.row && echoedBefore(session, typed, m.pos));
   if (redraw && !started) return { done: { kind: "redrawn", mark: redraw } };
   return null;
 }
@@ -178,7 +189,9 @@ function echoedBefore(session: Session, typed: NonNullable<WaitSpec["typed"]>, p
   const lastLine = typed.text.split("\n").pop()!.trim();
   if (lastLine.length === 0) return true; // keys only: no echo to wait for
   // Soft-wrapped rows come back as separate lines: compare without line breaks.
-  return itemsText(region(session, typed.at, pos).items).replace(/\n/g, "").includes(lastLine);
+  return itemsText(region(session, typed.at, pos).items)
+    .replace(/\n/g, "")
+    .includes(lastLine);
 }
 
 /** While a command runs: is it now waiting for the user (password, yes/no, pager, full-screen app)? */
@@ -189,7 +202,9 @@ function inputCheck(session: Session): Check {
   const state = session.state();
   if (state === "password" || state === "confirm" || state === "pager") return { done: { kind: "input" } };
   if (session.emulator.altScreen) {
-    return quietFor >= SCREEN_INPUT_QUIET_MS ? { done: { kind: "input" } } : { retryInMs: SCREEN_INPUT_QUIET_MS - quietFor };
+    return quietFor >= SCREEN_INPUT_QUIET_MS
+      ? { done: { kind: "input" } }
+      : { retryInMs: SCREEN_INPUT_QUIET_MS - quietFor };
   }
   // A prompt of something without our integration (a nested shell, `exec bash`, a REPL started by
   // the command): it waits for input. Only text, so it must hold as long as a settle to count.
@@ -204,7 +219,8 @@ function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesA
   const now = Date.now();
   const quietFor = now - session.lastOutputAt;
   const waited = now - startedAt;
-  const nothing: Check = waited >= NOTHING_SETTLE_MS ? { done: { kind: "settle" } } : { retryInMs: NOTHING_SETTLE_MS - waited };
+  const nothing: Check =
+    waited >= NOTHING_SETTLE_MS ? { done: { kind: "settle" } } : { retryInMs: NOTHING_SETTLE_MS - waited };
   if (session.emulator.bytesIn === bytesAtStart) return nothing;
   if (quietFor < PROMPT_QUIET_MS) return { retryInMs: PROMPT_QUIET_MS - quietFor };
   if (spec.produced && !spec.produced()) return nothing;
@@ -212,7 +228,12 @@ function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesA
   return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "settle" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
 }
 
-function coalesceCheck(session: Session, spec: WaitSpec, bytesAtStart: number, state: { firstNewAt: number | null }): Check {
+function coalesceCheck(
+  session: Session,
+  spec: WaitSpec,
+  bytesAtStart: number,
+  state: { firstNewAt: number | null },
+): Check {
   if (!spec.hadUnread && session.emulator.bytesIn === bytesAtStart) return null;
   const now = Date.now();
   state.firstNewAt ??= now;

@@ -8,6 +8,7 @@ import { AppError } from "../errors.ts";
 import { commandLine } from "../terminal/shell-integration.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import type { Pos } from "../terminal/emulator.ts";
+import type { HeadCapture } from "../terminal/history.ts";
 import type { Item } from "../terminal/render.ts";
 import type { MarkRecord, Session } from "./session.ts";
 import { region, rowStart } from "./output.ts";
@@ -63,7 +64,13 @@ export async function execCommand(session: Session, p: ExecParams, clientId: str
     try {
       session.write(line + "\r");
       const remaining = Math.max(0, p.timeout_ms - (performance.now() - t0));
-      const verdict = await awaitCompletion(session, { since: seq0, fallback: "input", typed: { at: typedAt, text: line }, timeoutMs: remaining, signal });
+      const verdict = await awaitCompletion(session, {
+        since: seq0,
+        fallback: "input",
+        typed: { at: typedAt, text: line },
+        timeoutMs: remaining,
+        signal,
+      });
       const items =
         verdict.kind === "redrawn"
           ? await cancelDroppedLine(session, verdict.mark, typedAt, line, signal)
@@ -104,7 +111,15 @@ function execVia(session: Session, v: Verdict): ExecResult["via"] {
 }
 
 /** The command's own output: after its start mark (or the typed line), before its end or a PS2. */
-function commandItems(session: Session, v: Verdict, seq0: number, typedAt: Pos, typedCapture: ReturnType<Session["captureFrom"]>, line: string, maxTokens: number): Item[] {
+function commandItems(
+  session: Session,
+  v: Verdict,
+  seq0: number,
+  typedAt: Pos,
+  typedCapture: HeadCapture,
+  line: string,
+  maxTokens: number,
+): Item[] {
   const start = v.kind === "end" ? v.start : (session.marksAfter(seq0).find((m) => m.kind === "start") ?? null);
   let endPos: Pos | null = v.kind === "end" ? v.end.pos : null;
   // A continuation prompt's row is the shell asking, not output.
@@ -123,10 +138,17 @@ function commandItems(session: Session, v: Verdict, seq0: number, typedAt: Pos, 
  * in its editor (fish does on a syntax error when our Enter binding is not in place), where the
  * next command would be typed onto it. Keep what it printed, then cancel the line with ctrl+c.
  */
-async function cancelDroppedLine(session: Session, redraw: MarkRecord, typedAt: Pos, line: string, signal?: AbortSignal): Promise<Item[]> {
+async function cancelDroppedLine(
+  session: Session,
+  redraw: MarkRecord,
+  typedAt: Pos,
+  line: string,
+  signal?: AbortSignal,
+): Promise<Item[]> {
   const r = withoutEcho(region(session, typedAt, rowStart(redraw.pos)).items, line, true);
   const seq = session.lastMarkSeq;
   session.write("\x03");
-  await awaitCompletion(session, { since: seq, fallback: "none", typed: { at: rowStart(redraw.pos), text: "" }, timeoutMs: DROPPED_REDRAW_MS, signal });
+  const typed = { at: rowStart(redraw.pos), text: "" };
+  await awaitCompletion(session, { since: seq, fallback: "none", typed, timeoutMs: DROPPED_REDRAW_MS, signal });
   return r.pending ? [] : r.items;
 }

@@ -49,6 +49,9 @@ export interface OpenParams {
   ssh?: SshParams;
 }
 
+/** Where and with what environment the default session starts (the daemon passes its caller's). */
+export type SessionDefaults = Pick<OpenParams, "cwd" | "env">;
+
 export interface OpenResult {
   session: string;
   kind: string;
@@ -147,20 +150,22 @@ export class SessionManager {
    * shell session `main`, opened on first use and again if it has exited — in `defaults`' cwd and
    * environment when given (the daemon passes its caller's).
    */
-  async execTarget(id: string | undefined, signal?: AbortSignal, defaults: Pick<OpenParams, "cwd" | "env"> = {}): Promise<Session> {
+  async execTarget(id: string | undefined, signal?: AbortSignal, defaults: SessionDefaults = {}): Promise<Session> {
     return id === undefined ? this.defaultSession(signal, defaults) : this.get(id);
   }
 
   /** The default shell session: opened on first use, and again if it has exited. */
-  private async defaultSession(signal: AbortSignal | undefined, defaults: Pick<OpenParams, "cwd" | "env">): Promise<Session> {
+  private async defaultSession(signal: AbortSignal | undefined, defaults: SessionDefaults): Promise<Session> {
     const existing = this.sessions.get(DEFAULT_SESSION);
     if (existing && !existing.exit) return existing;
     if (!this.defaultOpening) {
       this.defaultOpening = (async () => {
         if (existing) await this.close(DEFAULT_SESSION).catch(() => undefined);
-        await this.open({ name: DEFAULT_SESSION, cwd: defaults.cwd, env: defaults.env }, "internal", signal).catch((err) => {
+        const params = { name: DEFAULT_SESSION, cwd: defaults.cwd, env: defaults.env };
+        await this.open(params, "internal", signal).catch((err) => {
           // Someone opened `main` by name meanwhile: use theirs.
-          if (!(err instanceof AppError && err.code === "SESSION_EXISTS" && this.sessions.has(DEFAULT_SESSION))) throw err;
+          const theirs = err instanceof AppError && err.code === "SESSION_EXISTS" && this.sessions.has(DEFAULT_SESSION);
+          if (!theirs) throw err;
         });
         return this.get(DEFAULT_SESSION);
       })().finally(() => {
@@ -246,7 +251,8 @@ export class SessionManager {
 
   /** Until the first prompt (shells), a prompt-looking pause or a settle (programs), or exit. */
   private async waitUntilReady(session: Session, signal?: AbortSignal): Promise<string> {
-    const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs: this.config.open_timeout_ms, signal });
+    const timeoutMs = this.config.open_timeout_ms;
+    const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs, signal });
     return viaOf(session, verdict);
   }
 

@@ -139,7 +139,7 @@ interface LostLines {
 }
 
 /** Lines [from, to] of the retained history, 1-based and absolute; negatives count from the end. */
-function historyItems(session: Session, from: number | undefined, to: number | undefined): { items: Item[]; lost: LostLines | null } {
+function historyItems(session: Session, from?: number, to?: number): { items: Item[]; lost: LostLines | null } {
   const em = session.emulator;
   const h = em.history;
   const total = totalLines(session);

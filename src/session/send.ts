@@ -114,7 +114,8 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
   };
   const produced = (): boolean => {
     findEcho();
-    const visible = echoChars !== null && itemsText(region(session, from, null, capture).items).slice(echoChars).trim().length > 0;
+    const after = echoChars === null ? "" : itemsText(region(session, from, null, capture).items).slice(echoChars);
+    const visible = after.trim().length > 0;
     return visible || session.emulator.screenLines().join("\n") !== screenBefore;
   };
   try {
@@ -130,7 +131,9 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
     });
     findEcho();
     // Output ends where the shell said the command ended, or before its continuation prompt.
-    const end = verdict.kind === "end" ? verdict.end.pos : verdict.kind === "continuation" ? rowStart(verdict.mark.pos) : null;
+    let end: Pos | null = null;
+    if (verdict.kind === "end") end = verdict.end.pos;
+    else if (verdict.kind === "continuation") end = rowStart(verdict.mark.pos);
     const items = dropChars(region(session, from, end, capture, Infinity, p.max_tokens).items, echoChars ?? 0);
     return finishSend(session, items, verdict, clientId, p.max_tokens);
   } finally {
@@ -138,7 +141,7 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
   }
 }
 
-function finishSend(session: Session, items: Item[], verdict: Verdict, clientId: string, maxTokens: number): SendResult {
+function finishSend(session: Session, items: Item[], v: Verdict, clientId: string, maxTokens: number): SendResult {
   const em = session.emulator;
   const alt = em.altScreen;
   const rendered = render(items, maxTokens, (t) => session.redact(t));
@@ -149,14 +152,14 @@ function finishSend(session: Session, items: Item[], verdict: Verdict, clientId:
     output: rendered.output,
     screen,
     state: session.state(),
-    matched: verdict.kind === "until" ? verdict.matched : null,
-    via: viaOf(session, verdict),
-    exit_code: exitCodeOf(session, verdict),
+    matched: v.kind === "until" ? v.matched : null,
+    via: viaOf(session, v),
+    exit_code: exitCodeOf(session, v),
     alt_screen: alt,
     cursor: em.screenCursor(),
     truncated: rendered.truncated,
   };
-  if (verdict.kind === "continuation") result.hint = CONTINUATION_HINT;
+  if (v.kind === "continuation") result.hint = CONTINUATION_HINT;
   return result;
 }
 

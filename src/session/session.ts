@@ -193,13 +193,18 @@ export class Session {
    */
   claimExec(clientId: string): () => void {
     if (this.execOwnerId !== null || this.currentPhase === "running") {
-      throw new AppError("SESSION_BUSY", `session '${this.id}' is still running a command`, "Follow it with term_read, interrupt it with term_send keys:[\"ctrl+c\"], or use another session.");
+      throw new AppError(
+        "SESSION_BUSY",
+        `session '${this.id}' is still running a command`,
+        "Follow it with term_read, interrupt it with term_send keys:[\"ctrl+c\"], or use another session.",
+      );
     }
     if (this.currentPhase === "continuation") {
       throw new AppError(
         "SESSION_BUSY",
         `session '${this.id}' waits for the rest of an unfinished command line (continuation prompt)`,
-        "Send the rest with term_send text (e.g. a closing quote, `fi`, `done`), or cancel the line with term_send keys:[\"ctrl+c\"].",
+        "Send the rest with term_send text (e.g. a closing quote, `fi`, `done`), " +
+          "or cancel the line with term_send keys:[\"ctrl+c\"].",
       );
     }
     this.execOwnerId = clientId;
@@ -248,8 +253,8 @@ export class Session {
    */
   private atShellPrompt(): boolean | null {
     if (this.integration === "shell") return this.currentPhase === "prompt";
-    if (this.integration === "marker" && this.currentPhase === "prompt" && this.markSeq > this.markSeqAtWrite) return true;
-    return null;
+    const markedSinceInput = this.markSeq > this.markSeqAtWrite;
+    return this.integration === "marker" && this.currentPhase === "prompt" && markedSinceInput ? true : null;
   }
 
   /** Subscribes to every change: output parsed, mark seen, exit. Returns the unsubscribe. */
@@ -401,7 +406,8 @@ export class Session {
     } else if (mark.kind === "start") {
       this.currentPhase = "running";
       if (this.currentCommand) this.release(this.currentCommand.capture);
-      this.currentCommand = { startSeq: record.seq, start: pos, end: null, exitCode: null, capture: this.captureFrom(pos) };
+      const capture = this.captureFrom(pos);
+      this.currentCommand = { startSeq: record.seq, start: pos, end: null, exitCode: null, capture };
     } else if (mark.kind === "end") {
       this.currentPhase = "prompt";
       record.exitCode = mark.exitCode;

@@ -38,7 +38,9 @@ function isXtermCore(core: unknown): core is XtermCore {
 export function xtermCore(term: Terminal): XtermCore {
   const core: unknown = Reflect.get(term, "_core");
   if (!isXtermCore(core)) {
-    throw new Error("@xterm/headless no longer exposes _core.writeSync/buffer/_charsetService: see src/terminal/xterm-internals.ts");
+    throw new Error(
+      "@xterm/headless no longer exposes _core.writeSync/buffer/_charsetService: see src/terminal/xterm-internals.ts",
+    );
   }
   return core;
 }

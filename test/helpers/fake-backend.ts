@@ -62,7 +62,10 @@ export class FakeBackend implements Backend {
 }
 
 /** A session over a fake backend, already at its first prompt. */
-export function fakeSession(opts: { integration?: Integration; family?: ShellFamily } = {}): { session: Session; fake: FakeBackend } {
+export function fakeSession(opts: { integration?: Integration; family?: ShellFamily } = {}): {
+  session: Session;
+  fake: FakeBackend;
+} {
   const fake = new FakeBackend();
   const session = new Session({
     id: "fake",

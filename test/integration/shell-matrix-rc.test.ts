@@ -63,7 +63,10 @@ const cases: Array<{ shell: string; files: Record<string, string>; unfinished: s
 describe.each(cases)("$shell with a prompt framework's hooks", ({ shell, files, unfinished }) => {
   test("exit codes, output, cwd and continuation prompts come through the user's hooks", async () => {
     const home = homeWith(files);
-    await host.open({ name: shell, command: shell, cwd: home, env: { HOME: home, XDG_CONFIG_HOME: join(home, ".config") } }, ctx);
+    await host.open(
+      { name: shell, command: shell, cwd: home, env: { HOME: home, XDG_CONFIG_HOME: join(home, ".config") } },
+      ctx,
+    );
     const ok = await host.exec({ session: shell, command: "echo hooked", ...exec }, ctx);
     expect(ok).toMatchObject({ status: "done", exit_code: 0, via: "shell", output: "hooked" });
     const fail = await host.exec({ session: shell, command: "false", ...exec }, ctx);

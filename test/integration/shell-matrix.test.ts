@@ -42,33 +42,68 @@ interface ShellCase {
 const busyboxDir = mkdtempSync(join(tmpdir(), "ptyhub-busybox-"));
 const shells: ShellCase[] = [
   {
-    name: "bash", command: "bash", via: "shell", syntaxError: { command: "echo )", exitCode: 2 },
-    unfinished: { command: "if true; then", exitCode: null }, heredoc: true, suspendExit: 148,
-    killJob: "kill -9 %1", viMode: ["set -o vi", "set -o emacs"], setE: true,
+    name: "bash",
+    command: "bash",
+    via: "shell",
+    syntaxError: { command: "echo )", exitCode: 2 },
+    unfinished: { command: "if true; then", exitCode: null },
+    heredoc: true,
+    suspendExit: 148,
+    killJob: "kill -9 %1",
+    viMode: ["set -o vi", "set -o emacs"],
+    setE: true,
   },
   {
-    name: "zsh", command: "zsh", via: "shell", syntaxError: { command: "echo )", exitCode: 1 },
-    unfinished: { command: "echo (", exitCode: null }, heredoc: true, suspendExit: 148,
-    killJob: "kill -9 %1", viMode: ["bindkey -v", "bindkey -e"], setE: true,
+    name: "zsh",
+    command: "zsh",
+    via: "shell",
+    syntaxError: { command: "echo )", exitCode: 1 },
+    unfinished: { command: "echo (", exitCode: null },
+    heredoc: true,
+    suspendExit: 148,
+    killJob: "kill -9 %1",
+    viMode: ["bindkey -v", "bindkey -e"],
+    setE: true,
   },
   {
-    name: "fish", command: "fish", via: "shell", syntaxError: { command: "echo )", exitCode: 127 },
-    unfinished: { command: "echo \"abc", exitCode: null }, heredoc: false, suspendExit: 0,
-    killJob: "kill -9 (jobs -p)", viMode: ["fish_vi_key_bindings", "fish_default_key_bindings"], setE: false,
+    name: "fish",
+    command: "fish",
+    via: "shell",
+    syntaxError: { command: "echo )", exitCode: 127 },
+    unfinished: { command: 'echo "abc', exitCode: null },
+    heredoc: false,
+    suspendExit: 0,
+    killJob: "kill -9 (jobs -p)",
+    viMode: ["fish_vi_key_bindings", "fish_default_key_bindings"],
+    setE: false,
   },
   {
-    name: "dash", command: "dash", via: "marker", syntaxError: { command: "echo )", exitCode: 2 },
-    unfinished: { command: "if true; then", exitCode: 2 }, heredoc: true, suspendExit: null,
-    killJob: "kill -9 %1", viMode: null, setE: true,
+    name: "dash",
+    command: "dash",
+    via: "marker",
+    syntaxError: { command: "echo )", exitCode: 2 },
+    unfinished: { command: "if true; then", exitCode: 2 },
+    heredoc: true,
+    suspendExit: null,
+    killJob: "kill -9 %1",
+    viMode: null,
+    setE: true,
   },
 ];
 if (Bun.which("busybox")) {
   // busybox picks the applet from argv[0]: a link named ash is busybox's ash.
   symlinkSync(Bun.which("busybox")!, join(busyboxDir, "ash"));
   shells.push({
-    name: "busybox ash", command: join(busyboxDir, "ash"), via: "marker", syntaxError: { command: "echo )", exitCode: 2 },
-    unfinished: { command: "if true; then", exitCode: 2 }, heredoc: true, suspendExit: null,
-    killJob: "kill -9 %1", viMode: ["set -o vi", "set +o vi"], setE: true,
+    name: "busybox ash",
+    command: join(busyboxDir, "ash"),
+    via: "marker",
+    syntaxError: { command: "echo )", exitCode: 2 },
+    unfinished: { command: "if true; then", exitCode: 2 },
+    heredoc: true,
+    suspendExit: null,
+    killJob: "kill -9 %1",
+    viMode: ["set -o vi", "set +o vi"],
+    setE: true,
   });
 } else console.warn("busybox is not installed: its column of the matrix is skipped");
 
@@ -88,7 +123,8 @@ async function timed<T>(run: () => Promise<T>): Promise<{ r: T; ms: number }> {
 describe.each(shells)("$name", (sh) => {
   let s = "";
   const run = (command: string) => host.exec({ session: s, command, ...exec }, ctx);
-  const done = (r: ExecResult, output: string, exitCode = 0) => expect(r).toMatchObject({ status: "done", exit_code: exitCode, output, via: sh.via });
+  const done = (r: ExecResult, output: string, exitCode = 0) =>
+    expect(r).toMatchObject({ status: "done", exit_code: exitCode, output, via: sh.via });
 
   test("a syntax error ends at once with the shell's exit code, and the session is not wedged", async () => {
     s = await openShell(sh);
@@ -116,11 +152,11 @@ describe.each(shells)("$name", (sh) => {
       expect(r).toMatchObject({ status: "done", exit_code: sh.unfinished.exitCode, via: "marker" });
     }
     // Typed with term_send, an open quote waits at the continuation prompt in every shell.
-    const open = await timed(() => host.send({ session: s, text: "echo \"abc", ...send }, ctx));
+    const open = await timed(() => host.send({ session: s, text: 'echo "abc', ...send }, ctx));
     expect(open.r).toMatchObject({ state: "continuation", via: "prompt" });
     expect(open.r.output).toBe("");
     expect(open.ms).toBeLessThan(PROMPTLY_MS);
-    const rest = await host.send({ session: s, text: "def\"", ...send }, ctx);
+    const rest = await host.send({ session: s, text: 'def"', ...send }, ctx);
     expect(rest.state).toBe("prompt");
     expect(rest.output).toContain("abc\ndef");
     done(await run("echo after"), "after");
@@ -177,7 +213,9 @@ describe.each(shells)("$name", (sh) => {
   });
 
   test("a send waiting for `until` ends when the command ends, with its exit code", async () => {
-    const { r, ms } = await timed(() => host.send({ session: s, text: "sleep 0.3; false", until: "NEVER_PRINTED", ...send }, ctx));
+    const { r, ms } = await timed(() =>
+      host.send({ session: s, text: "sleep 0.3; false", until: "NEVER_PRINTED", ...send }, ctx),
+    );
     expect(ms).toBeLessThan(PROMPTLY_MS);
     expect(r.matched).toBeNull();
     // sh has no hook for a line typed with term_send: it tells only by drawing its prompt again.
@@ -196,11 +234,20 @@ describe.each(shells)("$name", (sh) => {
   test("exit and set -e end the shell: via exit, with its code", async () => {
     await host.close({ session: s }, ctx);
     const e = await openShell(sh);
-    expect(await host.exec({ session: e, command: "exit 3", ...exec }, ctx)).toMatchObject({ status: "done", exit_code: 3, via: "exit", state: "exited" });
+    expect(await host.exec({ session: e, command: "exit 3", ...exec }, ctx)).toMatchObject({
+      status: "done",
+      exit_code: 3,
+      via: "exit",
+      state: "exited",
+    });
     await host.close({ session: e }, ctx);
     if (!sh.setE) return;
     const f = await openShell(sh);
-    expect(await host.exec({ session: f, command: "set -e; false", ...exec }, ctx)).toMatchObject({ status: "done", exit_code: 1, via: "exit" });
+    expect(await host.exec({ session: f, command: "set -e; false", ...exec }, ctx)).toMatchObject({
+      status: "done",
+      exit_code: 1,
+      via: "exit",
+    });
     await host.close({ session: f }, ctx);
   });
 

@@ -73,7 +73,9 @@ describe("completion: unfinished and refused lines", () => {
     expect(r).toMatchObject({ status: "input", state: "continuation", via: "prompt", exit_code: null, output: "" });
     expect(r.hint).toContain("ctrl+c");
     expect(r.duration_ms).toBeLessThan(2000);
-    await expect(execCommand(session, { command: "echo next", ...exec }, CLIENT)).rejects.toMatchObject({ code: "SESSION_BUSY" });
+    await expect(execCommand(session, { command: "echo next", ...exec }, CLIENT)).rejects.toMatchObject({
+      code: "SESSION_BUSY",
+    });
     // The rest of the line runs the command: one start, one end.
     onEnter(fake, () => mark("C") + "yes\r\n" + prompt(0));
     const rest = await sendInput(session, { text: "echo yes; fi", ...send }, CLIENT);
@@ -85,10 +87,15 @@ describe("completion: unfinished and refused lines", () => {
     const { session, fake } = fakeSession({ family: "fish" });
     onEnter(fake, () => mark("C") + "fish: command substitutions not allowed here\r\n" + prompt(127));
     const r = await execCommand(session, { command: "echo in-$((2+3))", ...exec }, CLIENT);
-    expect(r).toMatchObject({ status: "done", exit_code: 127, via: "shell", output: "fish: command substitutions not allowed here" });
+    expect(r).toMatchObject({
+      status: "done",
+      exit_code: 127,
+      via: "shell",
+      output: "fish: command substitutions not allowed here",
+    });
   });
 
-  test("a line dropped without a word (prompt drawn again below, line kept): done at once, cancelled with ctrl+c", async () => {
+  test("a line dropped without a word (prompt drawn again below, line kept): done, cancelled with ctrl+c", async () => {
     const { session, fake } = fakeSession({ family: "fish" });
     fake.onInput = (input) => {
       if (input === "\x03") return fake.emit("^C\r\n$ " + mark("B"));

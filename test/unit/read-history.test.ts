@@ -18,7 +18,11 @@ describe("history reads over dropped lines", () => {
     expect(gone.truncated).toBeNull();
 
     // A range that starts in the dropped part and reaches kept lines: the kept ones are shown.
-    const across = await readSession(session, { mode: "history", from: firstKept - 3, to: firstKept + 1, max_tokens: 4000 }, "c");
+    const across = await readSession(
+      session,
+      { mode: "history", from: firstKept - 3, to: firstKept + 1, max_tokens: 4000 },
+      "c",
+    );
     expect(across.dropped).toBeGreaterThan(0);
     expect(across.output.split("\n").slice(1)).toEqual([`line ${firstKept}`, `line ${firstKept + 1}`]);
 
@@ -26,7 +30,11 @@ describe("history reads over dropped lines", () => {
     const all = await readSession(session, { mode: "history", max_tokens: 200 }, "c");
     expect(all.truncated).not.toBeNull();
     expect(all.truncated!.from_line).toBeGreaterThanOrEqual(firstKept);
-    const fetched = await readSession(session, { mode: "history", from: all.truncated!.from_line, to: all.truncated!.from_line, max_tokens: 4000 }, "c");
+    const fetched = await readSession(
+      session,
+      { mode: "history", from: all.truncated!.from_line, to: all.truncated!.from_line, max_tokens: 4000 },
+      "c",
+    );
     expect(fetched.dropped).toBe(0);
     expect(fetched.output).toMatch(/^line \d+$/);
 

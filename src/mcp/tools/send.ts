@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { cursor, hint, maxTokens, sessionId, stateEnum, truncation, truncationNote, viaEnum, withHint, withOutput } from "../schemas.ts";
+import { cursor, hint, maxTokens, sessionId, stateEnum, truncation, truncationNote, viaEnum } from "../schemas.ts";
+import { withHint, withOutput } from "../schemas.ts";
 
 const input = z.strictObject({
   session: sessionId,
