@@ -23,6 +23,7 @@ import { AppError, toAppError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { logger } from "../log.ts";
 import type { CallContext, LocalHost } from "../session/host.ts";
+import type { SessionDefaults } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
 import { Conn } from "./conn.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
@@ -122,7 +123,6 @@ export class DaemonServer {
   private idleSince: number | null = null;
   private socketIno: number | null = null;
   private stopping: Promise<void> | null = null;
-  private defaultOpening: Promise<void> | null = null;
   private readonly myUid = typeof process.getuid === "function" ? process.getuid() : -1;
   /** Raw output of every session, for remote ptyhubs reattaching at a byte offset (`since`). */
   private readonly replay: ReplayLogs;
@@ -429,28 +429,8 @@ export class DaemonServer {
    * after it exited) in the *caller's* cwd and environment, sent along as `defaults`.
    */
   private async execDefault(p: HostInput<"exec">, ctx: CallContext): Promise<unknown> {
-    const defaults = p.defaults ?? {};
-    const m = this.host.manager;
-    if (!this.defaultOpening) {
-      this.defaultOpening = (async () => {
-        let alive = false;
-        try {
-          const s = m.get("main");
-          if (s.exit) await m.close("main");
-          else alive = true;
-        } catch (err) {
-          if (!(err instanceof AppError) || err.code !== "SESSION_NOT_FOUND") throw err;
-        }
-        if (!alive) {
-          await m.open({ name: "main", cwd: defaults.cwd, env: defaults.env }, "internal").catch((err) => {
-            if (!(err instanceof AppError) || err.code !== "SESSION_EXISTS") throw err;
-          });
-        }
-      })().finally(() => {
-        this.defaultOpening = null;
-      });
-    }
-    await this.defaultOpening;
+    const defaults: SessionDefaults = p.defaults ?? {};
+    await this.host.manager.execTarget(undefined, ctx.signal, defaults);
     const { defaults: _defaults, ...rest } = p;
     return this.host.exec({ ...rest, session: "main" }, ctx);
   }
@@ -528,7 +508,7 @@ export class DaemonServer {
       c.conn.send({ type: "output", data: toBase64(data) });
     });
     const unsubscribe = s.subscribe(sendExit);
-    s.attached++;
+    const detachHuman = s.attach();
     let attached = true;
     c.attachment = {
       session: s,
@@ -537,7 +517,7 @@ export class DaemonServer {
         attached = false;
         untap();
         unsubscribe();
-        s.attached = Math.max(0, s.attached - 1);
+        detachHuman();
       },
     };
     log.info(`client ${c.serial} attached to ${s.id}`);

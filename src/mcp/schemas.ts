@@ -22,7 +22,15 @@ export const truncation = z
 
 export const cursor = z.object({ row: z.number().int(), col: z.number().int() }).describe("Cursor on the visible screen, 1-based.");
 
-export const stateEnum = z.enum(["prompt", "password", "confirm", "pager", "running", "exited", "reconnecting"]);
+export const stateEnum = z.enum(["prompt", "password", "confirm", "pager", "continuation", "running", "exited", "reconnecting"]);
+
+/** Present when the result alone does not say what to do next (a continuation prompt). */
+export const hint = z.string().optional();
+
+/** The header line with the hint (if any) after it. */
+export function withHint(header: string, hintText: string | undefined): string {
+  return hintText ? `${header}\nhint: ${hintText}` : header;
+}
 
 export const viaEnum = z.enum(["exit", "shell", "marker", "until", "prompt", "settle", "timeout"]);
 

@@ -7,16 +7,17 @@
 import { AppError } from "../errors.ts";
 import { commandLine } from "../terminal/shell-integration.ts";
 import { render, type Truncation } from "../terminal/render.ts";
+import type { Pos } from "../terminal/emulator.ts";
+import type { HeadCapture } from "../terminal/history.ts";
+import type { Item } from "../terminal/render.ts";
 import type { MarkRecord, Session } from "./session.ts";
-import { waitFor } from "./wait.ts";
-import { region } from "./output.ts";
+import { region, rowStart } from "./output.ts";
 import { withoutEcho } from "./echo-items.ts";
 import { ensureReady } from "./ready.ts";
+import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict } from "./completion.ts";
 
-/** A command waiting at a password/confirm prompt or pager must be quiet this long to count as waiting for input. */
-const INPUT_QUIET_MS = 120;
-/** A full-screen program (alt screen) quiet this long is waiting for keys. */
-const SCREEN_INPUT_QUIET_MS = 400;
+/** After a shell dropped a line, how long to wait for its prompt to be drawn again after ctrl+c. */
+const DROPPED_REDRAW_MS = 1000;
 
 export interface ExecParams {
   command: string;
@@ -34,9 +35,9 @@ export interface ExecResult {
   via: "shell" | "marker" | "exit" | "prompt" | "timeout";
   truncated: Truncation | null;
   state: string;
+  /** What to do next, when the result alone does not say (a continuation prompt). */
+  hint?: string;
 }
-
-type Outcome = { kind: "end"; end: MarkRecord; start: MarkRecord | null } | { kind: "exit" } | { kind: "input" };
 
 export function assertCanExec(session: Session): void {
   session.assertAlive();
@@ -47,19 +48,12 @@ export function assertCanExec(session: Session): void {
       "Drive programs and REPLs with term_send (use `until` to wait for their prompt), or term_exec in a shell session.",
     );
   }
-  if (session.execOwner !== null || session.phase === "running") {
-    throw new AppError(
-      "SESSION_BUSY",
-      `session '${session.id}' is still running a command`,
-      "Follow it with term_read, interrupt it with term_send keys:[\"ctrl+c\"], or use another session.",
-    );
-  }
 }
 
 export async function execCommand(session: Session, p: ExecParams, clientId: string, signal?: AbortSignal): Promise<ExecResult> {
   const t0 = performance.now();
   assertCanExec(session);
-  session.execOwner = clientId;
+  const release = session.claimExec(clientId);
   try {
     await ensureReady(session, p.timeout_ms, signal);
     session.assertAlive(); // it may have exited while we waited for its prompt
@@ -70,81 +64,91 @@ export async function execCommand(session: Session, p: ExecParams, clientId: str
     try {
       session.write(line + "\r");
       const remaining = Math.max(0, p.timeout_ms - (performance.now() - t0));
-      const outcome = await waitFor<Outcome>(
-        session,
-        () => {
-          const marks = session.marksAfter(seq0);
-          const end = marks.find((m) => m.kind === "end" && marks.some((s) => s.kind === "start" && s.seq < m.seq));
-          const lone = marks.find((m) => m.kind === "end");
-          if (end || lone) {
-            const e = (end ?? lone)!;
-            return { done: { kind: "end", end: e, start: marks.find((m) => m.kind === "start" && m.seq < e.seq) ?? null } };
-          }
-          if (session.exit) return { done: { kind: "exit" } };
-          if (!marks.some((m) => m.kind === "start")) return null;
-          return waitingForInput(session);
-        },
-        { timeoutMs: remaining, signal },
-      );
-
-      const startMark = outcome === "timeout" || outcome.kind !== "end" ? (session.marksAfter(seq0).find((m) => m.kind === "start") ?? null) : outcome.start;
-      const endPos = outcome !== "timeout" && outcome.kind === "end" ? outcome.end.pos : null;
-      let items;
-      if (startMark) {
-        const cap = session.command && session.command.startSeq === startMark.seq ? session.command.capture : null;
-        items = region(session, startMark.pos, endPos, cap, Infinity, p.max_tokens).items;
-      } else {
-        // No start mark (a syntax error, or the shell exited first): what followed the typed line.
-        const r = withoutEcho(region(session, typedAt, endPos, typedCapture).items, line, true);
-        items = r.pending ? [] : r.items;
-      }
+      const verdict = await awaitCompletion(session, {
+        since: seq0,
+        fallback: "input",
+        typed: { at: typedAt, text: line },
+        timeoutMs: remaining,
+        signal,
+      });
+      const items =
+        verdict.kind === "redrawn"
+          ? await cancelDroppedLine(session, verdict.mark, typedAt, line, signal)
+          : commandItems(session, verdict, seq0, typedAt, typedCapture, line, p.max_tokens);
       const rendered = render(items, p.max_tokens, (t) => session.redact(t));
       session.setCursor(clientId, session.emulator.cursorPos());
-
-      let status: ExecResult["status"] = "done";
-      let exitCode: number | null = null;
-      let via: ExecResult["via"];
-      if (outcome === "timeout") {
-        status = "running";
-        via = "timeout";
-      } else if (outcome.kind === "end") {
-        exitCode = outcome.end.exitCode;
-        via = session.integration === "marker" ? "marker" : "shell";
-      } else if (outcome.kind === "exit") {
-        exitCode = session.exit?.exitCode ?? null;
-        via = "exit";
-      } else {
-        status = "input";
-        via = "prompt";
-      }
-      return {
+      const result: ExecResult = {
         session: session.id,
-        status,
-        exit_code: exitCode,
+        status: statusOf(verdict),
+        exit_code: exitCodeOf(session, verdict),
         output: rendered.output,
         cwd: session.cwd,
         duration_ms: Math.round(performance.now() - t0),
-        via,
+        via: execVia(session, verdict),
         truncated: rendered.truncated,
         state: session.state(),
       };
+      if (verdict.kind === "continuation") result.hint = CONTINUATION_HINT;
+      return result;
     } finally {
       session.release(typedCapture);
     }
   } finally {
-    session.execOwner = null;
+    release();
   }
 }
 
-/** While a command runs: is it now waiting for the user (password, yes/no, pager, full-screen app)? */
-function waitingForInput(session: Session): { done: Outcome } | { retryInMs: number } | null {
-  // Classify only once output paused: it is cheap to wait, and classifying every chunk of a flood is not.
-  const quietFor = Date.now() - session.lastOutputAt;
-  if (quietFor < INPUT_QUIET_MS) return { retryInMs: INPUT_QUIET_MS - quietFor };
-  const state = session.state();
-  if (state === "password" || state === "confirm" || state === "pager") return { done: { kind: "input" } };
-  if (session.emulator.altScreen) {
-    return quietFor >= SCREEN_INPUT_QUIET_MS ? { done: { kind: "input" } } : { retryInMs: SCREEN_INPUT_QUIET_MS - quietFor };
+function statusOf(v: Verdict): ExecResult["status"] {
+  if (v.kind === "timeout") return "running";
+  if (v.kind === "input" || v.kind === "continuation") return "input";
+  return "done";
+}
+
+function execVia(session: Session, v: Verdict): ExecResult["via"] {
+  const via = viaOf(session, v);
+  // term_exec waits for none of these; the verdicts it can get map onto its own `via` values.
+  return via === "until" || via === "settle" ? "prompt" : via;
+}
+
+/** The command's own output: after its start mark (or the typed line), before its end or a PS2. */
+function commandItems(
+  session: Session,
+  v: Verdict,
+  seq0: number,
+  typedAt: Pos,
+  typedCapture: HeadCapture,
+  line: string,
+  maxTokens: number,
+): Item[] {
+  const start = v.kind === "end" ? v.start : (session.marksAfter(seq0).find((m) => m.kind === "start") ?? null);
+  let endPos: Pos | null = v.kind === "end" ? v.end.pos : null;
+  // A continuation prompt's row is the shell asking, not output.
+  if (v.kind === "continuation") endPos = rowStart(v.mark.pos);
+  if (start) {
+    const cap = session.command && session.command.startSeq === start.seq ? session.command.capture : null;
+    return region(session, start.pos, endPos, cap, Infinity, maxTokens).items;
   }
-  return null;
+  // No start mark (a syntax error, a PS2, or the shell exited first): what followed the typed line.
+  const r = withoutEcho(region(session, typedAt, endPos, typedCapture).items, line, true);
+  return r.pending ? [] : r.items;
+}
+
+/**
+ * The shell drew its prompt again below the typed line without running it, and may keep the line
+ * in its editor (fish does on a syntax error when our Enter binding is not in place), where the
+ * next command would be typed onto it. Keep what it printed, then cancel the line with ctrl+c.
+ */
+async function cancelDroppedLine(
+  session: Session,
+  redraw: MarkRecord,
+  typedAt: Pos,
+  line: string,
+  signal?: AbortSignal,
+): Promise<Item[]> {
+  const r = withoutEcho(region(session, typedAt, rowStart(redraw.pos)).items, line, true);
+  const seq = session.lastMarkSeq;
+  session.write("\x03");
+  const typed = { at: rowStart(redraw.pos), text: "" };
+  await awaitCompletion(session, { since: seq, fallback: "none", typed, timeoutMs: DROPPED_REDRAW_MS, signal });
+  return r.pending ? [] : r.items;
 }

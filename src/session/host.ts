@@ -79,7 +79,7 @@ export class LocalHost implements SessionHost {
   }
 
   async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
-    const session = p.session === undefined ? await this.manager.defaultSession(ctx.signal) : this.manager.get(p.session);
+    const session = await this.manager.execTarget(p.session, ctx.signal);
     await this.gate.exec(session, p.command, ctx);
     return execCommand(session, p, ctx.clientId, ctx.signal);
   }

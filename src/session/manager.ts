@@ -15,11 +15,9 @@ import { render, type Truncation } from "../terminal/render.ts";
 import { logger } from "../log.ts";
 import { Session } from "./session.ts";
 import { planLaunch, validateEnv, type LaunchPlan } from "./launch.ts";
-import { waitFor } from "./wait.ts";
 import { region } from "./output.ts";
-import { PROMPT_QUIET_MS, SETTLE_QUIET_MS, NOTHING_SETTLE_MS } from "./send.ts";
-import { looksLikePrompt } from "../terminal/classify.ts";
 import { waitForPromptDrawn } from "./ready.ts";
+import { awaitCompletion, viaOf } from "./completion.ts";
 import type { HostEvent } from "./host.ts";
 import { Emitter } from "../util/emitter.ts";
 import { withSandbox } from "../sandbox/plan.ts";
@@ -54,6 +52,9 @@ export interface OpenParams {
   /** Confine a local session's writes (src/sandbox). */
   sandbox?: SandboxMode;
 }
+
+/** Where and with what environment the default session starts (the daemon passes its caller's). */
+export type SessionDefaults = Pick<OpenParams, "cwd" | "env">;
 
 export interface OpenResult {
   session: string;
@@ -150,15 +151,29 @@ export class SessionManager {
     return s;
   }
 
+  /**
+   * The session a term_exec runs in: the named one, or (the default-session rule, here only) the
+   * shell session `main`, opened on first use and again if it has exited — in `defaults`' cwd and
+   * environment when given (the daemon passes its caller's).
+   */
+  async execTarget(id: string | undefined, signal?: AbortSignal, defaults: SessionDefaults = {}): Promise<Session> {
+    return id === undefined ? this.defaultSession(signal, defaults) : this.get(id);
+  }
+
   /** The default shell session: opened on first use, and again if it has exited. */
-  async defaultSession(signal?: AbortSignal): Promise<Session> {
+  private async defaultSession(signal: AbortSignal | undefined, defaults: SessionDefaults): Promise<Session> {
     const existing = this.sessions.get(DEFAULT_SESSION);
     if (existing && !existing.exit) return existing;
     if (!this.defaultOpening) {
       this.defaultOpening = (async () => {
         if (existing) await this.close(DEFAULT_SESSION).catch(() => undefined);
-        await this.open({ name: DEFAULT_SESSION }, "internal", signal);
-        return this.sessions.get(DEFAULT_SESSION)!;
+        const params = { name: DEFAULT_SESSION, cwd: defaults.cwd, env: defaults.env };
+        await this.open(params, "internal", signal).catch((err) => {
+          // Someone opened `main` by name meanwhile: use theirs.
+          const theirs = err instanceof AppError && err.code === "SESSION_EXISTS" && this.sessions.has(DEFAULT_SESSION);
+          if (!theirs) throw err;
+        });
+        return this.get(DEFAULT_SESSION);
       })().finally(() => {
         this.defaultOpening = null;
       });
@@ -197,8 +212,8 @@ export class SessionManager {
         family: started.family,
         nonce: started.nonce ?? nonce,
         persistent: this.persistentHost,
+        cwd: started.cwd,
       });
-      session.cwd = started.cwd;
       this.sessions.set(id, session);
       session.onEvent((kind) => this.events.emit({ session: id, kind }));
       this.events.emit({ session: id, kind: "opened" });
@@ -248,26 +263,9 @@ export class SessionManager {
 
   /** Until the first prompt (shells), a prompt-looking pause or a settle (programs), or exit. */
   private async waitUntilReady(session: Session, signal?: AbortSignal): Promise<string> {
-    const started = Date.now();
-    const outcome = await waitFor<string>(
-      session,
-      () => {
-        if (session.integration !== "none" && session.phase !== "starting") return { done: session.integration === "shell" ? "shell" : "marker" };
-        if (session.exit) return { done: "exit" };
-        if (session.integration !== "none") return null;
-        const quietFor = Date.now() - session.lastOutputAt;
-        if (session.emulator.bytesIn === 0) {
-          const waited = Date.now() - started;
-          return waited >= NOTHING_SETTLE_MS ? { done: "settle" } : { retryInMs: NOTHING_SETTLE_MS - waited };
-        }
-        if (looksLikePrompt(session.emulator.textBeforeCursor())) {
-          return quietFor >= PROMPT_QUIET_MS ? { done: "prompt" } : { retryInMs: PROMPT_QUIET_MS - quietFor };
-        }
-        return quietFor >= SETTLE_QUIET_MS ? { done: "settle" } : { retryInMs: SETTLE_QUIET_MS - quietFor };
-      },
-      { timeoutMs: this.config.open_timeout_ms, signal },
-    );
-    return outcome;
+    const timeoutMs = this.config.open_timeout_ms;
+    const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs, signal });
+    return viaOf(session, verdict);
   }
 
   list(): SessionInfo[] {
@@ -322,7 +320,7 @@ export class SessionManager {
     const now = Date.now();
     for (const s of [...this.sessions.values()]) {
       s.pruneCursors(CURSOR_IDLE_MS);
-      if (now - s.lastActivityAt > this.config.idle_timeout_ms && s.attached === 0 && s.execOwner === null) {
+      if (now - s.lastActivityAt > this.config.idle_timeout_ms && s.attached === 0 && !s.execBusy) {
         log.info(`closing idle session ${s.id}`);
         await this.close(s.id).catch((err) => log.warn(`closing idle ${s.id} failed`, err));
       }

@@ -125,6 +125,11 @@ function trimPrefix<T extends { text: string }>(lines: T[], prefix: string): T[]
   return [{ ...first, text: first.text.slice(prefix.length) }, ...lines.slice(1)];
 }
 
+/** The start of a position's row: a range ending there leaves out the row (a prompt drawn on it). */
+export function rowStart(pos: Pos): Pos {
+  return { row: pos.row, col: 0, prefix: "", lineNo: pos.lineNo };
+}
+
 /** Whether any item has visible text (or is a gap). */
 export function hasContent(items: readonly Item[]): boolean {
   return items.some((it) => "gap" in it || it.text.trim().length > 0);

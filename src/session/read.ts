@@ -5,15 +5,10 @@
  */
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
-import { waitFor } from "./wait.ts";
 import { hasContent, OutputScanner, region } from "./output.ts";
-import { compileUntil, trimBlankTail, type Via } from "./send.ts";
+import { compileUntil, trimBlankTail } from "./send.ts";
+import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 import { AppError } from "../errors.ts";
-
-/** Once new output starts arriving, let it finish its burst for this long before returning. */
-const READ_COALESCE_MS = 40;
-/** …but under a continuous flood, return what is there after this long. */
-const READ_MAX_COALESCE_MS = 250;
 
 export type ReadMode = "new" | "screen" | "diff" | "history";
 
@@ -51,39 +46,30 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
   let matched: string | null = null;
   let via: Via | null = null;
 
+  let verdict: Verdict | null = null;
   if (until || (p.mode === "new" && waitMs > 0)) {
     const callPos = session.emulator.cursorPos();
     const cursor = session.cursor(clientId);
     const scanner = new OutputScanner(session, callPos, 0);
-    const hadUnread = hasContent(region(session, cursor.pos, null, null, Infinity, p.max_tokens).items);
-    const bytesAtCall = session.emulator.bytesIn;
-    let firstNewAt: number | null = null;
-    const outcome = await waitFor<{ via: Via; matched: string | null }>(
-      session,
-      () => {
-        if (until) {
-          const m = until.exec(scanner.next());
-          if (m) return { done: { via: "until", matched: m[0] } };
-          return session.exit ? { done: { via: "exit", matched: null } } : null;
-        }
-        if (session.exit) return { done: { via: "exit", matched: null } };
-        if (!hadUnread && session.emulator.bytesIn === bytesAtCall) return null;
-        firstNewAt ??= Date.now();
-        const quietFor = Date.now() - session.lastOutputAt;
-        const sinceFirst = Date.now() - firstNewAt;
-        if (quietFor >= READ_COALESCE_MS || sinceFirst >= READ_MAX_COALESCE_MS) return { done: { via: "settle", matched: null } };
-        return { retryInMs: Math.min(READ_COALESCE_MS - quietFor, READ_MAX_COALESCE_MS - sinceFirst) };
-      },
-      { timeoutMs: waitMs, signal },
-    );
-    if (outcome === "timeout") via = "timeout";
-    else ({ via, matched } = outcome);
+    verdict = await awaitCompletion(session, {
+      since: session.lastMarkSeq,
+      fallback: until ? "none" : "coalesce",
+      typed: null,
+      until: until ? () => until.exec(scanner.next())?.[0] ?? null : undefined,
+      hadUnread: hasContent(region(session, cursor.pos, null, null, Infinity, p.max_tokens).items),
+      timeoutMs: waitMs,
+      signal,
+    });
+    via = viaOf(session, verdict);
+    matched = verdict.kind === "until" ? verdict.matched : null;
   }
 
   const em = session.emulator;
   let items: Item[];
   let dropped = 0;
-  let exitCode: number | null = session.exit?.exitCode ?? null;
+  let lost: LostLines | null = null;
+  // The session's, or that of a command whose end ended this wait.
+  let exitCode: number | null = verdict ? exitCodeOf(session, verdict) : (session.exit?.exitCode ?? null);
   const cursor = session.cursor(clientId);
   switch (p.mode) {
     case "new": {
@@ -114,11 +100,17 @@ export async function readSession(session: Session, p: ReadParams, clientId: str
       }
       break;
     }
-    case "history":
-      items = historyItems(session, p.from, p.to);
+    case "history": {
+      const h = historyItems(session, p.from, p.to);
+      items = h.items;
+      lost = h.lost;
+      // What buffer limits took from the range asked for (the history keeps no per-line count).
+      if (lost) dropped = Math.max(1, session.emulator.history.evictedChars);
       break;
+    }
   }
   const rendered = render(items, p.max_tokens, (t) => session.redact(t));
+  if (lost) rendered.truncated = fetchableOnly(rendered.truncated, lost);
   return {
     session: session.id,
     mode: p.mode,
@@ -140,24 +132,45 @@ function totalLines(session: Session): number {
   return em.lineNoOfRow(em.contentEndRow() - 1);
 }
 
+/** Lines that history dropped (gone for good), in a range read with mode `history`. */
+interface LostLines {
+  fromLine: number;
+  toLine: number;
+}
+
 /** Lines [from, to] of the retained history, 1-based and absolute; negatives count from the end. */
-function historyItems(session: Session, from: number | undefined, to: number | undefined): Item[] {
+function historyItems(session: Session, from?: number, to?: number): { items: Item[]; lost: LostLines | null } {
   const em = session.emulator;
   const h = em.history;
   const total = totalLines(session);
   const resolve = (n: number) => (n < 0 ? total + 1 + n : n);
   const first = Math.max(1, resolve(from ?? 1));
   const last = Math.min(total, resolve(to ?? total));
-  if (first > last) return [];
+  if (first > last) return { items: [], lost: null };
   const startRow = first <= h.lastLineNo ? h.rowOfLine(first) : h.endRow;
   const rows = em.rowsBetween(Math.max(startRow, h.firstRow), em.contentEndRow());
   const items: Item[] = [];
   const keptFrom = h.size > 0 ? h.firstLineNo : first;
-  if (first < keptFrom) items.push({ gap: true, fromLine: first, toLine: Math.min(last, keptFrom - 1), chars: 0 });
+  let lost: LostLines | null = null;
+  if (first < keptFrom) {
+    lost = { fromLine: first, toLine: Math.min(last, keptFrom - 1) };
+    items.push({ gap: true, ...lost, chars: 0 });
+  }
   for (const line of rowsToLines(rows)) {
     if (line.lineNo < first) continue;
     if (line.lineNo > last) break;
     items.push(line);
   }
-  return items;
+  return { items, lost };
+}
+
+/**
+ * `truncated` names lines that can be fetched with mode `history`. Lines history dropped cannot
+ * be: the output says they are gone (and `dropped` counts them), so the range leaves them out.
+ */
+function fetchableOnly(t: Truncation | null, lost: LostLines): Truncation | null {
+  if (!t || t.from_line > lost.toLine || t.to_line < lost.fromLine) return t;
+  if (t.to_line <= lost.toLine) return null;
+  const fromLine = lost.toLine + 1;
+  return { ...t, omitted_lines: Math.max(0, t.omitted_lines - (fromLine - t.from_line)), from_line: fromLine };
 }

@@ -1,27 +1,25 @@
 /**
- * term_send: type text and/or keys, then wait for what appears. What ends the wait, in order:
- * the program exits (via "exit"); the `until` regex matches output that appeared after the send,
- * echo excluded (via "until"); without `until`: a shell reports the typed command finished
- * (via "shell"), the program settles at a prompt, password, yes/no or pager (via "prompt"), or
- * output stops changing (via "settle", reported as such: a guess, not a completion signal).
+ * term_send: type text and/or keys, then wait for what appears. The wait ends as every wait does
+ * (completion.ts): the `until` regex matches output that appeared after the send, echo excluded
+ * (via "until"); the program exits (via "exit"); the shell reports that the command it runs
+ * ended — the typed one, or one this input interrupted — with its exit code (via "shell"; with
+ * `until`, matched is then null: the pattern was not seen), refused the line, or waits at a
+ * continuation prompt (state "continuation"); without `until`: the program settles at a prompt,
+ * password, yes/no or pager (via "prompt"), or output stops changing (via "settle", reported as
+ * such: a guess, not a completion signal).
  */
 import { AppError } from "../errors.ts";
 import { encodeKeys } from "../terminal/keys.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
-import { waitFor } from "./wait.ts";
-import { itemsText, OutputScanner, region } from "./output.ts";
+import { itemsText, OutputScanner, region, rowStart } from "./output.ts";
 import { dropChars, withoutEcho } from "./echo-items.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import type { Item } from "../terminal/render.ts";
 import { waitForPromptDrawn } from "./ready.ts";
+import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 
-/** A prompt-like last line must stay unchanged this long before we believe it. */
-export const PROMPT_QUIET_MS = 60;
-/** Without a better signal, output that stopped changing for this long is "settled". */
-export const SETTLE_QUIET_MS = 300;
-/** When nothing at all appears after the input, give up waiting after this long. */
-export const NOTHING_SETTLE_MS = 600;
+export type { Via };
 
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
@@ -35,8 +33,6 @@ export interface SendParams {
   max_tokens: number;
 }
 
-export type Via = "exit" | "shell" | "until" | "prompt" | "settle" | "timeout";
-
 export interface SendResult {
   session: string;
   output: string;
@@ -48,6 +44,8 @@ export interface SendResult {
   alt_screen: boolean;
   cursor: { row: number; col: number };
   truncated: Truncation | null;
+  /** What to do next, when the result alone does not say (a continuation prompt). */
+  hint?: string;
 }
 
 export function compileUntil(until: string | undefined): RegExp | null {
@@ -71,15 +69,6 @@ export function inputBytes(session: Session, p: Pick<SendParams, "text" | "enter
   return text + (enter ? "\r" : "") + keys;
 }
 
-interface Outcome {
-  via: Via;
-  matched: string | null;
-  /** The typed command's exit status, when a shell reported it. */
-  exitCode?: number | null;
-  /** Where the shell said the command ended (its output stops there). */
-  end?: Pos;
-}
-
 export async function sendInput(session: Session, p: SendParams, clientId: string, signal?: AbortSignal): Promise<SendResult> {
   if (p.text === undefined && (!p.keys || p.keys.length === 0)) {
     throw new AppError("INVALID_ARGUMENT", "nothing to send", "Give `text` (typed literally, Enter pressed after it by default) and/or `keys` (e.g. [\"ctrl+c\"]).");
@@ -92,85 +81,86 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
   const from = session.emulator.cursorPos();
   const capture = session.captureFrom(from);
   const seq0 = session.lastMarkSeq;
-  // A command already running (e.g. we answer its prompt or send ctrl+c) ends with a lone end mark.
-  const wasRunning = session.phase === "running";
   const startedInAlt = session.emulator.altScreen;
   const sent = p.text ?? null;
   const enter = p.enter ?? p.text !== undefined;
-  const sentAt = Date.now();
-  const bytesAtSend = session.emulator.bytesIn;
   const screenBefore = session.emulator.screenLines().join("\n");
   const untilMatchedBefore = until !== null && session.emulator.altScreen && until.test(screenBefore);
   // How many characters at the start of the output are the echo of `text` (null: not known yet).
   let echoChars: number | null = startedInAlt || !sent ? 0 : null;
   let scanner: OutputScanner | null = null;
   const echoRows = Math.ceil((from.col + (sent?.length ?? 0)) / session.cols) + (sent?.split("\n").length ?? 1) + 2;
+  const findEcho = () => {
+    if (echoChars !== null) return;
+    // Only the first rows can hold the echo: look at those, not at everything since.
+    const headItems = region(session, from, null, capture, echoRows).items;
+    const head = withoutEcho(headItems, sent, enter);
+    if (!head.pending) echoChars = head.echoed ? itemsText(headItems).length - head.text.length : 0;
+  };
+  const matchUntil = (): string | null => {
+    if (!until) return null;
+    findEcho();
+    if (echoChars !== null) {
+      scanner ??= new OutputScanner(session, from, echoChars);
+      const m = until.exec(scanner.next());
+      if (m) return m[0];
+    }
+    if (session.emulator.altScreen) {
+      // Full-screen apps: match the screen, unless it already matched before this call.
+      const m = until.exec(session.emulator.screenLines().join("\n"));
+      if (m && !untilMatchedBefore) return m[0];
+    }
+    return null;
+  };
+  const produced = (): boolean => {
+    findEcho();
+    const after = echoChars === null ? "" : itemsText(region(session, from, null, capture).items).slice(echoChars);
+    const visible = after.trim().length > 0;
+    return visible || session.emulator.screenLines().join("\n") !== screenBefore;
+  };
   try {
     session.write(bytes);
-    const outcome = await waitFor<Outcome>(
-      session,
-      () => {
-        const marks = session.marksAfter(seq0);
-        const end = marks.find((m) => m.kind === "end" && (wasRunning || marks.some((s) => s.kind === "start" && s.seq < m.seq)));
-        if (echoChars === null) {
-          // Only the first rows can hold the echo: look at those, not at everything since.
-          const headItems = region(session, from, null, capture, echoRows).items;
-          const head = withoutEcho(headItems, sent, enter);
-          if (!head.pending) echoChars = head.echoed ? itemsText(headItems).length - head.text.length : 0;
-        }
-        if (until && echoChars !== null) {
-          scanner ??= new OutputScanner(session, from, echoChars);
-          const m = until.exec(scanner.next());
-          if (m) return { done: { via: "until", matched: m[0] } };
-        }
-        if (until && session.emulator.altScreen) {
-          // Full-screen apps: match the screen, unless it already matched before this call.
-          const m = until.exec(session.emulator.screenLines().join("\n"));
-          if (m && !untilMatchedBefore) return { done: { via: "until", matched: m[0] } };
-        }
-        if (session.exit) return { done: { via: "exit", matched: null } };
-        if (until) return null;
-        if (end) return { done: { via: "shell", matched: null, exitCode: end.exitCode, end: end.pos } };
-        // The rest needs a pause in the output; classifying every chunk of a flood would be waste.
-        const quietFor = Date.now() - session.lastOutputAt;
-        const waited = Date.now() - sentAt;
-        const anything = session.emulator.bytesIn > bytesAtSend;
-        if (!anything) return waited >= NOTHING_SETTLE_MS ? { done: { via: "settle", matched: null } } : { retryInMs: NOTHING_SETTLE_MS - waited };
-        if (quietFor < PROMPT_QUIET_MS) return { retryInMs: PROMPT_QUIET_MS - quietFor };
-        const visible = echoChars !== null && itemsText(region(session, from, null, capture).items).slice(echoChars).trim().length > 0;
-        const produced = visible || session.emulator.screenLines().join("\n") !== screenBefore;
-        if (!produced) return waited >= NOTHING_SETTLE_MS ? { done: { via: "settle", matched: null } } : { retryInMs: NOTHING_SETTLE_MS - waited };
-        if (session.state() !== "running" && !session.emulator.altScreen) return { done: { via: "prompt", matched: null } };
-        return quietFor >= SETTLE_QUIET_MS ? { done: { via: "settle", matched: null } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
-      },
-      { timeoutMs: p.wait_ms, signal },
-    );
-    const result: Outcome = outcome === "timeout" ? { via: "timeout", matched: null } : outcome;
-    const items = dropChars(region(session, from, result.end ?? null, capture, Infinity, p.max_tokens).items, echoChars ?? 0);
-    return finishSend(session, items, result, clientId, p.max_tokens);
+    const verdict = await awaitCompletion(session, {
+      since: seq0,
+      fallback: until ? "none" : "prompt",
+      typed: { at: from, text: sent ?? "" },
+      until: until ? matchUntil : undefined,
+      produced,
+      timeoutMs: p.wait_ms,
+      signal,
+    });
+    findEcho();
+    // Output ends where the shell said the command ended, or before its continuation prompt.
+    let end: Pos | null = null;
+    if (verdict.kind === "end") end = verdict.end.pos;
+    else if (verdict.kind === "continuation") end = rowStart(verdict.mark.pos);
+    const items = dropChars(region(session, from, end, capture, Infinity, p.max_tokens).items, echoChars ?? 0);
+    return finishSend(session, items, verdict, clientId, p.max_tokens);
   } finally {
     session.release(capture);
   }
 }
 
-function finishSend(session: Session, items: Item[], outcome: Outcome, clientId: string, maxTokens: number): SendResult {
+function finishSend(session: Session, items: Item[], v: Verdict, clientId: string, maxTokens: number): SendResult {
   const em = session.emulator;
   const alt = em.altScreen;
   const rendered = render(items, maxTokens, (t) => session.redact(t));
   session.setCursor(clientId, em.cursorPos());
   const screen = alt ? session.redact(trimBlankTail(em.screenLines()).join("\n")) : null;
-  return {
+  const result: SendResult = {
     session: session.id,
     output: rendered.output,
     screen,
     state: session.state(),
-    matched: outcome.matched,
-    via: outcome.via,
-    exit_code: session.exit ? session.exit.exitCode : (outcome.exitCode ?? null),
+    matched: v.kind === "until" ? v.matched : null,
+    via: viaOf(session, v),
+    exit_code: exitCodeOf(session, v),
     alt_screen: alt,
     cursor: em.screenCursor(),
     truncated: rendered.truncated,
   };
+  if (v.kind === "continuation") result.hint = CONTINUATION_HINT;
+  return result;
 }
 
 export function trimBlankTail(lines: string[]): string[] {

@@ -21,11 +21,15 @@ const CURSOR_CAPTURE_ROWS = 500;
 /** Marks remembered per session; waiters only look at marks newer than their own start. */
 const MARK_LOG_SIZE = 64;
 
-export type Phase = "starting" | "prompt" | "running";
+/**
+ * Where a shell is, per its marks: starting (no prompt yet), at its prompt, running a command, or
+ * at a continuation prompt (PS2: waiting for the rest of an unfinished command line).
+ */
+export type Phase = "starting" | "prompt" | "running" | "continuation";
 
 export interface MarkRecord {
   seq: number;
-  kind: "prompt" | "ready" | "start" | "end";
+  kind: "prompt" | "ready" | "start" | "end" | "continuation";
   pos: Pos;
   exitCode: number | null;
   cwd: string | null;
@@ -63,6 +67,8 @@ export interface SessionOptions {
   family: ShellFamily | null;
   nonce: string;
   persistent: boolean;
+  /** The working directory the program started in, where known. */
+  cwd?: string | null;
 }
 
 export class Session {
@@ -78,25 +84,22 @@ export class Session {
   /** Authenticates shell-integration marks; shared only with a remote ptyhub reattaching (daemon). */
   readonly nonce: string;
 
-  phase: Phase = "starting";
-  exit: ExitInfo | null = null;
-  cwd: string | null = null;
-  lastExitCode: number | null = null;
-  /** The prompt is drawn and the line editor reads input (B mark since the last A/C/D). */
-  inputReady = false;
-  /** This shell's prompts carry the B mark (so it is worth waiting for). */
-  readyMarks = false;
-  /** The command running or last run, per shell integration. */
-  command: CommandRecord | null = null;
+  // State below changes only through this class's own methods (marks, output, exit, claims).
+  private currentPhase: Phase = "starting";
+  private exitInfo: ExitInfo | null = null;
+  private currentCwd: string | null = null;
+  private lastExit: number | null = null;
+  private ready = false;
+  private seenReadyMarks = false;
+  private currentCommand: CommandRecord | null = null;
   private marks: MarkRecord[] = [];
   private markSeq = 0;
-  /** Time of the last byte from the program / of any activity (for idle expiry). */
-  lastOutputAt = Date.now();
-  lastActivityAt = Date.now();
-  /** Number of humans attached (ptyhub attach). */
-  attached = 0;
-  /** Set while a term_exec owns the prompt, so a second one gets SESSION_BUSY. */
-  execOwner: string | null = null;
+  /** The newest mark when input was last written: marks after it answer that input. */
+  private markSeqAtWrite = 0;
+  private outputAt = Date.now();
+  private activityAt = Date.now();
+  private attachedHumans = 0;
+  private execOwnerId: string | null = null;
 
   private readonly changes = new Emitter<void>();
   private readonly cursors = new Map<string, ReadCursor>();
@@ -113,12 +116,13 @@ export class Session {
     this.persistent = opts.persistent;
     this.backend = opts.backend;
     this.nonce = opts.nonce;
+    this.currentCwd = opts.cwd ?? null;
     this.emulator = new Emulator({
       cols: opts.cols,
       rows: opts.rows,
       oscId: OSC_MARK_ID,
       onOsc: (ev) => this.onMark(ev.data, ev.pos),
-      resetLineOnBareCr: () => this.integration !== "shell" || this.phase !== "prompt",
+      resetLineOnBareCr: () => this.integration !== "shell" || this.currentPhase !== "prompt",
     });
     this.backend.onData((data) => this.onData(data));
     this.backend.onExit((info) => this.onExit(info));
@@ -128,7 +132,89 @@ export class Session {
     return this.backend.pid;
   }
   get alive(): boolean {
-    return this.exit === null;
+    return this.exitInfo === null;
+  }
+  get phase(): Phase {
+    return this.currentPhase;
+  }
+  /** How the program ended, or null while it runs. */
+  get exit(): ExitInfo | null {
+    return this.exitInfo;
+  }
+  /** The shell's working directory after its last command, where known. */
+  get cwd(): string | null {
+    return this.currentCwd;
+  }
+  get lastExitCode(): number | null {
+    return this.lastExit;
+  }
+  /** The prompt is drawn and the line editor reads input (B or P mark since the last A/C/D). */
+  get inputReady(): boolean {
+    return this.ready;
+  }
+  /** This shell's prompts carry the B mark (so it is worth waiting for). */
+  get readyMarks(): boolean {
+    return this.seenReadyMarks;
+  }
+  /** The command running or last run, per shell integration. */
+  get command(): CommandRecord | null {
+    return this.currentCommand;
+  }
+  /** Time of the last byte from the program. */
+  get lastOutputAt(): number {
+    return this.outputAt;
+  }
+  /** Time of any activity: output, input, a lookup (for idle expiry). */
+  get lastActivityAt(): number {
+    return this.activityAt;
+  }
+  /** Number of humans attached (ptyhub attach). */
+  get attached(): number {
+    return this.attachedHumans;
+  }
+  /** Whether a term_exec owns the prompt now (a second one gets SESSION_BUSY). */
+  get execBusy(): boolean {
+    return this.execOwnerId !== null;
+  }
+
+  /** A human attaches; returns the detach, which counts once however often it is called. */
+  attach(): () => void {
+    this.attachedHumans++;
+    let attached = true;
+    return () => {
+      if (!attached) return;
+      attached = false;
+      this.attachedHumans--;
+    };
+  }
+
+  /**
+   * A term_exec takes the prompt: SESSION_BUSY while another one owns it, a command runs, or the
+   * shell waits for the rest of a line. Returns the release, which the caller runs when done.
+   */
+  claimExec(clientId: string): () => void {
+    if (this.execOwnerId !== null || this.currentPhase === "running") {
+      throw new AppError(
+        "SESSION_BUSY",
+        `session '${this.id}' is still running a command`,
+        "Follow it with term_read, interrupt it with term_send keys:[\"ctrl+c\"], or use another session.",
+      );
+    }
+    if (this.currentPhase === "continuation") {
+      throw new AppError(
+        "SESSION_BUSY",
+        `session '${this.id}' waits for the rest of an unfinished command line (continuation prompt)`,
+        "Send the rest with term_send text (e.g. a closing quote, `fi`, `done`), " +
+          "or cancel the line with term_send keys:[\"ctrl+c\"].",
+      );
+    }
+    this.execOwnerId = clientId;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.execOwnerId = null;
+    };
   }
   get cols(): number {
     return this.emulator.cols;
@@ -150,15 +236,27 @@ export class Session {
     if (!this.exit && this.backend.linkState?.() === "reconnecting") return "reconnecting";
     const em = this.emulator;
     const cursor = em.screenCursor();
+    if (this.exitInfo === null && this.currentPhase === "continuation") return "continuation";
     return classify({
-      exited: this.exit !== null,
-      atShellPrompt: this.integration === "shell" ? this.phase === "prompt" : null,
+      exited: this.exitInfo !== null,
+      atShellPrompt: this.atShellPrompt(),
       beforeCursor: em.textBeforeCursor(),
       cursorOnLastRow: cursor.row === em.rows,
       altScreen: em.altScreen,
       tty: this.backend.ttyModes(),
       foreground: () => this.backend.foregroundCommands?.() ?? [],
     });
+  }
+
+  /**
+   * Shell integration's verdict on "at the prompt": hooks mark every command. Markers only wrap
+   * term_exec's commands, so there the prompt is certain only when a mark came after the last input
+   * (a line typed with term_send runs unmarked); otherwise it is unknown (null).
+   */
+  private atShellPrompt(): boolean | null {
+    if (this.integration === "shell") return this.currentPhase === "prompt";
+    const markedSinceInput = this.markSeq > this.markSeqAtWrite;
+    return this.integration === "marker" && this.currentPhase === "prompt" && markedSinceInput ? true : null;
   }
 
   /** Subscribes to every change: output parsed, mark seen, exit. Returns the unsubscribe. */
@@ -178,7 +276,8 @@ export class Session {
   }
 
   write(data: string | Uint8Array): void {
-    this.lastActivityAt = Date.now();
+    this.activityAt = Date.now();
+    this.markSeqAtWrite = this.markSeq;
     this.backend.write(data);
   }
 
@@ -199,13 +298,13 @@ export class Session {
 
   /** Throws SESSION_EXITED when the program has ended (nothing can be typed into it). */
   assertAlive(): void {
-    if (this.exit) {
-      throw new AppError("SESSION_EXITED", `session '${this.id}' has exited (${this.exit.reason})`, "Open a new session with term_open, or use term_exec without `session` to use the default one.");
+    if (this.exitInfo) {
+      throw new AppError("SESSION_EXITED", `session '${this.id}' has exited (${this.exitInfo.reason})`, "Open a new session with term_open, or use term_exec without `session` to use the default one.");
     }
   }
 
   touch(): void {
-    this.lastActivityAt = Date.now();
+    this.activityAt = Date.now();
   }
 
   /** Remembers a secret typed into the session so it is masked in every later output. */
@@ -285,15 +384,15 @@ export class Session {
   }
 
   private onData(data: Uint8Array): void {
-    this.lastOutputAt = this.lastActivityAt = Date.now();
+    this.outputAt = this.activityAt = Date.now();
     for (const tap of this.outputTaps) tap(data);
     this.emulator.ingest(data);
     this.notify();
   }
 
   private onExit(info: ExitInfo): void {
-    this.exit = info;
-    if (this.command && !this.command.end) this.command.exitCode = info.exitCode;
+    this.exitInfo = info;
+    if (this.currentCommand && !this.currentCommand.end) this.currentCommand.exitCode = info.exitCode;
     log.debug(`session ${this.id} ended: ${info.reason}`);
     this.notify();
     this.events.emit("exited");
@@ -304,28 +403,33 @@ export class Session {
     const mark = parseMark(data, this.nonce);
     if (!mark) return; // Not ours: wrong nonce, so program output that merely looks like a mark.
     const record: MarkRecord = { seq: ++this.markSeq, kind: mark.kind, pos, exitCode: null, cwd: null };
-    this.inputReady = mark.kind === "ready";
+    // The line editor reads input after the prompt (B) and after a continuation prompt (P).
+    this.ready = mark.kind === "ready" || mark.kind === "continuation";
     if (mark.kind === "ready") {
-      this.readyMarks = true;
-      this.phase = "prompt";
+      this.seenReadyMarks = true;
+      this.currentPhase = "prompt";
+    } else if (mark.kind === "continuation") {
+      this.currentPhase = "continuation";
     } else if (mark.kind === "start") {
-      this.phase = "running";
-      if (this.command) this.release(this.command.capture);
-      this.command = { startSeq: record.seq, start: pos, end: null, exitCode: null, capture: this.captureFrom(pos) };
+      this.currentPhase = "running";
+      if (this.currentCommand) this.release(this.currentCommand.capture);
+      const capture = this.captureFrom(pos);
+      this.currentCommand = { startSeq: record.seq, start: pos, end: null, exitCode: null, capture };
     } else if (mark.kind === "end") {
-      this.phase = "prompt";
+      this.currentPhase = "prompt";
       record.exitCode = mark.exitCode;
       record.cwd = mark.cwd;
-      if (mark.cwd) this.cwd = mark.cwd;
-      if (this.command && !this.command.end) {
-        this.command.end = pos;
-        this.command.exitCode = mark.exitCode;
-        this.lastExitCode = mark.exitCode;
+      if (mark.cwd) this.currentCwd = mark.cwd;
+      if (this.currentCommand && !this.currentCommand.end) {
+        this.currentCommand.end = pos;
+        this.currentCommand.exitCode = mark.exitCode;
+        this.lastExit = mark.exitCode;
         // Mid-parse: tell subscribers once this chunk is through.
         queueMicrotask(() => this.events.emit("command_finished"));
       }
     } else {
-      this.phase = "prompt";
+      // A: a prompt follows.
+      this.currentPhase = "prompt";
     }
     this.marks.push(record);
     if (this.marks.length > MARK_LOG_SIZE) this.marks.shift();

@@ -1,12 +1,21 @@
 /**
  * What is the session waiting for? Classifies the visible state into the SPEC's `state` values:
- * prompt | password | confirm | pager | running | exited. Sources, most reliable first: process
+ * prompt | password | confirm | pager | running | exited (the session adds `continuation` from its
+ * shell's marks, see session.ts). Sources, most reliable first: process
  * exit; shell-integration phase; the tty's own mode (echo off while in canonical mode is how
  * getpass(), sudo, ssh and `read -s` read a secret); then the text before the cursor.
  */
 
 /** `reconnecting`: a remote persistent session whose link dropped (never from classify() itself). */
-export type SessionState = "prompt" | "password" | "confirm" | "pager" | "running" | "exited" | "reconnecting";
+export type SessionState =
+  | "prompt"
+  | "password"
+  | "confirm"
+  | "pager"
+  | "continuation"
+  | "running"
+  | "exited"
+  | "reconnecting";
 
 export interface ClassifyInput {
   exited: boolean;

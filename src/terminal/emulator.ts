@@ -10,6 +10,7 @@
 import { Terminal, type IBufferLine, type IMarker } from "@xterm/headless";
 import { RowHistory, type HeadCapture, type Row } from "./history.ts";
 import { BareCrFilter } from "./cr-filter.ts";
+import { xtermCore, type XtermCore } from "./xterm-internals.ts";
 
 /** xterm's own scrollback: only a staging area between parse pieces, so small. */
 const EMULATOR_SCROLLBACK = 1000;
@@ -47,13 +48,6 @@ export interface EmulatorOptions {
   fastPath?: boolean;
 }
 
-/** The parts of xterm's internals we rely on; the version is pinned in package.json. */
-interface XtermCore {
-  writeSync(data: string | Uint8Array): void;
-  buffer: { scrollTop: number; scrollBottom: number };
-  _charsetService: { charset: unknown };
-}
-
 /**
  * Plain text (printable ASCII in whole CR LF lines) bypasses the parser when there is a lot of
  * it: the rows that would scroll off go straight into history, and only the rows that stay on
@@ -73,6 +67,8 @@ export class Emulator {
   private anchor: IMarker | undefined;
   private readonly crFilter: BareCrFilter;
   private resetSeen = false;
+  /** Set while the fast path redraws the screen itself: its own clear is not the program's. */
+  private redrawing = false;
   /** Bytes parsed over the session's life. */
   bytesIn = 0;
   /** Lines that took the plain-text fast path (observability and tests). */
@@ -88,7 +84,7 @@ export class Emulator {
       allowProposedApi: true,
       logLevel: "off",
     });
-    this.core = (this.term as unknown as { _core: XtermCore })._core;
+    this.core = xtermCore(this.term);
     this.history = opts.history ?? new RowHistory();
     this.crFilter = new BareCrFilter(opts.resetLineOnBareCr ?? (() => false));
     this.markPrefix = opts.oscId !== undefined ? new TextEncoder().encode(`\x1b]${opts.oscId};`) : null;
@@ -102,6 +98,18 @@ export class Emulator {
     // RIS (ESC c) replaces xterm's buffers, which invalidates our anchor: copy the screen out first.
     this.term.parser.registerEscHandler({ final: "c" }, () => {
       this.finalizeScreenBeforeReset();
+      return false;
+    });
+    // A screen clear (`clear`, `tput clear`, ED 2) erases the screen in place in xterm, so output
+    // printed after it would land on rows that already have absolute numbers before the command's
+    // start mark. Terminals like VTE scroll the cleared screen into scrollback instead; do the same
+    // (history keeps the old rows, the cleared screen starts at fresh rows after them).
+    this.term.parser.registerCsiHandler({ final: "J" }, (params) => {
+      if (isWholeScreenErase(params, this.term.buffer.active.cursorX, this.term.buffer.active.cursorY)) {
+        this.scrollScreenIntoHistory();
+      } else if (params[0] === 3) {
+        this.syncHistory(); // ED 3 drops xterm's scrollback: copy out what is not in history yet
+      }
       return false;
     });
     this.reanchor();
@@ -289,7 +297,12 @@ export class Emulator {
       else for (let at = 0; at < line.length; at += cols) this.history.push(line.slice(at, at + cols), at > 0);
     }
     // Redraw the screen with the remaining lines; ED 2 clears it without touching scrollback.
-    this.core.writeSync("\x1b[H\x1b[2J" + all.slice(tailStart).join("\r\n") + "\r\n");
+    this.redrawing = true;
+    try {
+      this.core.writeSync("\x1b[H\x1b[2J" + all.slice(tailStart).join("\r\n") + "\r\n");
+    } finally {
+      this.redrawing = false;
+    }
     this.syncHistory();
     return lastLineEnd;
   }
@@ -322,6 +335,25 @@ export class Emulator {
     this.anchor = this.term.registerMarker(-buf.cursorY);
   }
 
+  /**
+   * Before xterm erases the normal screen: its rows up to the last one with content become
+   * history, and since the anchor stays at the top of the screen, the erased screen's rows get
+   * the absolute numbers after them. Positions taken before the clear keep pointing at the text.
+   */
+  private scrollScreenIntoHistory(): void {
+    if (this.redrawing || this.altScreen) return;
+    this.syncHistory();
+    const buf = this.term.buffer.normal;
+    let last = -1;
+    for (let y = this.term.rows - 1; y >= 0 && last < 0; y--) {
+      if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) last = y;
+    }
+    if (last < 0) return; // a blank screen: nothing to keep
+    // Blank rows below stay: a mark at the start of one (a command's start) maps onto the new
+    // screen's top row, where the command's output after the clear begins.
+    for (let y = 0; y <= last; y++) this.pushLine(buf.getLine(buf.baseY + y));
+  }
+
   private finalizeScreenBeforeReset(): void {
     this.syncHistory();
     const buf = this.term.buffer.normal;
@@ -330,6 +362,12 @@ export class Emulator {
     for (let y = 0; y <= last; y++) this.pushLine(buf.getLine(buf.baseY + y));
     this.resetSeen = true;
   }
+}
+
+/** ED 2, or ED 0 from the screen's home position: the whole screen is about to be erased. */
+function isWholeScreenErase(params: (number | number[])[], cursorX: number, cursorY: number): boolean {
+  const mode = params[0] ?? 0;
+  return mode === 2 || (mode === 0 && cursorX === 0 && cursorY === 0);
 }
 
 /**

@@ -113,7 +113,7 @@ export function commandLine(command: string, family: ShellFamily, integration: I
   }
   if (integration === "marker") {
     const body = multiLine ? line : `eval ${quotePosix(command)}`;
-    return `__ptyhub_c; ${body}; __ptyhub_d "$?"`;
+    return `__ptyhub_c; command ${body}; __ptyhub_d "$?"`;
   }
   return line;
 }
@@ -122,6 +122,7 @@ export type Mark =
   | { kind: "prompt" }
   | { kind: "ready" }
   | { kind: "start" }
+  | { kind: "continuation" }
   | { kind: "end"; exitCode: number | null; cwd: string | null };
 
 const ESCAPES: Record<string, string> = { "%25": "%", "%3B": ";", "%0A": "\n", "%07": "\x07", "%1B": "\x1b" };
@@ -135,6 +136,7 @@ export function parseMark(data: string, nonce: string): Mark | null {
   if (kind === "A") return { kind: "prompt" };
   if (kind === "B") return { kind: "ready" };
   if (kind === "C") return { kind: "start" };
+  if (kind === "P") return { kind: "continuation" };
   if (kind === "D") {
     const parts = rest.split(";");
     const code = Number.parseInt(parts[1] ?? "", 10);

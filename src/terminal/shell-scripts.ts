@@ -7,6 +7,8 @@
  *            is echoed once (text typed before this is echoed by the tty, then again by the editor)
  *   C        a command line was accepted and starts running: its output begins here
  *   D;n;cwd  the command finished with exit status n, in cwd (%, ;, LF, BEL, ESC %-escaped)
+ *   P        a continuation prompt (PS2) is drawn: the shell waits for the rest of an
+ *            unfinished command line (open quote, `if … then`, a here-document)
  * The nonce comes in the environment, is copied into a shell variable and removed from the
  * environment, so programs started in the session neither inherit it nor can forge a mark.
  * "__ptyhub_" prefixes keep our names out of the user's way.
@@ -37,10 +39,12 @@ __ptyhub_precmd() {
 }
 
 __ptyhub_b=$'\001\033]6973;'"$__ptyhub_nonce"$';B\007\002'
-# Runs last at each prompt: a prompt framework may have rebuilt PS1 in the meantime.
+__ptyhub_p=$'\001\033]6973;'"$__ptyhub_nonce"$';P\007\002'
+# Runs last at each prompt: a prompt framework may have rebuilt PS1 (or PS2) in the meantime.
 __ptyhub_ps1() {
   local __ptyhub_status=$?
   case "$PS1" in *"$__ptyhub_b"*) ;; *) PS1="$PS1$__ptyhub_b" ;; esac
+  case "$PS2" in *"$__ptyhub_p"*) ;; *) PS2="$PS2$__ptyhub_p" ;; esac
   __ptyhub_at_prompt=1
   return $__ptyhub_status
 }
@@ -91,9 +95,11 @@ __ptyhub_preexec() {
   printf '\033]6973;%s;C\007' "$__ptyhub_nonce"
 }
 __ptyhub_b="%{"$'\033]6973;'"$__ptyhub_nonce"$';B\007'"%}"
-# Runs last at each prompt: a prompt framework may have rebuilt PS1 in the meantime.
+__ptyhub_p="%{"$'\033]6973;'"$__ptyhub_nonce"$';P\007'"%}"
+# Runs last at each prompt: a prompt framework may have rebuilt PS1 (or PS2) in the meantime.
 __ptyhub_ps1() {
   [[ "$PS1" == *"$__ptyhub_b"* ]] || PS1="$PS1$__ptyhub_b"
+  [[ "$PS2" == *"$__ptyhub_p"* ]] || PS2="$PS2$__ptyhub_p"
 }
 if [[ -n "$__ptyhub_nonce" ]]; then
   # First in line, so the status it reads is the command's, not another hook's.
@@ -132,11 +138,39 @@ function fish_prompt
     __ptyhub_user_prompt
     printf '\e]6973;%s;B\a' $__ptyhub_nonce
 end
+# fish has no PS2: Enter on an unfinished line inserts a line break, and on a syntax error fish
+# prints it and keeps the line (where the next input would land), both silently for the hooks
+# above. Enter tells: an unfinished line gets a P mark; a refused one is reported like a command
+# that failed (start, fish's own error, end with its parser's status) and cleared.
+function __ptyhub_enter
+    commandline --is-valid
+    switch $status
+        case 1
+            set -l line (commandline)
+            commandline -r ''
+            printf '\n\e]6973;%s;C\a' $__ptyhub_nonce
+            printf '%s\n' $line | fish --no-execute 2>&1
+            set -l s $pipestatus[2]
+            set -l p (string replace -a '%' '%25' -- $PWD | string replace -a ';' '%3B')
+            printf '\e]6973;%s;D;%s;%s\a\e]6973;%s;A\a' $__ptyhub_nonce $s "$p" $__ptyhub_nonce
+            commandline -f repaint
+            return
+        case 2
+            printf '\e]6973;%s;P\a' $__ptyhub_nonce
+    end
+    commandline -f execute
+end
+for __ptyhub_mode in default insert
+    bind -M $__ptyhub_mode \r __ptyhub_enter
+end
+set -e __ptyhub_mode
 `;
 
 /**
  * POSIX sh (dash, ash, ksh) has no pre-exec hook, so commands are wrapped per call instead
- * ("marker" completion): __ptyhub_c; eval '...'; __ptyhub_d "$?". Loaded through $ENV.
+ * ("marker" completion): __ptyhub_c; command eval '...'; __ptyhub_d "$?". Loaded through $ENV.
+ * `command` keeps a syntax error inside the eval from aborting the whole line (POSIX: special
+ * built-in errors do not abort when run through `command`), so the end marker still prints.
  */
 export const SH_SCRIPT = script`# ptyhub markers for POSIX sh: loaded through $ENV; loads the user's $ENV first.
 __ptyhub_nonce="\${PTYHUB_NONCE:-}"
@@ -151,5 +185,6 @@ fi
 __ptyhub_c() { printf '\033]6973;%s;C\007' "$__ptyhub_nonce"; }
 __ptyhub_d() { printf '\033]6973;%s;D;%s;%s\007' "$__ptyhub_nonce" "$1" "$PWD"; }
 PS1="\${PS1-\$ }$(printf '\033]6973;%s;B\007' "$__ptyhub_nonce")"
+PS2="\${PS2-> }$(printf '\033]6973;%s;P\007' "$__ptyhub_nonce")"
 printf '\033]6973;%s;A\007' "$__ptyhub_nonce"
 `;

@@ -117,3 +117,36 @@ describe("waits that are never fooled", () => {
     expect(r.output).toBe("to-stderr\nno-newline");
   });
 });
+
+describe("a wait never outlives the command it waits on", () => {
+  test("term_send until a pattern that never comes returns when the shell reports the end, with the exit code", async () => {
+    const t0 = performance.now();
+    const r = await host.send({ session: "main", text: "sleep 1; false", until: "NEVER_SEEN", wait_ms: 15_000, max_tokens: 4000 }, ctx);
+    expect(r).toMatchObject({ via: "shell", exit_code: 1, matched: null, state: "prompt" });
+    expect(performance.now() - t0).toBeLessThan(10_000);
+  });
+
+  test("another call's ctrl+c ends the command: the pending send and read with until end with 130", async () => {
+    // The child prints once it runs in the foreground group, so the ctrl+c reaches it (a ctrl+c
+    // typed while bash itself still holds the terminal would be bash's to ignore).
+    const command = "sh -c 'echo child-started; exec sleep 60'";
+    const pending = host.send({ session: "main", text: command, until: "NEVER_SEEN", wait_ms: 30_000, max_tokens: 4000 }, ctx);
+    const reading = host.read({ session: "main", mode: "new", until: "NEVER_SEEN", wait_ms: 30_000, max_tokens: 4000 }, { clientId: "reader" });
+    const session = host.manager.get("main");
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (!session.emulator.screenLines().includes("child-started")) return;
+        off();
+        resolve();
+      };
+      const off = session.subscribe(check);
+      check();
+    });
+    const t0 = performance.now();
+    const stop = await host.send({ session: "main", keys: ["ctrl+c"], ...sendDefaults }, { clientId: "other" });
+    expect(stop).toMatchObject({ via: "shell", exit_code: 130 });
+    expect(await pending).toMatchObject({ via: "shell", exit_code: 130, matched: null });
+    expect(await reading).toMatchObject({ via: "shell", exit_code: 130, matched: null });
+    expect(performance.now() - t0).toBeLessThan(10_000);
+  });
+});

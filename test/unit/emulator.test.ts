@@ -101,3 +101,33 @@ describe("plain-text fast path", () => {
     expect(fastLines).toBeGreaterThan(10_000); // the comparison did exercise the fast path
   });
 });
+
+describe("screen clears keep absolute positions", () => {
+  const cases: Array<[string, string]> = [
+    ["ED 2 then home (printf '\\033[2J\\033[H')", "\x1b[2J\x1b[H"],
+    ["home then ED 2 (clear, tput clear)", "\x1b[H\x1b[2J\x1b[3J"],
+    ["home then ED 0", "\x1b[H\x1b[J"],
+  ];
+  for (const [name, clear] of cases) {
+    test(`${name}: output after the clear is after a mark taken before it`, () => {
+      const marks: number[] = [];
+      const em = new Emulator({ cols: 40, rows: 6, oscId: 6973, onOsc: (e) => marks.push(e.pos.row) });
+      em.ingest(enc.encode("old 1\r\nold 2\r\n$ cmd\r\n\x1b]6973;C\x07" + clear + "after\r\n\x1b]6973;D\x07$ "));
+      const [start, end] = marks as [number, number];
+      expect(end).toBeGreaterThan(start);
+      expect(rowsToLines(em.rowsBetween(start, end)).map((l) => l.text)).toEqual(["after"]);
+      // Nothing is lost: the rows before the clear are history, in order.
+      expect(renderAll(em)).toEqual(["old 1", "old 2", "$ cmd", "after", "$"]);
+      expect(em.screenLines()[0]).toBe("after");
+      em.dispose();
+    });
+  }
+
+  test("a clear on a blank screen adds no rows", () => {
+    const em = new Emulator({ cols: 40, rows: 6 });
+    em.ingest(enc.encode("\x1b[H\x1b[2J\x1b[H\x1b[2Jx"));
+    expect(em.history.size).toBe(0);
+    expect(renderAll(em)).toEqual(["x"]);
+    em.dispose();
+  });
+});

@@ -23,7 +23,7 @@ describe("shell integration", () => {
   test("command lines: single lines as typed, multi-line folded, markers wrap in sh", () => {
     expect(commandLine("echo hi", "bash", "shell")).toBe("echo hi");
     expect(commandLine("echo a\necho 'b'", "bash", "shell")).toBe(`eval "$(printf %b 'echo a\\necho '\\''b'\\''')"`);
-    expect(commandLine("echo hi", "sh", "marker")).toBe(`__ptyhub_c; eval 'echo hi'; __ptyhub_d "$?"`);
+    expect(commandLine("echo hi", "sh", "marker")).toBe(`__ptyhub_c; command eval 'echo hi'; __ptyhub_d "$?"`);
     expect(quotePosix("it's")).toBe(`'it'\\''s'`);
   });
 

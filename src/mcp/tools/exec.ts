@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { maxTokens, stateEnum, truncation, truncationNote, withOutput } from "../schemas.ts";
+import { hint, maxTokens, stateEnum, truncation, truncationNote, withHint, withOutput } from "../schemas.ts";
 
 const input = z.strictObject({
   command: z.string().min(1).max(100_000).describe("One shell command line, typed at the session's prompt (multi-line scripts are run as one command)."),
@@ -19,6 +19,7 @@ const output = z.object({
   via: z.enum(["shell", "marker", "exit", "prompt", "timeout"]),
   truncated: truncation,
   state: stateEnum,
+  hint,
 });
 
 export const termExec = defineTool({
@@ -28,7 +29,9 @@ export const termExec = defineTool({
     "Run one command in a persistent shell session and wait until it finishes. Returns its exact exit_code, its own output (no echo, no prompt) and the cwd after it. " +
     "cd, export, venvs and background jobs persist between calls. " +
     "status: \"done\" (finished), \"running\" (timeout_ms passed; it keeps running: follow with term_read, stop with term_send keys:[\"ctrl+c\"]), " +
-    "\"input\" (it waits at a password, yes/no prompt, pager or full-screen app: answer with term_send or term_secret). " +
+    "\"input\" (it waits at a password, yes/no prompt, pager or full-screen app: answer with term_send or " +
+    "term_secret; " +
+    "state \"continuation\": the line is unfinished, send the rest or ctrl+c). " +
     "via says how completion was known: shell (shell integration), marker, exit (the shell exited), prompt, timeout. " +
     "For REPLs and interactive programs use term_send.",
   input,
@@ -45,6 +48,6 @@ export const termExec = defineTool({
           ? `[waiting for input (${r.state})`
           : `[still running after ${r.duration_ms} ms`;
     const header = `${head} · ${r.duration_ms} ms · via ${r.via}${r.cwd ? ` · cwd ${r.cwd}` : ""}${truncationNote(r.truncated)}]`;
-    return withOutput(header, r.output);
+    return withOutput(withHint(header, r.hint), r.output);
   },
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { cursor, maxTokens, sessionId, stateEnum, truncation, truncationNote, viaEnum, withOutput } from "../schemas.ts";
+import { cursor, hint, maxTokens, sessionId, stateEnum, truncation, truncationNote, viaEnum } from "../schemas.ts";
+import { withHint, withOutput } from "../schemas.ts";
 
 const input = z.strictObject({
   session: sessionId,
@@ -23,6 +24,7 @@ const output = z.object({
   alt_screen: z.boolean(),
   cursor,
   truncated: truncation,
+  hint,
 });
 
 export const termSend = defineTool({
@@ -41,6 +43,6 @@ export const termSend = defineTool({
   text(r) {
     const header = `[state ${r.state} · via ${r.via}${r.matched !== null ? ` · matched ${JSON.stringify(r.matched)}` : ""}${r.exit_code !== null ? ` · exit ${r.exit_code}` : ""}${truncationNote(r.truncated)}]`;
     const body = r.alt_screen && r.screen !== null ? `${r.output ? r.output + "\n" : ""}--- screen (cursor ${r.cursor.row},${r.cursor.col}) ---\n${r.screen}` : r.output;
-    return withOutput(header, body);
+    return withOutput(withHint(header, r.hint), body);
   },
 });

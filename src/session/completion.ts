@@ -1,0 +1,258 @@
+/**
+ * The one place a wait ends. term_exec, term_send, term_read (with `until`, or waiting for new
+ * output) and term_open all wait through `awaitCompletion`, so they read the same signals in the
+ * same order, with the same quiet times, and report the same `via`:
+ *
+ *   1. until         the caller's pattern appeared in new output (never the echo, never old output).
+ *                    A pattern is what the caller waited for, so it wins even when the command
+ *                    ended in the same chunk; the end's exit code is still reported.
+ *   2. exit          the program (the session) ended.
+ *   3. shell marks   a command ended (D mark: exit code, cwd) — via `shell`, or `marker` where
+ *                    per-command markers stand in for hooks (POSIX sh); the shell waits for the
+ *                    rest of an unfinished line (P mark: PS2, once quiet); it drew its prompt
+ *                    again below the input without running anything (the line was dropped).
+ *   4. prompt/state  a running command waits for input (password, yes/no, pager, full-screen app);
+ *                    a program without integration settled at something prompt-like.
+ *   5. settle        output stopped changing: a guess, reported as such.
+ *   6. timeout       the caller's bound.
+ * Which of 4–5 apply depends on the caller (`Fallback`); 1–3 and 6 apply to every wait.
+ */
+import type { MarkRecord, Session } from "./session.ts";
+import { waitFor, type CheckResult } from "./wait.ts";
+import { looksLikePrompt } from "../terminal/classify.ts";
+import type { Pos } from "../terminal/emulator.ts";
+import { itemsText, region } from "./output.ts";
+
+/** A prompt-like last line (or a continuation prompt) must stay unchanged this long to be believed. */
+export const PROMPT_QUIET_MS = 60;
+/** A running command quiet this long is asked whether it waits at a password/yes-no prompt or pager. */
+export const INPUT_QUIET_MS = 120;
+/** A full-screen program (alt screen) quiet this long is waiting for keys. */
+export const SCREEN_INPUT_QUIET_MS = 400;
+/** Without a better signal, output that stopped changing for this long is "settled". */
+export const SETTLE_QUIET_MS = 300;
+/** When nothing at all appears after the input, give up waiting after this long. */
+export const NOTHING_SETTLE_MS = 600;
+/** Once new output starts arriving, a read lets it finish its burst for this long… */
+export const READ_COALESCE_MS = 40;
+/** …but under a continuous flood returns what is there after this long. */
+export const READ_MAX_COALESCE_MS = 250;
+
+/** What a result at a continuation prompt tells the caller to do next. */
+export const CONTINUATION_HINT =
+  "The shell waits for the rest of an unfinished command line (open quote, `if … then`, here-document): " +
+  'send the rest with term_send text, or cancel the line with term_send keys:["ctrl+c"].';
+
+export type Via = "exit" | "shell" | "marker" | "until" | "prompt" | "settle" | "timeout";
+
+export type Verdict =
+  | { kind: "until"; matched: string; end: MarkRecord | null }
+  | { kind: "exit" }
+  | { kind: "end"; end: MarkRecord; start: MarkRecord | null }
+  | { kind: "continuation"; mark: MarkRecord }
+  /** The prompt was drawn again with no command started or ended (line refused, or a redraw). */
+  | { kind: "redrawn"; mark: MarkRecord }
+  /** A running command waits for the user: password, yes/no, pager, full-screen program. */
+  | { kind: "input" }
+  /** The shell is ready at its first prompt (term_open). */
+  | { kind: "ready" }
+  | { kind: "prompt" }
+  | { kind: "settle" }
+  | { kind: "timeout" };
+
+/**
+ * What may end a wait when no mark has spoken (steps 4–5):
+ *   input     term_exec: a command that started and now waits for the user
+ *   prompt    term_send without `until`: a prompt-like pause, else settle
+ *   coalesce  term_read `new`: the burst of new output is over
+ *   open      term_open: the shell's first prompt; programs: a prompt-like pause or settle
+ *   none      waits for `until`: only the pattern, marks, exit or the timeout
+ */
+export type Fallback = "input" | "prompt" | "coalesce" | "open" | "none";
+
+export interface WaitSpec {
+  /** Marks after this sequence number belong to this wait. */
+  since: number;
+  fallback: Fallback;
+  /** The caller's pattern over new output: the matched text, or null (not yet). */
+  until?: () => string | null;
+  /** term_send: whether the input produced anything visible besides its own echo. */
+  produced?: () => boolean;
+  /** term_read: whether there was unread output when the call came (it may return at once). */
+  hadUnread?: boolean;
+  /**
+   * What the caller typed and where (null for a read). A prompt drawn again below it, after its
+   * echo, with nothing run, answers that input (a dropped line, a completion listing); a redraw
+   * on the same row (a resize) or before the echo (a job notification in flight) does not.
+   */
+  typed: { at: Pos; text: string } | null;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** Waits for the first signal (see the module comment); never rejects except on cancellation. */
+export async function awaitCompletion(session: Session, spec: WaitSpec): Promise<Verdict> {
+  const startedAt = Date.now();
+  const bytesAtStart = session.emulator.bytesIn;
+  const state = { firstNewAt: null as number | null };
+  const r = await waitFor<Verdict>(session, () => evaluate(session, spec, startedAt, bytesAtStart, state), {
+    timeoutMs: spec.timeoutMs,
+    signal: spec.signal,
+  });
+  return r === "timeout" ? { kind: "timeout" } : r;
+}
+
+/** The `via` a verdict is reported as. */
+export function viaOf(session: Session, v: Verdict): Via {
+  switch (v.kind) {
+    case "until":
+    case "exit":
+    case "prompt":
+    case "settle":
+    case "timeout":
+      return v.kind;
+    case "end":
+    case "ready":
+      return session.integration === "marker" ? "marker" : "shell";
+    case "continuation":
+    case "redrawn":
+    case "input":
+      return "prompt";
+  }
+}
+
+/** The exit code a verdict carries: the command's (end mark) or the session's (exit). */
+export function exitCodeOf(session: Session, v: Verdict): number | null {
+  if (session.exit) return session.exit.exitCode;
+  if (v.kind === "end") return v.end.exitCode;
+  if (v.kind === "until" && v.end) return v.end.exitCode;
+  return null;
+}
+
+type Check = CheckResult<Verdict>;
+
+function evaluate(
+  session: Session,
+  spec: WaitSpec,
+  startedAt: number,
+  bytesAtStart: number,
+  state: { firstNewAt: number | null },
+): Check {
+  const marks = spec.fallback === "open" ? [] : session.marksAfter(spec.since);
+  const end = marks.find((m) => m.kind === "end") ?? null;
+  // 1. The pattern.
+  const matched = spec.until?.() ?? null;
+  if (matched !== null) return { done: { kind: "until", matched, end } };
+  // 2. Exit.
+  if (session.exit) return { done: { kind: "exit" } };
+  // 3. Shell marks.
+  if (spec.fallback === "open") return openCheck(session, startedAt);
+  const marked = markCheck(session, marks, end, spec.typed);
+  if (marked) return marked;
+  // 4–5. Per caller.
+  switch (spec.fallback) {
+    case "none":
+      return null;
+    case "input":
+      return marks.some((m) => m.kind === "start") ? inputCheck(session) : null;
+    case "prompt":
+      return promptCheck(session, spec, startedAt, bytesAtStart);
+    case "coalesce":
+      return coalesceCheck(session, spec, bytesAtStart, state);
+  }
+}
+
+function markCheck(session: Session, marks: MarkRecord[], end: MarkRecord | null, typed: WaitSpec["typed"]): Check {
+  if (end) {
+    const start = marks.find((m) => m.kind === "start" && m.seq < end.seq) ?? null;
+    return { done: { kind: "end", end, start } };
+  }
+  const last = marks[marks.length - 1];
+  if (last?.kind === "continuation" && session.phase === "continuation") {
+    const quietFor = Date.now() - session.lastOutputAt;
+    // A paste's next line follows its PS2 at once: only a PS2 that stays is a question.
+    return quietFor >= PROMPT_QUIET_MS
+      ? { done: { kind: "continuation", mark: last } }
+      : { retryInMs: PROMPT_QUIET_MS - quietFor };
+  }
+  const started = marks.some((m) => m.kind === "start" || m.kind === "continuation");
+  const redraw =
+    typed === null
+      ? undefined
+      : marks.find((m) => m.kind === "ready" && m.pos.row > typed.at.row && echoedBefore(session, typed, m.pos));
+  if (redraw && !started) return { done: { kind: "redrawn", mark: redraw } };
+  return null;
+}
+
+/** Whether the last line of the typed text was echoed between where it was typed and `pos`. */
+function echoedBefore(session: Session, typed: NonNullable<WaitSpec["typed"]>, pos: Pos): boolean {
+  const lastLine = typed.text.split("\n").pop()!.trim();
+  if (lastLine.length === 0) return true; // keys only: no echo to wait for
+  // Soft-wrapped rows come back as separate lines: compare without line breaks.
+  return itemsText(region(session, typed.at, pos).items)
+    .replace(/\n/g, "")
+    .includes(lastLine);
+}
+
+/** While a command runs: is it now waiting for the user (password, yes/no, pager, full-screen app)? */
+function inputCheck(session: Session): Check {
+  // Classify only once output paused: it is cheap to wait, and classifying every chunk of a flood is not.
+  const quietFor = Date.now() - session.lastOutputAt;
+  if (quietFor < INPUT_QUIET_MS) return { retryInMs: INPUT_QUIET_MS - quietFor };
+  const state = session.state();
+  if (state === "password" || state === "confirm" || state === "pager") return { done: { kind: "input" } };
+  if (session.emulator.altScreen) {
+    return quietFor >= SCREEN_INPUT_QUIET_MS
+      ? { done: { kind: "input" } }
+      : { retryInMs: SCREEN_INPUT_QUIET_MS - quietFor };
+  }
+  // A prompt of something without our integration (a nested shell, `exec bash`, a REPL started by
+  // the command): it waits for input. Only text, so it must hold as long as a settle to count.
+  if (state === "prompt") {
+    return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "input" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
+  }
+  return null;
+}
+
+function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesAtStart: number): Check {
+  // The rest needs a pause in the output; classifying every chunk of a flood would be waste.
+  const now = Date.now();
+  const quietFor = now - session.lastOutputAt;
+  const waited = now - startedAt;
+  const nothing: Check =
+    waited >= NOTHING_SETTLE_MS ? { done: { kind: "settle" } } : { retryInMs: NOTHING_SETTLE_MS - waited };
+  if (session.emulator.bytesIn === bytesAtStart) return nothing;
+  if (quietFor < PROMPT_QUIET_MS) return { retryInMs: PROMPT_QUIET_MS - quietFor };
+  if (spec.produced && !spec.produced()) return nothing;
+  if (session.state() !== "running" && !session.emulator.altScreen) return { done: { kind: "prompt" } };
+  return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "settle" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
+}
+
+function coalesceCheck(
+  session: Session,
+  spec: WaitSpec,
+  bytesAtStart: number,
+  state: { firstNewAt: number | null },
+): Check {
+  if (!spec.hadUnread && session.emulator.bytesIn === bytesAtStart) return null;
+  const now = Date.now();
+  state.firstNewAt ??= now;
+  const quietFor = now - session.lastOutputAt;
+  const sinceFirst = now - state.firstNewAt;
+  if (quietFor >= READ_COALESCE_MS || sinceFirst >= READ_MAX_COALESCE_MS) return { done: { kind: "settle" } };
+  return { retryInMs: Math.min(READ_COALESCE_MS - quietFor, READ_MAX_COALESCE_MS - sinceFirst) };
+}
+
+/** term_open: shells are ready at their first prompt; programs at a prompt-like pause or settle. */
+function openCheck(session: Session, startedAt: number): Check {
+  if (session.integration !== "none") return session.phase !== "starting" ? { done: { kind: "ready" } } : null;
+  const quietFor = Date.now() - session.lastOutputAt;
+  if (session.emulator.bytesIn === 0) {
+    const waited = Date.now() - startedAt;
+    return waited >= NOTHING_SETTLE_MS ? { done: { kind: "settle" } } : { retryInMs: NOTHING_SETTLE_MS - waited };
+  }
+  if (looksLikePrompt(session.emulator.textBeforeCursor())) {
+    return quietFor >= PROMPT_QUIET_MS ? { done: { kind: "prompt" } } : { retryInMs: PROMPT_QUIET_MS - quietFor };
+  }
+  return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "settle" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
+}
