@@ -1,5 +1,6 @@
 /** Schema pieces shared by several tools. */
 import { z } from "zod";
+import { MAX_PATTERN_CHARS, PATTERN_SYNTAX } from "../terminal/pattern.ts";
 
 export const sessionId = z.string().describe("Session id (from term_open or term_list).");
 export const maxTokens = z
@@ -9,6 +10,11 @@ export const maxTokens = z
   .max(200_000)
   .default(4000)
   .describe("Output budget in tokens (≈4 characters each). Longer output keeps its head and tail and reports the omitted line range.");
+
+/** A caller's `until` pattern: one definition of its bound and accepted syntax for every tool. */
+export function untilPattern(what: string) {
+  return z.string().max(MAX_PATTERN_CHARS).optional().describe(`${what} ${PATTERN_SYNTAX} At most ${MAX_PATTERN_CHARS} characters.`);
+}
 
 export const truncation = z
   .object({
