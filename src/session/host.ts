@@ -72,19 +72,21 @@ export class LocalHost implements SessionHost {
 
   async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
     const session = p.session === undefined ? await this.manager.defaultSession(ctx.signal) : this.manager.get(p.session);
-    return execCommand(session, p, ctx.clientId, ctx.signal);
+    return session.redactFields(await execCommand(session, p, ctx.clientId, ctx.signal));
   }
 
   async send(p: SendParams & { session: string }, ctx: CallContext): Promise<SendResult> {
     // Arguments are checked before the session is even looked up: bad input changes nothing.
     compileUntil(p.until);
     if (p.keys) encodeKeys(p.keys);
-    return sendInput(this.manager.get(p.session), p, ctx.clientId, ctx.signal);
+    const session = this.manager.get(p.session);
+    return session.redactFields(await sendInput(session, p, ctx.clientId, ctx.signal));
   }
 
   async read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult> {
     compileUntil(p.until);
-    return readSession(this.manager.get(p.session), p, ctx.clientId, ctx.signal);
+    const session = this.manager.get(p.session);
+    return session.redactFields(await readSession(session, p, ctx.clientId, ctx.signal));
   }
 
   async list(_ctx?: CallContext): Promise<SessionInfo[]> {

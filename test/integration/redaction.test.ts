@@ -1,0 +1,49 @@
+/** Secrets typed with term_secret stay out of every field of every result, `matched` included. */
+import { afterAll, describe, expect, test } from "bun:test";
+import { ctx, defaults, newHost } from "../helpers/host.ts";
+import { Secrets } from "../../src/session/redaction.ts";
+import { termRead } from "../../src/mcp/tools/read.ts";
+import { termSend } from "../../src/mcp/tools/send.ts";
+
+const SECRET = "hunter2-very-secret";
+const host = newHost();
+afterAll(() => host.shutdown());
+
+describe("redaction", () => {
+  test("every string field, nested ones too, is masked; the session id is not", () => {
+    const secrets = new Secrets();
+    const result = { session: "s", output: `a ${SECRET} b`, matched: SECRET, nested: { list: [`x${SECRET}`, 3] }, n: 1, none: null };
+    expect(secrets.redactFields({ ...result })).toEqual(result);
+    secrets.add(SECRET);
+    expect(secrets.redactFields(result)).toEqual({
+      session: "s",
+      output: "a [secret] b",
+      matched: "[secret]",
+      nested: { list: ["x[secret]", 3] },
+      n: 1,
+      none: null,
+    });
+  });
+
+  test("`matched` and the text header of term_read and term_send never carry the secret", async () => {
+    await host.open({ name: "sec" }, ctx);
+    await host.send({ session: "sec", text: "read -r token; echo \"got:$token\"", wait_ms: 300, max_tokens: 4000 }, ctx);
+    await host.typeSecret({ session: "sec", secret: SECRET, enter: true }, ctx);
+    const r = await host.read({ session: "sec", mode: "new", until: "got:.*", wait_ms: 5000, max_tokens: 4000 }, ctx);
+    expect(r.via).toBe("until");
+    expect(r.matched).toBe("got:[secret]");
+    expect(termRead.text(r)).not.toContain("hunter2");
+
+    const s = await host.send({ session: "sec", text: `echo "again:$token"`, until: "again:.*", wait_ms: 5000, max_tokens: 4000 }, ctx);
+    expect(s.via).toBe("until");
+    expect(s.matched).toBe("again:[secret]");
+    expect(JSON.stringify(s)).not.toContain("hunter2");
+    expect(termSend.text(s)).not.toContain("hunter2");
+
+    const e = await host.exec({ session: "sec", command: `mkdir -p "/tmp/$token-dir" && cd "/tmp/$token-dir" && echo "$token"`, ...defaults }, ctx);
+    expect(e.exit_code).toBe(0);
+    expect(JSON.stringify(e)).not.toContain("hunter2");
+    expect(e.output).toBe("[secret]");
+    await host.exec({ session: "sec", command: `cd / && rmdir "/tmp/$token-dir"`, ...defaults }, ctx);
+  });
+});
