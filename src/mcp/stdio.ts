@@ -3,13 +3,14 @@
  * closes, or on SIGTERM/SIGINT/SIGHUP, sessions hosted in this process are ended (no orphans);
  * persistent sessions keep running in the daemon.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { loadConfig } from "../config.ts";
 import { LocalHost } from "../session/host.ts";
 import { DaemonHost } from "../daemon/host.ts";
 import { RoutingHost } from "../daemon/routing.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
+import { StdioLineTransport } from "./stdio-transport.ts";
+import { clip } from "../util/quote.ts";
 
 const log = logger("stdio");
 
@@ -25,7 +26,7 @@ export async function runStdioServer(): Promise<void> {
     host,
     clientId: () => `${server.getClientVersion()?.name ?? "mcp"}:${process.pid}`,
   });
-  const transport = new StdioServerTransport();
+  const transport = new StdioLineTransport();
 
   let stopping = false;
   const stop = async (why: string) => {
@@ -44,6 +45,10 @@ export async function runStdioServer(): Promise<void> {
       process.exit(0);
     }
   };
+  // Whatever ends the conversation (stdin closed, a transport failure) ends this process and what it owns.
+  server.onclose = () => void stop("transport closed");
+  server.onerror = (err) => log.warn(clip(err.message));
+  process.stdout.on("error", (err) => void stop(`stdout failed: ${err.message}`));
   process.stdin.on("end", () => void stop("stdin closed"));
   process.stdin.on("close", () => void stop("stdin closed"));
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void stop(sig));
