@@ -15,6 +15,7 @@ import { DaemonConnectError, type DaemonClient } from "./client.ts";
 import { daemonPaths } from "./paths.ts";
 import { DaemonServer, type DaemonStatus } from "./server.ts";
 import { reachDaemon } from "./start.ts";
+import { OrphanLedger } from "./orphans.ts";
 import { pidAlive } from "../backend/process-tree.ts";
 
 const log = logger("daemon");
@@ -194,10 +195,12 @@ async function runDaemon(): Promise<number> {
 
   const config = loadConfig();
   const host = new LocalHost(config, true);
+  let ledger: OrphanLedger | null = null;
   const server = new DaemonServer(host, {
     paths,
     idleMs: config.daemon_idle_ms,
     onStopped: () => {
+      ledger?.discard();
       logFile.close();
       process.exit(0);
     },
@@ -212,6 +215,10 @@ async function runDaemon(): Promise<number> {
     await host.shutdown();
     return 0;
   }
+  // We hold the daemon lock now: whatever a dead predecessor recorded and left running is ours to end.
+  ledger = new OrphanLedger(paths.dir);
+  ledger.reapPredecessors();
+  ledger.track(host.manager);
   for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, () => void server.stop(sig));
   // Like tmux's server: a hangup of the terminal it was started from does not end the sessions.
   process.on("SIGHUP", () => log.info("SIGHUP ignored"));

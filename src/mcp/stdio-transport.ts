@@ -4,7 +4,8 @@
  * 10 MiB buffer limit, leaving the server alive, deaf and holding its shells (issue #10). Here an
  * oversized line is skipped in constant memory and answered (an error result for tools/call, a
  * JSON-RPC error otherwise) when its `id` can be recovered; a line that is not JSON gets a parse
- * error. Only the end of stdin closes the transport.
+ * error. The end of stdin does not close it: replies to calls still running (cut short by the
+ * shutdown it starts) are written until `close()`, and `settled()` waits for them.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -39,6 +40,9 @@ export class StdioLineTransport implements Transport {
   /** Set while skipping the rest of an oversized line. */
   private oversized: { scanner: EnvelopeScanner; bytes: number } | null = null;
   private closed = false;
+  /** Ids of the client's requests not answered yet. */
+  private readonly unanswered = new Set<string | number>();
+  private onSettled: (() => void) | null = null;
 
   constructor(
     private readonly input: Readable = process.stdin,
@@ -47,22 +51,30 @@ export class StdioLineTransport implements Transport {
   ) {}
 
   private readonly onData = (chunk: Buffer) => this.take(chunk);
-  private readonly onEnd = () => void this.close();
   private readonly onInputError = (err: Error) => this.onerror?.(err);
 
   async start(): Promise<void> {
     this.input.on("data", this.onData);
-    this.input.on("end", this.onEnd);
-    this.input.on("close", this.onEnd);
     this.input.on("error", this.onInputError);
+  }
+
+  /** Resolves once every request received has been answered, or after `ms`. */
+  settled(ms: number): Promise<void> {
+    if (this.unanswered.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.onSettled = done;
+    });
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.input.off("data", this.onData);
-    this.input.off("end", this.onEnd);
-    this.input.off("close", this.onEnd);
     this.input.off("error", this.onInputError);
     this.pending = [];
     this.oversized = null;
@@ -70,7 +82,12 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.write(message);
+    const sent = this.write(message);
+    const answered = ("result" in message || "error" in message) && message.id !== undefined && this.unanswered.delete(message.id);
+    if (answered && this.unanswered.size === 0) {
+      void sent.finally(() => this.onSettled?.());
+    }
+    return sent;
   }
 
   private write(message: object): Promise<void> {
@@ -144,6 +161,7 @@ export class StdioLineTransport implements Transport {
       if (id !== null) this.reply({ jsonrpc: "2.0", id, error: { code: INVALID_REQUEST, message: "Invalid Request: not a JSON-RPC 2.0 message" } });
       return;
     }
+    if ("method" in parsed.data && "id" in parsed.data) this.unanswered.add(parsed.data.id);
     this.onmessage?.(parsed.data);
   }
 

@@ -16,6 +16,8 @@ const log = logger("stdio");
 
 /** Upper bound on a graceful shutdown before sessions are killed outright. */
 const SHUTDOWN_GRACE_MS = 3000;
+/** How long answers to calls interrupted by a shutdown may take to be written. */
+const REPLY_FLUSH_MS = 1000;
 
 export async function runStdioServer(): Promise<void> {
   const config = loadConfig();
@@ -39,6 +41,9 @@ export async function runStdioServer(): Promise<void> {
     }, SHUTDOWN_GRACE_MS);
     try {
       await host.shutdown();
+      // Calls cut short by the shutdown still get their answer (the client may be reading).
+      await transport.settled(REPLY_FLUSH_MS);
+      await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
       await server.close().catch(() => undefined);
     } finally {
       clearTimeout(forced);

@@ -84,6 +84,8 @@ describe("the line transport alone", () => {
     expect(h.messages).toEqual([{ jsonrpc: "2.0", id: 43, method: "ping" }]);
     h.input.end();
     await h.settle();
+    expect(h.closed()).toBe(false);
+    await h.transport.close();
     expect(h.closed()).toBe(true);
   });
 
