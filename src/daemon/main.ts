@@ -16,6 +16,7 @@ import { daemonPaths } from "./paths.ts";
 import { DaemonServer, type DaemonStatus } from "./server.ts";
 import { reachDaemon } from "./start.ts";
 import { OrphanLedger } from "./orphans.ts";
+import { returnMemoryWhenSessionsEnd } from "../session/memory.ts";
 import { pidAlive } from "../backend/process-tree.ts";
 
 const log = logger("daemon");
@@ -219,6 +220,7 @@ async function runDaemon(): Promise<number> {
   ledger = new OrphanLedger(paths.dir);
   ledger.reapPredecessors();
   ledger.track(host.manager);
+  returnMemoryWhenSessionsEnd(host.manager);
   for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, () => void server.stop(sig));
   // Like tmux's server: a hangup of the terminal it was started from does not end the sessions.
   process.on("SIGHUP", () => log.info("SIGHUP ignored"));

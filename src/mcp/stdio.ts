@@ -5,6 +5,7 @@
  */
 import { loadConfig } from "../config.ts";
 import { LocalHost } from "../session/host.ts";
+import { returnMemoryWhenSessionsEnd } from "../session/memory.ts";
 import { DaemonHost } from "../daemon/host.ts";
 import { RoutingHost } from "../daemon/routing.ts";
 import { logger } from "../log.ts";
@@ -23,6 +24,7 @@ export async function runStdioServer(): Promise<void> {
   const config = loadConfig();
   // Persistent sessions (the default) live in the daemon and survive this process; the rest here.
   const local = new LocalHost(config);
+  returnMemoryWhenSessionsEnd(local.manager);
   const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault: config.persistent });
   const server = createMcpServer({
     host,
