@@ -59,7 +59,8 @@ function readLedger(path: string): Ledger | null {
     const { daemonPid, entries } = data;
     if (typeof daemonPid !== "number" || !Array.isArray(entries)) return null;
     const valid = entries.filter(
-      (e): e is LedgerEntry => e !== null && typeof e === "object" && typeof e.session === "string" && Number.isInteger(e.sid) && e.sid > 1,
+      (e): e is LedgerEntry =>
+        e !== null && typeof e === "object" && typeof e.session === "string" && Number.isInteger(e.sid) && e.sid > 1,
     );
     return { daemonPid, entries: valid };
   } catch {
@@ -103,7 +104,10 @@ export class OrphanLedger {
         }
         if (pids.length > 0) {
           reaped.push({ daemonPid: ledger!.daemonPid, session: entry.session, pids });
-          log.info(`reaped ${pids.length} process(es) of session '${entry.session}' left by dead daemon pid ${ledger!.daemonPid}: ${pids.join(", ")}`);
+          log.info(
+            `reaped ${pids.length} process(es) of session '${entry.session}' ` +
+              `left by dead daemon pid ${ledger!.daemonPid}: ${pids.join(", ")}`,
+          );
         }
       }
       rmSync(path, { force: true });

@@ -16,7 +16,10 @@ export const MAX_ENV_VALUE_CHARS = 32_768;
 export const envVars = z
   .record(z.string().min(1).max(MAX_ENV_NAME_CHARS), z.string().max(MAX_ENV_VALUE_CHARS))
   .refine((env) => Object.keys(env).length <= MAX_ENV_VARS, { message: `at most ${MAX_ENV_VARS} variables` })
-  .describe(`Extra environment variables (at most ${MAX_ENV_VARS}; names ≤ ${MAX_ENV_NAME_CHARS}, values ≤ ${MAX_ENV_VALUE_CHARS} characters).`);
+  .describe(
+    `Extra environment variables (at most ${MAX_ENV_VARS}; names ≤ ${MAX_ENV_NAME_CHARS}, ` +
+      `values ≤ ${MAX_ENV_VALUE_CHARS} characters).`,
+  );
 export const maxTokens = z
   .number()
   .int()
@@ -27,7 +30,11 @@ export const maxTokens = z
 
 /** A caller's `until` pattern: one definition of its bound and accepted syntax for every tool. */
 export function untilPattern(what: string) {
-  return z.string().max(MAX_PATTERN_CHARS).optional().describe(`${what} ${PATTERN_SYNTAX} At most ${MAX_PATTERN_CHARS} characters.`);
+  return z
+    .string()
+    .max(MAX_PATTERN_CHARS)
+    .optional()
+    .describe(`${what} ${PATTERN_SYNTAX} At most ${MAX_PATTERN_CHARS} characters.`);
 }
 
 export const truncation = z

@@ -83,7 +83,8 @@ export class StdioLineTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const sent = this.write(message);
-    const answered = ("result" in message || "error" in message) && message.id !== undefined && this.unanswered.delete(message.id);
+    const answered =
+      ("result" in message || "error" in message) && message.id !== undefined && this.unanswered.delete(message.id);
     if (answered && this.unanswered.size === 0) {
       void sent.finally(() => this.onSettled?.());
     }
@@ -151,14 +152,23 @@ export class StdioLineTransport implements Transport {
       json = JSON.parse(line);
     } catch (err) {
       this.reportBadLine(`not JSON: ${clip((err as Error).message)}`);
-      this.reply({ jsonrpc: "2.0", id: null, error: { code: PARSE_ERROR, message: "Parse error: the line is not JSON" } });
+      this.reply({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: PARSE_ERROR, message: "Parse error: the line is not JSON" },
+      });
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (!parsed.success) {
       this.reportBadLine("not a JSON-RPC 2.0 message");
       const id = idOf(json);
-      if (id !== null) this.reply({ jsonrpc: "2.0", id, error: { code: INVALID_REQUEST, message: "Invalid Request: not a JSON-RPC 2.0 message" } });
+      if (id !== null)
+        this.reply({
+          jsonrpc: "2.0",
+          id,
+          error: { code: INVALID_REQUEST, message: "Invalid Request: not a JSON-RPC 2.0 message" },
+        });
       return;
     }
     if ("method" in parsed.data && "id" in parsed.data) this.unanswered.add(parsed.data.id);
@@ -169,9 +179,14 @@ export class StdioLineTransport implements Transport {
     const what = `a ${envelope.method ? clip(envelope.method, 40) : "message"} of ${bytes} bytes`;
     log.warn(`skipped ${what}: over the ${this.maxLineBytes}-byte request limit`);
     if (envelope.id === null || envelope.method === null) return;
-    const message = `the request is ${bytes} bytes, over the ${this.maxLineBytes}-byte (${this.maxLineBytes / 2 ** 20} MiB) limit; nothing was done`;
+    const limit = `${this.maxLineBytes}-byte (${this.maxLineBytes / 2 ** 20} MiB)`;
+    const message = `the request is ${bytes} bytes, over the ${limit} limit; nothing was done`;
     if (envelope.method === "tools/call") {
-      const err = new AppError("INVALID_ARGUMENT", message, "Send less per call: long input in several term_send calls, long output read with term_read.");
+      const err = new AppError(
+        "INVALID_ARGUMENT",
+        message,
+        "Send less per call: long input in several term_send calls, long output read with term_read.",
+      );
       this.reply({ jsonrpc: "2.0", id: envelope.id, result: errorResult(err) });
     } else {
       this.reply({ jsonrpc: "2.0", id: envelope.id, error: { code: INVALID_REQUEST, message } });
@@ -186,7 +201,9 @@ export class StdioLineTransport implements Transport {
    * Answers written by the transport itself (a parse error's id is null, which the SDK's message
    * type does not allow); a failed write is reported, not thrown.
    */
-  private reply(message: { jsonrpc: "2.0"; id: string | number | null } & ({ result: object } | { error: object })): void {
+  private reply(
+    message: { jsonrpc: "2.0"; id: string | number | null } & ({ result: object } | { error: object }),
+  ): void {
     this.write(message).catch((err) => this.onerror?.(err));
   }
 }

@@ -26,7 +26,10 @@ export function returnMemoryWhenSessionsEnd(manager: SessionManager): () => void
     const t0 = performance.now();
     Bun.gc(true);
     const after = process.memoryUsage().rss;
-    log.debug(`collected after sessions ended: rss ${mb(before)} → ${mb(after)} MB in ${Math.round(performance.now() - t0)} ms`);
+    log.debug(
+      `collected after sessions ended: rss ${mb(before)} → ${mb(after)} MB ` +
+        `in ${Math.round(performance.now() - t0)} ms`,
+    );
   };
   const off = manager.subscribeEvents((event) => {
     if (event.kind !== "closed" && event.kind !== "exited") return;

@@ -16,7 +16,8 @@ import { quote } from "../util/quote.ts";
 
 /** One sentence for tool descriptions and hints, so every place states the same syntax. */
 export const PATTERN_SYNTAX =
-  "RE2 syntax (linear-time): JavaScript-like, without lookaround or backreferences; ^ and $ match at line ends; (?i) ignores case.";
+  "RE2 syntax (linear-time): JavaScript-like, without lookaround or backreferences; " +
+  "^ and $ match at line ends; (?i) ignores case.";
 
 /** Longest pattern accepted: enough for any realistic prompt or marker, small enough to compile fast. */
 export const MAX_PATTERN_CHARS = 1000;
@@ -31,10 +32,18 @@ export class CallerPattern {
   /** Compiles `source`, or throws INVALID_REGEX (unsupported syntax included) with a hint. */
   static compile(source: string, param = "until"): CallerPattern {
     if (source.length === 0) {
-      throw new AppError("INVALID_REGEX", `\`${param}\` is empty`, "Give a regular expression to wait for, e.g. \"\\\\$ $\" or \">>> \".");
+      throw new AppError(
+        "INVALID_REGEX",
+        `\`${param}\` is empty`,
+        'Give a regular expression to wait for, e.g. "\\\\$ $" or ">>> ".',
+      );
     }
     if (source.length > MAX_PATTERN_CHARS) {
-      throw new AppError("INVALID_REGEX", `\`${param}\` is ${source.length} characters long (at most ${MAX_PATTERN_CHARS})`, "Wait for a shorter, distinctive part of the output.");
+      throw new AppError(
+        "INVALID_REGEX",
+        `\`${param}\` is ${source.length} characters long (at most ${MAX_PATTERN_CHARS})`,
+        "Wait for a shorter, distinctive part of the output.",
+      );
     }
     try {
       return new CallerPattern(source, RE2JS.compile(source, RE2JS.MULTILINE));
@@ -42,7 +51,8 @@ export class CallerPattern {
       if (!(err instanceof RE2JSException)) throw err;
       throw new AppError(
         "INVALID_REGEX",
-        `invalid or unsupported regular expression in \`${param}\` ${quote(source)}: ${quote(err.message, { plain: true })}`,
+        `invalid or unsupported regular expression in \`${param}\` ${quote(source)}: ` +
+          quote(err.message, { plain: true }),
         `Patterns use ${PATTERN_SYNTAX} Escape literal characters like ( [ . * + ? with a backslash.`,
       );
     }

@@ -34,18 +34,51 @@ const SINKS = ["f1", "f2"];
 const SHELL_FUZZ = "fz";
 const VICTIMS = ["v1", "v2"];
 const MODES = ["new", "screen", "diff", "history"];
-const KEYS = ["up", "down", "escape", "tab", "f5", "alt+x", "shift+tab", "enter", "backspace", "ctrl+c", "C-c", "ctrl+d", "pagedown", "nokey", "ctrl+", ""];
+const KEYS = [
+  "up",
+  "down",
+  "escape",
+  "tab",
+  "f5",
+  "alt+x",
+  "shift+tab",
+  "enter",
+  "backspace",
+  "ctrl+c",
+  "C-c",
+  "ctrl+d",
+  "pagedown",
+  "nokey",
+  "ctrl+",
+  "",
+];
 
 const fx = fixture();
 
 function sessionArg(rng: Prng): unknown {
-  return fuzzValue(rng, () => (rng.chance(0.7) ? rng.pick(SINKS) : rng.pick([...VICTIMS, "nope", "", "x".repeat(65), "../etc", "🙂", fuzzString(rng, 70)])));
+  return fuzzValue(rng, () =>
+    rng.chance(0.7)
+      ? rng.pick(SINKS)
+      : rng.pick([...VICTIMS, "nope", "", "x".repeat(65), "../etc", "🙂", fuzzString(rng, 70)]),
+  );
 }
 const small = (rng: Prng) => () => rng.int(0, 200);
 
 /** One fuzzed call: a tool (sometimes an unknown one) and its arguments. */
 function fuzzCall(rng: Prng): { tool: string; args: Record<string, unknown> } {
-  const tool = rng.pick(["term_exec", "term_open", "term_send", "term_send", "term_read", "term_read", "term_list", "term_close", "term_resize", "term_secret", "unknown"]);
+  const tool = rng.pick([
+    "term_exec",
+    "term_open",
+    "term_send",
+    "term_send",
+    "term_read",
+    "term_read",
+    "term_list",
+    "term_close",
+    "term_resize",
+    "term_secret",
+    "unknown",
+  ]);
   let args: Record<string, unknown>;
   switch (tool) {
     case "term_exec":
@@ -53,7 +86,9 @@ function fuzzCall(rng: Prng): { tool: string; args: Record<string, unknown> } {
       if (rng.chance(0.6)) {
         // The shell session gets fuzz only as a quoted argument of `:` (a no-op), printable
         // characters only, so no readline binding or expansion can act on it.
-        const quoted = fuzzString(rng, 50_000).replace(/[\x00-\x1f\x7f]/g, "").replaceAll("'", "'\\''");
+        const quoted = fuzzString(rng, 50_000)
+          .replace(/[\x00-\x1f\x7f]/g, "")
+          .replaceAll("'", "'\\''");
         args = { session: SHELL_FUZZ, command: fuzzValue(rng, () => `: '${quoted}'`) };
       } else {
         args = { session: sessionArg(rng), command: fuzzValue(rng, () => fuzzString(rng, 100_000)) };
@@ -105,13 +140,24 @@ function fuzzCall(rng: Prng): { tool: string; args: Record<string, unknown> } {
       args = rng.chance(0.5) ? {} : { [fuzzString(rng, 2000)]: fuzzValue(rng, () => 1) };
       break;
     case "term_close":
-      args = { session: fuzzValue(rng, () => rng.pick([...VICTIMS, "nope", fuzzString(rng, 70)])), signal: fuzzValue(rng, () => rng.pick(["TERM", "KILL", "HUP", "INT"])) };
+      args = {
+        session: fuzzValue(rng, () => rng.pick([...VICTIMS, "nope", fuzzString(rng, 70)])),
+        signal: fuzzValue(rng, () => rng.pick(["TERM", "KILL", "HUP", "INT"])),
+      };
       break;
     case "term_resize":
-      args = { session: sessionArg(rng), cols: fuzzValue(rng, () => rng.int(20, 500)), rows: fuzzValue(rng, () => rng.int(5, 200)) };
+      args = {
+        session: sessionArg(rng),
+        cols: fuzzValue(rng, () => rng.int(20, 500)),
+        rows: fuzzValue(rng, () => rng.int(5, 200)),
+      };
       break;
     case "term_secret":
-      args = { session: sessionArg(rng), prompt: fuzzValue(rng, () => fuzzString(rng, 500)), enter: fuzzValue(rng, () => true) };
+      args = {
+        session: sessionArg(rng),
+        prompt: fuzzValue(rng, () => fuzzString(rng, 500)),
+        enter: fuzzValue(rng, () => true),
+      };
       break;
     default:
       return { tool: fuzzString(rng, 300), args: {} };
@@ -141,10 +187,12 @@ async function fuzzWorker(server: McpServer, rng: Prng, calls: number, stats: Ma
     const code = r.isError ? String((r.data.error as { code?: unknown } | undefined)?.code) : "ok";
     const key = `${tool.startsWith("term_") ? tool : "unknown"}:${code}`;
     stats.set(key, (stats.get(key) ?? 0) + 1);
-    if (r.isError && !(ERROR_CODES as readonly string[]).includes(code)) problems.push(`unknown code ${code} for ${describeCall(tool, args)}`);
+    if (r.isError && !(ERROR_CODES as readonly string[]).includes(code))
+      problems.push(`unknown code ${code} for ${describeCall(tool, args)}`);
     if (r.isError && tool === process.env.PTYHUB_CHAOS_SHOW) console.log(r.text.slice(0, 160).replace(/\n.*/s, ""));
     if (code === "INTERNAL") problems.push(`INTERNAL (${r.text.slice(0, 300)}) for ${describeCall(tool, args)}`);
-    if (r.isError && JSON.stringify(r).length > MAX_ERROR_JSON_CHARS) problems.push(`a ${JSON.stringify(r).length}-char error for ${describeCall(tool, args)}`);
+    if (r.isError && JSON.stringify(r).length > MAX_ERROR_JSON_CHARS)
+      problems.push(`a ${JSON.stringify(r).length}-char error for ${describeCall(tool, args)}`);
   }
 }
 
@@ -154,7 +202,11 @@ async function checker(server: McpServer, name: string): Promise<void> {
     for (const session of [`own-${name}`, "shared"]) {
       const expected = `${name}-${session}-${i}-${i * 7}`;
       for (;;) {
-        const r = await call(server, "term_exec", { session, command: `echo ${name}-${session}-${i}-$((${i}*7))`, timeout_ms: 30_000 });
+        const r = await call(server, "term_exec", {
+          session,
+          command: `echo ${name}-${session}-${i}-$((${i}*7))`,
+          timeout_ms: 30_000,
+        });
         const code = (r.data.error as { code?: string } | undefined)?.code;
         if (code === "SESSION_BUSY") {
           await Bun.sleep(5);
@@ -170,7 +222,7 @@ async function checker(server: McpServer, name: string): Promise<void> {
 }
 
 describe(`chaos (seed ${SEED}; replay with PTYHUB_CHAOS_SEED=${SEED})`, () => {
-  test("fuzzed calls on every tool and field, concurrent exact-output checks, kill -9, stdin close, nothing left", async () => {
+  test("fuzzed calls on every tool and field, exact outputs, kill -9, stdin close, nothing left", async () => {
     const t0 = Date.now();
     const env = fx.env();
     const servers = [await fx.server(env, "a"), await fx.server(env, "b"), await fx.server(env, "c")];
@@ -183,11 +235,16 @@ describe(`chaos (seed ${SEED}; replay with PTYHUB_CHAOS_SEED=${SEED})`, () => {
     const stats = new Map<string, number>();
     const perWorker = Math.ceil(FUZZ_CALLS / FUZZ_WORKERS);
     await Promise.all([
-      ...Array.from({ length: FUZZ_WORKERS }, (_, w) => fuzzWorker(servers[w % servers.length]!, new Prng(SEED + w), perWorker, stats)),
+      ...Array.from({ length: FUZZ_WORKERS }, (_, w) =>
+        fuzzWorker(servers[w % servers.length]!, new Prng(SEED + w), perWorker, stats),
+      ),
       ...Array.from({ length: CHECKERS }, (_, i) => checker(servers[i]!, `c${i}`)),
     ]);
     const total = [...stats.values()].reduce((x, y) => x + y, 0);
-    console.log(`chaos seed ${SEED}: ${total} fuzzed calls in ${Date.now() - t0} ms; outcomes ${JSON.stringify(Object.fromEntries([...stats].sort()))}`);
+    console.log(
+      `chaos seed ${SEED}: ${total} fuzzed calls in ${Date.now() - t0} ms; ` +
+        `outcomes ${JSON.stringify(Object.fromEntries([...stats].sort()))}`,
+    );
     expect(total).toBeGreaterThanOrEqual(1000);
     expect(problems).toEqual([]);
 

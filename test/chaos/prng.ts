@@ -40,11 +40,40 @@ export class Prng {
 }
 
 /** Characters that break naive code: NUL and controls, escapes, quotes, RTL, emoji, combining marks. */
-const NASTY = ["\0", "\x01", "\x07", "\b", "\t", "\n", "\r", "\x1b", "\x1b[2J", "\x7f", "\u2028", "\u202e", "\ufeff", "\ud83d", "🙂", "é", "e\u0301", "中文", "\"", "'", "\\", "$(", "`", "%s", "{}", "null"];
+const NASTY = [
+  "\0",
+  "\x01",
+  "\x07",
+  "\b",
+  "\t",
+  "\n",
+  "\r",
+  "\x1b",
+  "\x1b[2J",
+  "\x7f",
+  "\u2028",
+  "\u202e",
+  "\ufeff",
+  "\ud83d",
+  "🙂",
+  "é",
+  "e\u0301",
+  "中文",
+  '"',
+  "'",
+  "\\",
+  "$(",
+  "`",
+  "%s",
+  "{}",
+  "null",
+];
 
 export function fuzzString(rng: Prng, maxLen: number): string {
   // Mostly lengths the schemas accept (short ones, and the limit itself), sometimes just past it.
-  const len = rng.chance(0.85) ? rng.pick([0, 1, 8, 64, rng.int(0, Math.min(maxLen, 2000)), maxLen - 1, maxLen]) : rng.pick([maxLen + 1, rng.int(maxLen, maxLen * 2)]);
+  const len = rng.chance(0.85)
+    ? rng.pick([0, 1, 8, 64, rng.int(0, Math.min(maxLen, 2000)), maxLen - 1, maxLen])
+    : rng.pick([maxLen + 1, rng.int(maxLen, maxLen * 2)]);
   let out = "";
   while (out.length < len) out += rng.chance(0.3) ? rng.pick(NASTY) : String.fromCharCode(rng.int(0x20, 0x7e));
   return out.slice(0, Math.max(0, len));

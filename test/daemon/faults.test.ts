@@ -40,18 +40,33 @@ function rawServer(env: Env) {
 }
 
 describe("daemon faults", () => {
-  test("stdin closed while term_exec waits on a persistent session: 'shutting down', and the session lives on", async () => {
+  test("stdin closed while term_exec waits on a daemon session: 'shutting down', the session lives on", async () => {
     const e = fx.env();
     const raw = rawServer(e);
-    raw.send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+    raw.send({
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+    });
     await raw.reply(1);
     raw.send({ method: "notifications/initialized" });
     raw.send({ id: 2, method: "tools/call", params: { name: "term_open", arguments: { name: "keep" } } });
     expect((await raw.reply(2)).result.isError).toBeUndefined();
-    raw.send({ id: 3, method: "tools/call", params: { name: "term_exec", arguments: { session: "keep", command: "sleep 1; echo finished-$((6*7))" } } });
+    raw.send({
+      id: 3,
+      method: "tools/call",
+      params: { name: "term_exec", arguments: { session: "keep", command: "sleep 1; echo finished-$((6*7))" } },
+    });
     // Barrier: the command is running in the daemon's session before the client hangs up.
     const probe = await fx.server(e, "probe");
-    await waitFor(async () => ((await ok(probe, "term_list")).sessions as Array<{ state: string }>).some((s: { state: string }) => s.state === "running"), 10_000, "the command to run");
+    await waitFor(
+      async () =>
+        ((await ok(probe, "term_list")).sessions as Array<{ state: string }>).some(
+          (s: { state: string }) => s.state === "running",
+        ),
+      10_000,
+      "the command to run",
+    );
     raw.proc.stdin.end();
     const answer = await raw.reply(3);
     const text: string = answer.result.content[0].text;
@@ -64,12 +79,15 @@ describe("daemon faults", () => {
     expect(`${r.output}${r.matched}`).toContain("finished-42");
   }, 60_000);
 
-  test("after kill -9 of the daemon, the next daemon reaps the nohup and trap '' HUP jobs it left, and logs it", async () => {
+  test("after kill -9 of the daemon, the next one reaps nohup and trap '' HUP jobs, and logs it", async () => {
     const e = fx.env();
     const a = await fx.server(e);
     await ok(a, "term_open", { name: "bg" });
     const nohup = await ok(a, "term_exec", { session: "bg", command: "nohup sleep 1000 >/dev/null 2>&1 & echo $!" });
-    const trapped = await ok(a, "term_exec", { session: "bg", command: "bash -c \"trap '' HUP; exec sleep 1001\" >/dev/null 2>&1 & echo $!" });
+    const trapped = await ok(a, "term_exec", {
+      session: "bg",
+      command: "bash -c \"trap '' HUP; exec sleep 1001\" >/dev/null 2>&1 & echo $!",
+    });
     const lastLine = (r: Record<string, any>) => Number(String(r.output).trim().split("\n").pop());
     const orphans = [lastLine(nohup), lastLine(trapped)];
     expect(orphans.every((pid) => pid > 1 && alive(pid))).toBe(true);

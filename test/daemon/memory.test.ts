@@ -34,14 +34,29 @@ test("after flooding sessions close, the daemon's RSS returns to within 20 MB of
 
   const names = Array.from({ length: FLOODERS }, (_, i) => `flood${i}`);
   for (const name of names) await ok(a, "term_open", { name });
-  await Promise.all(names.map((session) => ok(a, "term_exec", { session, command: "seq 1 500000 | sed 's/$/ flood line with some text/'", timeout_ms: 120_000 })));
+  await Promise.all(
+    names.map((session) =>
+      ok(a, "term_exec", {
+        session,
+        command: "seq 1 500000 | sed 's/$/ flood line with some text/'",
+        timeout_ms: 120_000,
+      }),
+    ),
+  );
   const peak = rssMb(pid);
   for (const session of names) await ok(a, "term_close", { session });
 
   const closedAt = Date.now();
   let after = rssMb(pid);
-  await waitFor(() => (after = rssMb(pid)) <= before + RSS_SLACK_MB, RETURN_WITHIN_MS, `RSS back near ${before} MB (now ${after} MB)`).catch(() => undefined);
-  console.log(`daemon RSS: ${before} MB before, ${peak} MB after the flood, ${after} MB ${Date.now() - closedAt} ms after the sessions closed`);
+  await waitFor(
+    () => (after = rssMb(pid)) <= before + RSS_SLACK_MB,
+    RETURN_WITHIN_MS,
+    `RSS back near ${before} MB (now ${after} MB)`,
+  ).catch(() => undefined);
+  console.log(
+    `daemon RSS: ${before} MB before, ${peak} MB after the flood, ` +
+      `${after} MB ${Date.now() - closedAt} ms after the sessions closed`,
+  );
   expect(peak).toBeGreaterThan(before);
   expect(after).toBeLessThanOrEqual(before + RSS_SLACK_MB);
 }, 180_000);

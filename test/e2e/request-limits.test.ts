@@ -71,10 +71,15 @@ describe("the line transport alone", () => {
     return { input, transport, messages, replies, settle, closed: () => closed };
   }
 
-  test("garbage gets a parse error, an oversized line split over chunks is skipped, the next line is delivered", async () => {
+  test("garbage gets a parse error, an oversized chunked line is skipped, the next line is delivered", async () => {
     const h = await harness(1000);
     h.input.write("this is not json\n");
-    const big = JSON.stringify({ method: "tools/call", params: { name: "x", arguments: { t: "z".repeat(5000) } }, jsonrpc: "2.0", id: 42 });
+    const big = JSON.stringify({
+      method: "tools/call",
+      params: { name: "x", arguments: { t: "z".repeat(5000) } },
+      jsonrpc: "2.0",
+      id: 42,
+    });
     for (let i = 0; i < big.length; i += 300) h.input.write(big.slice(i, i + 300));
     h.input.write("\n");
     h.input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 43, method: "ping" })}\n`);
@@ -95,8 +100,14 @@ describe("the line transport alone", () => {
       s.feed(Buffer.from(text));
       return s.result();
     };
-    expect(scan('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"id":99}}')).toEqual({ id: 7, method: "tools/call" });
-    expect(scan('{"method":"a","params":{"id":1,"method":"b","s":"\\"id\\":5"},"id":"req-\\"x"}')).toEqual({ id: 'req-"x', method: "a" });
+    expect(scan('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"id":99}}')).toEqual({
+      id: 7,
+      method: "tools/call",
+    });
+    expect(scan('{"method":"a","params":{"id":1,"method":"b","s":"\\"id\\":5"},"id":"req-\\"x"}')).toEqual({
+      id: 'req-"x',
+      method: "a",
+    });
     expect(scan('{"method":"notifications/x","params":{"id":3}}')).toEqual({ id: null, method: "notifications/x" });
     expect(scan('{ "id" : 12 , "method" : "m" }')).toEqual({ id: 12, method: "m" });
   });

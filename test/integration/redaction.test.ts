@@ -10,7 +10,14 @@ afterAll(() => host.shutdown());
 describe("redaction", () => {
   test("every string field, nested ones too, is masked; the session id is not", () => {
     const secrets = new Secrets();
-    const result = { session: "s", output: `a ${SECRET} b`, matched: SECRET, nested: { list: [`x${SECRET}`, 3] }, n: 1, none: null };
+    const result = {
+      session: "s",
+      output: `a ${SECRET} b`,
+      matched: SECRET,
+      nested: { list: [`x${SECRET}`, 3] },
+      n: 1,
+      none: null,
+    };
     expect(secrets.redactFields({ ...result })).toEqual(result);
     secrets.add(SECRET);
     expect(secrets.redactFields(result)).toEqual({
@@ -25,19 +32,25 @@ describe("redaction", () => {
 
   test("`matched` of term_read and term_send, and exec's cwd, never carry the secret", async () => {
     await host.open({ name: "sec" }, ctx);
-    await host.send({ session: "sec", text: "read -r token; echo \"got:$token\"", wait_ms: 300, max_tokens: 4000 }, ctx);
+    await host.send({ session: "sec", text: 'read -r token; echo "got:$token"', wait_ms: 300, max_tokens: 4000 }, ctx);
     await host.typeSecret({ session: "sec", secret: SECRET, enter: true }, ctx);
     const r = await host.read({ session: "sec", mode: "new", until: "got:.*", wait_ms: 5000, max_tokens: 4000 }, ctx);
     expect(r.via).toBe("until");
     expect(r.matched).toBe("got:[secret]");
     expect(JSON.stringify(r)).not.toContain("hunter2");
 
-    const s = await host.send({ session: "sec", text: `echo "again:$token"`, until: "again:.*", wait_ms: 5000, max_tokens: 4000 }, ctx);
+    const s = await host.send(
+      { session: "sec", text: `echo "again:$token"`, until: "again:.*", wait_ms: 5000, max_tokens: 4000 },
+      ctx,
+    );
     expect(s.via).toBe("until");
     expect(s.matched).toBe("again:[secret]");
     expect(JSON.stringify(s)).not.toContain("hunter2");
 
-    const e = await host.exec({ session: "sec", command: `mkdir -p "/tmp/$token-dir" && cd "/tmp/$token-dir" && echo "$token"`, ...defaults }, ctx);
+    const e = await host.exec(
+      { session: "sec", command: `mkdir -p "/tmp/$token-dir" && cd "/tmp/$token-dir" && echo "$token"`, ...defaults },
+      ctx,
+    );
     expect(e.exit_code).toBe(0);
     expect(JSON.stringify(e)).not.toContain("hunter2");
     expect(e.output).toBe("[secret]");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { cursor, maxTokens, untilPattern, sessionId, stateEnum, truncation, truncationNote, viaEnum, withOutput } from "../schemas.ts";
+import { cursor, maxTokens, sessionId, stateEnum, truncation, truncationNote, untilPattern, viaEnum, withOutput } from "../schemas.ts";
 
 const input = z.strictObject({
   session: sessionId,
