@@ -15,7 +15,7 @@ import { DaemonConnectError, type DaemonClient } from "./client.ts";
 import { daemonPaths } from "./paths.ts";
 import { DaemonServer, type DaemonStatus } from "./server.ts";
 import { reachDaemon } from "./start.ts";
-import { OrphanLedger } from "./orphans.ts";
+import { OrphanLedger, reapWithoutDaemon } from "./orphans.ts";
 import { returnMemoryWhenSessionsEnd } from "../session/memory.ts";
 import { pidAlive } from "../backend/process-tree.ts";
 
@@ -128,7 +128,8 @@ async function stop(): Promise<number> {
     throw err;
   }
   if (!c) {
-    out("no daemon is running");
+    const reaped = reapWithoutDaemon(daemonPaths())?.reduce((n, r) => n + r.pids.length, 0) ?? 0;
+    out(reaped > 0 ? `no daemon is running; ended ${reaped} process(es) a dead daemon left` : "no daemon is running");
     return 0;
   }
   const st = await c.call<DaemonStatus>("status", {});

@@ -14,6 +14,8 @@
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sessionMembers } from "../backend/process-tree.ts";
+import { tryLock } from "./native.ts";
+import type { DaemonPaths } from "./paths.ts";
 import { logger } from "../log.ts";
 import type { SessionManager } from "../session/manager.ts";
 
@@ -145,5 +147,20 @@ export class OrphanLedger {
     } catch (err) {
       log.warn(`could not record started sessions in ${this.path}`, err);
     }
+  }
+}
+
+/**
+ * `ptyhub daemon --stop` with no daemon running: ends what a dead daemon left, if no daemon holds
+ * the lock meanwhile (one starting now reaps them itself). Returns what was reaped, or null when
+ * a daemon holds the lock.
+ */
+export function reapWithoutDaemon(paths: DaemonPaths): Reaped[] | null {
+  const lock = tryLock(paths.daemonLock);
+  if (!lock) return null;
+  try {
+    return new OrphanLedger(paths.dir).reapPredecessors();
+  } finally {
+    lock.release();
   }
 }

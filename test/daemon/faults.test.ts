@@ -6,7 +6,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { daemonPaths } from "../../src/daemon/paths.ts";
-import { alive, CLI, daemonStatus, ok, REPO, settleLeftovers, waitFor, fixture, type Env } from "./helpers.ts";
+import { alive, CLI, daemonStatus, ok, REPO, runCli, settleLeftovers, waitFor, fixture, type Env } from "./helpers.ts";
 
 const fx = fixture();
 afterEach(fx.cleanup);
@@ -102,6 +102,24 @@ describe("daemon faults", () => {
     await waitFor(() => orphans.every((pid) => !alive(pid)), 10_000, "the orphans to be reaped");
     const log = readFileSync(daemonPaths(e).log, "utf8");
     expect(log).toContain(`session 'bg' left by dead daemon pid ${st!.pid}`);
+  }, 60_000);
+
+  test("with no daemon to start, `ptyhub daemon --stop` reaps what a killed daemon left", async () => {
+    const e = fx.env();
+    const a = await fx.server(e);
+    await ok(a, "term_open", { name: "bg2" });
+    const r = await ok(a, "term_exec", { session: "bg2", command: "nohup sleep 1002 >/dev/null 2>&1 & echo $!" });
+    const orphan = Number(String(r.output).trim().split("\n").pop());
+    expect(alive(orphan)).toBe(true);
+    const st = await daemonStatus(e);
+    process.kill(st!.pid, "SIGKILL");
+    await waitFor(() => !alive(st!.pid), 5000, "the daemon to die");
+    expect(alive(orphan)).toBe(true);
+
+    const stop = await runCli(e, ["daemon", "--stop"]);
+    expect(stop.code).toBe(0);
+    expect(stop.stdout).toContain("ended 1 process(es) a dead daemon left");
+    await waitFor(() => !alive(orphan), 10_000, "the orphan to be reaped");
   }, 60_000);
 });
 

@@ -34,13 +34,13 @@ describe("redaction", () => {
     await host.open({ name: "sec" }, ctx);
     await host.send({ session: "sec", text: 'read -r token; echo "got:$token"', wait_ms: 300, max_tokens: 4000 }, ctx);
     await host.typeSecret({ session: "sec", secret: SECRET, enter: true }, ctx);
-    const r = await host.read({ session: "sec", mode: "new", until: "got:.*", wait_ms: 5000, max_tokens: 4000 }, ctx);
+    const r = await host.read({ session: "sec", mode: "new", until: "got:[a-z0-9-]+", wait_ms: 5000, max_tokens: 4000 }, ctx);
     expect(r.via).toBe("until");
     expect(r.matched).toBe("got:[secret]");
     expect(JSON.stringify(r)).not.toContain("hunter2");
 
     const s = await host.send(
-      { session: "sec", text: `echo "again:$token"`, until: "again:.*", wait_ms: 5000, max_tokens: 4000 },
+      { session: "sec", text: `echo "again:$token"`, until: "again:[a-z0-9-]+", wait_ms: 5000, max_tokens: 4000 },
       ctx,
     );
     expect(s.via).toBe("until");
@@ -54,6 +54,8 @@ describe("redaction", () => {
     expect(e.exit_code).toBe(0);
     expect(JSON.stringify(e)).not.toContain("hunter2");
     expect(e.output).toBe("[secret]");
+    const listed = (await host.list(ctx)).find((info) => info.session === "sec");
+    expect(listed?.cwd).toBe("/tmp/[secret]-dir");
     await host.exec({ session: "sec", command: `cd / && rmdir "/tmp/$token-dir"`, ...defaults }, ctx);
   });
 });
