@@ -10,7 +10,7 @@
  * repeat counts up to 1000. `^`/`$` match at line starts and ends; `(?i)` makes a pattern
  * case-insensitive, `(?s)` lets `.` match a newline.
  */
-import { RE2JS, RE2JSException } from "re2js";
+import type { RE2JS } from "re2js";
 import { AppError } from "../errors.ts";
 import { quote } from "../util/quote.ts";
 
@@ -21,6 +21,22 @@ export const PATTERN_SYNTAX =
 
 /** Longest pattern accepted: enough for any realistic prompt or marker, small enough to compile fast. */
 export const MAX_PATTERN_CHARS = 1000;
+
+type Re2Module = typeof import("re2js");
+let re2: Re2Module | null = null;
+
+/**
+ * re2js takes ~34 ms to load (measured here, from source); most servers never see an `until`, so
+ * it loads on the first pattern instead of delaying every start-up. A literal specifier, so
+ * `bun build --compile` still bundles it.
+ */
+function engine(): Re2Module {
+  if (re2 === null) {
+    const loaded: Re2Module = require("re2js");
+    re2 = loaded;
+  }
+  return re2;
+}
 
 /** A compiled caller pattern: the subset of RegExp the waits use, with linear-time matching. */
 export class CallerPattern {
@@ -46,9 +62,10 @@ export class CallerPattern {
       );
     }
     try {
+      const { RE2JS } = engine();
       return new CallerPattern(source, RE2JS.compile(source, RE2JS.MULTILINE));
     } catch (err) {
-      if (!(err instanceof RE2JSException)) throw err;
+      if (!(err instanceof engine().RE2JSException)) throw err;
       throw new AppError(
         "INVALID_REGEX",
         `invalid or unsupported regular expression in \`${param}\` ${quote(source)}: ` +
