@@ -19,19 +19,30 @@ test("eight (a+)+$ waits on a session printing a×40! lines neither overrun nor 
   await host.open({ name: "spam" }, ctx);
   await host.open({ name: "calm" }, ctx);
   await host.send(
-    { session: "spam", text: "while :; do printf '%s!\\n' aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; sleep 0.01; done", ...sendDefaults, wait_ms: 500 },
+    {
+      session: "spam",
+      text: "while :; do printf '%s!\\n' aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; sleep 0.01; done",
+      ...sendDefaults,
+      wait_ms: 500,
+    },
     ctx,
   );
   const waits = Array.from({ length: HOSTILE_WAITS }, async () => {
     const t0 = Date.now();
-    const r = await host.read({ session: "spam", mode: "new", until: "(a+)+$", wait_ms: WAIT_MS, max_tokens: 200 }, ctx);
+    const r = await host.read(
+      { session: "spam", mode: "new", until: "(a+)+$", wait_ms: WAIT_MS, max_tokens: 200 },
+      ctx,
+    );
     return { via: r.via, ms: Date.now() - t0 };
   });
   const t0 = Date.now();
   const echo = await host.exec({ session: "calm", command: "echo ok", ...defaults }, ctx);
   const echoMs = Date.now() - t0;
   const results = await Promise.all(waits);
-  console.log(`echo ok took ${echoMs} ms during ${HOSTILE_WAITS} hostile waits; waits took ${results.map((r) => r.ms).join(", ")} ms`);
+  console.log(
+    `echo ok took ${echoMs} ms during ${HOSTILE_WAITS} hostile waits; ` +
+      `waits took ${results.map((r) => r.ms).join(", ")} ms`,
+  );
   expect(echo.output).toBe("ok");
   expect(echoMs).toBeLessThan(ECHO_BOUND_MS);
   for (const r of results) {
