@@ -171,8 +171,16 @@ export class StdioLineTransport implements Transport {
         });
       return;
     }
-    if ("method" in parsed.data && "id" in parsed.data) this.unanswered.add(parsed.data.id);
-    this.onmessage?.(parsed.data);
+    const message = parsed.data;
+    if ("method" in message && "id" in message) this.unanswered.add(message.id);
+    // A cancelled request gets no answer: forget it, or the set would grow with every cancel.
+    if ("method" in message && message.method === "notifications/cancelled") {
+      const cancelled = message.params?.requestId;
+      const isId = typeof cancelled === "string" || typeof cancelled === "number";
+      const known = isId && this.unanswered.delete(cancelled);
+      if (known && this.unanswered.size === 0) this.onSettled?.();
+    }
+    this.onmessage?.(message);
   }
 
   private answerOversized(envelope: Envelope, bytes: number): void {

@@ -4,9 +4,10 @@
  * the next daemon must end. Real MCP servers, real daemons, real shells.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { daemonPaths } from "../../src/daemon/paths.ts";
-import { alive, CLI, daemonStatus, ok, REPO, runCli, settleLeftovers, waitFor, fixture, type Env } from "./helpers.ts";
+import { alive, call, CLI, daemonStatus, errorCode, ok, REPO, runCli, settleLeftovers, waitFor, fixture, type Env } from "./helpers.ts";
 
 const fx = fixture();
 afterEach(fx.cleanup);
@@ -39,44 +40,56 @@ function rawServer(env: Env) {
   return { proc, send, reply, pump };
 }
 
+/** Ends processes a failed test would otherwise leave behind. */
+function killAll(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone: what the test wanted.
+    }
+  }
+}
+
 describe("daemon faults", () => {
   test("stdin closed while term_exec waits on a daemon session: 'shutting down', the session lives on", async () => {
     const e = fx.env();
     const raw = rawServer(e);
-    raw.send({
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
-    });
-    await raw.reply(1);
-    raw.send({ method: "notifications/initialized" });
-    raw.send({ id: 2, method: "tools/call", params: { name: "term_open", arguments: { name: "keep" } } });
-    expect((await raw.reply(2)).result.isError).toBeUndefined();
-    raw.send({
-      id: 3,
-      method: "tools/call",
-      params: { name: "term_exec", arguments: { session: "keep", command: "sleep 1; echo finished-$((6*7))" } },
-    });
-    // Barrier: the command is running in the daemon's session before the client hangs up.
-    const probe = await fx.server(e, "probe");
-    await waitFor(
-      async () =>
-        ((await ok(probe, "term_list")).sessions as Array<{ state: string }>).some(
-          (s: { state: string }) => s.state === "running",
-        ),
-      10_000,
-      "the command to run",
-    );
-    raw.proc.stdin.end();
-    const answer = await raw.reply(3);
-    const text: string = answer.result.content[0].text;
-    expect(text).toContain("shutting down");
-    expect(text).toContain("lives on");
-    expect(text).not.toContain("gone");
-    expect(await raw.proc.exited).toBe(0);
+    // The command waits for this file, so it is surely still running when stdin closes.
+    const gate = join(e.XDG_RUNTIME_DIR!, "go");
+    try {
+      raw.send({
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+      });
+      await raw.reply(1);
+      raw.send({ method: "notifications/initialized" });
+      raw.send({ id: 2, method: "tools/call", params: { name: "term_open", arguments: { name: "keep" } } });
+      expect((await raw.reply(2)).result.isError).toBeUndefined();
+      const command = `until [ -e ${gate} ]; do sleep 0.05; done; echo finished-$((6*7))`;
+      raw.send({ id: 3, method: "tools/call", params: { name: "term_exec", arguments: { session: "keep", command } } });
+      // Barrier: the command is running in the daemon's session before the client hangs up.
+      const probe = await fx.server(e, "probe");
+      const running = async () =>
+        ((await ok(probe, "term_list")).sessions as Array<{ state: string }>).some((s) => s.state === "running");
+      await waitFor(running, 30_000, "the command to run");
+      raw.proc.stdin.end();
+      const answer = await raw.reply(3);
+      const text: string = answer.result.content[0].text;
+      expect(text).toContain("shutting down");
+      expect(text).toContain("lives on");
+      expect(text).not.toContain("gone");
+      expect(await raw.proc.exited).toBe(0);
 
-    const r = await ok(probe, "term_read", { session: "keep", until: "finished-42", wait_ms: 10_000 });
-    expect(`${r.output}${r.matched}`).toContain("finished-42");
+      writeFileSync(gate, "");
+      const finished = async () =>
+        String((await ok(probe, "term_read", { session: "keep", mode: "history" })).output).includes("finished-42");
+      await waitFor(finished, 30_000, "the command to finish in the session that lived on");
+    } finally {
+      raw.proc.kill("SIGKILL");
+      await raw.proc.exited;
+    }
   }, 60_000);
 
   test("after kill -9 of the daemon, the next one reaps nohup and trap '' HUP jobs, and logs it", async () => {
@@ -98,10 +111,21 @@ describe("daemon faults", () => {
     // What the issue saw: the shell dies with its terminal, these jobs do not.
     expect(orphans.every((pid) => alive(pid))).toBe(true);
 
-    expect((await ok(a, "term_exec", { command: "echo ok" })).output).toBe("ok");
-    await waitFor(() => orphans.every((pid) => !alive(pid)), 10_000, "the orphans to be reaped");
-    const log = readFileSync(daemonPaths(e).log, "utf8");
-    expect(log).toContain(`session 'bg' left by dead daemon pid ${st!.pid}`);
+    try {
+      // The next term_open starts a new daemon, which reaps them before serving. The first call may
+      // still meet the dead daemon's connection and say so (DAEMON_UNAVAILABLE); the next one starts it.
+      const first = await call(a, "term_open", { name: "fresh" });
+      if (first.isError) {
+        expect(errorCode(first)).toBe("DAEMON_UNAVAILABLE");
+        await ok(a, "term_open", { name: "fresh" });
+      }
+      expect((await ok(a, "term_exec", { session: "fresh", command: "echo ok" })).output).toBe("ok");
+      await waitFor(() => orphans.every((pid) => !alive(pid)), 10_000, "the orphans to be reaped");
+      const log = readFileSync(daemonPaths(e).log, "utf8");
+      expect(log).toContain(`session 'bg' left by dead daemon pid ${st!.pid}`);
+    } finally {
+      killAll(orphans);
+    }
   }, 60_000);
 
   test("with no daemon to start, `ptyhub daemon --stop` reaps what a killed daemon left", async () => {
@@ -118,8 +142,12 @@ describe("daemon faults", () => {
 
     const stop = await runCli(e, ["daemon", "--stop"]);
     expect(stop.code).toBe(0);
-    expect(stop.stdout).toContain("ended 1 process(es) a dead daemon left");
-    await waitFor(() => !alive(orphan), 10_000, "the orphan to be reaped");
+    try {
+      expect(stop.stdout).toContain("ended 1 process(es) a dead daemon left");
+      await waitFor(() => !alive(orphan), 10_000, "the orphan to be reaped");
+    } finally {
+      killAll([orphan]);
+    }
   }, 60_000);
 });
 

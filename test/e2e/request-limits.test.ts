@@ -94,6 +94,22 @@ describe("the line transport alone", () => {
     expect(h.closed()).toBe(true);
   });
 
+  test("settled() waits for answers to requests, not for cancelled ones", async () => {
+    const h = await harness(1000);
+    h.input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 50, method: "tools/call", params: { name: "x" } })}\n`);
+    h.input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 51, method: "ping" })}\n`);
+    await h.settle();
+    let settled = false;
+    const waiting = h.transport.settled(60_000).then(() => (settled = true));
+    await h.transport.send({ jsonrpc: "2.0", id: 51, result: {} });
+    await h.settle();
+    expect(settled).toBe(false);
+    h.input.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 50 } })}\n`);
+    await waiting;
+    expect(settled).toBe(true);
+    await h.transport.close();
+  });
+
   test("the envelope scanner finds the top-level id wherever it is, never a nested one", () => {
     const scan = (text: string) => {
       const s = new EnvelopeScanner();
