@@ -7,7 +7,20 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { daemonPaths } from "../../src/daemon/paths.ts";
-import { alive, call, CLI, daemonStatus, errorCode, ok, REPO, runCli, settleLeftovers, waitFor, fixture, type Env } from "./helpers.ts";
+import {
+  alive,
+  call,
+  CLI,
+  daemonStatus,
+  errorCode,
+  fixture,
+  ok,
+  REPO,
+  runCli,
+  settleLeftovers,
+  waitFor,
+  type Env,
+} from "./helpers.ts";
 
 const fx = fixture();
 afterEach(fx.cleanup);

@@ -104,7 +104,8 @@ describe("the line transport alone", () => {
     await h.transport.send({ jsonrpc: "2.0", id: 51, result: {} });
     await h.settle();
     expect(settled).toBe(false);
-    h.input.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 50 } })}\n`);
+    const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 50 } };
+    h.input.write(`${JSON.stringify(cancel)}\n`);
     await waiting;
     expect(settled).toBe(true);
     await h.transport.close();
