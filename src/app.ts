@@ -9,6 +9,7 @@ import type { Logger } from "./log.ts";
 import { LocalHost, type SessionHost } from "./session/host.ts";
 import { DaemonHost } from "./daemon/host.ts";
 import { RoutingHost } from "./daemon/routing.ts";
+import { returnMemoryWhenSessionsEnd } from "./session/memory.ts";
 
 export interface App {
   readonly config: Config;
@@ -21,6 +22,7 @@ export interface App {
 
 export function createApp(config: Config = loadConfig()): App {
   const local = new LocalHost(config);
+  returnMemoryWhenSessionsEnd(local.manager);
   const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault: config.persistent });
   return {
     config,
@@ -35,8 +37,9 @@ const SHUTDOWN_GRACE_MS = 3000;
 
 /**
  * Wires the process's end to the app's: SIGTERM/SIGINT/SIGHUP (and whatever calls the returned
- * `stop`) first close the transport, then this process's sessions, then exit; a shutdown that
- * hangs is cut short after SHUTDOWN_GRACE_MS. Errors that escape a request are logged, never fatal.
+ * `stop`) first end this process's sessions, then close the transport (so calls the shutdown cut
+ * short can still be answered: "the server is shutting down"), then exit; a shutdown that hangs is
+ * cut short after SHUTDOWN_GRACE_MS. Errors that escape a request are logged, never fatal.
  */
 export function handleShutdown(
   app: App,
@@ -53,8 +56,8 @@ export function handleShutdown(
       process.exit(0);
     }, SHUTDOWN_GRACE_MS);
     try {
-      await closeTransport().catch((err) => log.warn(`closing the transport failed: ${String(err)}`));
       await app.shutdown();
+      await closeTransport().catch((err) => log.warn(`closing the transport failed: ${String(err)}`));
     } finally {
       clearTimeout(forced);
       process.exit(0);

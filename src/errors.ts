@@ -2,6 +2,7 @@
  * Typed errors with stable codes. Code deep inside throws AppError; only the MCP edge turns it
  * into a tool result (`isError`, `CODE: message`, hint, structuredContent.error).
  */
+import { clip } from "./util/quote.ts";
 
 export const ERROR_CODES = [
   "INVALID_ARGUMENT",
@@ -26,6 +27,12 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * Bound on an error's message and hint. Messages quote input through util/quote.ts; this is the
+ * backstop for anything that did not (a thrown library error echoing a huge argument, say).
+ */
+export const MAX_ERROR_TEXT_CHARS = 2000;
+
 /** Codes a client may simply retry (the condition is transient). */
 const RETRYABLE: ReadonlySet<ErrorCode> = new Set(["SESSION_BUSY", "DAEMON_UNAVAILABLE", "SSH_CONNECT_FAILED"]);
 
@@ -42,10 +49,10 @@ export class AppError extends Error {
   readonly retryable: boolean;
 
   constructor(code: ErrorCode, message: string, hint = "", retryable?: boolean) {
-    super(message);
+    super(clip(message, MAX_ERROR_TEXT_CHARS));
     this.name = "AppError";
     this.code = code;
-    this.hint = hint;
+    this.hint = clip(hint, MAX_ERROR_TEXT_CHARS);
     this.retryable = retryable ?? RETRYABLE.has(code);
   }
 

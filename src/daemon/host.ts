@@ -181,6 +181,8 @@ export class DaemonHost implements SessionHost {
   }
 
   private gone(session: string): AppError {
+    // We hung up ourselves (this server is stopping): the daemon and its sessions are fine.
+    if (this.shuttingDown) return serverStopping(session);
     let where = "";
     try {
       where = ` (its log: ${daemonPaths(this.env).log})`;
@@ -299,4 +301,14 @@ export class DaemonHost implements SessionHost {
     this.client?.close();
     this.client = null;
   }
+}
+
+/** What a call still waiting on a persistent session hears when this server stops under it. */
+function serverStopping(session: string): AppError {
+  return new AppError(
+    "DAEMON_UNAVAILABLE",
+    `this MCP server is shutting down, so it stopped waiting; session '${session}' lives on in the ptyhub daemon`,
+    `After the client reconnects, read what it printed meanwhile with term_read (session '${session}').`,
+    true,
+  );
 }

@@ -14,6 +14,8 @@ import { DaemonConnectError, type DaemonClient } from "./client.ts";
 import { daemonPaths } from "./paths.ts";
 import { DaemonServer, type DaemonStatus } from "./server.ts";
 import { reachDaemon } from "./start.ts";
+import { OrphanLedger, reapWithoutDaemon } from "./orphans.ts";
+import { returnMemoryWhenSessionsEnd } from "../session/memory.ts";
 import { pidAlive } from "../backend/process-tree.ts";
 
 const log = logger("daemon");
@@ -125,7 +127,8 @@ async function stop(): Promise<number> {
     throw err;
   }
   if (!c) {
-    out("no daemon is running");
+    const reaped = reapWithoutDaemon(daemonPaths())?.reduce((n, r) => n + r.pids.length, 0) ?? 0;
+    out(reaped > 0 ? `no daemon is running; ended ${reaped} process(es) a dead daemon left` : "no daemon is running");
     return 0;
   }
   const st = await c.call<DaemonStatus>("status", {});
@@ -193,10 +196,12 @@ async function runDaemon(): Promise<number> {
 
   const config = loadConfig();
   const host = new LocalHost(config, true);
+  let ledger: OrphanLedger | null = null;
   const server = new DaemonServer(host, {
     paths,
     idleMs: config.daemon_idle_ms,
     onStopped: () => {
+      ledger?.discard();
       logFile.close();
       process.exit(0);
     },
@@ -211,6 +216,11 @@ async function runDaemon(): Promise<number> {
     await host.shutdown();
     return 0;
   }
+  // We hold the daemon lock now: whatever a dead predecessor recorded and left running is ours to end.
+  ledger = new OrphanLedger(paths.dir);
+  ledger.reapPredecessors();
+  ledger.track(host.manager);
+  returnMemoryWhenSessionsEnd(host.manager);
   for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, () => void server.stop(sig));
   // Like tmux's server: a hangup of the terminal it was started from does not end the sessions.
   process.on("SIGHUP", () => log.info("SIGHUP ignored"));

@@ -14,6 +14,7 @@ import {
 import { AppError } from "../errors.ts";
 import type { HostEvent, SessionHost } from "../session/host.ts";
 import { logger } from "../log.ts";
+import { quote } from "../util/quote.ts";
 
 const log = logger("resources");
 
@@ -57,7 +58,7 @@ export function registerResources(server: Server, host: SessionHost): () => void
       return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ sessions }, null, 2) }] };
     }
     const m = SESSION_URI.exec(uri);
-    if (!m) throw new AppError("INVALID_ARGUMENT", `unknown resource ${uri}`, `Resources: ${LIST_URI}, ${LIST_URI}/{session}/screen, ${LIST_URI}/{session}/history.`);
+    if (!m) throw new AppError("INVALID_ARGUMENT", `unknown resource ${quote(uri)}`, `Resources: ${LIST_URI}, ${LIST_URI}/{session}/screen, ${LIST_URI}/{session}/history.`);
     const [, session, kind] = m;
     const r =
       kind === "screen"

@@ -1,7 +1,25 @@
 /** Schema pieces shared by several tools. */
 import { z } from "zod";
+import { MAX_PATTERN_CHARS, PATTERN_SYNTAX } from "../terminal/pattern.ts";
 
-export const sessionId = z.string().describe("Session id (from term_open or term_list).");
+/** Session ids are [A-Za-z0-9._-]{1,64} (SPEC); a longer string cannot name a session. */
+export const MAX_SESSION_ID_CHARS = 64;
+export const sessionId = z.string().max(MAX_SESSION_ID_CHARS).describe("Session id (from term_open or term_list).");
+
+/**
+ * Environment bounds for term_open: far above what any program needs, far below what would make
+ * a request or an exec(2) fail (Linux caps one variable at 128 KiB).
+ */
+export const MAX_ENV_VARS = 256;
+export const MAX_ENV_NAME_CHARS = 256;
+export const MAX_ENV_VALUE_CHARS = 32_768;
+export const envVars = z
+  .record(z.string().min(1).max(MAX_ENV_NAME_CHARS), z.string().max(MAX_ENV_VALUE_CHARS))
+  .refine((env) => Object.keys(env).length <= MAX_ENV_VARS, { message: `at most ${MAX_ENV_VARS} variables` })
+  .describe(
+    `Extra environment variables (at most ${MAX_ENV_VARS}; names ≤ ${MAX_ENV_NAME_CHARS}, ` +
+      `values ≤ ${MAX_ENV_VALUE_CHARS} characters).`,
+  );
 export const maxTokens = z
   .number()
   .int()
@@ -9,6 +27,15 @@ export const maxTokens = z
   .max(200_000)
   .default(4000)
   .describe("Output budget in tokens (≈4 characters each). Longer output keeps its head and tail and reports the omitted line range.");
+
+/** A caller's `until` pattern: one definition of its bound and accepted syntax for every tool. */
+export function untilPattern(what: string) {
+  return z
+    .string()
+    .max(MAX_PATTERN_CHARS)
+    .optional()
+    .describe(`${what} ${PATTERN_SYNTAX} At most ${MAX_PATTERN_CHARS} characters.`);
+}
 
 export const truncation = z
   .object({

@@ -15,6 +15,7 @@ import type { ToolContext, ToolDef } from "./tool.ts";
 import { errorResult, okResult } from "./result.ts";
 import { registerResources } from "./resources.ts";
 import { toolListing } from "./listing.ts";
+import { clip } from "../util/quote.ts";
 
 const log = logger("mcp");
 
@@ -27,7 +28,7 @@ const INSTRUCTIONS =
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 5)
-    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "arguments"}: ${i.message}`)
+    .map((i) => `${i.path.length > 0 ? clip(i.path.join(".")) : "arguments"}: ${clip(i.message)}`)
     .join("; ");
 }
 

@@ -3,10 +3,11 @@
  * closes, or on SIGTERM/SIGINT/SIGHUP, sessions hosted in this process are ended (no orphans);
  * persistent sessions keep running in the daemon.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createApp, handleShutdown } from "../app.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
+import { StdioLineTransport } from "./stdio-transport.ts";
+import { clip } from "../util/quote.ts";
 
 const log = logger("stdio");
 
@@ -15,14 +16,34 @@ function clientLabel(info: { name: string; version?: string } | undefined): stri
   return `${info?.name ?? "mcp"}${info?.version ? `/${info.version}` : ""}:${process.pid}`;
 }
 
+/** How long answers to calls interrupted by a shutdown may take to be written. */
+const REPLY_FLUSH_MS = 1000;
+
 export async function runStdioServer(): Promise<void> {
   const app = createApp();
   const server = createMcpServer({
     host: app.host,
     clientId: () => clientLabel(server.getClientVersion()),
   });
-  const transport = new StdioServerTransport();
-  const stop = handleShutdown(app, () => server.close(), log);
+  const transport = new StdioLineTransport();
+  const stop = handleShutdown(
+    app,
+    async () => {
+      // Calls cut short by the shutdown still get their answer (the client may be reading).
+      await transport.settled(REPLY_FLUSH_MS);
+      await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+      await server.close();
+    },
+    log,
+  );
+  // Whatever ends the conversation (stdin closed, a transport failure) ends this process and what it owns.
+  const closeResources = server.onclose;
+  server.onclose = () => {
+    closeResources?.();
+    void stop("transport closed");
+  };
+  server.onerror = (err) => log.warn(clip(err.message));
+  process.stdout.on("error", (err) => void stop(`stdout failed: ${err.message}`));
   process.stdin.on("end", () => void stop("stdin closed"));
   process.stdin.on("close", () => void stop("stdin closed"));
   await server.connect(transport);

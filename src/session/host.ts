@@ -81,7 +81,7 @@ export class LocalHost implements SessionHost {
   async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
     const session = await this.manager.execTarget(p.session, ctx.signal);
     await this.gate.exec(session, p.command, ctx);
-    return execCommand(session, p, ctx.clientId, ctx.signal);
+    return session.redactFields(await execCommand(session, p, ctx.clientId, ctx.signal));
   }
 
   async send(p: SendParams & { session: string }, ctx: CallContext): Promise<SendResult> {
@@ -90,12 +90,13 @@ export class LocalHost implements SessionHost {
     if (p.keys) encodeKeys(p.keys);
     const session = this.manager.get(p.session);
     await this.gate.send(session, p, ctx);
-    return sendInput(session, p, ctx.clientId, ctx.signal);
+    return session.redactFields(await sendInput(session, p, ctx.clientId, ctx.signal));
   }
 
   async read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult> {
     compileUntil(p.until);
-    return readSession(this.manager.get(p.session), p, ctx.clientId, ctx.signal);
+    const session = this.manager.get(p.session);
+    return session.redactFields(await readSession(session, p, ctx.clientId, ctx.signal));
   }
 
   async list(_ctx?: CallContext): Promise<SessionInfo[]> {

@@ -270,7 +270,8 @@ export class SessionManager {
 
   list(): SessionInfo[] {
     const now = Date.now();
-    return [...this.sessions.values()].map((s) => ({
+    // Through redaction like every result: a secret can show up in a cwd, say.
+    return [...this.sessions.values()].map((s) => s.redactFields({
       session: s.id,
       kind: s.kind,
       target: s.target,

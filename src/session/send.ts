@@ -18,6 +18,7 @@ import type { Pos } from "../terminal/emulator.ts";
 import type { Item } from "../terminal/render.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
+import { CallerPattern } from "../terminal/pattern.ts";
 
 export type { Via };
 
@@ -48,14 +49,9 @@ export interface SendResult {
   hint?: string;
 }
 
-export function compileUntil(until: string | undefined): RegExp | null {
-  if (until === undefined) return null;
-  if (until.length === 0) throw new AppError("INVALID_REGEX", "`until` is empty", "Give a regular expression to wait for, e.g. \"\\\\$ $\" or \">>> \".");
-  try {
-    return new RegExp(until, "m");
-  } catch (err) {
-    throw new AppError("INVALID_REGEX", `invalid regular expression in \`until\`: ${(err as Error).message}`, "Use JavaScript regex syntax; escape literal characters like ( [ . * + ? with a backslash.");
-  }
+/** Compiles a caller's `until` pattern (linear-time RE2 semantics: src/terminal/pattern.ts). */
+export function compileUntil(until: string | undefined): CallerPattern | null {
+  return until === undefined ? null : CallerPattern.compile(until);
 }
 
 /** The bytes for text (+Enter) and keys. Validates everything first; throws before any write. */

@@ -10,6 +10,7 @@ import { classify, type SessionState } from "../terminal/classify.ts";
 import { OSC_MARK_ID, parseMark, type Integration, type ShellFamily } from "../terminal/shell-integration.ts";
 import { logger } from "../log.ts";
 import { Emitter } from "../util/emitter.ts";
+import { Secrets } from "./redaction.ts";
 import { AppError } from "../errors.ts";
 
 const log = logger("session");
@@ -103,7 +104,7 @@ export class Session {
 
   private readonly changes = new Emitter<void>();
   private readonly cursors = new Map<string, ReadCursor>();
-  private readonly secrets = new Set<string>();
+  private readonly secrets = new Secrets();
   private readonly outputTaps = new Set<(data: Uint8Array) => void>();
   private readonly events = new Emitter<SessionEventKind>();
 
@@ -309,14 +310,16 @@ export class Session {
 
   /** Remembers a secret typed into the session so it is masked in every later output. */
   addSecret(secret: string): void {
-    if (secret.length > 0) this.secrets.add(secret);
+    this.secrets.add(secret);
   }
 
   redact(text: string): string {
-    if (this.secrets.size === 0) return text;
-    let out = text;
-    for (const s of this.secrets) out = out.split(s).join("[secret]");
-    return out;
+    return this.secrets.redact(text);
+  }
+
+  /** Masks secrets in every field of a result this session produced (see redaction.ts). */
+  redactFields<T extends object>(result: T): T {
+    return this.secrets.redactFields(result);
   }
 
   /** The client's read cursor; a new client continues where the last active reader stopped. */

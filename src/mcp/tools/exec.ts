@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { hint, maxTokens, stateEnum, truncation, truncationNote, withHint, withOutput } from "../schemas.ts";
+import { hint, MAX_SESSION_ID_CHARS, maxTokens, stateEnum, truncation, truncationNote, withHint, withOutput } from "../schemas.ts";
 
 const input = z.strictObject({
   command: z.string().min(1).max(100_000).describe("One shell command line, typed at the session's prompt (multi-line scripts are run as one command)."),
-  session: z.string().optional().describe("A shell session; default: the shell session `main`, created on first use."),
+  session: z.string().max(MAX_SESSION_ID_CHARS).optional().describe("A shell session; default: the shell session `main`, created on first use."),
   timeout_ms: z.number().int().min(0).max(600_000).default(30_000).describe("How long to wait. After it the command keeps running and the result says status \"running\"."),
   max_tokens: maxTokens,
 });

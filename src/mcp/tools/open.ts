@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { stateEnum, truncation, truncationNote, viaEnum, withOutput } from "../schemas.ts";
+import { envVars, MAX_SESSION_ID_CHARS, stateEnum, truncation, truncationNote, viaEnum, withOutput } from "../schemas.ts";
 import { AppError } from "../../errors.ts";
 import { SANDBOX_MODES } from "../../sandbox/modes.ts";
 
@@ -23,12 +23,12 @@ const input = z.strictObject({
   command: z.string().min(1).max(10_000).optional().describe("Program or shell command line to run. Default: the user's shell, with shell integration (exact completion and exit codes for term_exec)."),
   args: z.array(z.string().max(10_000)).max(1000).optional().describe("When given, `command` is the executable and `args` its argv (no shell)."),
   cwd: z.string().min(1).max(4096).optional().describe("Working directory: absolute or ~-relative; must exist."),
-  env: z.record(z.string(), z.string()).optional().describe("Extra environment variables."),
-  name: z.string().optional().describe("Session id, [A-Za-z0-9._-]{1,64}; default t1, t2, …"),
+  env: envVars.optional(),
+  name: z.string().max(MAX_SESSION_ID_CHARS).optional().describe("Session id, [A-Za-z0-9._-]{1,64}; default t1, t2, …"),
   cols: z.number().int().min(20).max(500).optional().describe("Terminal width (default 120)."),
   rows: z.number().int().min(5).max(200).optional().describe("Terminal height (default 40)."),
   ssh: sshParams.optional().describe("Open over SSH: a remote login shell (or `command` on the remote host) on a PTY. Passwords and passphrases are asked of the human, never passed as arguments."),
-  serial: z.record(z.string(), z.unknown()).optional().describe("Open a serial line: {path, baud, data_bits, parity, stop_bits, flow, newline}."),
+  serial: z.record(z.string().max(64), z.unknown()).optional().describe("Open a serial line: {path, baud, data_bits, parity, stop_bits, flow, newline}."),
   persistent: z.boolean().optional().describe("Host the session so it survives MCP server restarts."),
   sandbox: z.enum(SANDBOX_MODES).optional().describe("Confine a local session (default none): read-only writes only to its own temp dir ($TMPDIR); workspace also under cwd. Enforced by the OS; reads stay allowed."),
 });

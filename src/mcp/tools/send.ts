@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { cursor, hint, maxTokens, sessionId, stateEnum, truncation, truncationNote, viaEnum } from "../schemas.ts";
+import { cursor, hint, maxTokens, sessionId, stateEnum, truncation, truncationNote, untilPattern, viaEnum } from "../schemas.ts";
 import { withHint, withOutput } from "../schemas.ts";
 
 const input = z.strictObject({
@@ -8,7 +8,7 @@ const input = z.strictObject({
   text: z.string().max(100_000).optional().describe("Text typed literally (no escape decoding); multi-line text is pasted as one unit."),
   enter: z.boolean().optional().describe("Press Enter after `text` (default true when text is given)."),
   keys: z.array(z.string().max(32)).max(256).optional().describe("Named keys sent after text/Enter: ctrl+c, ctrl+d, escape, tab, up, down, left, right, home, end, pageup, pagedown, backspace, delete, f1–f12, alt+x, shift+tab (C-c and ^C also work)."),
-  until: z.string().max(1000).optional().describe("Regex to wait for in output that appears after this call (the echo of your input never matches)."),
+  until: untilPattern("Regex to wait for in output that appears after this call (the echo of your input never matches)."),
   wait_ms: z.number().int().min(0).max(600_000).default(5000).describe("Upper bound on the wait."),
   max_tokens: maxTokens,
 });
