@@ -13,7 +13,7 @@ Usage:
   ptyhub daemon [--status|--stop] the session host; normally started on demand
   ptyhub ls [--json]              list persistent sessions
   ptyhub attach SESSION [--resize]
-                                  watch and type into a live session; ctrl+\ detaches
+                                  watch and type into a live session; ctrl+\\ detaches
   ptyhub kill SESSION [--signal TERM|KILL|HUP]
                                   close a persistent session
   ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall]

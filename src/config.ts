@@ -28,6 +28,17 @@ export const ConfigSchema = z.object({
    * reconnects right away a ~150 ms daemon start.
    */
   daemon_idle_ms: z.number().int().min(0).default(60_000),
+  /**
+   * What a tool result carries: `text` (the rendering only), `structured` (also structuredContent),
+   * or `auto`: text for clients whose model reads structuredContent as JSON (Claude Code, Codex),
+   * structured for the rest (see mcp/client-profile.ts).
+   */
+  result_form: z.enum(["auto", "text", "structured"]).default("auto"),
+  /**
+   * Variables the MCP client set for itself that sessions may still see (names, or prefixes ending
+   * in `*`). By default sessions get none of them (see session/client-env.ts).
+   */
+  session_env_allow: z.array(z.string().min(1)).default([]),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -41,9 +52,14 @@ const ENV_KEYS: Record<string, keyof Config> = {
   PTYHUB_OPEN_TIMEOUT_MS: "open_timeout_ms",
   PTYHUB_PERSISTENT: "persistent",
   PTYHUB_DAEMON_IDLE_MS: "daemon_idle_ms",
+  PTYHUB_RESULT_FORM: "result_form",
+  PTYHUB_SESSION_ENV_ALLOW: "session_env_allow",
 };
 
 const BOOLEAN_KEYS = new Set<keyof Config>(["persistent"]);
+const STRING_KEYS = new Set<keyof Config>(["shell", "result_form"]);
+/** Settings given in the environment as a comma- or space-separated list. */
+const LIST_KEYS = new Set<keyof Config>(["session_env_allow"]);
 
 function parseBoolean(raw: string): boolean | string {
   const v = raw.trim().toLowerCase();
@@ -57,7 +73,13 @@ function fromEnv(env: NodeJS.ProcessEnv): Partial<Record<keyof Config, unknown>>
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const raw = env[name];
     if (raw === undefined || raw === "") continue;
-    out[key] = key === "shell" ? raw : BOOLEAN_KEYS.has(key) ? parseBoolean(raw) : Number(raw);
+    out[key] = STRING_KEYS.has(key)
+      ? raw
+      : LIST_KEYS.has(key)
+        ? raw.split(/[\s,]+/).filter(Boolean)
+        : BOOLEAN_KEYS.has(key)
+          ? parseBoolean(raw)
+          : Number(raw);
   }
   return out;
 }

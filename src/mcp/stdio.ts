@@ -24,6 +24,7 @@ export async function runStdioServer(): Promise<void> {
   const server = createMcpServer({
     host,
     clientId: () => `${server.getClientVersion()?.name ?? "mcp"}:${process.pid}`,
+    resultForm: config.result_form,
   });
   const transport = new StdioServerTransport();
 
