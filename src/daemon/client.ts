@@ -150,7 +150,7 @@ export class DaemonClient {
         const code = err.code ?? "";
         if (code === "ENOENT") fail(new DaemonConnectError("absent", "no ptyhub daemon is running", "term_open starts one."));
         else if (code === "ECONNREFUSED") fail(new DaemonConnectError("stale", "the ptyhub daemon is not running (its socket is left over: it died)", "term_open starts a new one."));
-        else if (code === "EACCES" || code === "EPERM") fail(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set XDG_RUNTIME_DIR to a directory you own."));
+        else if (code === "EACCES" || code === "EPERM") fail(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set PTYHUB_SOCKET to a socket path in a directory you own."));
         else fail(new DaemonConnectError("absent", `cannot connect to the ptyhub daemon: ${err.message}`, "term_open starts one."));
       });
     });
