@@ -13,14 +13,15 @@ import { readConfig, writeConfig } from "./config-file.ts";
 import { ConfigEditError, type EditAction, type EditResult, type LaunchCommand } from "./config-edit.ts";
 import { editJsonServers } from "./json-servers.ts";
 import { editTomlServer } from "./toml-servers.ts";
+import { nextSteps } from "./next-steps.ts";
 import { currentProgram, launchCommandFor } from "./launch-command.ts";
 import { CLIENTS, findClient } from "./clients/index.ts";
-import type { ConfigFormat, InstallEnvironment, McpClient, Scope } from "./clients/types.ts";
+import type { ConfigFormat, InstallChoices, InstallEnvironment, McpClient, Scope } from "./clients/types.ts";
 
 /** The server name ptyhub registers under in every client. */
 export const SERVER_NAME = "ptyhub";
 
-const USAGE = `usage: ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall]
+const USAGE = `usage: ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall] [--approve-tools]
 
 Registers ptyhub as an MCP server with CLIENT, or with every client found on this machine.
 Clients: ${CLIENTS.map((c) => c.id).join(", ")}
@@ -28,6 +29,10 @@ Clients: ${CLIENTS.map((c) => c.id).join(", ")}
   --project     write the project config in the current directory (claude-code, cursor, vscode)
   --dry-run     show the change without writing anything
   --uninstall   remove ptyhub's entry instead
+  --approve-tools
+                let the client run ptyhub's tools without asking each time (codex: writes
+                default_tools_approval_mode = "approve"; \`codex exec\` refuses unapproved tools).
+                Off by default: the tools type into real terminals, so approving them is your call.
 `;
 
 /** Exit code for a command line that cannot be understood (as opposed to a failed edit). */
@@ -46,6 +51,7 @@ interface InstallOptions {
   scope: Scope;
   action: EditAction;
   dryRun: boolean;
+  choices: InstallChoices;
 }
 
 type Outcome = "changed" | "unchanged" | "failed";
@@ -78,6 +84,7 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
         project: { type: "boolean", default: false },
         "dry-run": { type: "boolean", default: false },
         uninstall: { type: "boolean", default: false },
+        "approve-tools": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -98,6 +105,7 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
     scope: values.project ? "project" : "user",
     action: values.uninstall ? "remove" : "add",
     dryRun: values["dry-run"],
+    choices: { approveTools: values["approve-tools"] },
   };
 
   const clients = selectClients(positionals[0], options.scope, io);
@@ -105,10 +113,15 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
 
   if (options.action === "add") io.out(`ptyhub command: ${[io.launch.command, ...io.launch.args].join(" ")}`);
   const outcomes: Outcome[] = [];
-  for (const client of clients) outcomes.push(await applyToClient(client, options, io));
-
-  if (!options.dryRun && outcomes.includes("changed")) {
-    io.out("Restart the client (or reload its MCP servers) to pick up the change.");
+  for (const client of clients) {
+    const outcome = await applyToClient(client, options, io);
+    outcomes.push(outcome);
+    if (options.choices.approveTools && client.format.kind !== "toml") {
+      io.out(`${client.id}: --approve-tools has no setting here; approve ptyhub's tools in ${client.displayName} itself`);
+    }
+    if (!options.dryRun && outcome === "changed") {
+      for (const line of nextSteps(client.id, client.displayName, options.scope, options.action, options.choices)) io.out(line);
+    }
   }
   return outcomes.includes("failed") ? EXIT_FAILED : 0;
 }
@@ -141,8 +154,8 @@ function selectClients(name: string | undefined, scope: Scope, io: InstallIo): M
   return usable;
 }
 
-function edit(format: ConfigFormat, text: string | null, launch: LaunchCommand, action: EditAction): EditResult {
-  if (format.kind === "toml") return editTomlServer(text, SERVER_NAME, launch, action);
+function edit(format: ConfigFormat, text: string | null, launch: LaunchCommand, action: EditAction, choices: InstallChoices): EditResult {
+  if (format.kind === "toml") return editTomlServer(text, SERVER_NAME, launch, action, format.extras(choices));
   return editJsonServers(text, { serversKey: format.serversKey, name: SERVER_NAME, fields: format.entry(launch) }, action);
 }
 
@@ -150,7 +163,7 @@ async function applyToClient(client: McpClient, options: InstallOptions, io: Ins
   const path = client.configPath(io.machine, options.scope)!;
   try {
     const snapshot = await readConfig(path);
-    const result = edit(client.format, snapshot.text, io.launch, options.action);
+    const result = edit(client.format, snapshot.text, io.launch, options.action, options.choices);
     if (!result.changed) {
       const state = options.action === "add" ? "already registered" : snapshot.text === null ? "no config file" : "not registered";
       io.out(`${client.id}: ${state} in ${path}; nothing to change`);

@@ -4,6 +4,7 @@
  * shape of its server entry.
  */
 import type { LaunchCommand } from "../config-edit.ts";
+import type { TomlServerExtras } from "../toml-servers.ts";
 
 export type Scope = "user" | "project";
 
@@ -18,8 +19,14 @@ export interface InstallEnvironment {
 export type ConfigFormat =
   /** A JSON object of servers under `serversKey`, one entry per server name. */
   | { kind: "json"; serversKey: string; entry(launch: LaunchCommand): Record<string, unknown> }
-  /** Codex's config.toml: one `[mcp_servers.<name>]` table with `command` and `args`. */
-  | { kind: "toml" };
+  /** Codex's config.toml: one `[mcp_servers.<name>]` table with `command`, `args` and `extras`. */
+  | { kind: "toml"; extras(choices: InstallChoices): TomlServerExtras };
+
+/** What the user chose on the command line that shapes the entry. */
+export interface InstallChoices {
+  /** --approve-tools: the client runs ptyhub's tools without asking each time. */
+  approveTools: boolean;
+}
 
 export interface McpClient {
   id: string;
