@@ -39,6 +39,8 @@ export const ConfigSchema = z.object({
    * in `*`). By default sessions get none of them (see session/client-env.ts).
    */
   session_env_allow: z.array(z.string().min(1)).default([]),
+  /** term_exec rewrites known noisy output (git, grep, test runs, installs, builds) unless a call says reduce:false. */
+  reduce: z.boolean().default(false),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -54,9 +56,10 @@ const ENV_KEYS: Record<string, keyof Config> = {
   PTYHUB_DAEMON_IDLE_MS: "daemon_idle_ms",
   PTYHUB_RESULT_FORM: "result_form",
   PTYHUB_SESSION_ENV_ALLOW: "session_env_allow",
+  PTYHUB_REDUCE: "reduce",
 };
 
-const BOOLEAN_KEYS = new Set<keyof Config>(["persistent"]);
+const BOOLEAN_KEYS = new Set<keyof Config>(["persistent", "reduce"]);
 const STRING_KEYS = new Set<keyof Config>(["shell", "result_form"]);
 /** Settings given in the environment as a comma- or space-separated list. */
 const LIST_KEYS = new Set<keyof Config>(["session_env_allow"]);
@@ -101,4 +104,12 @@ export function loadConfig(flags: Partial<Config> = {}, env: NodeJS.ProcessEnv =
     throw new AppError("INVALID_ARGUMENT", `invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, "Check PTYHUB_* variables and config.json.");
   }
   return parsed.data;
+}
+
+let processWide: Config | null = null;
+
+/** This process's configuration, read once: for settings consulted far from where the server starts. */
+export function processConfig(): Config {
+  processWide ??= loadConfig();
+  return processWide;
 }

@@ -6,7 +6,7 @@
  * (launch.ts) and where the daemon, which hosts sessions, is spawned (daemon/start.ts). The
  * `session_env_allow` setting (PTYHUB_SESSION_ENV_ALLOW) restores any of them.
  */
-import { loadConfig } from "../config.ts";
+import { processConfig } from "../config.ts";
 
 /**
  * What MCP clients set for themselves, seen in the environment Claude Code 2.1.330 gives its
@@ -42,19 +42,14 @@ export function withoutClientEnv(env: Record<string, string | undefined>, allow:
   return out;
 }
 
-let cachedAllow: readonly string[] | null = null;
-
 /**
- * The `session_env_allow` setting of this process (read once). An unreadable configuration allows
- * nothing: the safe side, and the server reports the configuration error itself at start.
+ * The `session_env_allow` setting of this process. An unreadable configuration allows nothing:
+ * the safe side, and the server reports the configuration error itself at start.
  */
 export function sessionEnvAllow(): readonly string[] {
-  if (cachedAllow === null) {
-    try {
-      cachedAllow = loadConfig().session_env_allow;
-    } catch {
-      cachedAllow = [];
-    }
+  try {
+    return processConfig().session_env_allow;
+  } catch {
+    return [];
   }
-  return cachedAllow;
 }
