@@ -49,7 +49,7 @@ export function tasks(fx: Fixtures): Task[] {
       command: "git --no-pager log",
       exit: 0,
       facts: [
-        { name: "newest commit's hash", re: new RegExp(`commit ${fx.head}`) },
+        { name: "newest commit's hash", re: new RegExp(`\\b${fx.head}\\b`) },
         { name: "newest commit's subject", re: new RegExp(esc(commitSubject(COMMITS))) },
         { name: "oldest commit's subject", re: new RegExp(esc(commitSubject(1))) },
         { name: "the author", re: new RegExp(`Author: ${esc(AUTHOR)}`) },
@@ -155,14 +155,16 @@ function account(received: Called[], factText: string, facts: Fact[], count: ((t
  * model `structuredContent` as JSON when a tool declares an outputSchema, else the text:
  * - json: the structured result as those clients serialised it (every field, nulls included);
  * - lean json: the same without null fields, output last (the best a structured form can do);
- * - text: the text rendering, what they read now (result_form auto).
+ * - text: the text rendering, what they read now (result_form auto);
+ * - text, reduce: the text of the same command run with `reduce: true` (a second run).
  */
-const FORMS = ["json", "lean json", "text"] as const;
+const FORMS = ["json", "lean json", "text", "text, reduce"] as const;
 type Form = (typeof FORMS)[number];
 
-function inForm(r: Called, form: Form): string {
+function inForm(r: Called, reduced: Called, form: Form): string {
   const structured = (r.result.structuredContent ?? {}) as Record<string, unknown>;
   if (form === "text") return r.text;
+  if (form === "text, reduce") return reduced.text;
   if (form === "json") return JSON.stringify(structured);
   return JSON.stringify(outputLast(Object.fromEntries(Object.entries(structured).filter(([, v]) => v !== null))));
 }
@@ -172,20 +174,22 @@ interface FormSizes {
   tokens: number;
 }
 
-type HubOutcome = Outcome & { forms: Record<Form, FormSizes> };
+type HubOutcome = Outcome & { forms: Record<Form, FormSizes>; reducedMissing: string[] };
 
 async function runPtyhub(server: McpServer, task: Task, n: number, count: ((t: string) => number) | null): Promise<HubOutcome> {
   const session = `tok${n}`;
   await server.must("term_open", { name: session, cwd: task.cwd });
   const r = await server.must("term_exec", { session, command: task.command, timeout_ms: 60_000 });
+  const reduced = await server.must("term_exec", { session, command: task.command, timeout_ms: 60_000, reduce: true });
   await server.call("term_close", { session });
   const facts = [...task.facts, { name: `exit code ${task.exit}`, re: new RegExp(`^\\[done · exit ${task.exit} `) }];
   const forms = {} as Record<Form, FormSizes>;
   for (const form of FORMS) {
-    const t = inForm(r, form);
+    const t = inForm(r, reduced, form);
     forms[form] = { chars: t.length, tokens: count ? count(t) : estimateTokens(t) };
   }
-  return { ...account([r], r.text, facts, count), forms };
+  const reducedMissing = facts.filter((f) => !f.re.test(reduced.text)).map((f) => f.name);
+  return { ...account([r], r.text, facts, count), forms, reducedMissing };
 }
 
 async function runPtyai(server: McpServer, task: Task, count: ((t: string) => number) | null): Promise<Outcome> {
@@ -278,6 +282,7 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
         (h.missing.length ? ` ptyhub missed: ${h.missing.join(", ")}.` : "") +
         (a && a.missing.length ? ` ptyai missed: ${a.missing.join(", ")}.` : ""));
       if (h.missing.length) res.errors.push(`ptyhub's result for ${task.id} lacks: ${h.missing.join(", ")}`);
+      if (h.reducedMissing.length) res.errors.push(`ptyhub's reduced result for ${task.id} lacks: ${h.reducedMissing.join(", ")}`);
       ctx.log(`  ${task.id}: ptyhub ${ht} (${h.present.length}/${n} facts), ptyai ${at ?? "—"}${a ? ` (${a.present.length}/${n} facts, ${a.calls} calls)` : ""}`);
     }
   } finally {
@@ -298,7 +303,8 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
     "",
     `**What the model reads in each result form** (characters / ${unit}; ptyhub's term_exec, default budget). ` +
       "Claude Code 2.1.330 and Codex 0.169 hand the model `json` when a tool declares an outputSchema; " +
-      "with result_form auto they get `text`.",
+      "with result_form auto they get `text`; `text, reduce` is the same command with `reduce: true` " +
+      "(every fact checked in it too).",
     "",
     `| task | ${FORMS.join(" | ")} |`,
     `|---|${FORMS.map(() => "---:").join("|")}|`,

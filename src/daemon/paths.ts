@@ -57,7 +57,12 @@ function refusePlanted(dir: string): void {
     return; // Not there yet: ensurePrivateDir creates it.
   }
   if (isLink) {
-    throw new AppError("DAEMON_UNAVAILABLE", `${dir} is a symbolic link, not the daemon's private directory`, "Remove it, or set PTYHUB_SOCKET to a socket path in a directory you own.", false);
+    throw new AppError(
+      "DAEMON_UNAVAILABLE",
+      `${dir} is a symbolic link, not the daemon's private directory`,
+      "Remove it, or set PTYHUB_SOCKET to a socket path in a directory you own.",
+      false,
+    );
   }
 }
 

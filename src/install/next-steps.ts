@@ -6,7 +6,13 @@
 import type { EditAction } from "./config-edit.ts";
 import type { InstallChoices, Scope } from "./clients/types.ts";
 
-export function nextSteps(clientId: string, displayName: string, scope: Scope, action: EditAction, choices: InstallChoices): string[] {
+export function nextSteps(
+  clientId: string,
+  displayName: string,
+  scope: Scope,
+  action: EditAction,
+  choices: InstallChoices,
+): string[] {
   if (action === "remove") return [`${displayName}: restart it (or reload its MCP servers) to drop ptyhub.`];
   if (clientId === "claude-code" && scope === "project") {
     return [

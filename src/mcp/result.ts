@@ -19,7 +19,11 @@ export function outputLast(structured: Record<string, unknown>): Record<string, 
   return out;
 }
 
-export function okResult(structured: Record<string, unknown>, text: string, form: ResultForm = "structured"): CallToolResult {
+export function okResult(
+  structured: Record<string, unknown>,
+  text: string,
+  form: ResultForm = "structured",
+): CallToolResult {
   const content = [{ type: "text" as const, text }];
   return form === "text" ? { content } : { content, structuredContent: outputLast(structured) };
 }
@@ -28,5 +32,6 @@ export function errorResult(err: unknown, form: ResultForm = "structured"): Call
   const payload = toAppError(err).toPayload();
   const text = `${payload.code}: ${payload.message}${payload.hint ? `\nhint: ${payload.hint}` : ""}`;
   const content = [{ type: "text" as const, text }];
-  return form === "text" ? { isError: true, content } : { isError: true, content, structuredContent: { error: payload } };
+  if (form === "text") return { isError: true, content };
+  return { isError: true, content, structuredContent: { error: payload } };
 }

@@ -5,7 +5,10 @@
  */
 import { squeezeBlank, type Reducer } from "./types.ts";
 
-const BUILDERS = /\b(tsc|gcc|g\+\+|clang\+?\+?|cc|make|cmake|ninja|cargo\s+(build|check|clippy)|go\s+(build|vet)|rustc|javac|mvn|gradle)\b/;
+const BUILDERS = new RegExp(
+  "\\b(tsc|gcc|g\\+\\+|clang\\+?\\+?|cc|make|cmake|ninja|cargo\\s+(build|check|clippy)|go\\s+(build|vet)|" +
+    "rustc|javac|mvn|gradle)\\b",
+);
 const DIAGNOSTIC = /^(\S+?):(\d+)(:\d+)?:?\s*(fatal error|error|warning)\b|^(error|warning)(\[\w+\])?:|\berror TS\d+:/;
 /** The lines that belong to the diagnostic above them: indented snippets, `-->` locations, `3 | code`. */
 const CONTINUATION = /^(\s+\S|\d+\s*\|)/;
@@ -18,10 +21,12 @@ const CHATTER = [
 
 export const compilerReducer: Reducer = {
   name: "build",
-  applies: (command, output) => BUILDERS.test(command) && DIAGNOSTIC.test(output.split("\n").find((l) => DIAGNOSTIC.test(l)) ?? ""),
+  applies: (command, output) => BUILDERS.test(command) && output.split("\n").some((l) => DIAGNOSTIC.test(l)),
   reduce(output) {
     const out: string[] = [];
     const seen = new Map<string, number>();
+    /** How often the diagnostic at an index of `out` appeared. */
+    const counts = new Map<number, number>();
     let chatter = 0;
     let repeats = 0;
     // A diagnostic is its first line plus the snippet lines after it.
@@ -45,9 +50,10 @@ export const compilerReducer: Reducer = {
         out.push(block);
       } else {
         repeats++;
-        out[index] = out[index]!.replace(/^(.*?)( \(×\d+\))?(\n|$)/, (_, first: string, count: string | undefined, rest: string) =>
-          `${first} (×${(count ? Number(count.slice(3, -1)) : 1) + 1})${rest}`,
-        );
+        const times = (counts.get(index) ?? 1) + 1;
+        counts.set(index, times);
+        const [first, ...snippet] = block.split("\n");
+        out[index] = [`${first} (×${times})`, ...snippet].join("\n");
       }
       i = end - 1;
     }

@@ -8,11 +8,14 @@ import { dropLines, squeezeBlank, type Reducer } from "./types.ts";
 
 const GIT = (sub: string) => new RegExp(`\\bgit(\\s+(-C\\s+\\S+|--no-pager|-c\\s+\\S+))*\\s+${sub}\\b`);
 
+/** `  (use "git add <file>..." to update what will be committed)` and its kin. */
+const ADVICE = /^\s*\(use "git [^"]*"( or "git [^"]*")*( to [^)]*)?\)$/;
+
 export const gitStatusReducer: Reducer = {
   name: "git status",
   applies: (command) => GIT("status").test(command),
   reduce(output) {
-    const { kept, dropped } = dropLines(output, (line) => /^\s*\(use "git [^"]*"( or "git [^"]*")*( to [^)]*)?\)$/.test(line));
+    const { kept, dropped } = dropLines(output, (line) => ADVICE.test(line));
     if (dropped === 0) return null;
     return { text: squeezeBlank(kept).join("\n"), dropped: `${dropped} "(use git …)" advice lines` };
   },
@@ -52,16 +55,20 @@ export const gitLogReducer: Reducer = {
     if (!commits) return null;
     const authors = new Set(commits.map((c) => c.author));
     const oneAuthor = authors.size === 1;
-    const lines: string[] = oneAuthor ? [`Author (every commit): ${commits[0]!.author}`] : [];
+    const lines: string[] = oneAuthor ? [`Author: ${commits[0]!.author} (every commit)`] : [];
     for (const c of commits) {
       const [subject = "", ...body] = c.message;
       lines.push(`${c.hash} ${c.date}${oneAuthor ? "" : ` ${c.author}`} ${subject}`);
       for (const b of [...c.extra, ...body.filter((l) => l.trim() !== "")]) lines.push(`    ${b}`);
     }
     const text = lines.join("\n");
-    return text.length < output.length ? { text, dropped: `the commit/Author/Date labels and blank lines of ${commits.length} commits` } : null;
+    if (text.length >= output.length) return null;
+    return { text, dropped: `the commit/Author/Date labels and blank lines of ${commits.length} commits` };
   },
 };
+
+/** Per-file header lines the `+++ path` line makes redundant. */
+const DIFF_HEADERS = [/^diff --git /, /^index [0-9a-f]+\.\.[0-9a-f]+/, /^--- (a\/|\/dev\/null)/];
 
 export const gitDiffReducer: Reducer = {
   name: "git diff",
@@ -70,7 +77,7 @@ export const gitDiffReducer: Reducer = {
     const out: string[] = [];
     let dropped = 0;
     for (const line of output.split("\n")) {
-      if (/^diff --git /.test(line) || /^index [0-9a-f]+\.\.[0-9a-f]+/.test(line) || /^--- (a\/|\/dev\/null)/.test(line)) {
+      if (DIFF_HEADERS.some((h) => h.test(line))) {
         dropped++;
         continue;
       }
@@ -78,6 +85,7 @@ export const gitDiffReducer: Reducer = {
       out.push(plus ? `--- ${plus[2]}` : line);
     }
     if (dropped === 0) return null;
-    return { text: out.join("\n"), dropped: `${dropped} diff/index/--- header lines (each file is one "--- path" line)` };
+    const note = `${dropped} diff/index/--- header lines (each file is one "--- path" line)`;
+    return { text: out.join("\n"), dropped: note };
   },
 };

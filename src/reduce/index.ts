@@ -12,7 +12,15 @@ import { testsReducer } from "./tests.ts";
 import type { Reducer } from "./types.ts";
 
 /** Most specific first: `git grep` is grep, `cargo test` is a test run before a build. */
-const REDUCERS: readonly Reducer[] = [gitStatusReducer, gitLogReducer, gitDiffReducer, grepReducer, testsReducer, installReducer, compilerReducer];
+const REDUCERS: readonly Reducer[] = [
+  gitStatusReducer,
+  gitLogReducer,
+  gitDiffReducer,
+  grepReducer,
+  testsReducer,
+  installReducer,
+  compilerReducer,
+];
 
 export interface Reduction {
   text: string;
@@ -24,7 +32,9 @@ export function reduceOutput(command: string, output: string): Reduction | null 
   for (const r of REDUCERS) {
     if (!r.applies(command, output)) continue;
     const reduced = r.reduce(output);
-    if (reduced && reduced.text.length < output.length) return { text: reduced.text, note: `reduced (${r.name}): dropped ${reduced.dropped}` };
+    if (reduced && reduced.text.length < output.length) {
+      return { text: reduced.text, note: `reduced (${r.name}): dropped ${reduced.dropped}` };
+    }
   }
   return null;
 }

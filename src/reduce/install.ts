@@ -8,7 +8,12 @@ const INSTALLERS = /\b(pip3?|uv\s+pip|npm|yarn|pnpm)\s+(install|i|add|ci)\b/;
 const SNIFF = /^(Successfully installed |added \d+ packages)/m;
 
 const NOISE = [
-  /^\s*(Collecting|Downloading|Using cached|Obtaining|Processing|Preparing metadata|Building wheel|Created wheel|Stored in directory|Installing collected packages|Attempting uninstall|Found existing installation|Uninstalling|Successfully uninstalled|Getting requirements|Installing build dependencies|Looking in indexes)\b/,
+  new RegExp(
+    "^\\s*(Collecting|Downloading|Using cached|Obtaining|Processing|Preparing metadata|Building wheel|Created wheel|" +
+      "Stored in directory|Installing collected packages|Attempting uninstall|Found existing installation|" +
+      "Uninstalling|" +
+      "Successfully uninstalled|Getting requirements|Installing build dependencies|Looking in indexes)\\b",
+  ),
   /^\s*[━█▌▍▎▏#=\-─ ]{10,}.*(\d+%|[kKMG]i?B)/, // progress bars
   /^\s*\d+(\.\d+)?\s*[kKMG]i?B\s.*eta/, // bare progress
   /^\[notice\] /, // pip's own upgrade nag

@@ -4,7 +4,8 @@
  */
 import { dropLines, squeezeBlank, type Reducer } from "./types.ts";
 
-const RUNNERS = /\b(pytest|py\.test|jest|vitest|cargo\s+test|go\s+test|npm\s+(run\s+)?test|yarn\s+test|pnpm\s+test|bun\s+test)\b/;
+const RUNNERS =
+  /\b(pytest|py\.test|jest|vitest|cargo\s+test|go\s+test|npm\s+(run\s+)?test|yarn\s+test|pnpm\s+test|bun\s+test)\b/;
 /** Summary lines that identify a runner's output whatever the command was called. */
 const SUMMARIES = [
   /^=+ .*\b\d+ (passed|failed)\b.* in [\d.]+s/m, // pytest

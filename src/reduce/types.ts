@@ -24,7 +24,10 @@ export function dropLines(output: string, drop: (line: string) => boolean): { ke
 /** Runs of blank lines collapsed to one (what dropping lines tends to leave behind). */
 export function squeezeBlank(lines: string[]): string[] {
   const out: string[] = [];
-  for (const line of lines) if (line.trim() !== "" || (out.length > 0 && out[out.length - 1]!.trim() !== "")) out.push(line);
+  for (const line of lines) {
+    const afterText = out.length > 0 && out[out.length - 1]!.trim() !== "";
+    if (line.trim() !== "" || afterText) out.push(line);
+  }
   while (out.length > 0 && out[out.length - 1]!.trim() === "") out.pop();
   return out;
 }

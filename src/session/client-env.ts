@@ -36,7 +36,10 @@ export function isClientEnv(name: string, allow: readonly string[]): boolean {
 }
 
 /** `env` without the client's own variables, except those `allow` names. */
-export function withoutClientEnv(env: Record<string, string | undefined>, allow: readonly string[]): Record<string, string> {
+export function withoutClientEnv(
+  env: Record<string, string | undefined>,
+  allow: readonly string[],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && !isClientEnv(k, allow)) out[k] = v;
   return out;

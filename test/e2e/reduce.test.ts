@@ -50,7 +50,7 @@ describe("term_exec reduce", () => {
   test("git log: one line per commit with hash, date and subject; the author once", async () => {
     const r = await reduced("git --no-pager log");
     const lines = r.output.split("\n");
-    expect(lines[0]).toBe("Author (every commit): Ada <ada@example.com>");
+    expect(lines[0]).toBe("Author: Ada <ada@example.com> (every commit)");
     expect(lines[1]).toMatch(/^[0-9a-f]{40} .+ second commit$/);
     expect(lines[2]).toMatch(/^[0-9a-f]{40} .+ first commit$/);
   });

@@ -16,7 +16,14 @@ function codexHome(machine: InstallEnvironment): string {
  * as `ptyhub ls` and `attach`), ptyhub's config and log directories, the ssh-agent for SSH
  * sessions, and the user's name, which programs in sessions expect.
  */
-export const CODEX_ENV_VARS = ["PTYHUB_SOCKET", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "SSH_AUTH_SOCK", "USER", "LOGNAME"];
+export const CODEX_ENV_VARS = [
+  "PTYHUB_SOCKET",
+  "XDG_CONFIG_HOME",
+  "XDG_STATE_HOME",
+  "SSH_AUTH_SOCK",
+  "USER",
+  "LOGNAME",
+];
 
 export const codex: McpClient = {
   id: "codex",
@@ -27,6 +34,9 @@ export const codex: McpClient = {
     kind: "toml",
     // Without approval Codex asks before every tool that is not read-only, and `codex exec`
     // (approval "never") refuses them: whether to skip the question is the user's call (--approve-tools).
-    extras: (choices) => ({ env_vars: CODEX_ENV_VARS, ...(choices.approveTools ? { default_tools_approval_mode: "approve" } : {}) }),
+    extras: (choices) => ({
+      env_vars: CODEX_ENV_VARS,
+      ...(choices.approveTools ? { default_tools_approval_mode: "approve" } : {}),
+    }),
   },
 };
