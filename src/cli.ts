@@ -16,7 +16,7 @@ Usage:
                                   watch and type into a live session; ctrl+\\ detaches
   ptyhub kill SESSION [--signal TERM|KILL|HUP]
                                   close a persistent session
-  ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall]
+  ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall] [--approve-tools]
                                   register with claude-code, claude-desktop, cursor, vscode, windsurf, codex
   ptyhub --version | --help
 

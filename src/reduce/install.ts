@@ -14,7 +14,7 @@ const NOISE = [
       "Uninstalling|" +
       "Successfully uninstalled|Getting requirements|Installing build dependencies|Looking in indexes)\\b",
   ),
-  /^\s*[━█▌▍▎▏#=\-─ ]{10,}.*(\d+%|[kKMG]i?B)/, // progress bars
+  /^\s*[━█▌▍▎▏#=\-─ ]{10,}.*(\d+%|[kKMG]i?B|\d+\/\d+)/, // progress bars (bytes, percent, or packages done)
   /^\s*\d+(\.\d+)?\s*[kKMG]i?B\s.*eta/, // bare progress
   /^\[notice\] /, // pip's own upgrade nag
   /^\s*run `npm fund` for details$/,
