@@ -176,7 +176,12 @@ interface FormSizes {
 
 type HubOutcome = Outcome & { forms: Record<Form, FormSizes>; reducedMissing: string[] };
 
-async function runPtyhub(server: McpServer, task: Task, n: number, count: ((t: string) => number) | null): Promise<HubOutcome> {
+async function runPtyhub(
+  server: McpServer,
+  task: Task,
+  n: number,
+  count: ((t: string) => number) | null,
+): Promise<HubOutcome> {
   const session = `tok${n}`;
   await server.must("term_open", { name: session, cwd: task.cwd });
   const r = await server.must("term_exec", { session, command: task.command, timeout_ms: 60_000 });
@@ -265,7 +270,8 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
         formTotals[f].chars += h.forms[f].chars;
         formTotals[f].tokens += h.forms[f].tokens;
       }
-      formRows.push(`| ${task.title} | ${FORMS.map((f) => `${h.forms[f].chars} / ${h.forms[f].tokens}`).join(" | ")} |`);
+      const sizes = FORMS.map((f) => `${h.forms[f].chars} / ${h.forms[f].tokens}`);
+      formRows.push(`| ${task.title} | ${sizes.join(" | ")} |`);
       const ht = h.tokens ?? h.estimate;
       const at = a ? (a.tokens ?? a.estimate) : null;
       hubTotal += ht;
@@ -282,7 +288,9 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
         (h.missing.length ? ` ptyhub missed: ${h.missing.join(", ")}.` : "") +
         (a && a.missing.length ? ` ptyai missed: ${a.missing.join(", ")}.` : ""));
       if (h.missing.length) res.errors.push(`ptyhub's result for ${task.id} lacks: ${h.missing.join(", ")}`);
-      if (h.reducedMissing.length) res.errors.push(`ptyhub's reduced result for ${task.id} lacks: ${h.reducedMissing.join(", ")}`);
+      if (h.reducedMissing.length) {
+        res.errors.push(`ptyhub's reduced result for ${task.id} lacks: ${h.reducedMissing.join(", ")}`);
+      }
       ctx.log(`  ${task.id}: ptyhub ${ht} (${h.present.length}/${n} facts), ptyai ${at ?? "—"}${a ? ` (${a.present.length}/${n} facts, ${a.calls} calls)` : ""}`);
     }
   } finally {

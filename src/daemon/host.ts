@@ -42,7 +42,8 @@ export function forwardedEnv(env: Env = process.env): Record<string, string> {
   const allow = sessionEnvAllow();
   for (const [k, v] of Object.entries(env)) {
     // Not the MCP client's own credentials either (session/client-env.ts).
-    if (v !== undefined && ENV_NAME.test(k) && !NOT_FORWARDED.has(k) && !v.includes("\0") && !isClientEnv(k, allow)) out[k] = v;
+    if (v === undefined || !ENV_NAME.test(k) || NOT_FORWARDED.has(k) || v.includes("\0")) continue;
+    if (!isClientEnv(k, allow)) out[k] = v;
   }
   return out;
 }

@@ -117,10 +117,11 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
     const outcome = await applyToClient(client, options, io);
     outcomes.push(outcome);
     if (options.choices.approveTools && client.format.kind !== "toml") {
-      io.out(`${client.id}: --approve-tools has no setting here; approve ptyhub's tools in ${client.displayName} itself`);
+      io.out(`${client.id}: --approve-tools has no setting here; approve ptyhub's tools in ${client.displayName}`);
     }
     if (!options.dryRun && outcome === "changed") {
-      for (const line of nextSteps(client.id, client.displayName, options.scope, options.action, options.choices)) io.out(line);
+      const lines = nextSteps(client.id, client.displayName, options.scope, options.action, options.choices);
+      for (const line of lines) io.out(line);
     }
   }
   return outcomes.includes("failed") ? EXIT_FAILED : 0;
@@ -154,7 +155,13 @@ function selectClients(name: string | undefined, scope: Scope, io: InstallIo): M
   return usable;
 }
 
-function edit(format: ConfigFormat, text: string | null, launch: LaunchCommand, action: EditAction, choices: InstallChoices): EditResult {
+function edit(
+  format: ConfigFormat,
+  text: string | null,
+  launch: LaunchCommand,
+  action: EditAction,
+  choices: InstallChoices,
+): EditResult {
   if (format.kind === "toml") return editTomlServer(text, SERVER_NAME, launch, action, format.extras(choices));
   return editJsonServers(text, { serversKey: format.serversKey, name: SERVER_NAME, fields: format.entry(launch) }, action);
 }

@@ -149,10 +149,15 @@ function appendTable(text: string, header: string, lines: string[], newline: str
 }
 
 /** The keys ptyhub writes and their values; env_vars keeps what the user listed, then adds ours. */
-function desiredKeys(current: Record<string, unknown> | undefined, launch: LaunchCommand, extras: TomlServerExtras): Record<string, unknown> {
+function desiredKeys(
+  current: Record<string, unknown> | undefined,
+  launch: LaunchCommand,
+  extras: TomlServerExtras,
+): Record<string, unknown> {
   const keys: Record<string, unknown> = { command: launch.command, args: launch.args };
   if (extras.env_vars) {
-    const listed = Array.isArray(current?.env_vars) ? current.env_vars.filter((v): v is string => typeof v === "string") : [];
+    const before = current?.env_vars;
+    const listed = Array.isArray(before) ? before.filter((v): v is string => typeof v === "string") : [];
     keys.env_vars = [...listed, ...extras.env_vars.filter((v) => !listed.includes(v))];
   }
   if (extras.default_tools_approval_mode) keys.default_tools_approval_mode = extras.default_tools_approval_mode;
@@ -171,7 +176,8 @@ function replaceOwnedKeys(
   const header = statements[headerIndex]!;
   const section = sectionRange(statements, headerIndex);
   const stale = statements.filter(
-    (s) => s.kind === "keyval" && s.start >= header.end && s.end <= section.end && s.path.length === 1 && owned.includes(s.path[0]!),
+    (s) =>
+      s.kind === "keyval" && s.start >= header.end && s.end <= section.end && s.path.length === 1 && owned.includes(s.path[0]!),
   );
   const headerLine = text.slice(header.start, header.end);
   const insert = (headerLine.endsWith("\n") ? "" : newline) + lines.join(newline) + newline;
@@ -190,7 +196,12 @@ function tomlValue(value: unknown): string {
   return tomlString(String(value));
 }
 
-function verifyEdit(before: Record<string, unknown>, editedText: string, name: string, desired: Record<string, unknown> | undefined): void {
+function verifyEdit(
+  before: Record<string, unknown>,
+  editedText: string,
+  name: string,
+  desired: Record<string, unknown> | undefined,
+): void {
   const fail = (why: string): never => {
     throw new ConfigEditError(`refusing to write: the edit would ${why} (this is a bug in ptyhub; please report it)`);
   };
@@ -207,9 +218,13 @@ function verifyEdit(before: Record<string, unknown>, editedText: string, name: s
     if (newTable !== undefined) fail("leave ptyhub's table in place");
     return;
   }
-  if (!newTable || Object.entries(desired).some(([k, v]) => !deepEqual(newTable[k], v))) fail("not register the right command");
+  if (!newTable || Object.entries(desired).some(([k, v]) => !deepEqual(newTable[k], v))) {
+    fail("not register the right command");
+  }
   const owned = Object.keys(desired);
-  if (!deepEqual(withoutKeys(oldTable, owned), withoutKeys(newTable, owned))) fail("change keys of ptyhub's table it does not own");
+  if (!deepEqual(withoutKeys(oldTable, owned), withoutKeys(newTable, owned))) {
+    fail("change keys of ptyhub's table it does not own");
+  }
 }
 
 function withoutServer(doc: Record<string, unknown>, name: string): Record<string, unknown> {

@@ -65,9 +65,13 @@ describe("term_exec reduce", () => {
     const plain = await mcp.call("term_exec", { command: `python3 ${FIXTURES}/fake_pytest.py` });
     const r = await reduced(`python3 ${FIXTURES}/fake_pytest.py`);
     expect(r.output).not.toContain("PASSED");
-    for (const fact of ["tests/test_render.py::test_wrap_long_lines_23", "ZeroDivisionError: integer division or modulo by zero", "src/render.py:57", "1 failed, 466 passed"]) {
-      expect(r.output).toContain(fact);
-    }
+    const facts = [
+      "tests/test_render.py::test_wrap_long_lines_23",
+      "ZeroDivisionError: integer division or modulo by zero",
+      "src/render.py:57",
+      "1 failed, 466 passed",
+    ];
+    for (const fact of facts) expect(r.output).toContain(fact);
     expect(r.output.length * 5).toBeLessThan(plain.output.length);
   });
 
@@ -78,9 +82,13 @@ describe("term_exec reduce", () => {
     expect(pip.output).toMatch(/Successfully installed certifi-2024\.8\.30 .*matplotlib-3\.9\.2/);
     expect(pip.output).toContain("WARNING: Running pip as the 'root' user");
     const npm = await reduced(`python3 ${FIXTURES}/fake_npm.py`);
-    for (const fact of ["npm warn deprecated inflight@1.0.6", "npm warn deprecated eslint@8.57.1", "added 312 packages, and audited 313 packages", "found 0 vulnerabilities"]) {
-      expect(npm.output).toContain(fact);
-    }
+    const facts = [
+      "npm warn deprecated inflight@1.0.6",
+      "npm warn deprecated eslint@8.57.1",
+      "added 312 packages, and audited 313 packages",
+      "found 0 vulnerabilities",
+    ];
+    for (const fact of facts) expect(npm.output).toContain(fact);
     expect(npm.reduced).toContain("deprecation explanations");
   });
 });

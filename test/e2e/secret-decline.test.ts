@@ -15,10 +15,12 @@ afterAll(async () => {
 describe("term_secret answered without a secret", () => {
   for (const action of ["decline", "cancel"] as const) {
     test(`${action}: ELICITATION_UNSUPPORTED naming ptyhub attach; nothing typed`, async () => {
-      const s = await startServer({ env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" }, capabilities: { elicitation: {} } });
+      const env = { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" };
+      const s = await startServer({ env, capabilities: { elicitation: {} } });
       servers.push(s);
       s.client.setRequestHandler(ElicitRequestSchema, async () => ({ action }));
-      await s.call("term_open", { name: "pw", command: "bash", args: ["--norc", "-c", "read -r -s -p 'Password: ' p; echo \"got[$p]\"; sleep 5"] });
+      const script = "read -r -s -p 'Password: ' p; echo \"got[$p]\"; sleep 5";
+      await s.call("term_open", { name: "pw", command: "bash", args: ["--norc", "-c", script] });
       const r = await s.raw("term_secret", { session: "pw" });
       expect(r.isError).toBe(true);
       const err = (r.structuredContent as { error: { code: string; message: string; hint: string } }).error;

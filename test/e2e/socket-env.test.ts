@@ -51,7 +51,8 @@ describe("the daemon socket", () => {
   });
 
   test("a server with Codex's minimal environment and `ptyhub ls` from a full one meet the same daemon", async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI], env: codexEnv(join(root, "tmp-a")), stderr: "pipe" });
+    const env = codexEnv(join(root, "tmp-a"));
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI], env, stderr: "pipe" });
     const client = new Client({ name: "codex-mcp-client", version: "0" });
     await client.connect(transport);
     try {
@@ -62,7 +63,12 @@ describe("the daemon socket", () => {
       await client.close();
     }
     // The user's own terminal: another TMPDIR, an XDG_RUNTIME_DIR, everything else inherited.
-    const userEnv = { ...(process.env as Record<string, string>), XDG_RUNTIME_DIR: join(root, "run"), TMPDIR: join(root, "tmp-b"), PTYHUB_SOCKET: socket };
+    const userEnv = {
+      ...(process.env as Record<string, string>),
+      XDG_RUNTIME_DIR: join(root, "run"),
+      TMPDIR: join(root, "tmp-b"),
+      PTYHUB_SOCKET: socket,
+    };
     const ls = await cli(["ls", "--json"], userEnv);
     expect(ls.code).toBe(0);
     expect(ls.stdout).toContain('"shared"');

@@ -303,9 +303,12 @@ describe("command line", () => {
 
 describe("what each client needs, and what it shows next", () => {
   const codexConfig = () => join(home, ".codex", "config.toml");
-  const codexTable = () => (Bun.TOML.parse(readFileSync(codexConfig(), "utf8")) as Record<string, any>).mcp_servers.ptyhub;
+  const codexTable = () => {
+    const doc = Bun.TOML.parse(readFileSync(codexConfig(), "utf8")) as Record<string, any>;
+    return doc.mcp_servers.ptyhub;
+  };
 
-  test("codex: env_vars Codex would otherwise strip; tool approval only with --approve-tools, and explained", async () => {
+  test("codex: env_vars Codex would strip; tool approval only with --approve-tools, and explained", async () => {
     const plain = await install(["codex"]);
     expect(plain.code).toBe(0);
     expect(codexTable().default_tools_approval_mode).toBeUndefined();

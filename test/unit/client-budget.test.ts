@@ -4,9 +4,12 @@ import { budgetCap, clientProfile } from "../../src/mcp/client-profile.ts";
 
 describe("client profiles and budgets", () => {
   test("known clients by clientInfo.name; the setting overrides the form", () => {
-    expect(clientProfile({ name: "claude-code" })).toMatchObject({ label: "Claude Code", form: "text", maxResultChars: 50_000 });
-    expect(clientProfile({ name: "codex-mcp-client" })).toMatchObject({ label: "Codex", form: "text", maxResultChars: 12_000 });
-    expect(clientProfile({ name: "inspector" })).toMatchObject({ label: null, form: "structured", maxResultChars: null });
+    const claude = clientProfile({ name: "claude-code" });
+    expect(claude).toMatchObject({ label: "Claude Code", form: "text", maxResultChars: 50_000 });
+    const codex = clientProfile({ name: "codex-mcp-client" });
+    expect(codex).toMatchObject({ label: "Codex", form: "text", maxResultChars: 12_000 });
+    const other = clientProfile({ name: "inspector" });
+    expect(other).toMatchObject({ label: null, form: "structured", maxResultChars: null });
     expect(clientProfile(undefined, "text").form).toBe("text");
     expect(clientProfile({ name: "claude-code" }, "structured").form).toBe("structured");
   });

@@ -12,7 +12,10 @@ const input = z.strictObject({
   reduce: z
     .boolean()
     .optional()
-    .describe("Rewrite known noisy output (git status/log/diff, grep/rg, test runs, package installs, builds) into fewer tokens, keeping every fact; the header says what was dropped. Default: the `reduce` setting (off)."),
+    .describe(
+      "Rewrite known noisy output (git status/log/diff, grep/rg, test runs, package installs, builds) into " +
+        "fewer tokens, keeping every fact; the header says what was dropped. Default: the `reduce` setting (off).",
+    ),
 });
 
 const output = z.object({
@@ -25,7 +28,7 @@ const output = z.object({
   via: z.enum(["shell", "marker", "exit", "prompt", "timeout"]),
   truncated: truncation,
   state: stateEnum,
-  reduced: z.string().optional().describe("Present when `reduce` rewrote the output: which reducer, and what it dropped."),
+  reduced: z.string().optional().describe("When `reduce` rewrote the output: which reducer, and what it dropped."),
 });
 
 export const termExec = defineTool({
@@ -54,7 +57,9 @@ export const termExec = defineTool({
         : r.status === "input"
           ? `[waiting for input (${r.state})`
           : `[still running after ${r.duration_ms} ms`;
-    const header = `${head} · ${r.duration_ms} ms · via ${r.via}${r.cwd ? ` · cwd ${r.cwd}` : ""}${truncationNote(r.truncated)}${r.reduced ? ` · ${r.reduced}` : ""}]`;
+    const where = r.cwd ? ` · cwd ${r.cwd}` : "";
+    const reduced = r.reduced ? ` · ${r.reduced}` : "";
+    const header = `${head} · ${r.duration_ms} ms · via ${r.via}${where}${truncationNote(r.truncated)}${reduced}]`;
     return withOutput(header, r.output);
   },
 });
