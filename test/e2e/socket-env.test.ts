@@ -58,7 +58,10 @@ describe("the daemon socket", () => {
     try {
       const opened = await client.callTool({ name: "term_open", arguments: { name: "shared", command: "sleep 60" } });
       expect(opened.isError).toBeFalsy();
-      expect((opened.content as Array<{ text: string }>)[0]!.text).toContain("[opened shared");
+      const text = (opened.content as Array<{ text: string }>)[0]!.text;
+      expect(text).toContain("[opened shared");
+      // The text form (what Codex's model reads) carries the attach command too.
+      expect(text).toContain("a human can watch: ptyhub attach shared");
     } finally {
       await client.close();
     }
