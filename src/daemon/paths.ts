@@ -49,7 +49,7 @@ export function daemonDir(env: Env = process.env): string {
 }
 
 /** A shared temp dir lets anyone create our directory's name first: only a real directory will do. */
-function refusePlanted(dir: string): void {
+export function refusePlanted(dir: string): void {
   let isLink = false;
   try {
     isLink = lstatSync(dir).isSymbolicLink();

@@ -4,11 +4,11 @@
  * change (Codex passes only HOME, LANG, PATH, SHELL, TERM and TMPDIR).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { resolveSocket } from "../../src/daemon/paths.ts";
+import { refusePlanted, resolveSocket } from "../../src/daemon/paths.ts";
 import { CLI } from "../helpers/mcp.ts";
 
 const root = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? "/tmp", "sock-"));
@@ -48,6 +48,16 @@ describe("the daemon socket", () => {
     expect(minimal).toBe(`/tmp/ptyhub-${uid}/daemon.sock`);
     expect(resolveSocket({ HOME: home, XDG_RUNTIME_DIR: "/run/user/x", TMPDIR: "/var/tmp/y" })).toBe(minimal);
     expect(resolveSocket({ HOME: home, PTYHUB_SOCKET: socket })).toBe(socket);
+  });
+
+  test("a symlink where the private directory should be is refused (anyone can create names in /tmp)", () => {
+    const real = join(root, "real");
+    mkdirSync(real);
+    const planted = join(root, "planted");
+    symlinkSync(real, planted);
+    expect(() => refusePlanted(planted)).toThrow(/is a symbolic link/);
+    expect(() => refusePlanted(real)).not.toThrow();
+    expect(() => refusePlanted(join(root, "not-yet"))).not.toThrow();
   });
 
   test("a server with Codex's minimal environment and `ptyhub ls` from a full one meet the same daemon", async () => {
