@@ -39,7 +39,7 @@ export const ConfigSchema = z.object({
    * in `*`). By default sessions get none of them (see session/client-env.ts).
    */
   session_env_allow: z.array(z.string().min(1)).default([]),
-  /** term_exec rewrites known noisy output (git, grep, test runs, installs, builds) unless a call says reduce:false. */
+  /** term_exec rewrites known noisy output (git, grep, test runs, installs, builds) unless a call says otherwise. */
   reduce: z.boolean().default(false),
 });
 
@@ -108,7 +108,7 @@ export function loadConfig(flags: Partial<Config> = {}, env: NodeJS.ProcessEnv =
 
 let processWide: Config | null = null;
 
-/** This process's configuration, read once: for settings consulted far from where the server starts. */
+/** This process's configuration, read once: for settings consulted far from where the server starts it. */
 export function processConfig(): Config {
   processWide ??= loadConfig();
   return processWide;

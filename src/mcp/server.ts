@@ -36,7 +36,7 @@ function describeIssues(error: z.ZodError): string {
 export interface ServerOptions {
   host: SessionHost;
   clientId?: () => string;
-  /** Which result form to answer in (the `result_form` setting); `auto`: by the client (client-profile.ts). */
+  /** The `result_form` setting; `auto`: the form is picked by the client (client-profile.ts). */
   resultForm?: ResultFormSetting;
 }
 
@@ -52,7 +52,7 @@ export function createMcpServer(opts: ServerOptions): Server {
   server.oninitialized = () => log.info(`client ${client().name}: ${client().form} results`);
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     // Without an outputSchema, clients hand the model the text rendering instead of the JSON.
-    const tools = client().form === "text" ? toolListing().map(({ outputSchema: _, ...t }) => t) : toolListing();
+    const tools = client().form === "text" ? toolListing().map(({ outputSchema: _omitted, ...t }) => t) : toolListing();
     return { tools: tools as never };
   });
 
