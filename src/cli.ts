@@ -15,13 +15,13 @@ Usage:
   ptyhub daemon [--status|--stop] the session host; normally started on demand
   ptyhub ls [--json]              list persistent sessions
   ptyhub attach SESSION [--resize]
-                                  watch and type into a live session; ctrl+\ detaches
+                                  watch and type into a live session; ctrl+\\ detaches
   ptyhub kill SESSION [--signal TERM|KILL|HUP]
                                   close a persistent session
   ptyhub log SESSION [--follow] [--json]
                                   the session's audit trail: who typed what, when, exit codes
   ptyhub bridge [--no-start]      (used over SSH) pipe stdio to this user's daemon, starting it
-  ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall]
+  ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall] [--approve-tools] [--http URL]
                                   register with claude-code, claude-desktop, cursor, vscode, windsurf, codex
   ptyhub --version | --help
 

@@ -50,6 +50,19 @@ export const ConfigSchema = z.object({
   http_max_sessions: z.number().int().min(1).max(10_000).default(32),
   /** Origins allowed besides the server's own (e.g. "https://ide.example.com"); others get 403. */
   http_allowed_origins: z.array(z.string().url()).default([]),
+  /**
+   * What a tool result carries: `text` (the rendering only), `structured` (also structuredContent),
+   * or `auto`: text for clients whose model reads structuredContent as JSON (Claude Code, Codex),
+   * structured for the rest (see mcp/client-profile.ts).
+   */
+  result_form: z.enum(["auto", "text", "structured"]).default("auto"),
+  /**
+   * Variables the MCP client set for itself that sessions may still see (names, or prefixes ending
+   * in `*`). By default sessions get none of them (see session/client-env.ts).
+   */
+  session_env_allow: z.array(z.string().min(1)).default([]),
+  /** term_exec rewrites known noisy output (git, grep, test runs, installs, builds) unless a call says otherwise. */
+  reduce: z.boolean().default(false),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -67,9 +80,15 @@ const ENV_KEYS: Record<string, keyof Config> = {
   PTYHUB_HTTP_MAX_BODY_BYTES: "http_max_body_bytes",
   PTYHUB_HTTP_MAX_CONNECTIONS: "http_max_connections",
   PTYHUB_HTTP_MAX_SESSIONS: "http_max_sessions",
+  PTYHUB_RESULT_FORM: "result_form",
+  PTYHUB_SESSION_ENV_ALLOW: "session_env_allow",
+  PTYHUB_REDUCE: "reduce",
 };
 
-const BOOLEAN_KEYS = new Set<keyof Config>(["persistent"]);
+const BOOLEAN_KEYS = new Set<keyof Config>(["persistent", "reduce"]);
+const STRING_KEYS = new Set<keyof Config>(["shell", "result_form"]);
+/** Settings given in the environment as a comma- or space-separated list. */
+const LIST_KEYS = new Set<keyof Config>(["session_env_allow"]);
 
 function parseBoolean(raw: string): boolean | string {
   const v = raw.trim().toLowerCase();
@@ -83,7 +102,13 @@ function fromEnv(env: NodeJS.ProcessEnv): Partial<Record<keyof Config, unknown>>
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const raw = env[name];
     if (raw === undefined || raw === "") continue;
-    out[key] = key === "shell" ? raw : BOOLEAN_KEYS.has(key) ? parseBoolean(raw) : Number(raw);
+    out[key] = STRING_KEYS.has(key)
+      ? raw
+      : LIST_KEYS.has(key)
+        ? raw.split(/[\s,]+/).filter(Boolean)
+        : BOOLEAN_KEYS.has(key)
+          ? parseBoolean(raw)
+          : Number(raw);
   }
   return out;
 }
@@ -105,4 +130,12 @@ export function loadConfig(flags: Partial<Config> = {}, env: NodeJS.ProcessEnv =
     throw new AppError("INVALID_ARGUMENT", `invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, "Check PTYHUB_* variables and config.json.");
   }
   return parsed.data;
+}
+
+let processWide: Config | null = null;
+
+/** This process's configuration, read once: for settings consulted far from where the server starts it. */
+export function processConfig(): Config {
+  processWide ??= loadConfig();
+  return processWide;
 }

@@ -18,6 +18,8 @@ for (const [name, sub] of Object.entries(dirs)) {
   mkdirSync(path, { recursive: true, mode: 0o700 });
   env[name] = path;
 }
+// The daemon's socket is per uid by default (/tmp/ptyhub-<uid>): keep this run's daemon its own.
+env.PTYHUB_SOCKET = join(root, "runtime", "ptyhub", "daemon.sock");
 delete env.SSH_AUTH_SOCK;
 delete env.PTYHUB_LOG_LEVEL;
 

@@ -41,6 +41,8 @@ export function isolatedEnv(tag: string, extra: Record<string, string> = {}): { 
     mkdirSync(path, { recursive: true, mode: 0o700 });
     env[name] = path;
   }
+  // The daemon's socket is per uid by default (/tmp/ptyhub-<uid>): keep each server's its own.
+  env.PTYHUB_SOCKET = join(env.XDG_RUNTIME_DIR!, "ptyhub", "daemon.sock");
   // git refuses to commit without an identity; benchmark fixtures commit with a fixed one anyway.
   env.GIT_CONFIG_NOSYSTEM = "1";
   return { env: { ...env, ...extra }, home: env.HOME! };

@@ -18,6 +18,7 @@ import { ratio } from "../lib/stats.ts";
 import { emptyResult, peer, type Ctx, type MetricResult } from "../lib/types.ts";
 // The estimator ptyhub budgets with (chars/4 for ASCII, one per other character).
 import { estimateTokens } from "../../src/terminal/render.ts";
+import { outputLast } from "../../src/mcp/result.ts";
 
 export const TARGET_SHARE = 0.5;
 
@@ -48,7 +49,7 @@ export function tasks(fx: Fixtures): Task[] {
       command: "git --no-pager log",
       exit: 0,
       facts: [
-        { name: "newest commit's hash", re: new RegExp(`commit ${fx.head}`) },
+        { name: "newest commit's hash", re: new RegExp(`\\b${fx.head}\\b`) },
         { name: "newest commit's subject", re: new RegExp(esc(commitSubject(COMMITS))) },
         { name: "oldest commit's subject", re: new RegExp(esc(commitSubject(1))) },
         { name: "the author", re: new RegExp(`Author: ${esc(AUTHOR)}`) },
@@ -149,13 +150,51 @@ function account(received: Called[], factText: string, facts: Fact[], count: ((t
   };
 }
 
-async function runPtyhub(server: McpServer, task: Task, n: number, count: ((t: string) => number) | null): Promise<Outcome> {
+/**
+ * The forms a result can reach a model in, from one call's result. Claude Code and Codex hand the
+ * model `structuredContent` as JSON when a tool declares an outputSchema, else the text:
+ * - json: the structured result as those clients serialised it (every field, nulls included);
+ * - lean json: the same without null fields, output last (the best a structured form can do);
+ * - text: the text rendering, what they read now (result_form auto);
+ * - text, reduce: the text of the same command run with `reduce: true` (a second run).
+ */
+const FORMS = ["json", "lean json", "text", "text, reduce"] as const;
+type Form = (typeof FORMS)[number];
+
+function inForm(r: Called, reduced: Called, form: Form): string {
+  const structured = (r.result.structuredContent ?? {}) as Record<string, unknown>;
+  if (form === "text") return r.text;
+  if (form === "text, reduce") return reduced.text;
+  if (form === "json") return JSON.stringify(structured);
+  return JSON.stringify(outputLast(Object.fromEntries(Object.entries(structured).filter(([, v]) => v !== null))));
+}
+
+interface FormSizes {
+  chars: number;
+  tokens: number;
+}
+
+type HubOutcome = Outcome & { forms: Record<Form, FormSizes>; reducedMissing: string[] };
+
+async function runPtyhub(
+  server: McpServer,
+  task: Task,
+  n: number,
+  count: ((t: string) => number) | null,
+): Promise<HubOutcome> {
   const session = `tok${n}`;
   await server.must("term_open", { name: session, cwd: task.cwd });
   const r = await server.must("term_exec", { session, command: task.command, timeout_ms: 60_000 });
+  const reduced = await server.must("term_exec", { session, command: task.command, timeout_ms: 60_000, reduce: true });
   await server.call("term_close", { session });
   const facts = [...task.facts, { name: `exit code ${task.exit}`, re: new RegExp(`^\\[done · exit ${task.exit} `) }];
-  return account([r], r.text, facts, count);
+  const forms = {} as Record<Form, FormSizes>;
+  for (const form of FORMS) {
+    const t = inForm(r, reduced, form);
+    forms[form] = { chars: t.length, tokens: count ? count(t) : estimateTokens(t) };
+  }
+  const reducedMissing = facts.filter((f) => !f.re.test(reduced.text)).map((f) => f.name);
+  return { ...account([r], r.text, facts, count), forms, reducedMissing };
 }
 
 async function runPtyai(server: McpServer, task: Task, count: ((t: string) => number) | null): Promise<Outcome> {
@@ -200,6 +239,8 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
   let hubEst = 0;
   let aiEst = 0;
   const factLines: string[] = [];
+  const formRows: string[] = [];
+  const formTotals = Object.fromEntries(FORMS.map((f) => [f, { chars: 0, tokens: 0 }])) as Record<Form, FormSizes>;
   try {
     for (let i = 0; i < list.length; i++) {
       const task = list[i]!;
@@ -216,7 +257,7 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
         }
         return r;
       };
-      let h: Outcome;
+      let h: HubOutcome;
       let a: Outcome | null;
       if (i % 2 === 0) {
         h = await runHub();
@@ -225,6 +266,12 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
         a = await runAi();
         h = await runHub();
       }
+      for (const f of FORMS) {
+        formTotals[f].chars += h.forms[f].chars;
+        formTotals[f].tokens += h.forms[f].tokens;
+      }
+      const sizes = FORMS.map((f) => `${h.forms[f].chars} / ${h.forms[f].tokens}`);
+      formRows.push(`| ${task.title} | ${sizes.join(" | ")} |`);
       const ht = h.tokens ?? h.estimate;
       const at = a ? (a.tokens ?? a.estimate) : null;
       hubTotal += ht;
@@ -241,6 +288,9 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
         (h.missing.length ? ` ptyhub missed: ${h.missing.join(", ")}.` : "") +
         (a && a.missing.length ? ` ptyai missed: ${a.missing.join(", ")}.` : ""));
       if (h.missing.length) res.errors.push(`ptyhub's result for ${task.id} lacks: ${h.missing.join(", ")}`);
+      if (h.reducedMissing.length) {
+        res.errors.push(`ptyhub's reduced result for ${task.id} lacks: ${h.reducedMissing.join(", ")}`);
+      }
       ctx.log(`  ${task.id}: ptyhub ${ht} (${h.present.length}/${n} facts), ptyai ${at ?? "—"}${a ? ` (${a.present.length}/${n} facts, ${a.calls} calls)` : ""}`);
     }
   } finally {
@@ -258,6 +308,16 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
     `| **total** | **${hubTotal}** | | **${share !== null ? aiTotal : "—"}** | | **${share !== null ? ratio(aiTotal, hubTotal) : "—"}** |`,
     "",
     `Estimator (chars/4 + non-ASCII) totals: ptyhub ${hubEst}, ptyai ${share !== null ? aiEst : "—"}.`,
+    "",
+    `**What the model reads in each result form** (characters / ${unit}; ptyhub's term_exec, default budget). ` +
+      "Claude Code 2.1.330 and Codex 0.169 hand the model `json` when a tool declares an outputSchema; " +
+      "with result_form auto they get `text`; `text, reduce` is the same command with `reduce: true` " +
+      "(every fact checked in it too).",
+    "",
+    `| task | ${FORMS.join(" | ")} |`,
+    `|---|${FORMS.map(() => "---:").join("|")}|`,
+    ...formRows,
+    `| **total** | ${FORMS.map((f) => `**${formTotals[f].chars} / ${formTotals[f].tokens}**`).join(" | ")} |`,
     "",
     "Facts each side's received text must contain:",
     "",

@@ -126,7 +126,7 @@ export class DaemonClient {
         const code = err.code ?? "";
         if (code === "ENOENT") h.fail(new DaemonConnectError("absent", "no ptyhub daemon is running", "term_open starts one."));
         else if (code === "ECONNREFUSED") h.fail(new DaemonConnectError("stale", "the ptyhub daemon is not running (its socket is left over: it died)", "term_open starts a new one."));
-        else if (code === "EACCES" || code === "EPERM") h.fail(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set XDG_RUNTIME_DIR to a directory you own."));
+        else if (code === "EACCES" || code === "EPERM") h.fail(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set PTYHUB_SOCKET to a socket path in a directory you own."));
         else h.fail(new DaemonConnectError("absent", `cannot connect to the ptyhub daemon: ${err.message}`, "term_open starts one."));
       });
     });

@@ -21,6 +21,7 @@ import { DaemonConnectError, type DaemonClient } from "./client.ts";
 import { daemonPaths } from "./paths.ts";
 import { sessionOf, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
 import { reachDaemon } from "./start.ts";
+import { isClientEnv, sessionEnvAllow } from "../session/client-env.ts";
 
 const log = logger("daemon-host");
 
@@ -39,8 +40,11 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 export function forwardedEnv(env: Env = process.env): Record<string, string> {
   const out: Record<string, string> = {};
+  const allow = sessionEnvAllow();
   for (const [k, v] of Object.entries(env)) {
-    if (v !== undefined && ENV_NAME.test(k) && !NOT_FORWARDED.has(k) && !v.includes("\0")) out[k] = v;
+    // Not the MCP client's own credentials either (session/client-env.ts).
+    if (v === undefined || !ENV_NAME.test(k) || NOT_FORWARDED.has(k) || v.includes("\0")) continue;
+    if (!isClientEnv(k, allow)) out[k] = v;
   }
   return out;
 }

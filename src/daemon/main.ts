@@ -31,7 +31,7 @@ const DAEMON_HELP = `Usage: ptyhub daemon [--status|--stop] [--json]
   --status   show the running daemon: pid, version, sessions, socket and log paths
   --stop     stop it: every session it hosts is closed
 Environment: PTYHUB_DAEMON_IDLE_MS (exit after this long with no session and no client;
-default 60000, 0 = never), XDG_RUNTIME_DIR (socket), XDG_STATE_HOME (log).
+default 60000, 0 = never), PTYHUB_SOCKET (socket path; default /tmp/ptyhub-UID/daemon.sock), XDG_STATE_HOME (log).
 `;
 
 function out(text: string): void {

@@ -1,16 +1,25 @@
 /**
- * Where the daemon lives, and its settings. The socket and locks go in the private runtime
- * directory ($XDG_RUNTIME_DIR/ptyhub, else $TMPDIR/ptyhub-<uid>; created 0700 and checked to be
- * ours), the log in the state directory ($XDG_STATE_HOME/ptyhub/daemon.log). Everything takes an
- * environment so tests (and tools) can address a daemon other than their own process's.
+ * Where the daemon lives, and its settings. The socket and locks go in a private directory found
+ * the way tmux finds its own: from the uid alone, `/tmp/ptyhub-<uid>/`, so every client meets the
+ * same daemon whatever environment it passes its MCP server (Codex keeps only HOME, LANG, PATH,
+ * SHELL, TERM and TMPDIR; a socket under $XDG_RUNTIME_DIR or $TMPDIR would split one user's
+ * sessions between daemons that `ptyhub ls` and `attach` cannot all see). PTYHUB_SOCKET names
+ * another socket path. The directory is created 0700 and refused unless it is ours (and, under
+ * /tmp, a real directory rather than a symlink someone planted). The log goes in the state
+ * directory ($XDG_STATE_HOME/ptyhub/daemon.log). Everything takes an environment so tests (and
+ * tools) can address a daemon other than their own process's.
  */
-import { join } from "node:path";
+import { lstatSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { homedir } from "node:os";
 import { ensurePrivateDir } from "../paths.ts";
 import { AppError } from "../errors.ts";
 
 /** sun_path is 108 bytes on Linux, 104 on macOS; stay below both with the NUL. */
 const MAX_SOCKET_PATH = 103;
+/** The system temp dir by its fixed name, as tmux uses it: $TMPDIR differs between environments. */
+const SYSTEM_TMP = "/tmp";
+const SOCKET_NAME = "daemon.sock";
 
 export interface DaemonPaths {
   dir: string;
@@ -28,9 +37,33 @@ function uid(): number {
   return typeof process.getuid === "function" ? process.getuid() : 0;
 }
 
+/** The socket path, from PTYHUB_SOCKET or the uid; nothing is created. */
+export function resolveSocket(env: Env = process.env): string {
+  return env.PTYHUB_SOCKET || join(SYSTEM_TMP, `ptyhub-${uid()}`, SOCKET_NAME);
+}
+
 export function daemonDir(env: Env = process.env): string {
-  const base = env.XDG_RUNTIME_DIR;
-  return ensurePrivateDir(base ? join(base, "ptyhub") : join(env.TMPDIR || "/tmp", `ptyhub-${uid()}`));
+  const dir = dirname(resolveSocket(env));
+  if (!env.PTYHUB_SOCKET) refusePlanted(dir);
+  return ensurePrivateDir(dir);
+}
+
+/** A shared temp dir lets anyone create our directory's name first: only a real directory will do. */
+export function refusePlanted(dir: string): void {
+  let isLink = false;
+  try {
+    isLink = lstatSync(dir).isSymbolicLink();
+  } catch {
+    return; // Not there yet: ensurePrivateDir creates it.
+  }
+  if (isLink) {
+    throw new AppError(
+      "DAEMON_UNAVAILABLE",
+      `${dir} is a symbolic link, not the daemon's private directory`,
+      "Remove it, or set PTYHUB_SOCKET to a socket path in a directory you own.",
+      false,
+    );
+  }
 }
 
 export function daemonStateDir(env: Env = process.env): string {
@@ -40,20 +73,21 @@ export function daemonStateDir(env: Env = process.env): string {
 
 export function daemonPaths(env: Env = process.env): DaemonPaths {
   const dir = daemonDir(env);
-  const socket = join(dir, "daemon.sock");
+  const socket = resolveSocket(env);
   if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
     throw new AppError(
       "DAEMON_UNAVAILABLE",
       `the daemon's socket path is too long for a Unix socket (${Buffer.byteLength(socket)} bytes): ${socket}`,
-      "Set XDG_RUNTIME_DIR to a shorter directory you own (e.g. /run/user/$UID).",
+      "Set PTYHUB_SOCKET to a shorter socket path in a directory you own (e.g. /run/user/$UID/ptyhub.sock).",
       false,
     );
   }
   return {
     dir,
     socket,
-    daemonLock: join(dir, "daemon.lock"),
-    startLock: join(dir, "start.lock"),
+    // Named after the socket: an overriding PTYHUB_SOCKET may share its directory with other sockets.
+    daemonLock: `${socket}.lock`,
+    startLock: `${socket}.start.lock`,
     log: join(daemonStateDir(env), "daemon.log"),
   };
 }

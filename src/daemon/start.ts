@@ -18,6 +18,7 @@ import { logger } from "../log.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { tryLock, type Lock } from "./native.ts";
 import { daemonPaths } from "./paths.ts";
+import { sessionEnvAllow, withoutClientEnv } from "../session/client-env.ts";
 
 const log = logger("daemon-start");
 
@@ -84,7 +85,9 @@ export async function reachDaemon(opts: ReachOptions): Promise<DaemonClient> {
     let proc: ReturnType<typeof Bun.spawn>;
     try {
       // detached: setsid, so the daemon is in no terminal's session and outlives its starter.
-      proc = Bun.spawn(argv, { env: env as Record<string, string>, cwd: "/", detached: true, stdio: ["ignore", logFd, logFd] });
+      // The daemon's environment is what its sessions inherit: not the MCP client's credentials.
+      const daemonEnv = withoutClientEnv(env, sessionEnvAllow());
+      proc = Bun.spawn(argv, { env: daemonEnv, cwd: "/", detached: true, stdio: ["ignore", logFd, logFd] });
     } finally {
       closeSync(logFd);
     }

@@ -13,15 +13,16 @@ import { readConfig, writeConfig } from "./config-file.ts";
 import { ConfigEditError, type EditAction, type EditResult, type LaunchCommand } from "./config-edit.ts";
 import { editJsonServers } from "./json-servers.ts";
 import { editTomlServer } from "./toml-servers.ts";
+import { nextSteps } from "./next-steps.ts";
 import { currentProgram, launchCommandFor } from "./launch-command.ts";
 import { CLIENTS, findClient } from "./clients/index.ts";
 import { resolveHttpToken } from "../mcp/http-token.ts";
-import type { ConfigFormat, InstallEnvironment, McpClient, Scope } from "./clients/types.ts";
+import type { ConfigFormat, InstallChoices, InstallEnvironment, McpClient, Scope } from "./clients/types.ts";
 
 /** The server name ptyhub registers under in every client. */
 export const SERVER_NAME = "ptyhub";
 
-const USAGE = `usage: ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall] [--http URL]
+const USAGE = `usage: ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall] [--approve-tools] [--http URL]
 
 Registers ptyhub as an MCP server with CLIENT, or with every client found on this machine.
 Clients: ${CLIENTS.map((c) => c.id).join(", ")}
@@ -31,6 +32,10 @@ Clients: ${CLIENTS.map((c) => c.id).join(", ")}
   --uninstall   remove ptyhub's entry instead
   --http URL    register a running \`ptyhub serve --http\` at URL (e.g. http://127.0.0.1:6420/mcp) with its
                 token header, instead of a command (claude-code, cursor, vscode; user config only)
+  --approve-tools
+                let the client run ptyhub's tools without asking each time (codex: writes
+                default_tools_approval_mode = "approve"; \`codex exec\` refuses unapproved tools).
+                Off by default: the tools type into real terminals, so approving them is your call.
 `;
 
 /** Exit code for a command line that cannot be understood (as opposed to a failed edit). */
@@ -53,6 +58,7 @@ interface InstallOptions {
   dryRun: boolean;
   /** --http: the endpoint and the headers to register instead of a launch command. */
   http: { url: string; headers: Record<string, string> } | null;
+  choices: InstallChoices;
 }
 
 type Outcome = "changed" | "unchanged" | "failed";
@@ -86,6 +92,7 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
         project: { type: "boolean", default: false },
         "dry-run": { type: "boolean", default: false },
         uninstall: { type: "boolean", default: false },
+        "approve-tools": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         http: { type: "string" },
       },
@@ -126,6 +133,7 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
     action,
     dryRun: values["dry-run"],
     http,
+    choices: { approveTools: values["approve-tools"] },
   };
 
   const selected = selectClients(positionals[0], options.scope, io);
@@ -143,10 +151,16 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
   if (http) io.out(`ptyhub endpoint: ${http.url} (with its bearer token)`);
   else if (options.action === "add") io.out(`ptyhub command: ${[io.launch.command, ...io.launch.args].join(" ")}`);
   const outcomes: Outcome[] = [];
-  for (const client of clients) outcomes.push(await applyToClient(client, options, io));
-
-  if (!options.dryRun && outcomes.includes("changed")) {
-    io.out("Restart the client (or reload its MCP servers) to pick up the change.");
+  for (const client of clients) {
+    const outcome = await applyToClient(client, options, io);
+    outcomes.push(outcome);
+    if (options.choices.approveTools && client.format.kind !== "toml") {
+      io.out(`${client.id}: --approve-tools has no setting here; approve ptyhub's tools in ${client.displayName}`);
+    }
+    if (!options.dryRun && outcome === "changed") {
+      const lines = nextSteps(client.id, client.displayName, options.scope, options.action, options.choices);
+      for (const line of lines) io.out(line);
+    }
   }
   return outcomes.includes("failed") ? EXIT_FAILED : 0;
 }
@@ -194,7 +208,9 @@ function takesHttp(client: McpClient): boolean {
 }
 
 function edit(format: ConfigFormat, text: string | null, launch: LaunchCommand, options: InstallOptions): EditResult {
-  if (format.kind === "toml") return editTomlServer(text, SERVER_NAME, launch, options.action);
+  if (format.kind === "toml") {
+    return editTomlServer(text, SERVER_NAME, launch, options.action, format.extras(options.choices));
+  }
   const http = options.http && format.httpEntry ? format.httpEntry(options.http.url, options.http.headers) : null;
   const fields = http ?? format.entry(launch);
   // Switching between a command and a URL entry: the other kind's fields would contradict it.

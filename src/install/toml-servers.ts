@@ -15,15 +15,29 @@ import {
 import { scanTomlStatements, type TomlStatement } from "./toml-scan.ts";
 
 const SERVERS_TABLE = "mcp_servers";
-/** The keys ptyhub owns inside its table; any other key a user added there is kept. */
-const OWNED_KEYS = ["command", "args"] as const;
+
+/**
+ * Keys ptyhub sets in its table besides `command` and `args` (Codex's per-server settings):
+ * `env_vars` names variables Codex forwards to the server (merged with any the user listed), and
+ * `default_tools_approval_mode` is written only when the user asked for it.
+ */
+export interface TomlServerExtras {
+  env_vars?: string[];
+  default_tools_approval_mode?: string;
+}
 
 interface Range {
   start: number;
   end: number;
 }
 
-export function editTomlServer(original: string | null, name: string, launch: LaunchCommand, action: EditAction): EditResult {
+export function editTomlServer(
+  original: string | null,
+  name: string,
+  launch: LaunchCommand,
+  action: EditAction,
+  extras: TomlServerExtras = {},
+): EditResult {
   const text = original ?? "";
   const before = parseToml(text);
   const current = serverTable(before, name);
@@ -46,19 +60,20 @@ export function editTomlServer(original: string | null, name: string, launch: La
     const ranges = owned.map((header) => withSeparatorLine(text, sectionRange(statements, statements.indexOf(header))));
     edited = removeRanges(text, ranges);
   } else {
-    if (current && current.command === launch.command && deepEqual(current.args, launch.args)) return unchanged(true);
+    const desired = desiredKeys(current, launch, extras);
+    if (current && Object.entries(desired).every(([k, v]) => deepEqual(current[k], v))) return unchanged(true);
     const newline = text.includes("\r\n") ? "\r\n" : "\n";
-    const ownedLines = [`command = ${tomlString(launch.command)}`, `args = [${launch.args.map(tomlString).join(", ")}]`];
+    const ownedLines = Object.entries(desired).map(([k, v]) => `${k} = ${tomlValue(v)}`);
     if (headerIndex < 0) {
       if (definesServersInline(statements)) {
         throw new ConfigEditError(`${SERVERS_TABLE} is written as an inline table, which cannot take another table; add ptyhub by hand`);
       }
       edited = appendTable(text, `[${tablePath.join(".")}]`, ownedLines, newline);
     } else {
-      edited = replaceOwnedKeys(text, statements, headerIndex, ownedLines, newline);
+      edited = replaceOwnedKeys(text, statements, headerIndex, ownedLines, Object.keys(desired), newline);
     }
   }
-  verifyEdit(before, edited, name, action === "add" ? launch : undefined);
+  verifyEdit(before, edited, name, action === "add" ? desiredKeys(current, launch, extras) : undefined);
   return { text: edited, changed: true, existed: current !== undefined };
 }
 
@@ -133,12 +148,36 @@ function appendTable(text: string, header: string, lines: string[], newline: str
   return text + separator + [header, ...lines].join(newline) + newline;
 }
 
-/** Replaces `command` and `args` in the existing table, keeping every other line of it. */
-function replaceOwnedKeys(text: string, statements: TomlStatement[], headerIndex: number, lines: string[], newline: string): string {
+/** The keys ptyhub writes and their values; env_vars keeps what the user listed, then adds ours. */
+function desiredKeys(
+  current: Record<string, unknown> | undefined,
+  launch: LaunchCommand,
+  extras: TomlServerExtras,
+): Record<string, unknown> {
+  const keys: Record<string, unknown> = { command: launch.command, args: launch.args };
+  if (extras.env_vars) {
+    const before = current?.env_vars;
+    const listed = Array.isArray(before) ? before.filter((v): v is string => typeof v === "string") : [];
+    keys.env_vars = [...listed, ...extras.env_vars.filter((v) => !listed.includes(v))];
+  }
+  if (extras.default_tools_approval_mode) keys.default_tools_approval_mode = extras.default_tools_approval_mode;
+  return keys;
+}
+
+/** Replaces the keys ptyhub owns in the existing table, keeping every other line of it. */
+function replaceOwnedKeys(
+  text: string,
+  statements: TomlStatement[],
+  headerIndex: number,
+  lines: string[],
+  owned: string[],
+  newline: string,
+): string {
   const header = statements[headerIndex]!;
   const section = sectionRange(statements, headerIndex);
   const stale = statements.filter(
-    (s) => s.kind === "keyval" && s.start >= header.end && s.end <= section.end && s.path.length === 1 && (OWNED_KEYS as readonly string[]).includes(s.path[0]!),
+    (s) =>
+      s.kind === "keyval" && s.start >= header.end && s.end <= section.end && s.path.length === 1 && owned.includes(s.path[0]!),
   );
   const headerLine = text.slice(header.start, header.end);
   const insert = (headerLine.endsWith("\n") ? "" : newline) + lines.join(newline) + newline;
@@ -151,7 +190,18 @@ function tomlString(value: string): string {
   return JSON.stringify(value).replace(/\x7f/g, "\\u007f");
 }
 
-function verifyEdit(before: Record<string, unknown>, editedText: string, name: string, launch: LaunchCommand | undefined): void {
+/** The values ptyhub writes: strings and arrays of strings. */
+function tomlValue(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => tomlString(String(v))).join(", ")}]`;
+  return tomlString(String(value));
+}
+
+function verifyEdit(
+  before: Record<string, unknown>,
+  editedText: string,
+  name: string,
+  desired: Record<string, unknown> | undefined,
+): void {
   const fail = (why: string): never => {
     throw new ConfigEditError(`refusing to write: the edit would ${why} (this is a bug in ptyhub; please report it)`);
   };
@@ -164,12 +214,17 @@ function verifyEdit(before: Record<string, unknown>, editedText: string, name: s
   if (!deepEqual(withoutServer(before, name), withoutServer(after, name))) fail("change settings outside ptyhub's table");
   const oldTable = serverTable(before, name);
   const newTable = serverTable(after, name);
-  if (!launch) {
+  if (!desired) {
     if (newTable !== undefined) fail("leave ptyhub's table in place");
     return;
   }
-  if (!newTable || newTable.command !== launch.command || !deepEqual(newTable.args, launch.args)) fail("not register the right command");
-  if (!deepEqual(withoutOwnedKeys(oldTable), withoutOwnedKeys(newTable))) fail("change keys of ptyhub's table it does not own");
+  if (!newTable || Object.entries(desired).some(([k, v]) => !deepEqual(newTable[k], v))) {
+    fail("not register the right command");
+  }
+  const owned = Object.keys(desired);
+  if (!deepEqual(withoutKeys(oldTable, owned), withoutKeys(newTable, owned))) {
+    fail("change keys of ptyhub's table it does not own");
+  }
 }
 
 function withoutServer(doc: Record<string, unknown>, name: string): Record<string, unknown> {
@@ -183,8 +238,8 @@ function withoutServer(doc: Record<string, unknown>, name: string): Record<strin
   return copy;
 }
 
-function withoutOwnedKeys(table: Record<string, unknown> | undefined): Record<string, unknown> {
+function withoutKeys(table: Record<string, unknown> | undefined, keys: string[]): Record<string, unknown> {
   const copy = { ...table };
-  for (const key of OWNED_KEYS) delete copy[key];
+  for (const key of keys) delete copy[key];
   return copy;
 }

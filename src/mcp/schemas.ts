@@ -61,9 +61,9 @@ export function withHint(header: string, hintText: string | undefined): string {
 
 export const viaEnum = z.enum(["exit", "shell", "marker", "until", "prompt", "settle", "timeout"]);
 
-/** "… N lines omitted" summary for headers. */
+/** "… N lines omitted" summary for headers, with how to fetch them (the text form has no schema to say so). */
 export function truncationNote(t: { omitted_lines: number; from_line: number; to_line: number } | null): string {
-  return t ? ` · ${t.omitted_lines} lines omitted (${t.from_line}–${t.to_line})` : "";
+  return t ? ` · ${t.omitted_lines} lines omitted: term_read mode:"history" from:${t.from_line} to:${t.to_line}` : "";
 }
 
 /** Header line, then the output (if any). */

@@ -16,6 +16,8 @@ import { errorResult, okResult } from "./result.ts";
 import { registerResources } from "./resources.ts";
 import { toolListing } from "./listing.ts";
 import { clip } from "../util/quote.ts";
+import { clientProfile, type ClientProfile, type ResultFormSetting } from "./client-profile.ts";
+import { addHeaderNote, clampBudget, clampNote, fitToClient } from "./client-budget.ts";
 
 const log = logger("mcp");
 
@@ -35,6 +37,8 @@ function describeIssues(error: z.ZodError): string {
 export interface ServerOptions {
   host: SessionHost;
   clientId?: () => string;
+  /** The `result_form` setting; `auto`: the form is picked by the client (client-profile.ts). */
+  resultForm?: ResultFormSetting;
 }
 
 export function createMcpServer(opts: ServerOptions): Server {
@@ -43,7 +47,15 @@ export function createMcpServer(opts: ServerOptions): Server {
     { capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } }, instructions: INSTRUCTIONS },
   );
   const byName = new Map<string, ToolDef>(TOOLS.map((t) => [t.name, t]));
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolListing() as never }));
+  let profile: ClientProfile | null = null;
+  // clientInfo is known once initialize has run, before any tools/list or tools/call.
+  const client = (): ClientProfile => (profile ??= clientProfile(server.getClientVersion(), opts.resultForm));
+  server.oninitialized = () => log.info(`client ${client().name}: ${client().form} results`);
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    // Without an outputSchema, clients hand the model the text rendering instead of the JSON.
+    const tools = client().form === "text" ? toolListing().map(({ outputSchema: _omitted, ...t }) => t) : toolListing();
+    return { tools: tools as never };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: rawArgs } = request.params;
@@ -66,11 +78,14 @@ export function createMcpServer(opts: ServerOptions): Server {
             }
           : undefined,
       };
+      const clamp = clampBudget(parsed.data as Record<string, unknown>, client());
       const result = (await tool.run(parsed.data, ctx)) as Record<string, unknown>;
-      return okResult(result, tool.text(result));
+      let text = tool.text(result);
+      if (clamp && result.truncated) text = addHeaderNote(text, clampNote(clamp));
+      return okResult(result, fitToClient(text, client()), client().form);
     } catch (err) {
       if (!(err instanceof AppError)) log.error(`${name} failed`, err);
-      return errorResult(err);
+      return errorResult(err, client().form);
     }
   });
 

@@ -24,6 +24,7 @@ export async function runStdioServer(): Promise<void> {
   const server = createMcpServer({
     host: app.host,
     clientId: () => clientLabel(server.getClientVersion()),
+    resultForm: app.config.result_form,
   });
   const transport = new StdioLineTransport();
   const stop = handleShutdown(

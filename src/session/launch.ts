@@ -7,6 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../errors.ts";
 import { expandHome } from "../paths.ts";
+import { isClientEnv, sessionEnvAllow } from "./client-env.ts";
 import { shellFamilyOf, shellLaunch, type Integration, type ShellFamily } from "../terminal/shell-integration.ts";
 
 export interface LaunchRequest {
@@ -60,7 +61,10 @@ export function defaultShellPath(configured?: string): string {
 
 function baseEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !PRIVATE_ENV.includes(k)) env[k] = v;
+  const allow = sessionEnvAllow();
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !PRIVATE_ENV.includes(k) && !isClientEnv(k, allow)) env[k] = v;
+  }
   // The terminal option does not set TERM; programs need it to know what they talk to.
   env.TERM = "xterm-256color";
   env.TERM_PROGRAM = "ptyhub";

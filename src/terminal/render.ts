@@ -12,7 +12,7 @@ const COLLAPSE_MIN_RUN = 3;
  * Share of the budget given to the head when output is cut; the tail gets the rest: that is where
  * errors, tracebacks and summaries are (a failing test run: hundreds of PASSED lines, then the failure).
  */
-const HEAD_SHARE = 0.2;
+export const HEAD_SHARE = 0.2;
 /** Room kept for the "omitted" notice itself. */
 const NOTICE_TOKENS = 40;
 /** A budget below this cannot show anything useful; smaller requests are raised to it. */

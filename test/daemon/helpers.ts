@@ -21,7 +21,7 @@ export type Env = Record<string, string>;
 export const TAG = `daemon-test-${process.pid}-${Date.now()}`;
 
 /**
- * An environment with its own XDG_RUNTIME_DIR (hence its own daemon socket) and state dir (log).
+ * An environment with its own XDG_RUNTIME_DIR (PTYHUB_SOCKET points there: its own daemon) and state dir (log).
  * Kept short: a Unix socket path must fit in 104 bytes.
  */
 export function testEnv(extra: Env = {}): Env {
@@ -37,6 +37,8 @@ export function testEnv(extra: Env = {}): Env {
     ...extra,
   };
   delete env.PTYHUB_PERSISTENT;
+  // The socket is per uid unless PTYHUB_SOCKET says otherwise: put it in this env's runtime dir.
+  env.PTYHUB_SOCKET = extra.PTYHUB_SOCKET ?? join(env.XDG_RUNTIME_DIR!, "ptyhub", "daemon.sock");
   mkdirSync(env.XDG_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
   return env;
 }

@@ -22,6 +22,8 @@ export interface StartOptions {
   args?: string[];
   env?: Record<string, string>;
   capabilities?: Record<string, unknown>;
+  /** clientInfo.name the client announces (the server picks its result form by it). */
+  clientName?: string;
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<McpHandle> {
@@ -31,7 +33,7 @@ export async function startServer(opts: StartOptions = {}): Promise<McpHandle> {
     env: { ...(process.env as Record<string, string>), ...opts.env },
     stderr: "pipe",
   });
-  const client = new Client({ name: "ptyhub-tests", version: "1.0.0" }, { capabilities: opts.capabilities ?? {} });
+  const client = new Client({ name: opts.clientName ?? "ptyhub-tests", version: "1.0.0" }, { capabilities: opts.capabilities ?? {} });
   await client.connect(transport);
   const raw = (name: string, args: unknown, o: { signal?: AbortSignal; timeout?: number } = {}) =>
     client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { signal: o.signal, timeout: o.timeout ?? 120_000 }) as Promise<CallToolResult>;

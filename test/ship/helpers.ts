@@ -43,6 +43,8 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
     XDG_CACHE_HOME: join(home, ".cache"),
     XDG_RUNTIME_DIR: join(home, "run"),
     TMPDIR: join(home, "tmp"),
+    // The daemon's socket is per uid by default (/tmp/ptyhub-<uid>): keep this one inside `home`.
+    PTYHUB_SOCKET: join(home, "run", "ptyhub", "daemon.sock"),
     LANG: "C.UTF-8",
     // test/run.ts finds processes the suite leaked by this variable; keep ours findable.
     ...(process.env.PTYHUB_TEST_RUN ? { PTYHUB_TEST_RUN: process.env.PTYHUB_TEST_RUN } : {}),

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import { dirname, join } from "node:path";
 import { runInstall, type InstallIo } from "../../src/install/command.ts";
 import { CLIENTS } from "../../src/install/clients/index.ts";
+import { CODEX_ENV_VARS } from "../../src/install/clients/codex.ts";
 import type { InstallEnvironment, McpClient } from "../../src/install/clients/types.ts";
 import { nodeValue, parseJsonc } from "../../src/install/jsonc.ts";
 import { makeTempDir } from "./helpers.ts";
@@ -71,7 +72,7 @@ function registeredEntry(client: McpClient, text: string): unknown {
 }
 
 function expectedEntry(client: McpClient): unknown {
-  return client.format.kind === "toml" ? LAUNCH : client.format.entry(LAUNCH);
+  return client.format.kind === "toml" ? { ...LAUNCH, env_vars: CODEX_ENV_VARS } : client.format.entry(LAUNCH);
 }
 
 function write(path: string, text: string): void {
@@ -297,5 +298,45 @@ describe("command line", () => {
     const result = await install(["--help"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("usage: ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall]");
+  });
+});
+
+describe("what each client needs, and what it shows next", () => {
+  const codexConfig = () => join(home, ".codex", "config.toml");
+  const codexTable = () => {
+    const doc = Bun.TOML.parse(readFileSync(codexConfig(), "utf8")) as Record<string, any>;
+    return doc.mcp_servers.ptyhub;
+  };
+
+  test("codex: env_vars Codex would strip; tool approval only with --approve-tools, and explained", async () => {
+    const plain = await install(["codex"]);
+    expect(plain.code).toBe(0);
+    expect(codexTable().default_tools_approval_mode).toBeUndefined();
+    expect(codexTable().env_vars).toEqual(CODEX_ENV_VARS);
+    expect(plain.stdout).toContain("`codex exec` (approval \"never\") refuses those tools");
+    expect(plain.stdout).toContain("ptyhub install codex --approve-tools");
+
+    const approved = await install(["codex", "--approve-tools"]);
+    expect(approved.stdout).toContain("codex: updated ptyhub in");
+    expect(codexTable()).toMatchObject({ command: LAUNCH.command, default_tools_approval_mode: "approve" });
+    expect(approved.stdout).toContain("its tools run without asking");
+    // Idempotent with the same choice; without the flag an earlier approval is the user's to keep.
+    expect((await install(["codex", "--approve-tools"])).stdout).toContain("already registered");
+    expect((await install(["codex"])).stdout).toContain("already registered");
+    expect(codexTable().default_tools_approval_mode).toBe("approve");
+  });
+
+  test("codex: variables the user listed in env_vars are kept, ours added after them", async () => {
+    write(codexConfig(), `[mcp_servers.ptyhub]\ncommand = "old"\nargs = []\nenv_vars = ["MY_VAR", "USER"]\n`);
+    await install(["codex"]);
+    expect(codexTable().env_vars).toEqual(["MY_VAR", "USER", ...CODEX_ENV_VARS.filter((v) => v !== "USER")]);
+  });
+
+  test("claude-code --project: pending approval, not restart; --approve-tools has no setting there", async () => {
+    const result = await install(["claude-code", "--project", "--approve-tools"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("shows ptyhub as pending approval");
+    expect(result.stdout).not.toContain("Restart");
+    expect(result.stdout).toContain("claude-code: --approve-tools has no setting here");
   });
 });

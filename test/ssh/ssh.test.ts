@@ -458,7 +458,13 @@ describe.skipIf(!enabled)("ssh sessions", () => {
   test.skipIf(!haveDaemon)("a persistent SSH session lives in the daemon and survives an MCP server restart", async () => {
     // A private daemon: its own runtime dir (socket) and state dir.
     const base = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT!, "dm-"));
-    const env = { XDG_RUNTIME_DIR: join(base, "r"), XDG_STATE_HOME: join(base, "s"), PTYHUB_PERSISTENT: undefined };
+    const socket = join(base, "r", "ptyhub", "daemon.sock");
+    const env = {
+      XDG_RUNTIME_DIR: join(base, "r"),
+      XDG_STATE_HOME: join(base, "s"),
+      PTYHUB_SOCKET: socket,
+      PTYHUB_PERSISTENT: undefined,
+    };
     mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
     const first = await startMcp({ env });
     try {
@@ -476,7 +482,8 @@ describe.skipIf(!enabled)("ssh sessions", () => {
       await second.call("term_close", { session: "remote" });
     } finally {
       await second.close();
-      await run(["bun", CLI, "daemon", "--stop"], { env: { XDG_RUNTIME_DIR: env.XDG_RUNTIME_DIR, XDG_STATE_HOME: env.XDG_STATE_HOME } });
+      const stopEnv = { XDG_STATE_HOME: env.XDG_STATE_HOME, PTYHUB_SOCKET: socket };
+      await run(["bun", CLI, "daemon", "--stop"], { env: stopEnv });
     }
   }, 30_000);
 });

@@ -4,6 +4,7 @@
  * shape of its server entry.
  */
 import type { LaunchCommand } from "../config-edit.ts";
+import type { TomlServerExtras } from "../toml-servers.ts";
 
 export type Scope = "user" | "project";
 
@@ -27,8 +28,14 @@ export type ConfigFormat =
        */
       httpEntry?(url: string, headers: Record<string, string>): Record<string, unknown>;
     }
-  /** Codex's config.toml: one `[mcp_servers.<name>]` table with `command` and `args`. */
-  | { kind: "toml" };
+  /** Codex's config.toml: one `[mcp_servers.<name>]` table with `command`, `args` and `extras`. */
+  | { kind: "toml"; extras(choices: InstallChoices): TomlServerExtras };
+
+/** What the user chose on the command line that shapes the entry. */
+export interface InstallChoices {
+  /** --approve-tools: the client runs ptyhub's tools without asking each time. */
+  approveTools: boolean;
+}
 
 export interface McpClient {
   id: string;

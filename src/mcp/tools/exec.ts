@@ -1,12 +1,21 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { hint, MAX_SESSION_ID_CHARS, maxTokens, stateEnum, truncation, truncationNote, withHint, withOutput } from "../schemas.ts";
+import { processConfig } from "../../config.ts";
+import { reduceOutput } from "../../reduce/index.ts";
 
 const input = z.strictObject({
   command: z.string().min(1).max(100_000).describe("One shell command line, typed at the session's prompt (multi-line scripts are run as one command)."),
   session: z.string().max(MAX_SESSION_ID_CHARS).optional().describe("A shell session; default: the shell session `main`, created on first use."),
   timeout_ms: z.number().int().min(0).max(600_000).default(30_000).describe("How long to wait. After it the command keeps running and the result says status \"running\"."),
   max_tokens: maxTokens,
+  reduce: z
+    .boolean()
+    .optional()
+    .describe(
+      "Rewrite known noisy output (git status/log/diff, grep/rg, test runs, package installs, builds) into " +
+        "fewer tokens, keeping every fact; the header says what was dropped. Default: the `reduce` setting (off).",
+    ),
 });
 
 const output = z.object({
@@ -20,6 +29,7 @@ const output = z.object({
   truncated: truncation,
   state: stateEnum,
   hint,
+  reduced: z.string().optional().describe("When `reduce` rewrote the output: which reducer, and what it dropped."),
 });
 
 export const termExec = defineTool({
@@ -37,8 +47,11 @@ export const termExec = defineTool({
   input,
   output,
   annotations: { destructiveHint: true, openWorldHint: true },
-  async run(args, ctx) {
-    return (await ctx.host.exec(args, ctx)) as z.infer<typeof output>;
+  async run({ reduce, ...args }, ctx) {
+    const result = (await ctx.host.exec(args, ctx)) as z.infer<typeof output>;
+    if (!(reduce ?? processConfig().reduce)) return result;
+    const reduced = reduceOutput(args.command, result.output);
+    return reduced ? { ...result, output: reduced.text, reduced: reduced.note } : result;
   },
   text(r) {
     const head =
@@ -47,7 +60,9 @@ export const termExec = defineTool({
         : r.status === "input"
           ? `[waiting for input (${r.state})`
           : `[still running after ${r.duration_ms} ms`;
-    const header = `${head} · ${r.duration_ms} ms · via ${r.via}${r.cwd ? ` · cwd ${r.cwd}` : ""}${truncationNote(r.truncated)}]`;
+    const where = r.cwd ? ` · cwd ${r.cwd}` : "";
+    const reduced = r.reduced ? ` · ${r.reduced}` : "";
+    const header = `${head} · ${r.duration_ms} ms · via ${r.via}${where}${truncationNote(r.truncated)}${reduced}]`;
     return withOutput(withHint(header, r.hint), r.output);
   },
 });

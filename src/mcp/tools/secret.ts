@@ -18,12 +18,11 @@ export const termSecret = defineTool({
   annotations: { destructiveHint: false, openWorldHint: false },
   async run(args, ctx) {
     await ctx.host.check(args.session, ctx);
+    const typeItYourself =
+      `Ask the human to type it themselves: \`ptyhub attach ${args.session}\` in a terminal (ctrl+\\ detaches).`;
     if (!ctx.elicit) {
-      throw new AppError(
-        "ELICITATION_UNSUPPORTED",
-        "this MCP client cannot ask the human for input (no elicitation support)",
-        `Ask the human to type it themselves: \`ptyhub attach ${args.session}\` in a terminal (ctrl+\\ detaches).`,
-      );
+      const why = "this MCP client cannot ask the human for input (no elicitation support)";
+      throw new AppError("ELICITATION_UNSUPPORTED", why, typeItYourself);
     }
     const answer = await ctx.elicit(args.prompt ?? `A secret for terminal session '${args.session}'`, {
       type: "object",
@@ -31,11 +30,16 @@ export const termSecret = defineTool({
       required: ["secret"],
     });
     const secret = answer.content?.secret;
-    if (answer.action !== "accept" || typeof secret !== "string") return { session: args.session, sent: false, action: answer.action };
+    // Clients in non-interactive mode (claude -p, codex exec) decline or cancel every request on
+    // the human's behalf: the way forward is the same as without elicitation.
+    if (answer.action !== "accept" || typeof secret !== "string") {
+      const why = `no secret was typed: the request was answered "${answer.action}"`;
+      throw new AppError("ELICITATION_UNSUPPORTED", why, typeItYourself);
+    }
     await ctx.host.typeSecret({ session: args.session, secret, enter: args.enter }, ctx);
     return { session: args.session, sent: true, action: "accept" as const };
   },
   text(r) {
-    return r.sent ? `[secret typed into ${r.session}]` : `[no secret sent: the human chose ${r.action}]`;
+    return `[secret typed into ${r.session}]`;
   },
 });

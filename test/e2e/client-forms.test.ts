@@ -1,0 +1,70 @@
+/**
+ * What the model reads in known clients: the MCP SDK client announcing itself as Claude Code or
+ * Codex gets the text form (no outputSchema, no structuredContent) and budgets clamped to what the
+ * client passes on whole; any other client gets structured results with the output fields last.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { startServer, type McpHandle } from "../helpers/mcp.ts";
+
+const servers: McpHandle[] = [];
+async function start(clientName: string, env: Record<string, string> = {}): Promise<McpHandle> {
+  const s = await startServer({ clientName, env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash", ...env } });
+  servers.push(s);
+  return s;
+}
+afterAll(async () => {
+  for (const s of servers) await s.close();
+});
+
+function textOf(r: CallToolResult): string {
+  return (r.content[0] as { text: string }).text;
+}
+
+describe("result forms by client", () => {
+  test("Claude Code: tools without outputSchema, results as text only, header facts included", async () => {
+    const s = await start("claude-code");
+    const { tools } = await s.client.listTools();
+    expect(tools.length).toBe(8);
+    for (const t of tools) expect(t.outputSchema).toBeUndefined();
+    const r = await s.raw("term_exec", { command: "cd /tmp && echo hi" });
+    expect(r.structuredContent).toBeUndefined();
+    expect(textOf(r)).toMatch(/^\[done · exit 0 · \d+ ms · via shell · cwd \/tmp\]\nhi$/);
+    const e = await s.raw("term_read", { session: "nosuch" });
+    expect(e.isError).toBe(true);
+    expect(e.structuredContent).toBeUndefined();
+    expect(textOf(e)).toMatch(/^SESSION_NOT_FOUND: .*\nhint: /);
+  }, 30_000);
+
+  test("Codex: max_tokens clamped to fit ~12,000 characters, and the header says so", async () => {
+    const s = await start("codex-mcp-client");
+    const r = await s.raw("term_exec", { command: "seq 1 100000", max_tokens: 50_000, timeout_ms: 60_000 });
+    const text = textOf(r);
+    expect(text.length).toBeLessThanOrEqual(12_000);
+    const header = text.split("\n")[0]!;
+    expect(header).toMatch(/^\[done · exit 0 · .* lines omitted: term_read mode:"history" from:\d+ to:\d+ · /);
+    const note = " · max_tokens 50000 clamped to 2750: Codex passes on ~12000 characters of a result]";
+    expect(header.endsWith(note)).toBe(true);
+    // The tail, the part a budget keeps, arrives whole.
+    expect(text.endsWith("\n99999\n100000")).toBe(true);
+    // A result that fits anyway carries no note.
+    const small = await s.raw("term_exec", { command: "echo small", max_tokens: 50_000 });
+    expect(textOf(small)).not.toContain("clamped");
+  }, 60_000);
+
+  test("other clients: structured results, output fields last; result_form forces a form", async () => {
+    const s = await start("some-programmatic-client");
+    const { tools } = await s.client.listTools();
+    for (const t of tools) expect(t.outputSchema?.type).toBe("object");
+    const r = await s.raw("term_exec", { command: "echo hi" });
+    const keys = Object.keys(r.structuredContent ?? {});
+    expect(keys.at(-1)).toBe("output");
+    expect(r.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "hi" });
+
+    const forcedText = await start("some-programmatic-client", { PTYHUB_RESULT_FORM: "text" });
+    expect((await forcedText.raw("term_exec", { command: "echo hi" })).structuredContent).toBeUndefined();
+    const forcedStructured = await start("claude-code", { PTYHUB_RESULT_FORM: "structured" });
+    const structured = await forcedStructured.raw("term_exec", { command: "echo hi" });
+    expect(structured.structuredContent).toMatchObject({ output: "hi" });
+  }, 60_000);
+});

@@ -1,0 +1,94 @@
+/**
+ * term_exec `reduce` on real commands in a real shell: git status/log/grep in a scratch repository
+ * and the benchmark's pytest/pip/npm look-alikes. Every fact stays; the header says what was dropped.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startServer, type McpHandle } from "../helpers/mcp.ts";
+
+const FIXTURES = join(import.meta.dir, "..", "..", "bench", "fixtures");
+let mcp: McpHandle;
+let repo: string;
+
+beforeAll(async () => {
+  mcp = await startServer({ env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" } });
+  repo = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? "/tmp", "repo-"));
+  const git = "git -c user.name=Ada -c user.email=ada@example.com";
+  const setup = [
+    "git init -q -b main .",
+    "printf 'alpha\\nneedle one\\n' > a.txt",
+    "printf 'needle two\\nneedle three\\nneedle four\\nneedle five\\n' > b.txt",
+    `${git} add . && ${git} commit -qm 'first commit'`,
+    `echo more >> a.txt && ${git} commit -qam 'second commit'`,
+    "echo changed >> b.txt && echo new > c.txt",
+  ].join(" && ");
+  const r = await mcp.call("term_exec", { command: `cd ${repo} && ${setup}` });
+  expect(r.exit_code).toBe(0);
+});
+afterAll(async () => {
+  await mcp.close();
+});
+
+async function reduced(command: string): Promise<{ text: string; output: string; reduced?: string }> {
+  const r = await mcp.raw("term_exec", { command, reduce: true, timeout_ms: 60_000 });
+  const s = r.structuredContent as { output: string; reduced?: string };
+  return { text: (r.content[0] as { text: string }).text, output: s.output, reduced: s.reduced };
+}
+
+describe("term_exec reduce", () => {
+  test("git status: the advice goes, branch and every file stay", async () => {
+    const plain = await mcp.call("term_exec", { command: "git status" });
+    expect(plain.output).toContain('(use "git add <file>..."');
+    const r = await reduced("git status");
+    expect(r.output).not.toMatch(/^\s*\(use /m);
+    for (const fact of ["On branch main", "modified:   b.txt", "c.txt"]) expect(r.output).toContain(fact);
+    expect(r.text.split("\n")[0]).toMatch(/ · reduced \(git status\): dropped \d+ "\(use git …\)" advice lines\]$/);
+    expect(r.output.length).toBeLessThan(plain.output.length);
+  });
+
+  test("git log: one line per commit with hash, date and subject; the author once", async () => {
+    const r = await reduced("git --no-pager log");
+    const lines = r.output.split("\n");
+    expect(lines[0]).toBe("Author: Ada <ada@example.com> (every commit)");
+    expect(lines[1]).toMatch(/^[0-9a-f]{40} .+ second commit$/);
+    expect(lines[2]).toMatch(/^[0-9a-f]{40} .+ first commit$/);
+  });
+
+  test("grep -rn: matches grouped under their file, every line number kept", async () => {
+    const r = await reduced("grep -rn needle a.txt b.txt");
+    expect(r.output).toBe("a.txt\n2:needle one\nb.txt\n1:needle two\n2:needle three\n3:needle four\n4:needle five");
+    expect(r.reduced).toContain("reduced (grep)");
+  });
+
+  test("a failing pytest run: passing lines gone; the failing test, exception, file:line and counts stay", async () => {
+    const plain = await mcp.call("term_exec", { command: `python3 ${FIXTURES}/fake_pytest.py` });
+    const r = await reduced(`python3 ${FIXTURES}/fake_pytest.py`);
+    expect(r.output).not.toContain("PASSED");
+    const facts = [
+      "tests/test_render.py::test_wrap_long_lines_23",
+      "ZeroDivisionError: integer division or modulo by zero",
+      "src/render.py:57",
+      "1 failed, 466 passed",
+    ];
+    for (const fact of facts) expect(r.output).toContain(fact);
+    expect(r.output.length * 5).toBeLessThan(plain.output.length);
+  });
+
+  test("pip and npm installs: what was installed, warnings, deprecations and counts stay", async () => {
+    const pip = await reduced(`python3 ${FIXTURES}/fake_pip.py`);
+    expect(pip.output).not.toMatch(/^Collecting /m);
+    expect(pip.output).not.toContain("━━━━");
+    expect(pip.output).toMatch(/Successfully installed certifi-2024\.8\.30 .*matplotlib-3\.9\.2/);
+    expect(pip.output).toContain("WARNING: Running pip as the 'root' user");
+    const npm = await reduced(`python3 ${FIXTURES}/fake_npm.py`);
+    const facts = [
+      "npm warn deprecated inflight@1.0.6",
+      "npm warn deprecated eslint@8.57.1",
+      "added 312 packages, and audited 313 packages",
+      "found 0 vulnerabilities",
+    ];
+    for (const fact of facts) expect(npm.output).toContain(fact);
+    expect(npm.reduced).toContain("deprecation explanations");
+  });
+});
