@@ -90,6 +90,7 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
     const server = createMcpServer({
       host: app.host,
       clientId: () => `http:${server.getClientVersion()?.name ?? "mcp"}:${id}`,
+      resultForm: app.config.result_form,
     });
     const entry: McpSession = { server, transport, lastActive: Date.now() };
     return entry;

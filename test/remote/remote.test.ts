@@ -99,12 +99,14 @@ describe.skipIf(!enabled)("remote persistence", () => {
     const remote = join(scratch, "remote");
     remoteEnv = {
       XDG_RUNTIME_DIR: join(remote, "run"),
+      // The daemon's socket is per uid (/tmp/ptyhub-<uid>) unless named: the "remote" is this uid too.
+      PTYHUB_SOCKET: join(remote, "run", "ptyhub", "daemon.sock"),
       XDG_CACHE_HOME: join(remote, "cache"),
       XDG_STATE_HOME: join(remote, "state"),
       TMPDIR: join(remote, "tmp"),
       PTYHUB_TEST_RUN: process.env.PTYHUB_TEST_RUN ?? "",
     };
-    for (const d of Object.values(remoteEnv).slice(0, 4)) mkdirSync(d, { recursive: true, mode: 0o700 });
+    for (const d of [remoteEnv.XDG_RUNTIME_DIR!, remoteEnv.XDG_CACHE_HOME!, remoteEnv.XDG_STATE_HOME!, remoteEnv.TMPDIR!]) mkdirSync(d, { recursive: true, mode: 0o700 });
     const envLine = Object.entries(remoteEnv).map(([k, v]) => `${k}=${v}`).join(" ");
     // A host whose uname says it is something ptyhub is not built for.
     const fakeBin = join(scratch, "fakebin");
@@ -207,7 +209,8 @@ describe.skipIf(!enabled)("remote persistence", () => {
     // Another machine, as far as ptyhub can tell: its own local daemon.
     const otherRuntime = join(scratch, "other-runtime");
     mkdirSync(otherRuntime, { mode: 0o700 });
-    const other = await startMcp({ env: { XDG_RUNTIME_DIR: otherRuntime } });
+    const otherEnv = { XDG_RUNTIME_DIR: otherRuntime, PTYHUB_SOCKET: join(otherRuntime, "daemon.sock") };
+    const other = await startMcp({ env: otherEnv });
     try {
       const listed = await other.call("term_list", { ssh_host: sshTo(sshd.port) }, 60_000);
       expect(listed.error).toBeNull();
@@ -226,7 +229,7 @@ describe.skipIf(!enabled)("remote persistence", () => {
       expect(closed.error).toBeNull();
       const relisted = await other.call("term_list", { ssh_host: sshTo(sshd.port) }, 60_000);
       expect((relisted.data.remote_sessions as { session: string }[]).map((s) => s.session)).not.toContain(remoteId);
-      await stopLocalDaemon({ XDG_RUNTIME_DIR: otherRuntime });
+      await stopLocalDaemon(otherEnv);
     } finally {
       await other.close();
     }
