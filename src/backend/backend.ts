@@ -36,6 +36,10 @@ export interface Backend {
   ttyModes(): TtyModes | null;
   /** Names of the programs in the terminal's foreground process group, where visible (local). */
   foregroundCommands?(): string[];
+  /** Holds the line in the break condition (serial lines). */
+  sendBreak?(): Promise<void>;
+  /** "reconnecting" while a lost device is waited for (serial lines with reconnect). */
+  connectionState?(): "reconnecting" | null;
 }
 
 export type CloseSignal = "TERM" | "KILL" | "HUP";

@@ -22,7 +22,7 @@ export const truncation = z
 
 export const cursor = z.object({ row: z.number().int(), col: z.number().int() }).describe("Cursor on the visible screen, 1-based.");
 
-export const stateEnum = z.enum(["prompt", "password", "confirm", "pager", "running", "exited"]);
+export const stateEnum = z.enum(["prompt", "password", "confirm", "pager", "running", "exited", "reconnecting"]);
 
 export const viaEnum = z.enum(["exit", "shell", "marker", "until", "prompt", "settle", "timeout"]);
 

@@ -22,6 +22,7 @@ import { looksLikePrompt } from "../terminal/classify.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import type { HostEvent } from "./host.ts";
 import { Emitter } from "../util/emitter.ts";
+import { checkSerialOpen, serialStart } from "../serial/open.ts";
 
 const log = logger("manager");
 
@@ -49,6 +50,8 @@ export interface OpenParams {
   persistent?: boolean;
   /** Open over SSH: command/args/cwd/env then apply on the remote host. */
   ssh?: SshParams;
+  /** Open a serial line: term_open's `serial` object, checked by parseSerialSpec. */
+  serial?: Record<string, unknown>;
 }
 
 export interface OpenResult {
@@ -175,11 +178,16 @@ export class SessionManager {
     const rows = p.rows ?? this.config.rows;
     const nonce = newNonce();
     // Local launches are planned (and validated) before the id is reserved; SSH ones connect after.
-    const plan = p.ssh ? null : planLaunch({ command: p.command, args: p.args, cwd: p.cwd, env: p.env, defaultShell: this.config.shell }, nonce, id);
+    const serial = p.serial ? checkSerialOpen(p) : null;
+    const plan = p.ssh || serial ? null : planLaunch({ command: p.command, args: p.args, cwd: p.cwd, env: p.env, defaultShell: this.config.shell }, nonce, id);
     this.opening.add(id);
     let session: Session;
     try {
-      const started = plan ? localStart(plan, cols, rows) : await this.sshStart(p, id, nonce, cols, rows, signal, elicit);
+      const started = plan
+        ? localStart(plan, cols, rows)
+        : serial
+          ? await serialStart(serial)
+          : await this.sshStart(p, id, nonce, cols, rows, signal, elicit);
       session = new Session({
         id,
         kind: started.kind,
@@ -199,7 +207,7 @@ export class SessionManager {
     } finally {
       this.opening.delete(id);
     }
-    log.info(`opened ${id}: ${plan ? plan.argv.join(" ") : `ssh ${session.target}`}`);
+    log.info(`opened ${id}: ${plan ? plan.argv.join(" ") : `${session.kind} ${session.target}`}`);
 
     const start = { row: 0, col: 0, prefix: "", lineNo: 1 };
     const via = await this.waitUntilReady(session, signal);

@@ -6,7 +6,7 @@
  * output stops changing (via "settle", reported as such: a guess, not a completion signal).
  */
 import { AppError } from "../errors.ts";
-import { encodeKeys } from "../terminal/keys.ts";
+import { encodeKeys, isBreakKey } from "../terminal/keys.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
 import { waitFor } from "./wait.ts";
@@ -87,6 +87,8 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
   const until = compileUntil(p.until);
   const bytes = inputBytes(session, p);
   session.assertAlive();
+  const sendBreak = p.keys?.some(isBreakKey) ?? false;
+  if (sendBreak) session.assertCanBreak();
 
   await waitForPromptDrawn(session, Math.min(p.wait_ms, 1000), signal);
   const from = session.emulator.cursorPos();
@@ -107,6 +109,7 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
   const echoRows = Math.ceil((from.col + (sent?.length ?? 0)) / session.cols) + (sent?.split("\n").length ?? 1) + 2;
   try {
     session.write(bytes);
+    if (sendBreak) await session.sendBreak();
     const outcome = await waitFor<Outcome>(
       session,
       () => {

@@ -146,6 +146,7 @@ export class Session {
   }
 
   state(): SessionState {
+    if (!this.exit && this.backend.connectionState?.() === "reconnecting") return "reconnecting";
     const em = this.emulator;
     const cursor = em.screenCursor();
     return classify({
@@ -188,6 +189,23 @@ export class Session {
 
   close(signal?: CloseSignal): Promise<ExitInfo> {
     return this.backend.close(signal);
+  }
+
+  /** The backend itself, for what only one kind offers (term_serial's line control). */
+  get backendHandle(): Backend {
+    return this.backend;
+  }
+
+  /** Throws INVALID_ARGUMENT (before anything is sent) when the session's line has no break. */
+  assertCanBreak(): void {
+    if (!this.backend.sendBreak) {
+      throw new AppError("INVALID_ARGUMENT", `session '${this.id}' is ${this.kind}: only serial lines have a break`, "Send ctrl+c to interrupt a program; use keys:[\"break\"] on serial sessions.");
+    }
+  }
+
+  async sendBreak(): Promise<void> {
+    this.lastActivityAt = Date.now();
+    await this.backend.sendBreak?.();
   }
 
   /** Throws SESSION_EXITED when the program has ended (nothing can be typed into it). */

@@ -5,7 +5,7 @@
  * getpass(), sudo, ssh and `read -s` read a secret); then the text before the cursor.
  */
 
-export type SessionState = "prompt" | "password" | "confirm" | "pager" | "running" | "exited";
+export type SessionState = "prompt" | "password" | "confirm" | "pager" | "running" | "exited" | "reconnecting";
 
 export interface ClassifyInput {
   exited: boolean;

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { stateEnum, truncation, truncationNote, viaEnum, withOutput } from "../schemas.ts";
-import { AppError } from "../../errors.ts";
 
 /** term_open's `ssh` object (SPEC.md); the connection itself is src/backend/ssh.ts. */
 const sshParams = z.strictObject({
@@ -16,6 +15,18 @@ const sshParams = z.strictObject({
   connect_timeout_s: z.number().int().min(1).max(300).optional().describe("Bound on connecting and logging in, without time spent waiting for the human (default: ConnectTimeout, else 15)."),
 });
 
+/** term_open's `serial` object (SPEC.md); checked again in src/serial/settings.ts for daemon calls. */
+const serialParams = z.strictObject({
+  path: z.string().min(1).max(4096).describe("The device: /dev/ttyUSB0, /dev/ttyACM0, /dev/serial/by-id/…, /dev/cu.usbserial-… (term_list {serial_ports: true} lists them)."),
+  baud: z.number().int().min(50).max(16_000_000).optional().describe("Baud rate (default 115200); non-standard rates work where the driver allows."),
+  data_bits: z.union([z.literal(5), z.literal(6), z.literal(7), z.literal(8)]).optional().describe("Data bits (default 8)."),
+  parity: z.enum(["none", "even", "odd", "mark", "space"]).optional().describe("Parity (default none)."),
+  stop_bits: z.union([z.literal(1), z.literal(2)]).optional().describe("Stop bits (default 1)."),
+  flow: z.enum(["none", "rtscts", "xonxoff"]).optional().describe("Flow control (default none)."),
+  newline: z.enum(["cr", "lf", "crlf"]).optional().describe("What Enter sends (default cr, what consoles expect)."),
+  reconnect: z.boolean().optional().describe("When the device disappears (USB unplugged), wait for it and reopen it instead of ending the session (state: reconnecting)."),
+});
+
 const input = z.strictObject({
   command: z.string().min(1).max(10_000).optional().describe("Program or shell command line to run. Default: the user's shell, with shell integration (exact completion and exit codes for term_exec)."),
   args: z.array(z.string().max(10_000)).max(1000).optional().describe("When given, `command` is the executable and `args` its argv (no shell)."),
@@ -25,7 +36,7 @@ const input = z.strictObject({
   cols: z.number().int().min(20).max(500).optional().describe("Terminal width (default 120)."),
   rows: z.number().int().min(5).max(200).optional().describe("Terminal height (default 40)."),
   ssh: sshParams.optional().describe("Open over SSH: a remote login shell (or `command` on the remote host) on a PTY. Passwords and passphrases are asked of the human, never passed as arguments."),
-  serial: z.record(z.string(), z.unknown()).optional().describe("Open a serial line: {path, baud, data_bits, parity, stop_bits, flow, newline}."),
+  serial: serialParams.optional().describe("Open a serial line (a board's or router's console): bytes go both ways raw; Enter sends `newline`."),
   persistent: z.boolean().optional().describe("Host the session so it survives MCP server restarts."),
 });
 
@@ -53,14 +64,14 @@ export const termOpen = defineTool({
     "State (cwd, env, running programs) persists across calls. Returns once the session is ready (first prompt, or output settled) with what it printed. " +
     "With `ssh`, the same on a remote host: one login (keys from ssh-agent or ~/.ssh; passwords and passphrases are asked of the human), then every call rides that connection. " +
     "Unknown host keys are refused unless ssh.host_key is \"accept-new\". " +
+      "With `serial`, a serial line (boot logs, bootloader prompts, consoles); term_serial changes its settings, DTR/RTS and sends a break. " +
     "You rarely need this for plain shell commands: term_exec without `session` uses a default shell session.",
   input,
   output,
   annotations: { destructiveHint: false, openWorldHint: true },
   async run(args, ctx) {
-    if (args.serial) throw new AppError("INVALID_ARGUMENT", "serial sessions are not supported by this build yet", "Open a local session and use a serial program (picocom, screen) in it, or upgrade ptyhub.");
     const r = await ctx.host.open(
-      { command: args.command, args: args.args, cwd: args.cwd, env: args.env, name: args.name, cols: args.cols, rows: args.rows, persistent: args.persistent, ssh: args.ssh },
+      { command: args.command, args: args.args, cwd: args.cwd, env: args.env, name: args.name, cols: args.cols, rows: args.rows, persistent: args.persistent, ssh: args.ssh, serial: args.serial },
       ctx,
     );
     return r as z.infer<typeof output>;
