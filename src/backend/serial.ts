@@ -87,6 +87,8 @@ export class SerialBackend implements Backend {
   private closing: Promise<ExitInfo> | null = null;
   private exitInfo: ExitInfo | null = null;
   private reconnecting = false;
+  /** How many times the line was reopened after the device came back. */
+  generation = 0;
   private stopWaiting: (() => void) | null = null;
   private readonly exited: Promise<ExitInfo>;
   private resolveExited!: (info: ExitInfo) => void;
@@ -100,6 +102,10 @@ export class SerialBackend implements Backend {
     this.settings = { baud: spec.baud, dataBits: spec.dataBits, parity: spec.parity, stopBits: spec.stopBits, flow: spec.flow };
     this.exited = new Promise((resolve) => (this.resolveExited = resolve));
     void this.pump(port);
+  }
+
+  get baud(): number {
+    return this.settings.baud;
   }
 
   /** `/dev/ttyUSB0@115200`: the session's target. */
@@ -200,6 +206,11 @@ export class SerialBackend implements Backend {
     };
   }
 
+  /** The settings as asked (what a session reports; see driverSettings for what the driver kept). */
+  lineSettings(): LineSettings {
+    return { ...this.settings };
+  }
+
   /** The settings the driver kept: a pseudo-terminal, for one, forces 8 data bits and no parity. */
   driverSettings(): LineSettings | null {
     return this.port?.lineSettings?.() ?? null;
@@ -275,6 +286,7 @@ export class SerialBackend implements Backend {
     this.reconnecting = false;
     if (!next) return;
     log.info(`${this.spec.path}: reopened`);
+    this.generation++;
     this.port = next;
     void this.flush();
     void this.pump(next);

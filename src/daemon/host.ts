@@ -16,6 +16,7 @@ import type { ExecParams, ExecResult } from "../session/exec.ts";
 import type { SendParams, SendResult } from "../session/send.ts";
 import type { ReadParams, ReadResult } from "../session/read.ts";
 import type { CloseSignal } from "../backend/backend.ts";
+import type { SerialParams, SerialResult } from "../serial/control.ts";
 import { logger } from "../log.ts";
 import { DaemonConnectError, type DaemonClient } from "./client.ts";
 import { daemonPaths } from "./paths.ts";
@@ -279,6 +280,10 @@ export class DaemonHost implements SessionHost {
 
   typeSecret(p: SecretParams, ctx: CallContext): Promise<{ session: string; sent: true }> {
     return this.forward(p.session, "typeSecret", p, ctx);
+  }
+
+  serial(p: SerialParams & { session: string }, ctx: CallContext): Promise<SerialResult> {
+    return this.forward(p.session, "serial", p, ctx);
   }
 
   async check(session: string, ctx: CallContext): Promise<void> {

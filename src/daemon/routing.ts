@@ -11,6 +11,7 @@ import type { ExecParams, ExecResult } from "../session/exec.ts";
 import type { SendParams, SendResult } from "../session/send.ts";
 import type { ReadParams, ReadResult } from "../session/read.ts";
 import type { CloseSignal } from "../backend/backend.ts";
+import type { SerialParams, SerialResult } from "../serial/control.ts";
 import type { DaemonHost } from "./host.ts";
 
 /** Attempts at an automatic name when another client takes the one we picked meanwhile. */
@@ -122,6 +123,10 @@ export class RoutingHost implements SessionHost {
 
   typeSecret(p: SecretParams, ctx: CallContext): Promise<{ session: string; sent: true }> {
     return this.hostOf(p.session).typeSecret(p, ctx);
+  }
+
+  serial(p: SerialParams & { session: string }, ctx: CallContext): Promise<SerialResult> {
+    return this.hostOf(p.session).serial(p, ctx);
   }
 
   check(session: string, ctx: CallContext): Promise<void> {

@@ -403,6 +403,8 @@ export class DaemonServer {
         return h.resize(p as never, ctx);
       case "typeSecret":
         return h.typeSecret(p as never, ctx);
+      case "serial":
+        return h.serial(p as never, ctx);
       case "check":
         return h.check(String(p.session), ctx).then(() => ({ ok: true }));
       case "status":

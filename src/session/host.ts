@@ -10,6 +10,7 @@ import { execCommand, type ExecParams, type ExecResult } from "./exec.ts";
 import { compileUntil, sendInput, type SendParams, type SendResult } from "./send.ts";
 import { encodeKeys } from "../terminal/keys.ts";
 import { readSession, type ReadParams, type ReadResult } from "./read.ts";
+import type { SerialParams, SerialResult } from "../serial/control.ts";
 
 /** What the human answered to an elicitation request. */
 export interface ElicitResult {
@@ -52,6 +53,8 @@ export interface SessionHost {
   close(p: { session: string; signal?: CloseSignal }, ctx: CallContext): Promise<{ session: string; closed: true; exit_code: number | null }>;
   resize(p: { session: string; cols: number; rows: number }, ctx: CallContext): Promise<{ session: string; cols: number; rows: number }>;
   typeSecret(p: SecretParams, ctx: CallContext): Promise<{ session: string; sent: true }>;
+  /** term_serial: a serial session's settings, DTR/RTS, break; answers the line's status. */
+  serial(p: SerialParams & { session: string }, ctx: CallContext): Promise<SerialResult>;
   /** Validates that a session exists and is alive (before asking a human for a secret). */
   check(session: string, ctx: CallContext): Promise<void>;
   shutdown(): Promise<void>;
@@ -72,6 +75,7 @@ export class LocalHost implements SessionHost {
 
   async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
     const session = p.session === undefined ? await this.manager.defaultSession(ctx.signal) : this.manager.get(p.session);
+    if (session.kind === "serial") await (await import("../serial/control.ts")).prepareSerialExec(session, p.timeout_ms, ctx.signal);
     return execCommand(session, p, ctx.clientId, ctx.signal);
   }
 
@@ -108,6 +112,11 @@ export class LocalHost implements SessionHost {
     s.addSecret(p.secret);
     s.write(p.secret + (p.enter ? "\r" : ""));
     return { session: s.id, sent: true };
+  }
+
+  async serial(p: SerialParams & { session: string }, _ctx?: CallContext): Promise<SerialResult> {
+    const { serialControl } = await import("../serial/control.ts");
+    return serialControl(this.manager.get(p.session), p);
   }
 
   async check(session: string, _ctx?: CallContext): Promise<void> {

@@ -69,8 +69,9 @@ export class Session {
   readonly id: string;
   readonly kind: BackendKind;
   readonly target: string;
-  readonly integration: Integration;
-  readonly family: ShellFamily | null;
+  /** Changes only once, from "none" to "marker", when a serial line's shell gets markers. */
+  integration: Integration;
+  family: ShellFamily | null;
   readonly persistent: boolean;
   readonly createdAt = Date.now();
   readonly emulator: Emulator;
@@ -189,6 +190,20 @@ export class Session {
 
   close(signal?: CloseSignal): Promise<ExitInfo> {
     return this.backend.close(signal);
+  }
+
+  /**
+   * A POSIX shell at the far end of a line got the marker functions (src/serial/shell.ts):
+   * from now on term_exec completes on markers, as in a local sh session.
+   */
+  adoptMarkers(): void {
+    this.integration = "marker";
+    this.family = "sh";
+  }
+
+  /** The per-session secret of the marks, for code that installs the mark functions itself. */
+  get markNonce(): string {
+    return this.nonce;
   }
 
   /** The backend itself, for what only one kind offers (term_serial's line control). */

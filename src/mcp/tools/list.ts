@@ -21,22 +21,49 @@ const output = z.object({
       cwd: z.string().nullable(),
     }),
   ),
+  serial_ports: z
+    .array(
+      z.object({
+        path: z.string(),
+        by_id: z.string().nullable(),
+        description: z.string(),
+        usb: z.object({ vid: z.string(), pid: z.string(), serial: z.string().nullable() }).nullable(),
+        in_use: z.boolean(),
+      }),
+    )
+    .optional(),
 });
 
 export const termList = defineTool({
   name: "term_list",
   title: "List sessions",
   description: "List terminal sessions with their state (prompt, running, password, …), whether they are alive, exit codes and idle time.",
-  input: z.strictObject({}),
+  input: z.strictObject({
+    serial_ports: z.boolean().optional().describe("Also list the serial ports present (USB vendor/product/serial, by-id names, in use or not)."),
+  }),
   output,
   annotations: { readOnlyHint: true, openWorldHint: false },
-  async run(_args, ctx) {
-    return { sessions: (await ctx.host.list(ctx)) as z.infer<typeof output>["sessions"] };
+  async run(args, ctx) {
+    const sessions = (await ctx.host.list(ctx)) as z.infer<typeof output>["sessions"];
+    if (!args.serial_ports) return { sessions };
+    // The ports are this machine's, where the daemon runs too: no need to ask the host.
+    const { listSerialPorts } = await import("../../serial/enumerate.ts");
+    return { sessions, serial_ports: await listSerialPorts() };
   },
   text(r) {
-    if (r.sessions.length === 0) return "[no sessions]";
+    const ports = r.serial_ports ? serialPortsText(r.serial_ports) : "";
+    if (r.sessions.length === 0) return "[no sessions]" + ports;
     return r.sessions
       .map((s) => `${s.session} · ${s.kind} · ${s.target} · ${s.alive ? s.state : `exited ${s.exit_code ?? "?"}`}${s.cwd ? ` · ${s.cwd}` : ""} · idle ${Math.round(s.idle_ms / 1000)}s${s.persistent ? " · persistent" : ""}${s.attached ? " · attached" : ""}`)
-      .join("\n");
+      .join("\n") + ports;
   },
 });
+
+function serialPortsText(ports: NonNullable<z.infer<typeof output>["serial_ports"]>): string {
+  if (ports.length === 0) return "\n[no serial ports]";
+  const rows = ports.map((p) => {
+    const usb = p.usb ? ` · usb ${p.usb.vid}:${p.usb.pid}${p.usb.serial ? ` serial ${p.usb.serial}` : ""}` : "";
+    return `${p.path} · ${p.description}${usb}${p.by_id ? ` · ${p.by_id}` : ""}${p.in_use ? " · in use" : ""}`;
+  });
+  return `\n[serial ports]\n${rows.join("\n")}`;
+}
