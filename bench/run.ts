@@ -25,8 +25,9 @@ import { throughput } from "./metrics/throughput.ts";
 import { coldStart } from "./metrics/coldstart.ts";
 import { memoryAndFlood } from "./metrics/memory.ts";
 import { tokens } from "./metrics/tokens.ts";
+import { serial } from "./metrics/serial.ts";
 
-const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens"] as const;
+const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens", "serial"] as const;
 type MetricId = (typeof METRICS)[number];
 
 interface Args {
@@ -152,6 +153,7 @@ async function main(): Promise<number> {
     ["coldstart", async () => [await coldStart(ctx)]],
     ["memory", async () => memoryAndFlood(ctx)],
     ["tokens", async () => [await tokens(ctx)]],
+    ["serial", async () => [await serial(ctx)]],
   ];
   for (const [id, run] of runners) {
     if (!want(id)) continue;
