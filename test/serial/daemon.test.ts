@@ -5,7 +5,7 @@
  * schemas, texts and errors are what a model sees.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { call, errorCode, fixture, ok } from "../daemon/helpers.ts";
+import { call, CLI, errorCode, fixture, ok, waitFor } from "../daemon/helpers.ts";
 import { ptyPair, shellLine, tempDir, type Line } from "./helpers.ts";
 
 const fx = fixture();
@@ -43,6 +43,36 @@ describe("serial sessions over MCP, hosted by the daemon", () => {
     expect(Array.isArray(listed.data.serial_ports)).toBe(true);
     expect(listed.text).toContain("[serial ports]");
     await ok(b, "term_close", { session: "board" });
+  }, 60_000);
+
+  test("a human attaches to the line: sees it, types into it, detaches with ctrl+\\", async () => {
+    const line = await shellLine(tempDir());
+    lines.push(line);
+    const e = fx.env();
+    const a = await fx.server(e);
+    await ok(a, "term_open", { name: "tty", serial: { path: line.path } });
+    await ok(a, "term_exec", { session: "tty", command: "echo before-attach" });
+    let seen = "";
+    const human = Bun.spawn([process.execPath, CLI, "attach", "tty"], {
+      env: e,
+      terminal: { cols: 100, rows: 30, data: (_t, d) => (seen += Buffer.from(d).toString("utf8")) },
+    });
+    try {
+      // The replayed screen shows what the line printed before the human came.
+      await waitFor(() => seen.includes("before-attach"), 10_000, "the replayed screen");
+      human.terminal!.write("echo $((6*7))-from-human\r");
+      await waitFor(() => seen.includes("42-from-human"), 10_000, "the human's command output");
+      // The agent reads what the human's command printed (it had arrived: no wait needed).
+      const r = await ok(a, "term_read", { session: "tty", wait_ms: 0 });
+      expect(String(r.output).split("\n")).toContain("42-from-human");
+      human.terminal!.write("\x1c");
+      expect(await human.exited).toBe(0);
+    } finally {
+      human.kill();
+      await human.exited;
+    }
+    const listed = (await ok(a, "term_list")).sessions as Array<{ session: string; alive: boolean }>;
+    expect(listed).toEqual([expect.objectContaining({ session: "tty", alive: true })]);
   }, 60_000);
 
   test("faults reach the model as codes with hints; schema errors change nothing", async () => {
