@@ -99,7 +99,8 @@ export class SerialBackend implements Backend {
     private readonly binding: LineBinding,
   ) {
     this.port = port;
-    this.settings = { baud: spec.baud, dataBits: spec.dataBits, parity: spec.parity, stopBits: spec.stopBits, flow: spec.flow };
+    const { baud, dataBits, parity, stopBits, flow } = spec;
+    this.settings = { baud, dataBits, parity, stopBits, flow };
     this.exited = new Promise((resolve) => (this.resolveExited = resolve));
     void this.pump(port);
   }
@@ -148,9 +149,15 @@ export class SerialBackend implements Backend {
     const port = this.livePort();
     if (req.settings) {
       const s = req.settings;
+      if (!port.reconfigure && describeLine(s) !== describeLine(this.settings)) {
+        const hint = "Close and reopen the session with the new settings.";
+        throw new AppError("INVALID_ARGUMENT", "this port can only change its baud rate while open", hint);
+      }
+      // What was typed before the change goes out at the old settings, as the device expects it.
+      await this.flush();
+      await port.drain();
       if (port.reconfigure) await port.reconfigure(s);
-      else if (describeLine(s) === describeLine(this.settings)) await port.update({ baudRate: s.baud });
-      else throw new AppError("INVALID_ARGUMENT", "this port can only change its baud rate while open", "Close and reopen the session with the new settings.");
+      else await port.update({ baudRate: s.baud });
       this.settings = s;
     }
     if (req.breakMs !== undefined && req.breakMs > 0) await this.sendBreak(req.breakMs);
@@ -161,7 +168,10 @@ export class SerialBackend implements Backend {
       this.lines = want;
       if (req.pulseMs !== undefined && req.pulseMs > 0) {
         await Bun.sleep(req.pulseMs);
-        const back = { dtr: req.dtr !== undefined ? !want.dtr : before.dtr, rts: req.rts !== undefined ? !want.rts : before.rts };
+        const back = {
+          dtr: req.dtr !== undefined ? !want.dtr : before.dtr,
+          rts: req.rts !== undefined ? !want.rts : before.rts,
+        };
         await this.livePort().set({ ...back, brk: false });
         this.lines = back;
       }
@@ -231,9 +241,14 @@ export class SerialBackend implements Backend {
   }
 
   private livePort(): LinePort {
-    if (this.exitInfo || this.closing) throw new AppError("SESSION_EXITED", `the serial line ${this.spec.path} is closed`, "Open it again with term_open {serial: {path}}.");
+    const path = this.spec.path;
+    if (this.exitInfo || this.closing) {
+      const hint = "Open it again with term_open {serial: {path}}.";
+      throw new AppError("SESSION_EXITED", `the serial line ${path} is closed`, hint);
+    }
     if (!this.port) {
-      throw new AppError("SERIAL_OPEN_FAILED", `${this.spec.path} is unplugged; waiting for it to come back`, "Plug the device back in; the session reopens it by itself (reconnect: true).", true);
+      const hint = "Plug the device back in; the session reopens it by itself (reconnect: true).";
+      throw new AppError("SERIAL_OPEN_FAILED", `${path} is unplugged; waiting for it to come back`, hint, true);
     }
     return this.port;
   }
@@ -345,13 +360,17 @@ function pick(s: LineSettings): Pick<LineSettings, "baud" | "stopBits"> {
 }
 
 /** Opens the line and starts the session's backend (SERIAL_OPEN_FAILED / INVALID_ARGUMENT). */
-export async function openSerialBackend(spec: SerialSpec, binding: LineBinding = new FfiBinding()): Promise<SerialBackend> {
+export async function openSerialBackend(
+  spec: SerialSpec,
+  binding: LineBinding = new FfiBinding(),
+): Promise<SerialBackend> {
   let port: LinePort;
   try {
     port = await binding.open(optionsFromLine(spec.path, spec));
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError("SERIAL_OPEN_FAILED", `cannot open ${spec.path}: ${(err as Error).message}`, "term_list {serial_ports: true} lists the ports present.");
+    const hint = "term_list {serial_ports: true} lists the ports present.";
+    throw new AppError("SERIAL_OPEN_FAILED", `cannot open ${spec.path}: ${(err as Error).message}`, hint);
   }
   return new SerialBackend(spec, port, binding);
 }

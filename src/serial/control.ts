@@ -28,7 +28,11 @@ export type SerialResult = LineStatus & { session: string };
 function serialBackend(session: Session): SerialBackend {
   const b = session.backendHandle;
   if (!(b instanceof SerialBackend)) {
-    throw new AppError("INVALID_ARGUMENT", `session '${session.id}' is ${session.kind}, not a serial line`, "term_serial works on sessions opened with term_open {serial: {path}}; see term_list.");
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      `session '${session.id}' is ${session.kind}, not a serial line`,
+      "term_serial works on sessions opened with term_open {serial: {path}}; see term_list.",
+    );
   }
   return b;
 }
@@ -44,12 +48,18 @@ export async function serialControl(session: Session, p: SerialParams): Promise<
   const backend = serialBackend(session);
   session.assertAlive();
   for (const line of ["dtr", "rts"] as const) {
-    if (p[line] !== undefined && typeof p[line] !== "boolean") throw new AppError("INVALID_ARGUMENT", `${line} must be true or false`, `e.g. {${line}: false}.`);
+    if (p[line] !== undefined && typeof p[line] !== "boolean") {
+      throw new AppError("INVALID_ARGUMENT", `${line} must be true or false`, `e.g. {${line}: false}.`);
+    }
   }
   checkMs("break_ms", p.break_ms, MAX_BREAK_MS);
   checkMs("pulse_ms", p.pulse_ms, MAX_PULSE_MS);
   if (p.pulse_ms !== undefined && p.dtr === undefined && p.rts === undefined) {
-    throw new AppError("INVALID_ARGUMENT", "pulse_ms needs dtr and/or rts: the level to hold during the pulse", "e.g. {dtr: false, pulse_ms: 100} holds DTR low for 100 ms, then raises it (a typical reset).");
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      "pulse_ms needs dtr and/or rts: the level to hold during the pulse",
+      "e.g. {dtr: false, pulse_ms: 100} holds DTR low for 100 ms, then raises it (a typical reset).",
+    );
   }
   const changesLine = [p.baud, p.data_bits, p.parity, p.stop_bits, p.flow].some((v) => v !== undefined);
   const settings = changesLine ? mergeLineSettings(backend.lineSettings(), { ...p }) : undefined;

@@ -46,7 +46,10 @@ function list(dir: string): string[] {
   }
 }
 
-export async function listSerialPorts(roots: SystemRoots = REAL_ROOTS, platform: NodeJS.Platform = process.platform): Promise<SerialPortInfo[]> {
+export async function listSerialPorts(
+  roots: SystemRoots = REAL_ROOTS,
+  platform: NodeJS.Platform = process.platform,
+): Promise<SerialPortInfo[]> {
   if (platform === "darwin") return listDarwin(roots);
   if (platform !== "linux") return [];
   const byId = byIdNames(roots);
@@ -90,7 +93,8 @@ function usbInfo(entry: string): UsbInfo | null {
     const vid = readText(join(dir, "idVendor"));
     const pid = readText(join(dir, "idProduct"));
     if (vid && pid) {
-      return { vid, pid, serial: readText(join(dir, "serial")), product: readText(join(dir, "product")), manufacturer: readText(join(dir, "manufacturer")) };
+      const field = (name: string) => readText(join(dir, name));
+      return { vid, pid, serial: field("serial"), product: field("product"), manufacturer: field("manufacturer") };
     }
   }
   return null;

@@ -14,13 +14,21 @@
  */
 import { closeSync, constants as fsConstants, fstatSync, openSync, statSync, writeSync } from "node:fs";
 import { isatty } from "node:tty";
-import type { BindingInterface, BindingPortInterface, OpenOptions, PortInfo, PortStatus, SetOptions, UpdateOptions } from "@serialport/bindings-interface";
+import type {
+  BindingInterface,
+  BindingPortInterface,
+  OpenOptions,
+  PortInfo,
+  PortStatus,
+  SetOptions,
+  UpdateOptions,
+} from "@serialport/bindings-interface";
 import { AppError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { serialConstants, type SerialOsConstants } from "./constants.ts";
 import { libc, LibcError, type Libc } from "./libc.ts";
 import { decodeLine, encodeLine } from "./termios.ts";
-import type { LineSettings, Parity } from "./settings.ts";
+import { PARITIES, type LineSettings } from "./settings.ts";
 
 const log = logger("serial");
 
@@ -58,7 +66,7 @@ export type LineBinding = BindingInterface<LinePort, OpenOptions, PortInfo>;
 
 /** bindings-interface's options → our settings. */
 export function lineFromOptions(o: OpenOptions): LineSettings {
-  const parity: Parity = o.parity === "even" || o.parity === "odd" || o.parity === "mark" || o.parity === "space" ? o.parity : "none";
+  const parity = PARITIES.find((p) => p === o.parity) ?? "none";
   return {
     baud: o.baudRate,
     dataBits: o.dataBits ?? 8,
@@ -93,6 +101,7 @@ function openFailed(path: string, message: string, hint: string): AppError {
 }
 
 const LIST_HINT = "term_list {serial_ports: true} lists the ports present.";
+const MISSING_HINT = `Check the path (is the device plugged in?). ${LIST_HINT}`;
 
 /** Opens `path` non-blocking and exclusive, or fails with SERIAL_OPEN_FAILED and a hint. */
 function openExclusive(path: string, c: SerialOsConstants, lib: Libc): number {
@@ -101,23 +110,29 @@ function openExclusive(path: string, c: SerialOsConstants, lib: Libc): number {
     fd = openSync(path, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw openFailed(path, "no such device", `Check the path (is the device plugged in?). ${LIST_HINT}`);
+    if (code === "ENOENT") throw openFailed(path, "no such device", MISSING_HINT);
     if (code === "EACCES" || code === "EPERM") {
-      throw openFailed(path, "permission denied", "Add the user to the group owning the device (often `dialout` or `uucp`), then log in again.");
+      const hint = "Add the user to the group owning the device (often `dialout` or `uucp`), then log in again.";
+      throw openFailed(path, "permission denied", hint);
     }
-    if (code === "EBUSY") throw openFailed(path, "the device is busy", "Another program holds it (picocom, screen, ModemManager…): close it and retry.");
+    if (code === "EBUSY") {
+      const hint = "Another program holds it (picocom, screen, ModemManager…): close it and retry.";
+      throw openFailed(path, "the device is busy", hint);
+    }
     throw openFailed(path, (err as Error).message, LIST_HINT);
   }
   try {
     if (!isatty(fd)) {
       const kind = fstatSync(fd).isFile() ? "a regular file" : "not a terminal device";
-      throw openFailed(path, `${kind}, not a serial port`, `Pass a serial device such as /dev/ttyUSB0 or /dev/ttyACM0. ${LIST_HINT}`);
+      const hint = `Pass a serial device such as /dev/ttyUSB0 or /dev/ttyACM0. ${LIST_HINT}`;
+      throw openFailed(path, `${kind}, not a serial port`, hint);
     }
     try {
       lib.flock(fd, c.LOCK_EX | c.LOCK_NB);
     } catch (err) {
       if (err instanceof LibcError && (err.code === "EWOULDBLOCK" || err.code === "EAGAIN")) {
-        throw openFailed(path, "the port is in use by another program", "Close the program holding it (another ptyhub session, picocom, screen, minicom), then retry.");
+        const hint = "Close the program holding it (another ptyhub session, picocom, screen, minicom), then retry.";
+        throw openFailed(path, "the port is in use by another program", hint);
       }
       throw err;
     }
@@ -224,12 +239,17 @@ export class FfiPort implements LinePort {
 
   async set(options: SetOptions): Promise<void> {
     this.assertOpen();
-    this.lib.ioctl(this.fd, options.brk ? this.c.TIOCSBRK : this.c.TIOCCBRK, null, options.brk ? "TIOCSBRK" : "TIOCCBRK");
+    if (options.brk) this.lib.ioctl(this.fd, this.c.TIOCSBRK, null, "TIOCSBRK");
+    else this.lib.ioctl(this.fd, this.c.TIOCCBRK, null, "TIOCCBRK");
     const want = { dtr: options.dtr ?? true, rts: options.rts ?? true };
     if (want.dtr === this.lines.dtr && want.rts === this.lines.rts) return;
     const bits = this.getModemBits();
     if (bits === null) {
-      throw new AppError("INVALID_ARGUMENT", `${this.openOptions.path} has no modem control lines (DTR/RTS)`, "This port (e.g. a pseudo-terminal) cannot set DTR or RTS; break and line settings still work.");
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        `${this.openOptions.path} has no modem control lines (DTR/RTS)`,
+        "This port (e.g. a pseudo-terminal) cannot set DTR or RTS; break and line settings still work.",
+      );
     }
     let next = bits & ~(this.c.TIOCM_DTR | this.c.TIOCM_RTS);
     if (want.dtr) next |= this.c.TIOCM_DTR;
@@ -250,7 +270,15 @@ export class FfiPort implements LinePort {
     const bits = this.getModemBits();
     if (bits === null) return null;
     const c = this.c;
-    return { dtr: !!(bits & c.TIOCM_DTR), rts: !!(bits & c.TIOCM_RTS), cts: !!(bits & c.TIOCM_CTS), dsr: !!(bits & c.TIOCM_DSR), dcd: !!(bits & c.TIOCM_CAR), ri: !!(bits & c.TIOCM_RNG) };
+    const on = (bit: number) => (bits & bit) !== 0;
+    return {
+      dtr: on(c.TIOCM_DTR),
+      rts: on(c.TIOCM_RTS),
+      cts: on(c.TIOCM_CTS),
+      dsr: on(c.TIOCM_DSR),
+      dcd: on(c.TIOCM_CAR),
+      ri: on(c.TIOCM_RNG),
+    };
   }
 
   async getBaudRate(): Promise<{ baudRate: number }> {
@@ -353,14 +381,18 @@ export class FfiBinding implements LineBinding {
   async open(options: OpenOptions): Promise<LinePort> {
     const c = serialConstants();
     if (!c) {
-      throw new AppError("SERIAL_OPEN_FAILED", `serial ports are not supported on ${process.platform} yet`, "Use Linux or macOS, or a local session running a serial program of the OS.");
+      throw new AppError(
+        "SERIAL_OPEN_FAILED",
+        `serial ports are not supported on ${process.platform} yet`,
+        "Serial lines work on Linux and macOS; on Windows, use the port from a program of the OS for now.",
+      );
     }
     const lib = libc(c);
     const path = options.path;
     try {
       statSync(path);
     } catch {
-      throw openFailed(path, "no such device", `Check the path (is the device plugged in?). ${LIST_HINT}`);
+      throw openFailed(path, "no such device", MISSING_HINT);
     }
     const fd = openExclusive(path, c, lib);
     const full: Required<OpenOptions> = {
@@ -384,7 +416,8 @@ export class FfiBinding implements LineBinding {
         closeSync(fd);
       }
       const msg = err instanceof LibcError ? err.message : (err as Error).message;
-      throw new AppError("SERIAL_OPEN_FAILED", `cannot set up ${path}: ${msg}`, "The driver refused the line settings: try a standard baud rate (e.g. 115200) and 8N1.");
+      const hint = "The driver refused the line settings: try a standard baud rate (e.g. 115200) and 8N1.";
+      throw new AppError("SERIAL_OPEN_FAILED", `cannot set up ${path}: ${msg}`, hint);
     }
   }
 }

@@ -86,7 +86,13 @@ export function mergeLineSettings(base: LineSettings, raw: Record<string, unknow
   return out;
 }
 
-export const DEFAULT_LINE: LineSettings = { baud: DEFAULT_BAUD, dataBits: 8, parity: "none", stopBits: 1, flow: "none" };
+export const DEFAULT_LINE: LineSettings = {
+  baud: DEFAULT_BAUD,
+  dataBits: 8,
+  parity: "none",
+  stopBits: 1,
+  flow: "none",
+};
 
 const SPEC_KEYS = new Set(["path", "baud", "data_bits", "parity", "stop_bits", "flow", "newline", "reconnect"]);
 

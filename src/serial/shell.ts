@@ -35,7 +35,12 @@ interface LineInfo {
 }
 
 /** Makes term_exec possible on a serial session (no-op elsewhere, or when already done). */
-export async function ensureSerialShell(session: Session, line: LineInfo, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+export async function ensureSerialShell(
+  session: Session,
+  line: LineInfo,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   if (session.integration === "marker" && installedOn.get(session) === line.generation) return;
   session.assertAlive();
   const state = session.state();
@@ -43,15 +48,17 @@ export async function ensureSerialShell(session: Session, line: LineInfo, timeou
     const shown = session.emulator.textBeforeCursor().trim().slice(-60);
     throw new AppError(
       "INVALID_ARGUMENT",
-      `the serial line is not at a shell prompt (state ${state}${shown ? `, showing '${shown}'` : ", nothing shown yet"})`,
-      "Get to a shell prompt first with term_send (press Enter to wake the console, log in, leave the bootloader); for other consoles (routers, bootloaders) use term_send with `until`.",
+      `the serial line is not at a shell prompt (state ${state}, ${shown ? `showing '${shown}'` : "nothing shown"})`,
+      "Get to a shell prompt first with term_send (press Enter to wake the console, log in, leave the bootloader); " +
+        "drive other consoles (routers, bootloaders) with term_send and `until`.",
     );
   }
   const setup = markerSetup(session.markNonce);
   const seq0 = session.lastMarkSeq;
   session.write(setup + "\r");
   const wireMs = Math.ceil((2 * setup.length * WIRE_BITS_PER_CHAR * 1000) / line.baud);
-  const outcome = await waitFor<true>(session, () => (session.marksAfter(seq0).some((m) => m.kind === "prompt") ? { done: true } : session.exit ? { done: true } : null), {
+  const answered = () => session.exit !== null || session.marksAfter(seq0).some((m) => m.kind === "prompt");
+  const outcome = await waitFor<true>(session, () => (answered() ? { done: true } : null), {
     timeoutMs: Math.min(timeoutMs, SHELL_ANSWER_MS + wireMs),
     signal,
   });
@@ -60,7 +67,8 @@ export async function ensureSerialShell(session: Session, line: LineInfo, timeou
     throw new AppError(
       "INVALID_ARGUMENT",
       "no POSIX shell answered on the serial line, so term_exec cannot know when a command ends",
-      "Drive the console with term_send (use `until` to wait for its prompt); term_exec needs sh, ash, dash, bash or ksh at the other end.",
+      "Drive the console with term_send (use `until` to wait for its prompt); " +
+        "term_exec needs sh, ash, dash, bash or ksh at the other end.",
     );
   }
   session.adoptMarkers();

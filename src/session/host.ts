@@ -75,7 +75,11 @@ export class LocalHost implements SessionHost {
 
   async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
     const session = p.session === undefined ? await this.manager.defaultSession(ctx.signal) : this.manager.get(p.session);
-    if (session.kind === "serial") await (await import("../serial/control.ts")).prepareSerialExec(session, p.timeout_ms, ctx.signal);
+    // A serial line's shell gets its markers on first use (src/serial/shell.ts).
+    if (session.kind === "serial") {
+      const { prepareSerialExec } = await import("../serial/control.ts");
+      await prepareSerialExec(session, p.timeout_ms, ctx.signal);
+    }
     return execCommand(session, p, ctx.clientId, ctx.signal);
   }
 

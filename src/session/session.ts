@@ -214,7 +214,8 @@ export class Session {
   /** Throws INVALID_ARGUMENT (before anything is sent) when the session's line has no break. */
   assertCanBreak(): void {
     if (!this.backend.sendBreak) {
-      throw new AppError("INVALID_ARGUMENT", `session '${this.id}' is ${this.kind}: only serial lines have a break`, "Send ctrl+c to interrupt a program; use keys:[\"break\"] on serial sessions.");
+      const hint = "Send ctrl+c to interrupt a program; use keys:[\"break\"] on serial sessions.";
+      throw new AppError("INVALID_ARGUMENT", `session '${this.id}' is ${this.kind}: only serial lines have a break`, hint);
     }
   }
 

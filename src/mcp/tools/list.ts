@@ -39,7 +39,10 @@ export const termList = defineTool({
   title: "List sessions",
   description: "List terminal sessions with their state (prompt, running, password, …), whether they are alive, exit codes and idle time.",
   input: z.strictObject({
-    serial_ports: z.boolean().optional().describe("Also list the serial ports present (USB vendor/product/serial, by-id names, in use or not)."),
+    serial_ports: z
+      .boolean()
+      .optional()
+      .describe("Also list the serial ports present (USB vendor/product/serial, by-id names, in use or not)."),
   }),
   output,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -17,14 +17,21 @@ const sshParams = z.strictObject({
 
 /** term_open's `serial` object (SPEC.md); checked again in src/serial/settings.ts for daemon calls. */
 const serialParams = z.strictObject({
-  path: z.string().min(1).max(4096).describe("The device: /dev/ttyUSB0, /dev/ttyACM0, /dev/serial/by-id/…, /dev/cu.usbserial-… (term_list {serial_ports: true} lists them)."),
-  baud: z.number().int().min(50).max(16_000_000).optional().describe("Baud rate (default 115200); non-standard rates work where the driver allows."),
-  data_bits: z.union([z.literal(5), z.literal(6), z.literal(7), z.literal(8)]).optional().describe("Data bits (default 8)."),
+  path: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe("The device: /dev/ttyUSB0, /dev/serial/by-id/…; term_list {serial_ports: true} lists them."),
+  baud: z.number().int().min(50).max(16_000_000).optional().describe("Baud rate (default 115200); custom rates too."),
+  data_bits: z.union([z.literal(5), z.literal(6), z.literal(7), z.literal(8)]).optional().describe("Default 8."),
   parity: z.enum(["none", "even", "odd", "mark", "space"]).optional().describe("Parity (default none)."),
   stop_bits: z.union([z.literal(1), z.literal(2)]).optional().describe("Stop bits (default 1)."),
   flow: z.enum(["none", "rtscts", "xonxoff"]).optional().describe("Flow control (default none)."),
   newline: z.enum(["cr", "lf", "crlf"]).optional().describe("What Enter sends (default cr, what consoles expect)."),
-  reconnect: z.boolean().optional().describe("When the device disappears (USB unplugged), wait for it and reopen it instead of ending the session (state: reconnecting)."),
+  reconnect: z
+    .boolean()
+    .optional()
+    .describe("When the device goes away (USB unplugged), wait and reopen it (state: reconnecting) instead of ending."),
 });
 
 const input = z.strictObject({
@@ -36,7 +43,7 @@ const input = z.strictObject({
   cols: z.number().int().min(20).max(500).optional().describe("Terminal width (default 120)."),
   rows: z.number().int().min(5).max(200).optional().describe("Terminal height (default 40)."),
   ssh: sshParams.optional().describe("Open over SSH: a remote login shell (or `command` on the remote host) on a PTY. Passwords and passphrases are asked of the human, never passed as arguments."),
-  serial: serialParams.optional().describe("Open a serial line (a board's or router's console): bytes go both ways raw; Enter sends `newline`."),
+  serial: serialParams.optional().describe("Open a serial line (a board's or router's console)."),
   persistent: z.boolean().optional().describe("Host the session so it survives MCP server restarts."),
 });
 
@@ -64,7 +71,8 @@ export const termOpen = defineTool({
     "State (cwd, env, running programs) persists across calls. Returns once the session is ready (first prompt, or output settled) with what it printed. " +
     "With `ssh`, the same on a remote host: one login (keys from ssh-agent or ~/.ssh; passwords and passphrases are asked of the human), then every call rides that connection. " +
     "Unknown host keys are refused unless ssh.host_key is \"accept-new\". " +
-      "With `serial`, a serial line (boot logs, bootloader prompts, consoles); term_serial changes its settings, DTR/RTS and sends a break. " +
+      "With `serial`, a serial line (boot logs, bootloader prompts, consoles); " +
+      "term_serial changes its settings, DTR/RTS and sends a break. " +
     "You rarely need this for plain shell commands: term_exec without `session` uses a default shell session.",
   input,
   output,

@@ -8,9 +8,10 @@ export const termSerial = defineTool({
   name: "term_serial",
   title: "Control a serial line",
   description:
-    "For a serial session (term_open {serial}): change baud, data bits, parity, stop bits or flow control on the fly; set DTR/RTS " +
-    "(many boards wire them to reset and boot-mode pins: {dtr: false, pulse_ms: 100} pulses a reset); send a break (break_ms; " +
-    "Linux SysRq, Cisco ROMMON). With no arguments, reports the settings and modem lines (null where the port has none).",
+    "For a serial session (term_open {serial}): change baud, data bits, parity, stop bits or flow control " +
+    "on the fly; set DTR/RTS (many boards wire them to reset and boot-mode pins: {dtr: false, pulse_ms: 100} " +
+    "pulses a reset); send a break (break_ms; Linux SysRq, Cisco ROMMON). With no arguments, reports the " +
+    "settings and modem lines (null where the port has none).",
   input: z.strictObject({
     session: sessionId,
     baud: z.number().int().min(50).max(16_000_000).optional().describe("New baud rate."),
@@ -20,7 +21,13 @@ export const termSerial = defineTool({
     flow: z.enum(["none", "rtscts", "xonxoff"]).optional(),
     dtr: z.boolean().optional().describe("Set DTR (true: asserted)."),
     rts: z.boolean().optional().describe("Set RTS (true: asserted)."),
-    pulse_ms: z.number().int().min(1).max(10_000).optional().describe("With dtr/rts: hold that level this long, then set the line back."),
+    pulse_ms: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe("With dtr/rts: hold that level this long, then set the line back."),
     break_ms: z.number().int().min(1).max(5000).optional().describe("Send a break of this length (250 is usual)."),
   }),
   output: z.object({
@@ -47,6 +54,7 @@ export const termSerial = defineTool({
       .filter((k) => r[k] !== null)
       .map((k) => `${k.toUpperCase()}=${r[k] ? 1 : 0}`)
       .join(" ");
-    return `[${r.session} · ${r.baud} ${r.data_bits}${p}${r.stop_bits}${r.flow === "none" ? "" : ` ${r.flow}`} · ${lines || "no modem lines"}]`;
+    const flow = r.flow === "none" ? "" : ` ${r.flow}`;
+    return `[${r.session} · ${r.baud} ${r.data_bits}${p}${r.stop_bits}${flow} · ${lines || "no modem lines"}]`;
   },
 });
