@@ -6,13 +6,18 @@
  * prints a prompt mark; once that mark comes back, the session completes commands on markers
  * with exact exit codes. The typed line starts with a space (kept out of bash/zsh history with
  * ignorespace); its echo shows the nonce as text, but a mark needs a real ESC byte, which an
- * echo of `\033` never is. A device that was unplugged and reopened may have rebooted, so the
- * functions are typed again after every reopen.
+ * echo of `\033` never is.
+ *
+ * The shell may lose the functions: the device was unplugged and came back, or the board rebooted
+ * (its USB adapter staying plugged), or someone ran `exec sh`. Our PS1 carries a ready mark, so a
+ * prompt drawn without one on the cursor's row is a shell that does not have them: the line is
+ * typed again. Checked before every term_exec, at no cost (no probe is sent).
  */
 import { AppError } from "../errors.ts";
 import type { Session } from "../session/session.ts";
 import { SH_SCRIPT } from "../terminal/shell-scripts.ts";
 import { waitFor } from "../session/wait.ts";
+import { waitForPromptDrawn } from "../session/ready.ts";
 
 /** Time for the shell to answer, on top of the time the line takes on the wire both ways. */
 const SHELL_ANSWER_MS = 3000;
@@ -21,6 +26,26 @@ const WIRE_BITS_PER_CHAR = 10;
 
 /** Which reopen of the line the markers were installed on, per session. */
 const installedOn = new WeakMap<Session, number>();
+
+/** After a command's end mark, how long its prompt (with the ready mark) may take to arrive. */
+const PROMPT_DRAW_MS = 1000;
+
+/** The prompt the cursor sits at was drawn by our PS1: its ready mark is on the cursor's row. */
+function atOurPrompt(session: Session): boolean {
+  const row = session.emulator.cursorPos().row;
+  const marks = session.marksAfter(0);
+  for (let i = marks.length - 1; i >= 0; i--) if (marks[i]!.kind === "ready") return marks[i]!.pos.row === row;
+  return false;
+}
+
+/** Whether the far end's shell still has the marker functions, as far as the line shows. */
+async function stillInstalled(session: Session, generation: number, signal?: AbortSignal): Promise<boolean> {
+  if (session.integration !== "marker" || installedOn.get(session) !== generation) return false;
+  // A command running, or another exec: execCommand answers that (SESSION_BUSY), not us.
+  if (session.phase === "running" || session.execOwner !== null) return true;
+  await waitForPromptDrawn(session, PROMPT_DRAW_MS, signal);
+  return atOurPrompt(session) || session.state() !== "prompt";
+}
 
 /** The lines of SH_SCRIPT that define the marker functions, the ready mark and the prompt mark. */
 function markerSetup(nonce: string): string {
@@ -41,7 +66,7 @@ export async function ensureSerialShell(
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<void> {
-  if (session.integration === "marker" && installedOn.get(session) === line.generation) return;
+  if (await stillInstalled(session, line.generation, signal)) return;
   session.assertAlive();
   const state = session.state();
   if (state !== "prompt") {

@@ -48,6 +48,21 @@ describe("a shell at the far end", () => {
     expect(multi.output).toBe("n1\nn2\nn3");
   });
 
+  test("a shell that lost the markers (a reboot, `exec sh`) gets them again at the next term_exec", async () => {
+    const line = keep(await shellLine(tempDir()));
+    await host.open({ name: "reboot", serial: { path: line.path } }, ctx);
+    expect(await host.exec({ session: "reboot", command: "echo before", ...defaults }, ctx)).toMatchObject({ exit_code: 0, output: "before" });
+    // A new shell on the same line, as after a reboot: no functions, a prompt without our mark.
+    const fresh = await host.send({ session: "reboot", text: "exec sh -i", ...sendDefaults }, ctx);
+    expect(fresh.state).toBe("prompt");
+    const after = await host.exec({ session: "reboot", command: "echo after; (exit 5)", ...defaults }, ctx);
+    expect(after).toMatchObject({ status: "done", exit_code: 5, output: "after", via: "marker" });
+    // And when nothing was lost, nothing is typed again: the next command's line is the only one.
+    await host.exec({ session: "reboot", command: "true", ...defaults }, ctx);
+    const history = await host.read({ session: "reboot", mode: "history", from: 1, max_tokens: 4000 }, ctx);
+    expect(history.output.split("__ptyhub_nonce=").length - 1).toBe(2);
+  });
+
   test("a command still running after the timeout reports running; ctrl+c ends it", async () => {
     const line = keep(await shellLine(tempDir()));
     await host.open({ name: "long", serial: { path: line.path } }, ctx);
