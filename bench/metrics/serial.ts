@@ -29,7 +29,11 @@ interface End {
 
 async function echoLine(dir: string): Promise<{ path: string; proc: Subprocess<"ignore", "ignore", "pipe"> }> {
   const path = join(dir, "ttyBENCH");
-  const proc = Bun.spawn(["socat", "-d", "-d", `pty,raw,echo=0,link=${path}`, "EXEC:cat"], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const proc = Bun.spawn(["socat", "-d", "-d", `pty,raw,echo=0,link=${path}`, "EXEC:cat"], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   const reader = proc.stderr.getReader();
   const dec = new TextDecoder();
   let seen = "";
@@ -121,7 +125,10 @@ function bulk(end: End): Promise<{ ms: number; intact: boolean }> {
     const back = new Uint8Array(BULK_BYTES);
     let n = 0;
     const t0 = performance.now();
-    const timer = setTimeout(() => reject(new Error(`bulk: ${n} of ${BULK_BYTES} bytes back after ${BULK_TIMEOUT_MS} ms`)), BULK_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`bulk: ${n} of ${BULK_BYTES} bytes back after ${BULK_TIMEOUT_MS} ms`)),
+      BULK_TIMEOUT_MS,
+    );
     end.onData((d) => {
       back.set(d.subarray(0, Math.min(d.length, BULK_BYTES - n)), n);
       n += d.length;
@@ -143,7 +150,10 @@ async function idleCpuMs(ms: number): Promise<number> {
 }
 
 export async function serial(ctx: Ctx): Promise<MetricResult> {
-  const res = emptyResult("serial", "6. Serial line: round trip, 1 MB each way, idle CPU (socat pty pair, far end `cat`)");
+  const res = emptyResult(
+    "serial",
+    "6. Serial line: round trip, 1 MB each way, idle CPU (socat pty pair, far end `cat`)",
+  );
   const iterations = ctx.smoke ? 20 : 200;
   const idleMs = ctx.smoke ? 1000 : 5000;
   const dir = mkdtempSync(join(benchRoot(), "serial-"));
@@ -164,10 +174,22 @@ export async function serial(ctx: Ctx): Promise<MetricResult> {
         for (let i = 0; i < iterations; i++) samples.push(await roundTrip(end, `ping ${i}\n`));
         rtt.push({ subject: s.label, unit: "ms", samples, baseline: "bare pty (fd + event loop)" });
         const b = await bulk(end);
-        bulkRows.push({ subject: s.label, unit: "ms", samples: [b.ms], correct: { ok: b.intact ? 1 : 0, of: 1 }, note: `${fmt(BULK_BYTES / 1024 / 1024 / (b.ms / 1000))} MB/s each way` });
+        bulkRows.push({
+          subject: s.label,
+          unit: "ms",
+          samples: [b.ms],
+          correct: { ok: b.intact ? 1 : 0, of: 1 },
+          note: `${fmt(BULK_BYTES / 1024 / 1024 / (b.ms / 1000))} MB/s each way`,
+        });
         if (!b.intact) res.errors.push(`${s.label}: 1 MB each way came back altered or short`);
         const cpuMs = await idleCpuMs(idleMs);
-        idleRows.push({ subject: s.label, unit: "ms", samples: [], value: cpuMs, note: `CPU time in ${idleMs} ms idle: ${fmt((cpuMs / idleMs) * 100)} %` });
+        idleRows.push({
+          subject: s.label,
+          unit: "ms",
+          samples: [],
+          value: cpuMs,
+          note: `CPU time in ${idleMs} ms idle: ${fmt((cpuMs / idleMs) * 100)} %`,
+        });
       } finally {
         await end.close();
       }
@@ -176,11 +198,23 @@ export async function serial(ctx: Ctx): Promise<MetricResult> {
     res.tables.push({ title: "1 MB out and 1 MB back (echoed by the far end)", rows: bulkRows, kind: "value" });
     res.tables.push({ title: "Idle CPU", rows: idleRows, kind: "value" });
     const hubRtt = median(rtt[0]!.samples);
-    res.checks.push({ goal: `round trip of a short line ≤ ${TARGET_ROUND_TRIP_MS} ms (median)`, actual: `${fmt(hubRtt)} ms`, met: hubRtt !== null && hubRtt <= TARGET_ROUND_TRIP_MS });
-    res.checks.push({ goal: "1 MB each way without loss", actual: bulkRows[0]!.correct!.ok === 1 ? "intact" : "LOST DATA", met: bulkRows[0]!.correct!.ok === 1 });
+    res.checks.push({
+      goal: `round trip of a short line ≤ ${TARGET_ROUND_TRIP_MS} ms (median)`,
+      actual: `${fmt(hubRtt)} ms`,
+      met: hubRtt !== null && hubRtt <= TARGET_ROUND_TRIP_MS,
+    });
+    res.checks.push({
+      goal: "1 MB each way without loss",
+      actual: bulkRows[0]!.correct!.ok === 1 ? "intact" : "LOST DATA",
+      met: bulkRows[0]!.correct!.ok === 1,
+    });
     const cpuMs = idleRows[0]!.value ?? null;
     const cpu = cpuMs === null ? null : (cpuMs / idleMs) * 100;
-    res.checks.push({ goal: `idle CPU ≈ 0 (≤ ${TARGET_IDLE_CPU_PERCENT} %)`, actual: `${fmt(cpu)} %`, met: cpu !== null && cpu <= TARGET_IDLE_CPU_PERCENT });
+    res.checks.push({
+      goal: `idle CPU ≈ 0 (≤ ${TARGET_IDLE_CPU_PERCENT} %)`,
+      actual: `${fmt(cpu)} %`,
+      met: cpu !== null && cpu <= TARGET_IDLE_CPU_PERCENT,
+    });
   } finally {
     line.proc.kill("SIGTERM");
     await line.proc.exited;

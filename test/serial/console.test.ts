@@ -62,16 +62,26 @@ describe("serial console", () => {
     const line = await consoleAt(1200);
     await host.open({ name: "slow", serial: { path: line.path, baud: 1200 } }, ctx);
     // At 1200 baud (10 bits a character) the 45-character banner takes ~0.4 s to arrive.
-    const woke = await host.send({ session: "slow", text: "", until: "board login: $", ...sendDefaults, wait_ms: 15_000 }, ctx);
+    const woke = await host.send(
+      { session: "slow", text: "", until: "board login: $", ...sendDefaults, wait_ms: 15_000 },
+      ctx,
+    );
     expect(woke.via).toBe("until");
     await host.send({ session: "slow", text: "root", until: "Password: $", ...sendDefaults, wait_ms: 15_000 }, ctx);
     await host.send({ session: "slow", text: "secret", until: "# $", ...sendDefaults, wait_ms: 15_000 }, ctx);
-    const slow = await host.send({ session: "slow", text: "slow 8", until: "slow line 7", ...sendDefaults, wait_ms: 15_000 }, ctx);
+    const slow = await host.send(
+      { session: "slow", text: "slow 8", until: "slow line 7", ...sendDefaults, wait_ms: 15_000 },
+      ctx,
+    );
     expect(slow.via).toBe("until");
     expect(slow.output.split("\n").filter((l) => l.startsWith("slow line"))).toHaveLength(8);
   });
 
-  for (const [newline, hex] of [["cr", "0d"], ["lf", "0a"], ["crlf", "0d0a"]] as const) {
+  for (const [newline, hex] of [
+    ["cr", "0d"],
+    ["lf", "0a"],
+    ["crlf", "0d0a"],
+  ] as const) {
     test(`newline ${newline}: Enter reaches the device as ${hex}`, async () => {
       const line = await consoleAt();
       const name = `nl-${newline}`;
@@ -88,7 +98,9 @@ describe("serial console", () => {
     const line = await consoleAt();
     await host.open({ name: "login", serial: { path: line.path } }, ctx);
     await host.send({ session: "login", text: "", until: "login: $", ...sendDefaults }, ctx);
-    await expect(host.exec({ session: "login", command: "uname", timeout_ms: 5000, max_tokens: 1000 }, ctx)).rejects.toMatchObject({
+    await expect(
+      host.exec({ session: "login", command: "uname", timeout_ms: 5000, max_tokens: 1000 }, ctx),
+    ).rejects.toMatchObject({
       code: "INVALID_ARGUMENT",
       message: expect.stringContaining("not at a shell prompt"),
     });

@@ -23,7 +23,12 @@ describe("serial sessions over MCP, hosted by the daemon", () => {
     const e = fx.env();
     const a = await fx.server(e);
     const opened = await ok(a, "term_open", { name: "board", serial: { path: line.path, baud: 57600 } });
-    expect(opened).toMatchObject({ kind: "serial", target: `${line.path}@57600`, persistent: true, attach: "ptyhub attach board" });
+    expect(opened).toMatchObject({
+      kind: "serial",
+      target: `${line.path}@57600`,
+      persistent: true,
+      attach: "ptyhub attach board",
+    });
     const first = await ok(a, "term_exec", { session: "board", command: "echo one; (exit 4)" });
     expect(first).toMatchObject({ status: "done", exit_code: 4, output: "one", via: "marker" });
     // Output that arrives while no MCP server is connected.
@@ -32,14 +37,20 @@ describe("serial sessions over MCP, hosted by the daemon", () => {
 
     const b = await fx.server(e);
     const r = await ok(b, "term_read", { session: "board", until: "while-away", wait_ms: 10_000 });
-    expect(String(r.output).split("\n").filter((l) => l === "while-away")).toHaveLength(1);
+    expect(
+      String(r.output)
+        .split("\n")
+        .filter((l) => l === "while-away"),
+    ).toHaveLength(1);
     const again = await ok(b, "term_exec", { session: "board", command: "echo two; false" });
     expect(again).toMatchObject({ status: "done", exit_code: 1, output: "two" });
     const status = await ok(b, "term_serial", { session: "board", baud: 115200 });
     expect(status).toMatchObject({ session: "board", baud: 115200, data_bits: 8, parity: "none", dtr: null });
     const listed = await call(b, "term_list", { serial_ports: true });
     expect(listed.isError).toBe(false);
-    expect(listed.data.sessions).toEqual([expect.objectContaining({ session: "board", kind: "serial", state: "prompt" })]);
+    expect(listed.data.sessions).toEqual([
+      expect.objectContaining({ session: "board", kind: "serial", state: "prompt" }),
+    ]);
     expect(Array.isArray(listed.data.serial_ports)).toBe(true);
     expect(listed.text).toContain("[serial ports]");
     await ok(b, "term_close", { session: "board" });

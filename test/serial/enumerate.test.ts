@@ -21,7 +21,8 @@ function lockLine(path: string): string {
   const st = statSync(path);
   const major = (st.dev >> 8) & 0xfff;
   const minor = (st.dev & 0xff) | ((st.dev >> 12) & 0xfff00);
-  return `1: FLOCK  ADVISORY  WRITE 4242 ${major.toString(16).padStart(2, "0")}:${minor.toString(16).padStart(2, "0")}:${st.ino} 0 EOF`;
+  const hex = (n: number) => n.toString(16).padStart(2, "0");
+  return `1: FLOCK  ADVISORY  WRITE 4242 ${hex(major)}:${hex(minor)}:${st.ino} 0 EOF`;
 }
 
 function fakeSystem(): { sys: string; dev: string; proc: string } {
@@ -31,7 +32,10 @@ function fakeSystem(): { sys: string; dev: string; proc: string } {
   const proc = join(root, "proc");
   const tty = join(sys, "class", "tty");
   // A built-in UART that answered (type 4: 16550A) and a phantom slot (type 0).
-  for (const [name, type] of [["ttyS0", "4"], ["ttyS1", "0"]] as const) {
+  for (const [name, type] of [
+    ["ttyS0", "4"],
+    ["ttyS1", "0"],
+  ] as const) {
     const devdir = join(sys, "devices", "pnp0", name);
     mkdirSync(devdir, { recursive: true });
     write(join(tty, name, "type"), type);
@@ -63,7 +67,7 @@ afterAll(async () => {
 });
 
 describe("serial port discovery", () => {
-  test("sysfs: UARTs and USB adapters with ids and by-id names; phantom slots and consoles skipped; locks are in_use", async () => {
+  test("sysfs: UARTs, USB adapters with ids and by-id names; no phantom slots or consoles; locks: in_use", async () => {
     const roots = fakeSystem();
     const ports = await listSerialPorts(roots, "linux");
     expect(ports).toEqual([
@@ -80,7 +84,8 @@ describe("serial port discovery", () => {
 
   test("macOS: the /dev/cu.* call-out devices", async () => {
     const roots = fakeSystem();
-    for (const n of ["cu.usbserial-A50285BI", "cu.Bluetooth-Incoming-Port", "tty.usbserial-A50285BI"]) write(join(roots.dev, n), "");
+    for (const n of ["cu.usbserial-A50285BI", "cu.Bluetooth-Incoming-Port", "tty.usbserial-A50285BI"])
+      write(join(roots.dev, n), "");
     const ports = await listSerialPorts(roots, "darwin");
     expect(ports.map((p) => p.path)).toEqual([join(roots.dev, "cu.usbserial-A50285BI")]);
   });
@@ -90,7 +95,9 @@ describe("serial port discovery", () => {
     for (const p of ports) {
       expect(p.path.startsWith("/dev/")).toBe(true);
       const name = p.path.slice(5);
-      const type = await Bun.file(`/sys/class/tty/${name}/type`).text().catch(() => "");
+      const type = await Bun.file(`/sys/class/tty/${name}/type`)
+        .text()
+        .catch(() => "");
       expect(type.trim()).not.toBe("0");
     }
   });

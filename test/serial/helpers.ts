@@ -61,7 +61,10 @@ export async function ptyPair(dir: string, path = join(dir, "ttyPH")): Promise<L
 /** A line whose far end is a real interactive sh on its own controlling tty (a board's console). */
 export async function shellLine(dir: string, shell = "sh"): Promise<Line> {
   const path = join(dir, "ttySH");
-  const proc = await startSocat([`pty,raw,echo=0,link=${path}`, `EXEC:${shell} -i,pty,setsid,ctty,stderr`], "socat shell line");
+  const proc = await startSocat(
+    [`pty,raw,echo=0,link=${path}`, `EXEC:${shell} -i,pty,setsid,ctty,stderr`],
+    "socat shell line",
+  );
   return { path, proc, stop: () => stopProc(proc) };
 }
 

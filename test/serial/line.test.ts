@@ -41,7 +41,10 @@ describe("a shell at the far end", () => {
     expect(first.output).toContain("definitely-not-here");
     // Neither the typed line nor the marker setup is part of the output.
     expect(first.output).not.toContain("__ptyhub");
-    expect(await host.exec({ session: "sh", command: "(exit 7)", ...defaults }, ctx)).toMatchObject({ exit_code: 7, output: "" });
+    expect(await host.exec({ session: "sh", command: "(exit 7)", ...defaults }, ctx)).toMatchObject({
+      exit_code: 7,
+      output: "",
+    });
     const cd = await host.exec({ session: "sh", command: "cd / && pwd", ...defaults }, ctx);
     expect(cd).toMatchObject({ exit_code: 0, output: "/", cwd: "/" });
     const multi = await host.exec({ session: "sh", command: "for i in 1 2 3; do\n  echo n$i\ndone", ...defaults }, ctx);
@@ -51,7 +54,10 @@ describe("a shell at the far end", () => {
   test("a shell that lost the markers (a reboot, `exec sh`) gets them again at the next term_exec", async () => {
     const line = keep(await shellLine(tempDir()));
     await host.open({ name: "reboot", serial: { path: line.path } }, ctx);
-    expect(await host.exec({ session: "reboot", command: "echo before", ...defaults }, ctx)).toMatchObject({ exit_code: 0, output: "before" });
+    expect(await host.exec({ session: "reboot", command: "echo before", ...defaults }, ctx)).toMatchObject({
+      exit_code: 0,
+      output: "before",
+    });
     // A new shell on the same line, as after a reboot: no functions, a prompt without our mark.
     const fresh = await host.send({ session: "reboot", text: "exec sh -i", ...sendDefaults }, ctx);
     expect(fresh.state).toBe("prompt");
@@ -68,12 +74,17 @@ describe("a shell at the far end", () => {
     await host.open({ name: "long", serial: { path: line.path } }, ctx);
     const r = await host.exec({ session: "long", command: "sleep 30", timeout_ms: 300, max_tokens: 1000 }, ctx);
     expect(r.status).toBe("running");
-    await expect(host.exec({ session: "long", command: "true", ...defaults }, ctx)).rejects.toMatchObject({ code: "SESSION_BUSY" });
+    await expect(host.exec({ session: "long", command: "true", ...defaults }, ctx)).rejects.toMatchObject({
+      code: "SESSION_BUSY",
+    });
     const stopped = await host.send({ session: "long", keys: ["ctrl+c"], ...sendDefaults }, ctx);
     // sh drops the whole typed list on SIGINT (no end marker), so the prompt is the signal here.
     expect(["shell", "prompt"]).toContain(stopped.via);
     expect(stopped.state).toBe("prompt");
-    expect(await host.exec({ session: "long", command: "echo back", ...defaults }, ctx)).toMatchObject({ exit_code: 0, output: "back" });
+    expect(await host.exec({ session: "long", command: "echo back", ...defaults }, ctx)).toMatchObject({
+      exit_code: 0,
+      output: "back",
+    });
   });
 });
 
@@ -82,15 +93,29 @@ describe("term_serial and break", () => {
     const line = keep(await ptyPair(tempDir()));
     await host.open({ name: "ctl", serial: { path: line.path, baud: 9600 } }, ctx);
     const status = await host.serial({ session: "ctl" }, ctx);
-    expect(status).toMatchObject({ session: "ctl", baud: 9600, data_bits: 8, parity: "none", stop_bits: 1, flow: "none", dtr: null, cts: null });
+    expect(status).toMatchObject({
+      session: "ctl",
+      baud: 9600,
+      data_bits: 8,
+      parity: "none",
+      stop_bits: 1,
+      flow: "none",
+      dtr: null,
+      cts: null,
+    });
     // 250000 is no standard rate: set through termios2 (BOTHER) and read back from the driver.
     const changed = await host.serial({ session: "ctl", baud: 250000, stop_bits: 2 }, ctx);
     expect(changed).toMatchObject({ baud: 250000, stop_bits: 2 });
     // The target names the line as opened.
     expect(await host.list(ctx)).toEqual([expect.objectContaining({ target: `${line.path}@9600` })]);
-    await expect(host.serial({ session: "ctl", dtr: false }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("no modem control lines") });
+    await expect(host.serial({ session: "ctl", dtr: false }, ctx)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: expect.stringContaining("no modem control lines"),
+    });
     await expect(host.serial({ session: "ctl", baud: 7 }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
-    await expect(host.serial({ session: "ctl", pulse_ms: 100 }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(host.serial({ session: "ctl", pulse_ms: 100 }, ctx)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
     // Nothing changed by the refused calls.
     expect(await host.serial({ session: "ctl" }, ctx)).toMatchObject({ baud: 250000, stop_bits: 2 });
     const brk = await host.serial({ session: "ctl", break_ms: 50 }, ctx);
@@ -103,33 +128,54 @@ describe("term_serial and break", () => {
     const r = await host.send({ session: "brk", keys: ["break"], ...sendDefaults, wait_ms: 1000 }, ctx);
     expect(r.state).not.toBe("exited");
     await host.open({ name: "local", command: "cat" }, ctx);
-    await expect(host.send({ session: "local", text: "typed", keys: ["break"], ...sendDefaults }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(
+      host.send({ session: "local", text: "typed", keys: ["break"], ...sendDefaults }, ctx),
+    ).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     const read = await host.read({ session: "local", mode: "new", wait_ms: 300, max_tokens: 1000 }, ctx);
     expect(read.output).not.toContain("typed");
-    await expect(host.serial({ session: "local", baud: 9600 }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(host.serial({ session: "local", baud: 9600 }, ctx)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
   });
 });
 
 describe("faults", () => {
   test("a missing path, a regular file, a busy port and bad settings: clear errors, nothing opened", async () => {
     const dir = tempDir();
-    await expect(host.open({ serial: { path: join(dir, "ttyNONE") } }, ctx)).rejects.toMatchObject({ code: "SERIAL_OPEN_FAILED", message: expect.stringContaining("no such device") });
+    await expect(host.open({ serial: { path: join(dir, "ttyNONE") } }, ctx)).rejects.toMatchObject({
+      code: "SERIAL_OPEN_FAILED",
+      message: expect.stringContaining("no such device"),
+    });
     const file = join(dir, "plain");
     writeFileSync(file, "x");
-    await expect(host.open({ serial: { path: file } }, ctx)).rejects.toMatchObject({ code: "SERIAL_OPEN_FAILED", message: expect.stringContaining("not a serial port") });
+    await expect(host.open({ serial: { path: file } }, ctx)).rejects.toMatchObject({
+      code: "SERIAL_OPEN_FAILED",
+      message: expect.stringContaining("not a serial port"),
+    });
 
     const line = keep(await ptyPair(dir));
     await host.open({ name: "first", serial: { path: line.path } }, ctx);
     const busy = host.open({ name: "second", serial: { path: line.path } }, ctx);
-    await expect(busy).rejects.toMatchObject({ code: "SERIAL_OPEN_FAILED", message: expect.stringContaining("in use") });
+    await expect(busy).rejects.toMatchObject({
+      code: "SERIAL_OPEN_FAILED",
+      message: expect.stringContaining("in use"),
+    });
     // Released on close (Bun's dup of the fd would keep the flock without the explicit unlock).
     await host.close({ session: "first" }, ctx);
     await host.open({ name: "again", serial: { path: line.path } }, ctx);
 
-    for (const serial of [{ path: line.path, baud: 0 }, { path: line.path, parity: "sometimes" }, { path: line.path, data_bits: 9 }, { path: "" }, { path: line.path, bogus: 1 }]) {
+    for (const serial of [
+      { path: line.path, baud: 0 },
+      { path: line.path, parity: "sometimes" },
+      { path: line.path, data_bits: 9 },
+      { path: "" },
+      { path: line.path, bogus: 1 },
+    ]) {
       await expect(host.open({ serial }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     }
-    await expect(host.open({ serial: { path: line.path }, command: "bash" }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(host.open({ serial: { path: line.path }, command: "bash" }, ctx)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
     expect((await host.list(ctx)).map((s) => s.session)).toEqual(["again"]);
   });
 
@@ -140,7 +186,10 @@ describe("faults", () => {
     await stateBecomes("gone", "exited");
     const [info] = await host.list(ctx);
     expect(info).toMatchObject({ session: "gone", alive: false });
-    await expect(host.send({ session: "gone", text: "x", ...sendDefaults }, ctx)).rejects.toMatchObject({ code: "SESSION_EXITED", message: expect.stringContaining("device disconnected") });
+    await expect(host.send({ session: "gone", text: "x", ...sendDefaults }, ctx)).rejects.toMatchObject({
+      code: "SESSION_EXITED",
+      message: expect.stringContaining("device disconnected"),
+    });
   });
 
   test("reconnect: true waits for the device (state reconnecting) and carries on when it is back", async () => {
@@ -155,7 +204,10 @@ describe("faults", () => {
     const far = Bun.file(second.far).writer();
     far.write("device is back\r\n");
     await far.flush();
-    const r = await host.read({ session: "back", mode: "new", until: "device is back", wait_ms: 5000, max_tokens: 1000 }, ctx);
+    const r = await host.read(
+      { session: "back", mode: "new", until: "device is back", wait_ms: 5000, max_tokens: 1000 },
+      ctx,
+    );
     expect(r.matched).toBe("device is back");
     await far.end();
   });

@@ -60,7 +60,16 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 describe("serial backend over the mock binding", () => {
   test("the line settings reach the binding as asked (7E2, RTS/CTS, 9600)", async () => {
     const b = await open({ baud: 9600, data_bits: 7, parity: "even", stop_bits: 2, flow: "rtscts" });
-    expect(mockPort().openOptions).toMatchObject({ path: PATH, baudRate: 9600, dataBits: 7, parity: "even", stopBits: 2, rtscts: true, xon: false, lock: true });
+    expect(mockPort().openOptions).toMatchObject({
+      path: PATH,
+      baudRate: 9600,
+      dataBits: 7,
+      parity: "even",
+      stopBits: 2,
+      rtscts: true,
+      xon: false,
+      lock: true,
+    });
     expect(b.target).toBe(`${PATH}@9600`);
   });
 
@@ -94,9 +103,15 @@ describe("serial backend over the mock binding", () => {
       return set(o);
     };
     await b.sendBreak(20);
-    expect(calls).toEqual([{ dtr: true, rts: true, brk: true }, { dtr: true, rts: true, brk: false }]);
+    expect(calls).toEqual([
+      { dtr: true, rts: true, brk: true },
+      { dtr: true, rts: true, brk: false },
+    ]);
     const st = await b.control({ dtr: false, pulseMs: 10 });
-    expect(calls.slice(2)).toEqual([{ dtr: false, rts: true, brk: false }, { dtr: true, rts: true, brk: false }]);
+    expect(calls.slice(2)).toEqual([
+      { dtr: false, rts: true, brk: false },
+      { dtr: true, rts: true, brk: false },
+    ]);
     expect(st).toMatchObject({ dtr: true, rts: true, cts: true });
   });
 

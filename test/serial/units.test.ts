@@ -13,7 +13,10 @@ const linux = serialConstants("linux")!;
 const darwin = serialConstants("darwin")!;
 
 describe("termios", () => {
-  for (const [os, c] of [["linux", linux], ["darwin", darwin]] as const) {
+  for (const [os, c] of [
+    ["linux", linux],
+    ["darwin", darwin],
+  ] as const) {
     test(`${os}: every setting survives encode → decode, and the line is raw`, () => {
       for (const parity of PARITIES) {
         if (os === "darwin" && (parity === "mark" || parity === "space")) continue; // no CMSPAR on macOS
@@ -50,11 +53,28 @@ describe("termios", () => {
 
 describe("settings", () => {
   test("defaults are 115200 8N1, CR newline, no reconnect", () => {
-    expect(parseSerialSpec({ path: "/dev/ttyUSB0" })).toEqual({ path: "/dev/ttyUSB0", ...DEFAULT_LINE, newline: "cr", reconnect: false });
+    expect(parseSerialSpec({ path: "/dev/ttyUSB0" })).toEqual({
+      path: "/dev/ttyUSB0",
+      ...DEFAULT_LINE,
+      newline: "cr",
+      reconnect: false,
+    });
   });
 
   test("bad values are INVALID_ARGUMENT with a hint", () => {
-    const bad = [{}, { path: "" }, { path: "/x", baud: 49 }, { path: "/x", baud: 9600.5 }, { path: "/x", data_bits: 4 }, { path: "/x", parity: "maybe" }, { path: "/x", stop_bits: 1.5 }, { path: "/x", flow: "hw" }, { path: "/x", newline: "nl" }, { path: "/x", reconnect: "yes" }, { path: "/x", speed: 9600 }];
+    const bad = [
+      {},
+      { path: "" },
+      { path: "/x", baud: 49 },
+      { path: "/x", baud: 9600.5 },
+      { path: "/x", data_bits: 4 },
+      { path: "/x", parity: "maybe" },
+      { path: "/x", stop_bits: 1.5 },
+      { path: "/x", flow: "hw" },
+      { path: "/x", newline: "nl" },
+      { path: "/x", reconnect: "yes" },
+      { path: "/x", speed: 9600 },
+    ];
     for (const raw of bad) {
       let err: unknown = null;
       try {
@@ -78,7 +98,8 @@ describe("newline mapping (picocom --omap)", () => {
 });
 
 describe("More prompts", () => {
-  const state = (beforeCursor: string) => classify({ exited: false, atShellPrompt: null, beforeCursor, cursorOnLastRow: false, altScreen: false, tty: null });
+  const state = (beforeCursor: string) =>
+    classify({ exited: false, atShellPrompt: null, beforeCursor, cursorOnLastRow: false, altScreen: false, tty: null });
   test("--More-- (busybox, Cisco) and ---(more)--- (Junos) are pagers away from the last row", () => {
     expect(state("--More--")).toBe("pager");
     expect(state(" --More-- ")).toBe("pager");
