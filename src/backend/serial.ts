@@ -194,36 +194,30 @@ export class SerialBackend implements Backend {
 
   async status(): Promise<LineStatus> {
     const port = this.livePort();
-    const s = port.lineSettings ? { ...this.settings, ...pick(port.lineSettings()) } : this.settings;
-    let m: ModemLines | null = null;
-    if (port.modemLines) m = await port.modemLines();
-    else {
-      const st = await port.get();
-      m = { ...this.lines, ...st, ri: false };
-    }
+    // Baud and stop bits as the driver kept them (a custom rate may be rounded); data bits, parity
+    // and flow as asked: a pseudo-terminal, for one, reports cs8 and no parity whatever is set.
+    const kept = port.lineSettings?.() ?? this.settings;
+    const m: ModemLines | null = port.modemLines
+      ? await port.modemLines()
+      : { ...this.lines, ...(await port.get()), ri: false };
     return {
-      baud: s.baud,
+      baud: kept.baud,
       data_bits: this.settings.dataBits,
       parity: this.settings.parity,
-      stop_bits: s.stopBits,
+      stop_bits: kept.stopBits,
       flow: this.settings.flow,
-      dtr: m ? m.dtr : null,
-      rts: m ? m.rts : null,
-      cts: m ? m.cts : null,
-      dsr: m ? m.dsr : null,
-      dcd: m ? m.dcd : null,
-      ri: m ? m.ri : null,
+      dtr: m?.dtr ?? null,
+      rts: m?.rts ?? null,
+      cts: m?.cts ?? null,
+      dsr: m?.dsr ?? null,
+      dcd: m?.dcd ?? null,
+      ri: m?.ri ?? null,
     };
   }
 
-  /** The settings as asked (what a session reports; see driverSettings for what the driver kept). */
+  /** The settings as asked (what the session reports and term_serial changes from). */
   lineSettings(): LineSettings {
     return { ...this.settings };
-  }
-
-  /** The settings the driver kept: a pseudo-terminal, for one, forces 8 data bits and no parity. */
-  driverSettings(): LineSettings | null {
-    return this.port?.lineSettings?.() ?? null;
   }
 
   close(_signal?: CloseSignal): Promise<ExitInfo> {
@@ -353,10 +347,6 @@ export class SerialBackend implements Backend {
     this.sinks.exited(info);
     this.resolveExited(info);
   }
-}
-
-function pick(s: LineSettings): Pick<LineSettings, "baud" | "stopBits"> {
-  return { baud: s.baud, stopBits: s.stopBits };
 }
 
 /** Opens the line and starts the session's backend (SERIAL_OPEN_FAILED / INVALID_ARGUMENT). */

@@ -4,9 +4,13 @@
  * tty flags on a line), page through help (pager state), wait for slow output at a low baud —
  * with the device's echo removed and `newline` deciding what Enter sends.
  */
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ctx, newHost, sendDefaults } from "../helpers/host.ts";
 import { fakeConsole, tempDir, type FakeConsole } from "./helpers.ts";
+
+// Lines, shells and socat under a loaded machine: the preload's default did not reach this file
+// in a full run (a test was cut at bun's 5 s), so it is set here too.
+setDefaultTimeout(30_000);
 
 const host = newHost();
 const lines: FakeConsole[] = [];

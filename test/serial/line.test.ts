@@ -4,12 +4,16 @@
  * (missing path, not a tty, busy, bad settings) and an unplugged device, with and without
  * `reconnect`.
  */
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ctx, defaults, newHost, sendDefaults } from "../helpers/host.ts";
 import { waitFor as waitForSession } from "../../src/session/wait.ts";
 import { ptyPair, shellLine, tempDir, type Line } from "./helpers.ts";
+
+// Lines, shells and socat under a loaded machine: the preload's default did not reach this file
+// in a full run (a test was cut at bun's 5 s), so it is set here too.
+setDefaultTimeout(30_000);
 
 const host = newHost();
 const lines: Line[] = [];
