@@ -40,6 +40,8 @@ export interface Backend {
   sendBreak?(): Promise<void>;
   /** "reconnecting" while a lost device is waited for (serial lines with reconnect). */
   connectionState?(): "reconnecting" | null;
+  /** Registers a listener for changes of connectionState(), so waits on `state` wake up. */
+  onConnectionChange?(listener: () => void): void;
 }
 
 export type CloseSignal = "TERM" | "KILL" | "HUP";

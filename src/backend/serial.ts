@@ -90,6 +90,7 @@ export class SerialBackend implements Backend {
   /** How many times the line was reopened after the device came back. */
   generation = 0;
   private stopWaiting: (() => void) | null = null;
+  private connectionListener: (() => void) | null = null;
   private readonly exited: Promise<ExitInfo>;
   private resolveExited!: (info: ExitInfo) => void;
 
@@ -117,6 +118,10 @@ export class SerialBackend implements Backend {
   /** "reconnecting" while an unplugged device is waited for, else null. */
   connectionState(): "reconnecting" | null {
     return this.reconnecting && !this.exitInfo ? "reconnecting" : null;
+  }
+
+  onConnectionChange(listener: () => void): void {
+    this.connectionListener = listener;
   }
 
   onData(sink: (data: Uint8Array) => void): void {
@@ -290,15 +295,22 @@ export class SerialBackend implements Backend {
       this.finish({ exitCode: null, signal: null, reason: `device disconnected: ${this.spec.path} (${why})` });
       return;
     }
-    this.reconnecting = true;
+    this.setReconnecting(true);
     const next = await this.waitForDevice();
-    this.reconnecting = false;
+    if (next) {
+      this.generation++;
+      this.port = next;
+    }
+    this.setReconnecting(false);
     if (!next) return;
     log.info(`${this.spec.path}: reopened`);
-    this.generation++;
-    this.port = next;
     void this.flush();
     void this.pump(next);
+  }
+
+  private setReconnecting(on: boolean): void {
+    this.reconnecting = on;
+    this.connectionListener?.();
   }
 
   /** Until the device can be opened again (or the session is closed: null). */
@@ -330,8 +342,15 @@ export class SerialBackend implements Backend {
         }
       };
       this.stopWaiting = () => end(null);
+      // The directory may be gone too (/dev/serial/by-id disappears with its last device): the
+      // timer below still finds the device when it is back.
       try {
         watcher = watch(dirname(this.spec.path), () => void attempt());
+        // An unhandled watcher error would end the process: log it and rely on the timer.
+        watcher.on("error", (err) => {
+          log.debug(`watching ${dirname(this.spec.path)}: ${err.message}`);
+          watcher?.close();
+        });
       } catch (err) {
         log.debug(`cannot watch ${dirname(this.spec.path)}: ${(err as Error).message}`);
       }

@@ -122,6 +122,7 @@ export class Session {
     });
     this.backend.onData((data) => this.onData(data));
     this.backend.onExit((info) => this.onExit(info));
+    this.backend.onConnectionChange?.(() => this.notify());
   }
 
   get pid(): number | null {

@@ -5,7 +5,7 @@
  * `reconnect`.
  */
 import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ctx, defaults, newHost, sendDefaults } from "../helpers/host.ts";
 import { waitFor as waitForSession } from "../../src/session/wait.ts";
@@ -32,7 +32,8 @@ function keep<T extends Line>(line: T): T {
 async function stateBecomes(session: string, state: string, timeoutMs = 10_000): Promise<void> {
   const s = host.manager.get(session);
   const r = await waitForSession(s, () => (s.state() === state ? { done: true } : null), { timeoutMs });
-  expect(r === "timeout" ? s.state() : state).toBe(state);
+  // Session changes wake the wait (output, marks, exit, the line reconnecting): no timeout expected.
+  expect(r === "timeout" ? `timed out at ${s.state()}` : state).toBe(state);
 }
 
 describe("a shell at the far end", () => {
@@ -194,6 +195,21 @@ describe("faults", () => {
       code: "SESSION_EXITED",
       message: expect.stringContaining("device disconnected"),
     });
+  });
+
+  test("reconnect survives its directory going away (as /dev/serial/by-id does with its last device)", async () => {
+    const dir = join(tempDir(), "by-id");
+    mkdirSync(dir);
+    const first = await ptyPair(dir);
+    await host.open({ name: "byid", serial: { path: first.path, reconnect: true } }, ctx);
+    await first.stop();
+    await stateBecomes("byid", "reconnecting");
+    rmSync(dir, { recursive: true });
+    mkdirSync(dir);
+    keep(await ptyPair(dir, first.path));
+    await stateBecomes("byid", "running");
+    const status = await host.serial({ session: "byid" }, ctx);
+    expect(status.baud).toBe(115200);
   });
 
   test("reconnect: true waits for the device (state reconnecting) and carries on when it is back", async () => {
