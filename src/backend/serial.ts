@@ -83,7 +83,7 @@ export class SerialBackend implements Backend {
   private lines = { dtr: true, rts: true };
   private queued: Uint8Array[] = [];
   private flushScheduled = false;
-  private writing = false;
+  private flushing: Promise<void> | null = null;
   private closing: Promise<ExitInfo> | null = null;
   private exitInfo: ExitInfo | null = null;
   private reconnecting = false;
@@ -252,24 +252,33 @@ export class SerialBackend implements Backend {
     return this.port;
   }
 
+  /** Sends what is queued; resolves when it is with the OS (a running flush is waited for, not skipped). */
   private async flush(): Promise<void> {
     this.flushScheduled = false;
-    if (this.writing) return;
-    this.writing = true;
+    while (this.flushing) await this.flushing;
+    if (this.queued.length === 0 || !this.port) return;
+    this.flushing = this.writeQueued(this.port);
     try {
-      while (this.queued.length > 0 && this.port) {
+      await this.flushing;
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  private async writeQueued(port: LinePort): Promise<void> {
+    try {
+      while (this.queued.length > 0 && this.port === port) {
         const chunk = Buffer.concat(this.queued);
         this.queued = [];
-        await this.port.write(chunk);
+        await port.write(chunk);
       }
     } catch (err) {
       // The read loop notices a lost device and reports it; a write only logs.
       log.debug(`write to ${this.spec.path} failed: ${(err as Error).message}`);
       this.queued = [];
-    } finally {
-      this.writing = false;
     }
   }
+
 
   /** Reads until the port closes (by us) or fails (the device went away). */
   private async pump(port: LinePort): Promise<void> {
