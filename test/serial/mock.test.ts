@@ -115,6 +115,29 @@ describe("serial backend over the mock binding", () => {
     expect(st).toMatchObject({ dtr: true, rts: true, cts: true });
   });
 
+  test("typed data goes out before a break that follows it, even while an earlier write is in flight", async () => {
+    const b = await open({});
+    const port = mockPort();
+    const events: string[] = [];
+    const write = port.write.bind(port);
+    const set = port.set.bind(port);
+    // A slow line: each write takes a while to be accepted.
+    port.write = async (data: Buffer) => {
+      events.push(`write ${data.toString("latin1")}`);
+      await Bun.sleep(20);
+      return write(data);
+    };
+    port.set = async (o: SetOptions) => {
+      events.push(`break ${o.brk ? "on" : "off"}`);
+      return set(o);
+    };
+    b.write("first\r");
+    await new Promise((r) => setImmediate(r)); // the first flush starts
+    b.write("second\r");
+    await b.sendBreak(5);
+    expect(events).toEqual(["write first\r", "write second\r", "break on", "break off"]);
+  });
+
   test("a lost device ends the session with the reason (no reconnect)", async () => {
     const b = await open({});
     const out = collect(b);
