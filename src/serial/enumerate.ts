@@ -169,6 +169,21 @@ function heldDevices(roots: SystemRoots): Set<string> {
   return held;
 }
 
+/** Who holds an flock on `path`: "picocom (pid 1234)", for the busy error; [] when unknown. */
+export function lockHolders(path: string, roots: SystemRoots = REAL_ROOTS): string[] {
+  const key = devKey(path);
+  if (!key) return [];
+  const out: string[] = [];
+  const locks = readText(join(roots.proc, "locks")) ?? "";
+  for (const m of locks.matchAll(/^\d+:\s+FLOCK\s+\S+\s+\S+\s+(\d+)\s+([0-9a-f]+):([0-9a-f]+):(\d+)/gm)) {
+    if (`${makedev(parseInt(m[2]!, 16), parseInt(m[3]!, 16))}:${m[4]}` !== key) continue;
+    const pid = m[1]!;
+    const name = pid === String(process.pid) ? "this ptyhub" : (readText(join(roots.proc, pid, "comm")) ?? "a process");
+    out.push(`${name} (pid ${pid})`);
+  }
+  return out;
+}
+
 /** Whether a process holds `path` open or locked (for the busy error's hint and `in_use`). */
 export function portInUse(path: string, roots: SystemRoots = REAL_ROOTS): boolean {
   const key = devKey(path);

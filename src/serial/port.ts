@@ -28,6 +28,7 @@ import { logger } from "../log.ts";
 import { serialConstants, type SerialOsConstants } from "./constants.ts";
 import { libc, LibcError, type Libc } from "./libc.ts";
 import { decodeLine, encodeLine } from "./termios.ts";
+import { listSerialPorts, lockHolders } from "./enumerate.ts";
 import { PARITIES, type LineSettings } from "./settings.ts";
 
 const log = logger("serial");
@@ -131,8 +132,10 @@ function openExclusive(path: string, c: SerialOsConstants, lib: Libc): number {
       lib.flock(fd, c.LOCK_EX | c.LOCK_NB);
     } catch (err) {
       if (err instanceof LibcError && (err.code === "EWOULDBLOCK" || err.code === "EAGAIN")) {
+        const holders = lockHolders(path);
+        const who = holders.length > 0 ? holders.join(", ") : "another program";
         const hint = "Close the program holding it (another ptyhub session, picocom, screen, minicom), then retry.";
-        throw openFailed(path, "the port is in use by another program", hint);
+        throw openFailed(path, `the port is in use by ${who}`, hint);
       }
       throw err;
     }
@@ -366,7 +369,6 @@ export class FfiPort implements LinePort {
 /** The binding: opens ports on bun:ffi; `list` is src/serial/enumerate.ts. */
 export class FfiBinding implements LineBinding {
   async list(): Promise<PortInfo[]> {
-    const { listSerialPorts } = await import("./enumerate.ts");
     return (await listSerialPorts()).map((p) => ({
       path: p.path,
       manufacturer: undefined,

@@ -163,10 +163,24 @@ describe("faults", () => {
     const busy = host.open({ name: "second", serial: { path: line.path } }, ctx);
     await expect(busy).rejects.toMatchObject({
       code: "SERIAL_OPEN_FAILED",
-      message: expect.stringContaining("in use"),
+      message: expect.stringContaining(`in use by this ptyhub (pid ${process.pid})`),
     });
     // Released on close (Bun's dup of the fd would keep the flock without the explicit unlock).
     await host.close({ session: "first" }, ctx);
+    // Another program holding it is named: flock(1) locks it for a shell that waits on its stdin.
+    const holder = Bun.spawn(["flock", "-n", line.path, "sh", "-c", "echo locked; read x"], {
+      stdin: "pipe",
+      stdout: "pipe",
+    });
+    const lockedReader = holder.stdout.getReader();
+    expect(new TextDecoder().decode((await lockedReader.read()).value)).toBe("locked\n");
+    lockedReader.releaseLock();
+    await expect(host.open({ name: "third", serial: { path: line.path } }, ctx)).rejects.toMatchObject({
+      code: "SERIAL_OPEN_FAILED",
+      message: expect.stringMatching(/in use by (flock|sh) \(pid \d+\)/),
+    });
+    holder.stdin.end();
+    await holder.exited;
     await host.open({ name: "again", serial: { path: line.path } }, ctx);
 
     for (const serial of [
