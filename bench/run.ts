@@ -27,9 +27,10 @@ import { memoryAndFlood } from "./metrics/memory.ts";
 import { tokens } from "./metrics/tokens.ts";
 import { guard } from "./metrics/guard.ts";
 
+import { serial } from "./metrics/serial.ts";
 import { httpVsStdio } from "./metrics/http.ts";
 
-const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens", "guard", "http"] as const;
+const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens", "guard", "http", "serial"] as const;
 type MetricId = (typeof METRICS)[number];
 
 interface Args {
@@ -157,6 +158,7 @@ async function main(): Promise<number> {
     ["tokens", async () => [await tokens(ctx)]],
     ["guard", async () => [await guard(ctx)]],
     ["http", async () => [await httpVsStdio(ctx)]],
+    ["serial", async () => [await serial(ctx)]],
   ];
   for (const [id, run] of runners) {
     if (!want(id)) continue;

@@ -25,6 +25,7 @@ import { termRead } from "./mcp/tools/read.ts";
 import { termList } from "./mcp/tools/list.ts";
 import { termClose } from "./mcp/tools/close.ts";
 import { termResize } from "./mcp/tools/resize.ts";
+import { termSerial } from "./mcp/tools/serial.ts";
 
 /** Where term_exec's default session starts, sent along by the caller: its own cwd and env. */
 const execDefaults = z.strictObject({
@@ -80,6 +81,11 @@ const TABLE = {
     input: secretInput,
     output: z.object({ session: z.string(), sent: z.literal(true) }),
     apply: (h, p, ctx) => h.typeSecret(p, ctx),
+  }),
+  serial: method({
+    input: termSerial.input,
+    output: termSerial.output,
+    apply: (h, p, ctx) => h.serial(p, ctx),
   }),
   check: method({
     input: z.strictObject({ session: sessionId }),

@@ -41,8 +41,13 @@ export interface Backend {
    * keeps running for a later resume). Used when the host shuts down; absent: close("HUP").
    */
   detach?(): Promise<ExitInfo>;
-  /** "reconnecting" while a backend that survives drops (a remote persistent session) has no link. */
-  linkState?(): "up" | "reconnecting";
+  /** Holds the line in the break condition (serial lines). */
+  sendBreak?(): Promise<void>;
+  /** "reconnecting" while a lost device is waited for (serial lines with reconnect), or a remote persistent session has
+   * no link to its host. */
+  connectionState?(): "reconnecting" | null;
+  /** Registers a listener for changes of connectionState(), so waits on `state` wake up. */
+  onConnectionChange?(listener: () => void): void;
 }
 
 export type CloseSignal = "TERM" | "KILL" | "HUP";

@@ -16,6 +16,7 @@ import type { ExecParams, ExecResult } from "../session/exec.ts";
 import type { SendParams, SendResult } from "../session/send.ts";
 import type { ReadParams, ReadResult } from "../session/read.ts";
 import type { CloseSignal } from "../backend/backend.ts";
+import type { SerialParams, SerialResult } from "../serial/control.ts";
 import { logger } from "../log.ts";
 import { DaemonConnectError, type DaemonClient } from "./client.ts";
 import { daemonPaths } from "./paths.ts";

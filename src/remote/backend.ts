@@ -3,7 +3,7 @@
  * and this backend is attached to it through a RemoteLink, receiving its raw bytes from a byte
  * offset. When the link drops, the remote shell keeps running; this backend reconnects with
  * backoff and reattaches at the offset it had reached, so what the remote printed meanwhile (marks
- * and exit codes included) arrives exactly once. While it reconnects, `linkState()` says so
+ * and exit codes included) arrives exactly once. While it reconnects, `connectionState()` says so
  * (the session's state is `reconnecting`) and input fails with a retryable SSH_CONNECT_FAILED.
  */
 import { AppError } from "../errors.ts";
@@ -40,7 +40,6 @@ export interface RawAttachReply {
   family: ShellFamily | null;
 }
 
-export type LinkState = "up" | "reconnecting";
 
 /** Who calls the remote daemon: its per-reader state is keyed by this (we read raw bytes, not cursors). */
 const CALLER = { clientId: `remote:${process.pid}` };
@@ -50,6 +49,8 @@ export class RemotePersistBackend implements Backend {
   readonly pid = null;
   private readonly sinks = new BackendSinks();
   private link: RemoteLink | null = null;
+  /** Told when the link drops or comes back, so waits on the session's state wake up. */
+  private connectionListener: (() => void) | null = null;
   /** Bytes of the remote session's output received so far: where a reattach resumes. */
   private offset = 0;
   private exitInfo: ExitInfo | null = null;
@@ -72,8 +73,13 @@ export class RemotePersistBackend implements Backend {
     return this.link?.target ?? this.ssh.host;
   }
 
-  linkState(): LinkState {
-    return this.link ? "up" : "reconnecting";
+  /** "reconnecting" while the link to the host is down and being replaced, else null. */
+  connectionState(): "reconnecting" | null {
+    return this.link || this.exitInfo ? null : "reconnecting";
+  }
+
+  onConnectionChange(listener: () => void): void {
+    this.connectionListener = listener;
   }
 
   /** Attaches over `link` from the current offset; the link is ours from then on. */
@@ -98,6 +104,7 @@ export class RemotePersistBackend implements Backend {
     }
     this.link = link;
     link.onLost(() => this.linkLost(link));
+    this.connectionListener?.();
     return r;
   }
 
@@ -212,6 +219,7 @@ export class RemotePersistBackend implements Backend {
     this.link = null;
     link.close();
     if (this.exitInfo || this.closeRequested) return;
+    this.connectionListener?.();
     log.warn(`${this.remoteId}: the link to ${link.target} dropped; reconnecting`);
     void this.reconnect();
   }

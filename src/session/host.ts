@@ -13,6 +13,7 @@ import { readSession, type ReadParams, type ReadResult } from "./read.ts";
 import { TypingGate } from "../guard/gate.ts";
 import type { Session } from "./session.ts";
 import { HOST_API, parseHostParams, parseHostResult, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
+import type { SerialParams, SerialResult } from "../serial/control.ts";
 
 /** What the human answered to an elicitation request. */
 export interface ElicitResult {
@@ -81,6 +82,11 @@ export class LocalHost implements SessionHost {
   async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
     const session = await this.manager.execTarget(p.session, ctx.signal);
     await this.gate.exec(session, p.command, ctx);
+    // A serial line's shell gets its markers on first use (src/serial/shell.ts).
+    if (session.kind === "serial") {
+      const { prepareSerialExec } = await import("../serial/control.ts");
+      await prepareSerialExec(session, p.timeout_ms, ctx.signal);
+    }
     return session.redactFields(await execCommand(session, p, ctx.clientId, ctx.signal));
   }
 
@@ -121,6 +127,11 @@ export class LocalHost implements SessionHost {
     this.gate.secret(s, ctx);
     s.write(p.secret + (p.enter ? "\r" : ""));
     return { session: s.id, sent: true };
+  }
+
+  async serial(p: SerialParams & { session: string }, _ctx?: CallContext): Promise<SerialResult> {
+    const { serialControl } = await import("../serial/control.ts");
+    return serialControl(this.manager.get(p.session), p);
   }
 
   async check(session: string, _ctx?: CallContext): Promise<void> {

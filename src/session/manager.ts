@@ -22,6 +22,8 @@ import type { HostEvent } from "./host.ts";
 import { Emitter } from "../util/emitter.ts";
 import { withSandbox } from "../sandbox/plan.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
+import { checkSerialOpen, serialStart } from "../serial/open.ts";
+import type { SerialOpenParams } from "../serial/settings.ts";
 
 const log = logger("manager");
 
@@ -51,6 +53,8 @@ export interface OpenParams {
   ssh?: SshParams;
   /** Confine a local session's writes (src/sandbox). */
   sandbox?: SandboxMode;
+  /** Open a serial line: term_open's `serial` object, checked by parseSerialSpec. */
+  serial?: SerialOpenParams;
 }
 
 /** Where and with what environment the default session starts (the daemon passes its caller's). */
@@ -196,11 +200,19 @@ export class SessionManager {
     const rows = p.rows ?? this.config.rows;
     const nonce = newNonce();
     // Local launches are planned (and validated) before the id is reserved; SSH ones connect after.
-    const plan = p.ssh ? null : withSandbox(planLaunch({ command: p.command, args: p.args, cwd: p.cwd, env: p.env, defaultShell: this.config.shell }, nonce, id), p.sandbox);
+    const serial = p.serial ? checkSerialOpen(p) : null;
+    const plan =
+      p.ssh || serial
+        ? null
+        : withSandbox(planLaunch({ command: p.command, args: p.args, cwd: p.cwd, env: p.env, defaultShell: this.config.shell }, nonce, id), p.sandbox);
     this.opening.add(id);
     let session: Session;
     try {
-      const started = plan ? localStart(plan, cols, rows) : await this.sshStart(p, id, nonce, cols, rows, signal, elicit);
+      const started: Started = plan
+        ? localStart(plan, cols, rows)
+        : serial
+          ? await serialStart(serial)
+          : await this.sshStart(p, id, nonce, cols, rows, signal, elicit);
       session = new Session({
         id,
         kind: started.kind,
@@ -220,7 +232,7 @@ export class SessionManager {
     } finally {
       this.opening.delete(id);
     }
-    log.info(`opened ${id}: ${plan ? plan.argv.join(" ") : `ssh ${session.target}`}`);
+    log.info(`opened ${id}: ${plan ? plan.argv.join(" ") : `${session.kind} ${session.target}`}`);
 
     const start = { row: 0, col: 0, prefix: "", lineNo: 1 };
     const via = await this.waitUntilReady(session, signal);

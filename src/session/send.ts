@@ -9,7 +9,7 @@
  * such: a guess, not a completion signal).
  */
 import { AppError } from "../errors.ts";
-import { encodeKeys } from "../terminal/keys.ts";
+import { encodeKeys, isBreakKey } from "../terminal/keys.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
 import { itemsText, OutputScanner, region, rowStart } from "./output.ts";
@@ -72,6 +72,8 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
   const until = compileUntil(p.until);
   const bytes = inputBytes(session, p);
   session.assertAlive();
+  const sendBreak = p.keys?.some(isBreakKey) ?? false;
+  if (sendBreak) session.assertCanBreak();
 
   await waitForPromptDrawn(session, Math.min(p.wait_ms, 1000), signal);
   const from = session.emulator.cursorPos();
@@ -116,6 +118,7 @@ export async function sendInput(session: Session, p: SendParams, clientId: strin
   };
   try {
     session.write(bytes);
+    if (sendBreak) await session.sendBreak();
     const verdict = await awaitCompletion(session, {
       since: seq0,
       fallback: until ? "none" : "prompt",

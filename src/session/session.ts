@@ -76,8 +76,9 @@ export class Session {
   readonly id: string;
   readonly kind: BackendKind;
   readonly target: string;
-  readonly integration: Integration;
-  readonly family: ShellFamily | null;
+  /** Changes only once, from "none" to "marker", when a serial line's shell gets markers. */
+  integration: Integration;
+  family: ShellFamily | null;
   readonly persistent: boolean;
   readonly createdAt = Date.now();
   readonly emulator: Emulator;
@@ -127,6 +128,7 @@ export class Session {
     });
     this.backend.onData((data) => this.onData(data));
     this.backend.onExit((info) => this.onExit(info));
+    this.backend.onConnectionChange?.(() => this.notify());
   }
 
   get pid(): number | null {
@@ -234,7 +236,7 @@ export class Session {
   }
 
   state(): SessionState {
-    if (!this.exit && this.backend.linkState?.() === "reconnecting") return "reconnecting";
+    if (!this.exit && this.backend.connectionState?.() === "reconnecting") return "reconnecting";
     const em = this.emulator;
     const cursor = em.screenCursor();
     if (this.exitInfo === null && this.currentPhase === "continuation") return "continuation";
@@ -295,6 +297,33 @@ export class Session {
   /** Host shutdown: a program that can outlive this host is left running; any other is hung up. */
   detach(): Promise<ExitInfo> {
     return this.backend.detach ? this.backend.detach() : this.backend.close("HUP");
+  }
+
+  /**
+   * A POSIX shell at the far end of a line got the marker functions (src/serial/shell.ts):
+   * from now on term_exec completes on markers, as in a local sh session.
+   */
+  adoptMarkers(): void {
+    this.integration = "marker";
+    this.family = "sh";
+  }
+
+  /** The backend itself, for what only one kind offers (term_serial's line control). */
+  get backendHandle(): Backend {
+    return this.backend;
+  }
+
+  /** Throws INVALID_ARGUMENT (before anything is sent) when the session's line has no break. */
+  assertCanBreak(): void {
+    if (!this.backend.sendBreak) {
+      const hint = "Send ctrl+c to interrupt a program; use keys:[\"break\"] on serial sessions.";
+      throw new AppError("INVALID_ARGUMENT", `session '${this.id}' is ${this.kind}: only serial lines have a break`, hint);
+    }
+  }
+
+  async sendBreak(): Promise<void> {
+    this.activityAt = Date.now();
+    await this.backend.sendBreak?.();
   }
 
   /** Throws SESSION_EXITED when the program has ended (nothing can be typed into it). */

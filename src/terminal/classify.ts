@@ -50,6 +50,17 @@ export function isConfirmPrompt(text: string): boolean {
   return CONFIRM_RE.test(text);
 }
 
+/**
+ * "More" prompts are pagers wherever the cursor is: a device on a serial line pages by its own
+ * idea of the screen (often 24 rows), not ours. busybox/util-linux more, Cisco IOS " --More-- ",
+ * Junos "---(more 45%)---".
+ */
+const MORE_RE = /^\s*(--More--|-+\(more( \d+%)?\)-+)/i;
+
+export function isMorePrompt(text: string): boolean {
+  return MORE_RE.test(text);
+}
+
 export function isPagerStatus(text: string): boolean {
   return PAGER_RE.test(text);
 }
@@ -68,7 +79,7 @@ export function classify(i: ClassifyInput): SessionState {
   if (i.tty && !i.tty.echo && i.tty.canonical) return "password";
   if (isPasswordPrompt(before)) return "password";
   if (isConfirmPrompt(before)) return "confirm";
-  if (i.cursorOnLastRow && isPagerStatus(before)) return "pager";
+  if ((i.cursorOnLastRow && isPagerStatus(before)) || isMorePrompt(before)) return "pager";
   if (looksLikePrompt(before)) return "prompt";
   if ((i.cursorOnLastRow || i.altScreen) && i.foreground?.().some((name) => PAGERS.has(name))) return "pager";
   return "running";

@@ -120,12 +120,18 @@ function badKey(raw: string): AppError {
   return new AppError(
     "INVALID_ARGUMENT",
     `unknown key name '${raw}'`,
-    "Use names like enter, tab, escape, backspace, up, down, left, right, home, end, pageup, pagedown, delete, f1–f12, ctrl+c, alt+x, shift+tab (C-c and ^C also work). Send plain text with `text`.",
+    "Use names like enter, tab, escape, backspace, up, down, left, right, home, end, pageup, pagedown, delete, f1–f12, ctrl+c, alt+x, shift+tab (C-c and ^C also work), break (serial lines). Send plain text with `text`.",
   );
+}
+
+/** `break` is no bytes but a line condition: serial sessions send it after the rest of the input. */
+export function isBreakKey(raw: string): boolean {
+  return raw.trim().toLowerCase() === "break";
 }
 
 /** Encodes one key name into the bytes to write. Throws INVALID_ARGUMENT for an unknown name. */
 export function encodeKey(raw: string, modes: KeyModes = { applicationCursorKeys: false }): string {
+  if (isBreakKey(raw)) return "";
   const { ctrl, alt, shift, base } = parseKeyName(raw);
   const lower = base.toLowerCase();
   const mod = modifierParam(shift, alt, ctrl);

@@ -35,7 +35,7 @@ describe("MCP server over stdio", () => {
   test("tools/list declares every tool with input and output schemas", async () => {
     const { tools } = await mcp.client.listTools();
     const names = tools.map((t) => t.name).sort();
-    expect(names).toEqual(["term_close", "term_exec", "term_list", "term_open", "term_read", "term_resize", "term_secret", "term_send"]);
+    expect(names).toEqual(["term_close", "term_exec", "term_list", "term_open", "term_read", "term_resize", "term_secret", "term_send", "term_serial"]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe("object");
       expect(t.outputSchema?.type).toBe("object");

@@ -8,5 +8,6 @@ import { termList } from "./list.ts";
 import { termClose } from "./close.ts";
 import { termResize } from "./resize.ts";
 import { termSecret } from "./secret.ts";
+import { termSerial } from "./serial.ts";
 
-export const TOOLS: readonly ToolDef[] = [termExec, termOpen, termSend, termRead, termList, termClose, termResize, termSecret] as unknown as ToolDef[];
+export const TOOLS: readonly ToolDef[] = [termExec, termOpen, termSend, termRead, termList, termClose, termResize, termSecret, termSerial] as unknown as ToolDef[];

@@ -19,6 +19,25 @@ export const sshParams = z.strictObject({
   resume: z.string().min(1).max(64).optional().describe("Reattach to this remote persistent session (ids from term_list {ssh_host}), from any machine or after a restart."),
 });
 
+/** term_open's `serial` object (SPEC.md); checked again in src/serial/settings.ts for daemon calls. */
+const serialParams = z.strictObject({
+  path: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe("The device: /dev/ttyUSB0, /dev/serial/by-id/…; term_list {serial_ports: true} lists them."),
+  baud: z.number().int().min(50).max(16_000_000).optional().describe("Baud rate (default 115200); custom rates too."),
+  data_bits: z.union([z.literal(5), z.literal(6), z.literal(7), z.literal(8)]).optional().describe("Default 8."),
+  parity: z.enum(["none", "even", "odd", "mark", "space"]).optional().describe("Parity (default none)."),
+  stop_bits: z.union([z.literal(1), z.literal(2)]).optional().describe("Stop bits (default 1)."),
+  flow: z.enum(["none", "rtscts", "xonxoff"]).optional().describe("Flow control (default none)."),
+  newline: z.enum(["cr", "lf", "crlf"]).optional().describe("What Enter sends (default cr, what consoles expect)."),
+  reconnect: z
+    .boolean()
+    .optional()
+    .describe("When the device goes away (USB unplugged), wait and reopen it (state: reconnecting) instead of ending."),
+});
+
 const input = z.strictObject({
   command: z.string().min(1).max(10_000).optional().describe("Program or shell command line to run. Default: the user's shell, with shell integration (exact completion and exit codes for term_exec)."),
   args: z.array(z.string().max(10_000)).max(1000).optional().describe("When given, `command` is the executable and `args` its argv (no shell)."),
@@ -28,7 +47,7 @@ const input = z.strictObject({
   cols: z.number().int().min(20).max(500).optional().describe("Terminal width (default 120)."),
   rows: z.number().int().min(5).max(200).optional().describe("Terminal height (default 40)."),
   ssh: sshParams.optional().describe("Open over SSH: a remote login shell (or `command` on the remote host) on a PTY. Passwords and passphrases are asked of the human, never passed as arguments."),
-  serial: z.record(z.string().max(64), z.unknown()).optional().describe("Open a serial line: {path, baud, data_bits, parity, stop_bits, flow, newline}."),
+  serial: serialParams.optional().describe("Open a serial line (a board's or router's console)."),
   persistent: z.boolean().optional().describe("Host the session so it survives MCP server restarts."),
   sandbox: z.enum(SANDBOX_MODES).optional().describe("Confine a local session (default none): read-only writes only to its own temp dir ($TMPDIR); workspace also under cwd. Enforced by the OS; reads stay allowed."),
 });
@@ -57,15 +76,17 @@ export const termOpen = defineTool({
     "State (cwd, env, running programs) persists across calls. Returns once the session is ready (first prompt, or output settled) with what it printed. " +
     "With `ssh`, the same on a remote host: one login (keys from ssh-agent or ~/.ssh; passwords and passphrases are asked of the human), then every call rides that connection. " +
     "Unknown host keys are refused unless ssh.host_key is \"accept-new\". " +
+      "With `serial`, a serial line (boot logs, bootloader prompts, consoles); " +
+      "term_serial changes its settings, DTR/RTS and sends a break. " +
     "You rarely need this for plain shell commands: term_exec without `session` uses a default shell session.",
   input,
   output,
   annotations: { destructiveHint: false, openWorldHint: true },
   async run(args, ctx) {
-    if (args.serial) throw new AppError("INVALID_ARGUMENT", "serial sessions are not supported by this build yet", "Open a local session and use a serial program (picocom, screen) in it, or upgrade ptyhub.");
     if (args.ssh && args.sandbox && args.sandbox !== "none") throw new AppError("INVALID_ARGUMENT", "sandbox confines local sessions; an ssh session runs on another host", "Drop `sandbox`, or open a local session.");
+    if (args.serial && args.sandbox && args.sandbox !== "none") throw new AppError("INVALID_ARGUMENT", "sandbox confines local sessions; a serial line runs on its device", "Drop `sandbox`, or open a local session.");
     const r = await ctx.host.open(
-      { command: args.command, args: args.args, cwd: args.cwd, env: args.env, name: args.name, cols: args.cols, rows: args.rows, persistent: args.persistent, ssh: args.ssh, sandbox: args.sandbox },
+      { command: args.command, args: args.args, cwd: args.cwd, env: args.env, name: args.name, cols: args.cols, rows: args.rows, persistent: args.persistent, ssh: args.ssh, serial: args.serial, sandbox: args.sandbox },
       ctx,
     );
     return r as z.infer<typeof output>;
