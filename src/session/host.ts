@@ -11,14 +11,9 @@ import { compileUntil, sendInput, type SendParams, type SendResult } from "./sen
 import { encodeKeys } from "../terminal/keys.ts";
 import { readSession, type ReadParams, type ReadResult } from "./read.ts";
 
-/** What the human answered to an elicitation request. */
-export interface ElicitResult {
-  action: "accept" | "decline" | "cancel";
-  content?: Record<string, unknown>;
-}
+import type { Elicit } from "../elicit.ts";
 
-/** Asks the human, through the MCP client, to fill in `schema` (MCP elicitation). */
-export type Elicit = (message: string, schema: Record<string, unknown>) => Promise<ElicitResult>;
+export type { Elicit, ElicitResult } from "../elicit.ts";
 
 export interface CallContext {
   /** Identifies the reader, for per-client read cursors. */

@@ -4,17 +4,15 @@
  */
 import { AppError } from "../errors.ts";
 import type { Config } from "../config.ts";
-import { LocalBackend } from "../backend/local.ts";
+import { openBackend, type BackendSpec } from "../backend/index.ts";
 import type { SshParams } from "../backend/ssh.ts";
-import type { Elicit } from "../ssh/auth.ts";
-import type { Backend, BackendKind, CloseSignal } from "../backend/backend.ts";
-import type { Integration, ShellFamily } from "../terminal/shell-integration.ts";
+import type { Elicit } from "../elicit.ts";
+import type { CloseSignal } from "../backend/backend.ts";
 import { killSessionsNow } from "../backend/process-tree.ts";
 import { newNonce } from "../terminal/shell-integration.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import { logger } from "../log.ts";
 import { Session } from "./session.ts";
-import { planLaunch, validateEnv, type LaunchPlan } from "./launch.ts";
 import { waitFor } from "./wait.ts";
 import { region } from "./output.ts";
 import { PROMPT_QUIET_MS, SETTLE_QUIET_MS, NOTHING_SETTLE_MS } from "./send.ts";
@@ -90,21 +88,6 @@ export function validateSessionId(id: string): void {
   }
 }
 
-/** A started backend and what the session needs to know about it. */
-interface Started {
-  kind: BackendKind;
-  target: string;
-  backend: Backend;
-  integration: Integration;
-  family: ShellFamily | null;
-  cwd: string | null;
-}
-
-function localStart(plan: LaunchPlan, cols: number, rows: number): Started {
-  const backend = new LocalBackend({ argv: plan.argv, cwd: plan.cwd, env: plan.env, cols, rows });
-  return { kind: "local", target: plan.target, backend, integration: plan.integration, family: plan.family, cwd: plan.cwd };
-}
-
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   private readonly opening = new Set<string>();
@@ -173,13 +156,14 @@ export class SessionManager {
     }
     const cols = p.cols ?? this.config.cols;
     const rows = p.rows ?? this.config.rows;
-    const nonce = newNonce();
-    // Local launches are planned (and validated) before the id is reserved; SSH ones connect after.
-    const plan = p.ssh ? null : planLaunch({ command: p.command, args: p.args, cwd: p.cwd, env: p.env, defaultShell: this.config.shell }, nonce, id);
+    const program = { command: p.command, args: p.args, cwd: p.cwd, env: p.env, sessionId: id, nonce: newNonce(), cols, rows };
+    const spec: BackendSpec = p.ssh ? { kind: "ssh", ssh: p.ssh, ...program } : { kind: "local", ...program };
     this.opening.add(id);
     let session: Session;
+    let description: string;
     try {
-      const started = plan ? localStart(plan, cols, rows) : await this.sshStart(p, id, nonce, cols, rows, signal, elicit);
+      const started = await openBackend(spec, { elicit, signal, config: this.config });
+      description = started.description;
       session = new Session({
         id,
         kind: started.kind,
@@ -189,7 +173,7 @@ export class SessionManager {
         rows,
         integration: started.integration,
         family: started.family,
-        nonce,
+        nonce: program.nonce,
         persistent: this.persistentHost,
       });
       session.cwd = started.cwd;
@@ -199,7 +183,7 @@ export class SessionManager {
     } finally {
       this.opening.delete(id);
     }
-    log.info(`opened ${id}: ${plan ? plan.argv.join(" ") : `ssh ${session.target}`}`);
+    log.info(`opened ${id}: ${description}`);
 
     const start = { row: 0, col: 0, prefix: "", lineNo: 1 };
     const via = await this.waitUntilReady(session, signal);
@@ -221,17 +205,6 @@ export class SessionManager {
       output: rendered.output,
       truncated: rendered.truncated,
     };
-  }
-
-  /** Connects over SSH and starts the remote shell or command (see src/backend/ssh.ts). */
-  private async sshStart(p: OpenParams, id: string, nonce: string, cols: number, rows: number, signal?: AbortSignal, elicit?: Elicit): Promise<Started> {
-    // Loaded on first use: ssh2 is large, and most servers never open an SSH session.
-    const { openSshBackend } = await import("../backend/ssh.ts");
-    const r = await openSshBackend(
-      { ssh: p.ssh!, command: p.command, args: p.args, cwd: p.cwd, env: validateEnv(p.env), sessionId: id, nonce, cols, rows, setupTimeoutMs: this.config.open_timeout_ms },
-      { elicit, signal },
-    );
-    return { kind: "ssh", target: r.target, backend: r.backend, integration: r.integration, family: r.family, cwd: r.cwd };
   }
 
   /** Until the first prompt (shells), a prompt-looking pause or a settle (programs), or exit. */
