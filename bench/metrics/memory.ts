@@ -17,7 +17,9 @@ import { emptyResult, peer, type Ctx, type MetricResult, type Row } from "../lib
 export const TARGET_IDLE_MB = 60;
 export const TARGET_PER_SESSION_MB = 1.5;
 export const TARGET_PEAK_MB = 200;
-export const TARGET_FLOOD_P95_MS = 50;
+/** Issue #11: another session's `echo hi` while one floods, on the owned-PTY reader. */
+export const TARGET_FLOOD_P95_MS = 25;
+export const TARGET_FLOOD_MEDIAN_MS = 8;
 
 const SESSIONS = 20;
 /** Let a server finish start-up work and settle before reading its RSS. */
@@ -289,7 +291,12 @@ export async function memoryAndFlood(ctx: Ctx): Promise<[MetricResult, MetricRes
   resp.tables.push({ title: `\`echo hi\` in B during ${floodMs / 1000} s of \`yes\` in A (${rounds} round(s))`, kind: "latency", rows: respRows });
   const hub = respRows[0]!;
   const hp95 = p95(hub.samples);
-  resp.checks.push({ goal: `flood: \`echo hi\` p95 ≤ ${TARGET_FLOOD_P95_MS} ms`, actual: `p50 ${fmt(median(hub.samples), "ms")}, p95 ${fmt(hp95, "ms")}`, met: hp95 !== null && hp95 <= TARGET_FLOOD_P95_MS });
+  const hp50 = median(hub.samples);
+  resp.checks.push({
+    goal: `flood: \`echo hi\` p95 ≤ ${TARGET_FLOOD_P95_MS} ms, median ≤ ${TARGET_FLOOD_MEDIAN_MS} ms`,
+    actual: `p50 ${fmt(hp50, "ms")}, p95 ${fmt(hp95, "ms")}`,
+    met: hp95 !== null && hp50 !== null && hp95 <= TARGET_FLOOD_P95_MS && hp50 <= TARGET_FLOOD_MEDIAN_MS,
+  });
   if (hub.samples.length === 0) resp.errors.push("no ptyhub sample completed during the flood");
   else if (hub.correct!.ok !== hub.correct!.of) resp.errors.push(`ptyhub returned ${hub.correct!.of - hub.correct!.ok} incorrect results during the flood`);
   return [mem, resp];
