@@ -14,7 +14,13 @@ import { LocalBackend } from "../../src/backend/local.ts";
 import { Emulator } from "../../src/terminal/emulator.ts";
 import { quantile } from "../lib/stats.ts";
 
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", HOME: "/tmp", PS1: "P> ", HISTFILE: "/dev/null" };
+const env = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  TERM: "xterm-256color",
+  HOME: "/tmp",
+  PS1: "P> ",
+  HISTFILE: "/dev/null",
+};
 const RUNS = 8;
 const FLOOD_MS = 4000;
 const f = (xs: number[], q: number) => (quantile(xs, q) ?? 0).toFixed(1);

@@ -80,5 +80,13 @@ async function openSsh(spec: SshSpec, ctx: OpenContext): Promise<OpenedBackend> 
     { ...program, env: validateEnv(spec.env), setupTimeoutMs: ctx.config.open_timeout_ms },
     { elicit: ctx.elicit, signal: ctx.signal },
   );
-  return { kind: "ssh", target: r.target, backend: r.backend, integration: r.integration, family: r.family, cwd: r.cwd, description: `ssh ${r.target}` };
+  return {
+    kind: "ssh",
+    target: r.target,
+    backend: r.backend,
+    integration: r.integration,
+    family: r.family,
+    cwd: r.cwd,
+    description: `ssh ${r.target}`,
+  };
 }

@@ -24,6 +24,8 @@ import { libc } from "./pty/libc.ts";
  */
 const DRAIN_AFTER_EXIT_MS = 50;
 
+const SPAWN_HINT = "Check that the program exists and is executable (term_open command/args).";
+
 export interface LocalSpawnOptions {
   argv: string[];
   cwd: string;
@@ -62,11 +64,15 @@ export class LocalBackend implements Backend {
 
   constructor(opts: LocalSpawnOptions) {
     if (process.platform === "win32") {
-      throw new AppError("SPAWN_FAILED", "local terminal sessions are not available on Windows yet", "Use an ssh session (term_open with ssh) from Windows, or run ptyhub under WSL.");
+      throw new AppError(
+        "SPAWN_FAILED",
+        "local terminal sessions are not available on Windows yet",
+        "Use an ssh session (term_open with ssh) from Windows, or run ptyhub under WSL.",
+      );
     }
     const program = opts.argv[0] ?? "";
     if (!findExecutable(program, opts.cwd, opts.env.PATH ?? "")) {
-      throw new AppError("SPAWN_FAILED", `cannot start ${program}: not found or not executable`, "Check that the program exists and is executable (term_open command/args).");
+      throw new AppError("SPAWN_FAILED", `cannot start ${program}: not found or not executable`, SPAWN_HINT);
     }
     this.pty = openPty(opts.cols, opts.rows);
     try {
@@ -77,7 +83,7 @@ export class LocalBackend implements Backend {
       });
     } catch (err) {
       closeSync(this.pty.master);
-      throw new AppError("SPAWN_FAILED", `cannot start ${program}: ${(err as Error).message}`, "Check that the program exists and is executable (term_open command/args).");
+      throw new AppError("SPAWN_FAILED", `cannot start ${program}: ${(err as Error).message}`, SPAWN_HINT);
     } finally {
       // The child has its copies; ours would keep the slave open and hide the master's end of file.
       closeSync(this.pty.slave);

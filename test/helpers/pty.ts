@@ -41,9 +41,10 @@ export class PtyProbe {
     for (;;) {
       const m = pattern.exec(this.tail);
       if (m) return m;
-      if (this.exit) throw new Error(`program exited (${this.exit.reason}) before ${pattern}; tail: ${JSON.stringify(this.tail.slice(-300))}`);
+      const recent = JSON.stringify(this.tail.slice(-300));
+      if (this.exit) throw new Error(`program exited (${this.exit.reason}) before ${pattern}; tail: ${recent}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${pattern}; tail: ${JSON.stringify(this.tail.slice(-300))}`);
+      if (left <= 0) throw new Error(`timed out waiting for ${pattern}; tail: ${recent}`);
       await this.nextEvent(left);
     }
   }

@@ -48,7 +48,8 @@ describe("owned PTY under a concurrent flood", () => {
     expect(ctrlC).toBe(ROUND_TRIPS / CTRL_C_EVERY);
     // The flood kept flowing the whole time (it was read, not starved, and not buffered away).
     expect(flood.bytes).toBeGreaterThan(1_000_000);
-    console.log(`${ROUND_TRIPS} round trips (${ctrlC} with ctrl+c) in ${seconds.toFixed(1)} s; flood read ${(flood.bytes / 1e6).toFixed(0)} MB`);
+    const floodMb = (flood.bytes / 1e6).toFixed(0);
+    console.log(`${ROUND_TRIPS} round trips (${ctrlC} with ctrl+c) in ${seconds.toFixed(1)} s; flood ${floodMb} MB`);
   }, 90_000);
 
   test(`${PASTES} pastes of 64 KiB arrive whole, raw and line by line with echo`, async () => {

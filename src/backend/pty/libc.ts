@@ -22,7 +22,8 @@ const SYMBOLS = {
 
 /** errno lives behind a function returning its thread-local address, named per C library. */
 function errnoReader(name: string): () => number {
-  const at = (address: Pointer | bigint | null) => (typeof address === "number" && address !== 0 ? read.i32(address, 0) : 0);
+  const at = (address: Pointer | bigint | null) =>
+    typeof address === "number" && address !== 0 ? read.i32(address, 0) : 0;
   if (process.platform === "darwin") {
     const l = dlopen(name, { __error: { args: [], returns: FFIType.ptr } });
     return () => at(l.symbols.__error());
@@ -70,7 +71,11 @@ export function cString(s: string): Buffer {
 function check(l: Lib, call: string, rc: number): number {
   if (rc !== -1) return rc;
   const code = errno(l);
-  throw new AppError("SPAWN_FAILED", `${call} failed (errno ${code})`, "The system could not set up a terminal; check /dev/ptmx and the limit on ptys (sysctl kernel.pty.max).");
+  throw new AppError(
+    "SPAWN_FAILED",
+    `${call} failed (errno ${code})`,
+    "The system could not set up a terminal; check /dev/ptmx and the limit on ptys (sysctl kernel.pty.max).",
+  );
 }
 
 export const libc = {
@@ -87,7 +92,10 @@ export const libc = {
     const buf = Buffer.alloc(256);
     const rc = l.symbols.ptsname_r(fd, ptr(buf), buf.length);
     // ptsname_r returns the error number itself rather than setting errno.
-    if (rc !== 0) throw new AppError("SPAWN_FAILED", `ptsname_r failed (error ${rc})`, "The system could not name the terminal's slave side.");
+    if (rc !== 0) {
+      const hint = "The system could not name the terminal's slave side; check /dev/pts.";
+      throw new AppError("SPAWN_FAILED", `ptsname_r failed (error ${rc})`, hint);
+    }
     return new CString(ptr(buf)).toString();
   },
   /** ioctl with a pointer argument (or null); returns -1 on failure like the C call. */

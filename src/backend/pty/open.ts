@@ -22,7 +22,11 @@ export function openPty(cols: number, rows: number): PtyPair {
   try {
     master = openSync("/dev/ptmx", fsc.O_RDWR | fsc.O_NOCTTY | fsc.O_NONBLOCK);
   } catch (err) {
-    throw new AppError("SPAWN_FAILED", `cannot open /dev/ptmx: ${(err as Error).message}`, "The system is out of ptys or /dev/ptmx is missing; close sessions or check kernel.pty.max.");
+    throw new AppError(
+      "SPAWN_FAILED",
+      `cannot open /dev/ptmx: ${(err as Error).message}`,
+      "The system is out of ptys or /dev/ptmx is missing; close sessions or check kernel.pty.max.",
+    );
   }
   try {
     libc.grantpt(master);
@@ -34,7 +38,8 @@ export function openPty(cols: number, rows: number): PtyPair {
   } catch (err) {
     closeSync(master);
     if (err instanceof AppError) throw err;
-    throw new AppError("SPAWN_FAILED", `cannot open the terminal's slave side: ${(err as Error).message}`, "Check the permissions of /dev/pts.");
+    const message = `cannot open the terminal's slave side: ${(err as Error).message}`;
+    throw new AppError("SPAWN_FAILED", message, "Check the permissions of /dev/pts.");
   }
 }
 
@@ -64,7 +69,9 @@ export function readLocalModes(slavePath: string): TtyLocalModes | null {
     if (!libc.tcgetattr(fd, termios)) return null;
     const view = new DataView(termios.buffer);
     // Both flags sit in the low 32 bits of c_lflag; on macOS tcflag_t is 64-bit (little-endian).
-    const lflag = k.lflag64 ? Number(view.getBigUint64(k.lflagOffset, true) & 0xffffffffn) : view.getUint32(k.lflagOffset, true);
+    const lflag = k.lflag64
+      ? Number(view.getBigUint64(k.lflagOffset, true) & 0xffffffffn)
+      : view.getUint32(k.lflagOffset, true);
     return { echo: (lflag & k.ECHO) !== 0, canonical: (lflag & k.ICANON) !== 0 };
   } finally {
     closeSync(fd);

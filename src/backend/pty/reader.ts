@@ -2,17 +2,18 @@
  * Reading a PTY master that may flood without stalling everything else on the event loop.
  *
  * Bun waits for the fd in its own epoll (no polling: idle sessions cost no CPU). Each chunk is
- * handed to the consumer synchronously (the session parses it right there), and after at most
- * SLICE_MS of that we yield a whole event-loop turn, so other sessions' fds and timers get their
+ * handed to the consumer synchronously (the session parses it right there), and after SLICE_MS
+ * of that (0: every chunk) we yield a whole event-loop turn, so other sessions' fds and timers get their
  * turn. Nothing is read while the consumer is busy or while we yield, so a program that prints
  * faster than we parse fills the kernel's buffer and blocks, as on a real terminal with a slow
  * reader: memory stays bounded whatever it prints.
  */
 
 /**
- * How long one read-and-parse slice may hold the event loop before yielding. A chunk is at most
- * a few KiB; measured (notes/pty-and-serial.md): yielding after every chunk kept another
- * session's `echo hi` p95 near 10 ms under a `yes` flood, 4 ms slices without a real turn 46 ms.
+ * How long read-and-parse may hold the event loop before yielding; 0 yields after every chunk (a
+ * PTY read is at most ~4 KiB). Measured (notes/pty-and-serial.md, bench/diag/owned-pty.ts): a
+ * yield after every chunk kept another session's `echo hi` p95 near 10 ms under a `yes` flood;
+ * 4 ms slices gave 31–46 ms. The price is a little throughput on long outputs.
  */
 const SLICE_MS = 0;
 
