@@ -20,6 +20,10 @@ export const TARGET_PEAK_MB = 200;
 /** Issue #11: another session's `echo hi` while one floods, on the owned-PTY reader. */
 export const TARGET_FLOOD_P95_MS = 25;
 export const TARGET_FLOOD_MEDIAN_MS = 8;
+/** Issue #11: idle sessions cost ≈ no CPU (no polling readers); 1 % of a core is the bound. */
+export const TARGET_IDLE_CPU_PCT = 1;
+/** How long CPU use is measured with the idle sessions open: /proc counts in 10 ms ticks. */
+const IDLE_CPU_WINDOW_MS = 3000;
 
 const SESSIONS = 20;
 /** Let a server finish start-up work and settle before reading its RSS. */
@@ -60,6 +64,8 @@ interface IdleResult {
   withSessions: number | null;
   /** The share of helper processes (ptyhub's daemon) in withSessions. */
   helpers: number;
+  /** CPU of the server and its helpers while the sessions sit idle, in % of one core. */
+  idleCpuPct: number | null;
 }
 
 async function idleRound(spec: ServerSpec, kind: "ptyhub" | "ptyai"): Promise<IdleResult> {
@@ -79,7 +85,11 @@ async function idleRound(spec: ServerSpec, kind: "ptyhub" | "ptyai"): Promise<Id
     }
     await Bun.sleep(SETTLE_MS);
     const withSessions = await steadyRss(server);
-    return { idle, one, withSessions, helpers: server.rssAll().helpers };
+    const cpu0 = server.cpuAll();
+    await Bun.sleep(IDLE_CPU_WINDOW_MS); // the measured interval itself
+    const cpu1 = server.cpuAll();
+    const idleCpuPct = cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) / (IDLE_CPU_WINDOW_MS / 1000)) * 100 : null;
+    return { idle, one, withSessions, helpers: server.rssAll().helpers, idleCpuPct };
   } finally {
     await server.close();
   }
@@ -271,7 +281,10 @@ export async function memoryAndFlood(ctx: Ctx): Promise<[MetricResult, MetricRes
       { subject: `${s.label} 1 s after ctrl+c`, unit: "MB", samples: [], value: after, baseline: "ptyhub 1 s after ctrl+c" },
     );
     if (s.kind === "ptyhub") {
+      const cpu = median(nums(list.map((x) => x.idleCpuPct)));
+      mem.notes.push(`CPU of ${s.label} (server + daemon) with ${SESSIONS} idle sessions: ${cpu === null ? "?" : cpu.toFixed(2)} % of a core over ${IDLE_CPU_WINDOW_MS / 1000} s.`);
       mem.checks.push(
+        { goal: `CPU with ${SESSIONS} idle sessions ≤ ${TARGET_IDLE_CPU_PCT} % of a core`, actual: cpu === null ? "n/a" : `${cpu.toFixed(2)} %`, met: cpu !== null && cpu <= TARGET_IDLE_CPU_PCT },
         { goal: `idle RSS ≤ ${TARGET_IDLE_MB} MB`, actual: fmt(idleMb, "MB"), met: idleMb !== null && idleMb <= TARGET_IDLE_MB },
         { goal: `≤ ${TARGET_PER_SESSION_MB} MB more per idle session`, actual: fmt(per, "MB"), met: per !== null && per <= TARGET_PER_SESSION_MB },
         { goal: `peak RSS during the flood ≤ ${TARGET_PEAK_MB} MB`, actual: fmt(peak, "MB"), met: peak !== null && peak <= TARGET_PEAK_MB },
