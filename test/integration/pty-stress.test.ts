@@ -100,8 +100,9 @@ describe("owned PTY under a concurrent flood", () => {
       raw.backend.write(data);
       const want = createHash("sha256").update(data).digest("hex");
       const m = await raw.waitFor(/([0-9a-f]{64})/);
-      expect(m[1]).toBe(want);
-      expect((await raw.exited()).exitCode).toBe(0);
+      // One comparison, so a failure shows every part of the outcome at once.
+      const exit = await raw.exited();
+      expect({ paste: n, hash: m[1], exit: exit.exitCode }).toEqual({ paste: n, hash: want, exit: 0 });
     }
     // Canonical mode with echo: lines under the 4095-byte line limit, echoed back while written.
     const cooked = probe(["/bin/sh", "-c", "printf 'ready\\n'; sha256sum"]);
