@@ -68,6 +68,11 @@ const VERBS: Record<string, Verb> = {
     const { runInstallCommand } = await import("./install/command.ts");
     return runInstallCommand(args);
   },
+  /** Hidden: the controlling-terminal step of local sessions where `setsid --ctty` is missing. */
+  async "__pty-exec"(args) {
+    const { runPtyExec } = await import("./backend/pty/exec-verb.ts");
+    return runPtyExec(args);
+  },
 };
 
 export async function main(argv: string[]): Promise<number> {

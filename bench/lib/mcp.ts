@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { isolatedEnv } from "./env.ts";
 import { readlinkSync } from "node:fs";
-import { awaitGone, killAll, processesWithEnv, rssMb, SERVER_VAR } from "./procs.ts";
+import { awaitGone, cpuSeconds, killAll, processesWithEnv, rssMb, SERVER_VAR } from "./procs.ts";
 
 function exeOf(pid: number): string | null {
   try {
@@ -136,6 +136,21 @@ export class McpServer {
       }
     }
     return { server, helpers, total: server === null ? null : server + helpers };
+  }
+
+  /** CPU seconds used so far by the server and its helpers (the same processes as rssAll). */
+  cpuAll(): number | null {
+    const pid = this.pid;
+    if (pid === null) return null;
+    let total = cpuSeconds(pid);
+    if (total === null) return null;
+    const exe = exeOf(pid);
+    if (exe) {
+      for (const p of processesWithEnv(SERVER_VAR, this.tag)) {
+        if (p.pid !== pid && exeOf(p.pid) === exe) total += cpuSeconds(p.pid) ?? 0;
+      }
+    }
+    return total;
   }
 
   get stderr(): string {

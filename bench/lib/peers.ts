@@ -171,3 +171,21 @@ export function ensureBinary(log: (msg: string) => void): Availability<string> {
   writeFileSync(stamp, `${hash}\n${out}\nbun build --compile`);
   return { ok: true, value: out, note: `${failure}bun build --compile, built in ${took()}` };
 }
+
+/**
+ * The minimal SDK server (bench/fixtures/minimal-server.ts), compiled like ptyhub: the floor its
+ * cold start is compared with. Rebuilt when the fixture, the lockfile or Bun change.
+ */
+export function ensureMinimalServer(log: (msg: string) => void): Availability<string> {
+  mkdirSync(WORK, { recursive: true });
+  const src = join(BENCH, "fixtures", "minimal-server.ts");
+  const out = join(WORK, "minimal-server");
+  const stamp = join(WORK, "minimal-server.hash");
+  const hash = createHash("sha256").update(Bun.version).update(readFileSync(src)).update(readFileSync(join(REPO, "bun.lock"))).digest("hex");
+  if (existsSync(stamp) && existsSync(out) && readFileSync(stamp, "utf8") === hash) return { ok: true, value: out, note: "cached" };
+  log("compiling the minimal SDK server (bun build --compile --minify --bytecode) …");
+  const r = run(["bun", "build", "--compile", "--minify", "--bytecode", "--format=esm", src, "--outfile", out], REPO, 300_000);
+  if (!r.ok || !existsSync(out)) return { ok: false, reason: `bun build --compile failed: ${r.out.split("\n").slice(-3).join(" ")}` };
+  writeFileSync(stamp, hash);
+  return { ok: true, value: out, note: "built" };
+}

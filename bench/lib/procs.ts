@@ -19,6 +19,21 @@ export function rssMb(pid: number): number | null {
   }
 }
 
+/** CPU time (user + system) one process has used, in seconds, or null when it is gone. */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    // After "(comm) ": state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: the unit of /proc/<pid>/stat times, 100 on every Linux architecture we build for. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 interface ProcInfo {
   pid: number;
   cmd: string;

@@ -5,6 +5,7 @@
  */
 import { BareShell } from "../lib/bare.ts";
 import { McpServer } from "../lib/mcp.ts";
+import { ensureMinimalServer } from "../lib/peers.ts";
 import { PtyaiShell, PtyhubShell, ptyaiModeLabel, type PtyaiMode, type Timed } from "../lib/shells.ts";
 import { median, fmt, ratio } from "../lib/stats.ts";
 import { emptyResult, peer, type Ctx, type MetricResult, type Row } from "../lib/types.ts";
@@ -15,6 +16,12 @@ const COMMAND = "echo hi";
 const PAUSE_COMMAND = "echo one; sleep 0.2; echo hi";
 export const TARGET_MEDIAN_MS = 5;
 export const TARGET_SPEEDUP = 5;
+/**
+ * Issue #11: ptyhub's `echo hi` at most this many times its floor, measured in the same run: a
+ * minimal MCP server's tool-call round trip (the protocol's cost) plus the bare PTY's round trip.
+ */
+export const TARGET_VS_FLOOR = 1.3;
+const MINIMAL = "minimal SDK server tools/call";
 
 interface Subject {
   label: string;
@@ -66,6 +73,18 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
     } else if (!ctx.ptyai) {
       res.notes.push("ptyai unavailable: only ptyhub and the bare PTY were measured.");
     }
+
+    const minimalBin = ensureMinimalServer(ctx.log);
+    if (minimalBin.ok) {
+      const minimal = (await McpServer.start({ label: "minimal-sdk", command: minimalBin.value, args: [] })).server;
+      servers.push(minimal);
+      add(MINIMAL, async () => {
+        const c = await minimal.call("echo", { text: "hi" });
+        const first = c.result.content[0];
+        const ok = first?.type === "text" && first.text === "hi";
+        return { ms: c.ms, ok, detail: ok ? "" : JSON.stringify(c.result).slice(0, 200) };
+      }, { note: "one trivial tool, no terminal: the protocol's share of the floor" });
+    } else res.notes.push(`The minimal SDK server could not be built: ${minimalBin.reason}`);
 
     bare = await BareShell.open();
     const bareShell = bare;
@@ -119,6 +138,18 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
     if (hubRow.correct!.ok !== hubRow.correct!.of) res.errors.push(`ptyhub term_exec returned ${hubRow.correct!.of - hubRow.correct!.ok} incorrect results for \`echo hi\``);
     const hubMed = median(hubRow.samples);
     res.checks.push({ goal: `\`echo hi\` median ≤ ${TARGET_MEDIAN_MS} ms`, actual: fmt(hubMed, "ms"), met: hubMed !== null && hubMed <= TARGET_MEDIAN_MS });
+    const medianOf = (label: string) => median(subjects.find((s) => s.label === label)?.row.samples ?? []);
+    const minimalMed = medianOf(MINIMAL);
+    const bareMed = medianOf("bare PTY (no MCP)");
+    const floor = minimalMed !== null && bareMed !== null ? minimalMed + bareMed : null;
+    const inprocMed = medianOf("ptyhub in-process term_exec");
+    res.checks.push({
+      goal: `\`echo hi\` ≤ ${TARGET_VS_FLOOR}× its floor (minimal MCP round trip + bare PTY round trip)`,
+      actual: floor === null
+        ? "floor not measured"
+        : `${fmt(hubMed, "ms")} (in-process ${fmt(inprocMed, "ms")}) vs ${fmt(floor, "ms")} = ${fmt(minimalMed, "ms")} + ${fmt(bareMed, "ms")}`,
+      met: floor !== null && hubMed !== null ? hubMed <= TARGET_VS_FLOOR * floor : null,
+    });
     // ptyai's best correct mode: the fastest one whose every sample was correct.
     const correctPeers = subjects.filter((s) => s.label.startsWith("ptyai") && !s.incorrect && s.row.correct!.ok === s.row.correct!.of && s.row.correct!.of !== 0);
     const best = correctPeers.sort((a, b) => (median(a.row.samples) ?? Infinity) - (median(b.row.samples) ?? Infinity))[0];

@@ -1,19 +1,30 @@
 /**
- * Local PTY backend: Bun.spawn with its `terminal` option gives the program a real controlling
- * tty (ctrl+c interrupts, resize delivers SIGWINCH). The program is a session leader, so closing
- * ends its whole session: background jobs included (see process-tree.ts).
+ * Local PTY backend, on a PTY we own: we open the master (src/backend/pty/open.ts), the program
+ * gets the slave as its controlling terminal (pty/launcher.ts), and we read the master in bounded
+ * slices that yield to the event loop (pty/reader.ts) and write it in merged, ordered writes
+ * (pty/writer.ts). So a session that floods never slows the others, and a program that prints
+ * faster than we parse is paused by the kernel rather than buffered in memory. The program is a
+ * session leader, so closing ends its whole session: background jobs included (process-tree.ts).
  */
 import type { Subprocess } from "bun";
+import { accessSync, closeSync, constants as fsc } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../errors.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "./backend.ts";
-import { foregroundCommands, signalNumber, terminateSession } from "./process-tree.ts";
+import { groupCommands, signalNumber, terminateSession } from "./process-tree.ts";
+import { openPty, readLocalModes, setWindowSize, type PtyPair } from "./pty/open.ts";
+import { controllingTtyArgv, type CttyLauncher } from "./pty/launcher.ts";
+import { PtyReader } from "./pty/reader.ts";
+import { PtyWriter } from "./pty/writer.ts";
+import { libc } from "./pty/libc.ts";
 
-/** After the program exits, how long to wait for the PTY's last bytes before reporting the exit. */
+/**
+ * After the program exits, how long to wait for the PTY's last bytes before reporting the exit
+ * (a background job may keep the slave open, so the master's end of file may never come).
+ */
 const DRAIN_AFTER_EXIT_MS = 50;
 
-/** termios c_lflag bits, which differ between Linux and the BSDs (macOS). */
-const LFLAG = process.platform === "linux" ? { ICANON: 0x2, ECHO: 0x8 } : { ICANON: 0x100, ECHO: 0x8 };
-
+const SPAWN_HINT = "Check that the program exists and is executable (term_open command/args).";
 
 export interface LocalSpawnOptions {
   argv: string[];
@@ -21,37 +32,68 @@ export interface LocalSpawnOptions {
   env: Record<string, string>;
   cols: number;
   rows: number;
+  /** How the child gets its controlling terminal; default: `setsid --ctty` where available. */
+  cttyLauncher?: CttyLauncher;
+}
+
+/** The program's path as exec would find it, or null: checked up front for a clear SPAWN_FAILED. */
+function findExecutable(program: string, cwd: string, path: string): string | null {
+  if (program.includes("/")) {
+    const full = isAbsolute(program) ? program : resolve(cwd, program);
+    try {
+      accessSync(full, fsc.X_OK);
+      return full;
+    } catch {
+      return null;
+    }
+  }
+  return Bun.which(program, { PATH: path, cwd });
 }
 
 export class LocalBackend implements Backend {
   readonly kind = "local" as const;
   private readonly proc: Subprocess;
+  private readonly pty: PtyPair;
+  private readonly reader: PtyReader;
+  private readonly writer: PtyWriter;
   private readonly sinks = new BackendSinks();
   private exitInfo: ExitInfo | null = null;
   private ptyClosed = false;
+  private masterClosed = false;
   private closing: Promise<ExitInfo> | null = null;
 
   constructor(opts: LocalSpawnOptions) {
     if (process.platform === "win32") {
-      throw new AppError("SPAWN_FAILED", "local terminal sessions are not available on Windows yet", "Use an ssh session (term_open with ssh) from Windows, or run ptyhub under WSL.");
+      throw new AppError(
+        "SPAWN_FAILED",
+        "local terminal sessions are not available on Windows yet",
+        "Use an ssh session (term_open with ssh) from Windows, or run ptyhub under WSL.",
+      );
     }
+    const program = opts.argv[0] ?? "";
+    if (!findExecutable(program, opts.cwd, opts.env.PATH ?? "")) {
+      throw new AppError("SPAWN_FAILED", `cannot start ${program}: not found or not executable`, SPAWN_HINT);
+    }
+    this.pty = openPty(opts.cols, opts.rows);
     try {
-      this.proc = Bun.spawn(opts.argv, {
+      this.proc = Bun.spawn(controllingTtyArgv(opts.argv, opts.cttyLauncher), {
         cwd: opts.cwd,
         env: opts.env,
-        terminal: {
-          cols: opts.cols,
-          rows: opts.rows,
-          data: (_term, data) => this.deliver(data),
-          exit: () => {
-            this.ptyClosed = true;
-            this.maybeReportExit();
-          },
-        },
+        stdio: [this.pty.slave, this.pty.slave, this.pty.slave],
       });
     } catch (err) {
-      throw new AppError("SPAWN_FAILED", `cannot start ${opts.argv[0]}: ${(err as Error).message}`, "Check that the program exists and is executable (term_open command/args).");
+      closeSync(this.pty.master);
+      throw new AppError("SPAWN_FAILED", `cannot start ${program}: ${(err as Error).message}`, SPAWN_HINT);
+    } finally {
+      // The child has its copies; ours would keep the slave open and hide the master's end of file.
+      closeSync(this.pty.slave);
     }
+    this.writer = new PtyWriter(this.pty.master);
+    this.reader = new PtyReader(this.pty.master, (data) => this.sinks.data(data));
+    this.reader.ended.then(() => {
+      this.ptyClosed = true;
+      this.maybeReportExit();
+    });
     this.proc.exited.then(() => {
       const signal = this.proc.signalCode ? String(this.proc.signalCode) : null;
       const exitCode = signal ? 128 + (signalNumber(signal) ?? 0) : (this.proc.exitCode ?? null);
@@ -78,36 +120,33 @@ export class LocalBackend implements Backend {
   }
 
   write(data: string | Uint8Array): void {
-    if (this.exitInfo) return;
-    this.proc.terminal?.write(data);
+    if (!this.exitInfo && !this.masterClosed) this.writer.write(data);
   }
 
   resize(cols: number, rows: number): void {
-    if (!this.exitInfo) this.proc.terminal?.resize(cols, rows);
+    if (!this.exitInfo && !this.masterClosed) setWindowSize(this.pty.master, cols, rows);
   }
 
   ttyModes(): TtyModes | null {
-    const term = this.proc.terminal;
-    if (!term || term.closed || this.exitInfo) return null;
-    const flags = term.localFlags;
-    return { echo: (flags & LFLAG.ECHO) !== 0, canonical: (flags & LFLAG.ICANON) !== 0 };
+    if (this.exitInfo || this.masterClosed) return null;
+    return readLocalModes(this.pty.slavePath);
   }
 
   foregroundCommands(): string[] {
-    return this.exitInfo ? [] : foregroundCommands(this.proc.pid);
+    if (this.exitInfo || this.masterClosed) return [];
+    const pgrp = libc.tcgetpgrp(this.pty.master);
+    return pgrp === null ? [] : groupCommands(this.proc.pid, pgrp);
   }
 
   close(signal: CloseSignal = "HUP"): Promise<ExitInfo> {
     if (this.closing) return this.closing;
     this.closing = (async () => {
-      // Even after the leader exited, jobs it left behind may remain in its session.
-      await terminateSession(this.proc.pid, `SIG${signal}` as NodeJS.Signals);
+      // Even after the leader exited, jobs it left behind may remain in its session. The first
+      // signal goes out synchronously; then the master closes, and the kernel hangs up the tty.
+      const terminated = terminateSession(this.proc.pid, `SIG${signal}` as NodeJS.Signals);
+      this.closeMaster();
+      await terminated;
       await this.proc.exited;
-      try {
-        this.proc.terminal?.close();
-      } catch {
-        // Already closed.
-      }
       this.ptyClosed = true;
       this.maybeReportExit();
       return this.exitInfo!;
@@ -115,13 +154,20 @@ export class LocalBackend implements Backend {
     return this.closing;
   }
 
-  private deliver(data: Uint8Array): void {
-    // Bun may reuse the buffer after the callback returns; sinks that keep data must copy.
-    this.sinks.data(data);
+  /** Stops reading and writing and releases our master descriptor (once). */
+  private closeMaster(): void {
+    if (this.masterClosed) return;
+    this.masterClosed = true;
+    this.reader.cancel();
+    this.writer.close();
+    closeSync(this.pty.master);
   }
 
   /** The exit is final once the program exited and the PTY delivered its last bytes. */
   private maybeReportExit(): void {
-    if (this.exitInfo && this.ptyClosed) this.sinks.exited(this.exitInfo);
+    if (!this.exitInfo || !this.ptyClosed) return;
+    this.sinks.exited(this.exitInfo);
+    // Nobody reads or writes an exited session's terminal: let the pty go.
+    this.closeMaster();
   }
 }

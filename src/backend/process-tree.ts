@@ -43,12 +43,21 @@ export function foregroundCommands(sid: number): string[] {
   if (process.platform !== "linux") return [];
   const leader = readStat(sid);
   if (!leader || leader.tpgid <= 0) return [];
+  return groupCommands(sid, leader.tpgid);
+}
+
+/**
+ * Names of the live processes of session `sid` in process group `pgrp` (Linux only; [] elsewhere):
+ * with the group from the terminal itself (tcgetpgrp), this works after the leader is gone.
+ */
+export function groupCommands(sid: number, pgrp: number): string[] {
+  if (process.platform !== "linux") return [];
   const names: string[] = [];
   for (const name of readdirSync("/proc")) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57) continue;
     const st = readStat(name);
-    if (st && st.session === sid && st.pgrp === leader.tpgid && st.state !== "Z") names.push(st.comm);
+    if (st && st.session === sid && st.pgrp === pgrp && st.state !== "Z") names.push(st.comm);
   }
   return names;
 }

@@ -13,7 +13,7 @@ import type { ClientChannel } from "ssh2";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "./backend.ts";
 import { connectSsh, type SshConnection, type SshParams } from "../ssh/connect.ts";
 import { launchRemote, type RemoteProgram } from "../ssh/remote.ts";
-import type { Elicit } from "../ssh/auth.ts";
+import type { Elicit } from "../elicit.ts";
 import type { Integration, ShellFamily } from "../terminal/shell-integration.ts";
 import { logger } from "../log.ts";
 import { signalNumber } from "./process-tree.ts";

@@ -12,6 +12,7 @@ import { closeSync, openSync, readFileSync, unlinkSync, writeSync, constants as 
 import { dlopen, FFIType, ptr } from "bun:ffi";
 import { logger } from "../log.ts";
 import { pidAlive } from "../backend/process-tree.ts";
+import { libcNames } from "../util/libc-names.ts";
 
 const log = logger("native");
 
@@ -31,13 +32,7 @@ function loadLibc(): Libc | null {
   if (libc !== undefined) return libc;
   libc = null;
   try {
-    // glibc, then musl (Alpine: its libc is the dynamic loader itself), then a generic name.
-    const musl = process.arch === "arm64" ? "aarch64" : "x86_64";
-    const names =
-      process.platform === "darwin"
-        ? ["/usr/lib/libSystem.B.dylib", "libc.dylib"]
-        : ["libc.so.6", `libc.musl-${musl}.so.1`, `/lib/ld-musl-${musl}.so.1`, "libc.so"];
-    for (const name of names) {
+    for (const name of libcNames()) {
       try {
         if (process.platform === "darwin") {
           const lib = dlopen(name, {

@@ -1,10 +1,8 @@
 /**
- * What the session manager needs to open a serial session: the request checked (before a
- * session id is reserved), then the line opened. The backend module (bun:ffi) loads on first use.
+ * A serial session's request checked before a session id is reserved (the line itself is opened
+ * by openBackend, src/backend/index.ts, which loads the bun:ffi module on first use).
  */
 import { AppError } from "../errors.ts";
-import type { Backend } from "../backend/backend.ts";
-import type { Integration, ShellFamily } from "../terminal/shell-integration.ts";
 import type { OpenParams } from "../session/manager.ts";
 import { parseSerialSpec, type SerialSpec } from "./settings.ts";
 
@@ -28,20 +26,4 @@ export function checkSerialOpen(p: OpenParams): SerialSpec {
     }
   }
   return parseSerialSpec(p.serial ?? {});
-}
-
-export interface SerialStarted {
-  kind: "serial";
-  target: string;
-  backend: Backend;
-  integration: Integration;
-  family: ShellFamily | null;
-  cwd: string | null;
-}
-
-export async function serialStart(spec: SerialSpec): Promise<SerialStarted> {
-  const { openSerialBackend } = await import("../backend/serial.ts");
-  const backend = await openSerialBackend(spec);
-  // No integration yet: term_exec installs markers once it finds a shell at the other end.
-  return { kind: "serial", target: backend.target, backend, integration: "none", family: null, cwd: null };
 }

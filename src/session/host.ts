@@ -15,14 +15,9 @@ import type { Session } from "./session.ts";
 import { HOST_API, parseHostParams, parseHostResult, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
 import type { SerialParams, SerialResult } from "../serial/control.ts";
 
-/** What the human answered to an elicitation request. */
-export interface ElicitResult {
-  action: "accept" | "decline" | "cancel";
-  content?: Record<string, unknown>;
-}
+import type { Elicit } from "../elicit.ts";
 
-/** Asks the human, through the MCP client, to fill in `schema` (MCP elicitation). */
-export type Elicit = (message: string, schema: Record<string, unknown>) => Promise<ElicitResult>;
+export type { Elicit, ElicitResult } from "../elicit.ts";
 
 export interface CallContext {
   /** Identifies the reader, for per-client read cursors. */

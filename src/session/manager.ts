@@ -4,25 +4,22 @@
  */
 import { AppError } from "../errors.ts";
 import type { Config } from "../config.ts";
-import { LocalBackend } from "../backend/local.ts";
+import { openBackend, type BackendSpec } from "../backend/index.ts";
 import type { SshParams } from "../backend/ssh.ts";
-import type { Elicit } from "../ssh/auth.ts";
-import type { Backend, BackendKind, CloseSignal } from "../backend/backend.ts";
-import type { Integration, ShellFamily } from "../terminal/shell-integration.ts";
+import type { Elicit } from "../elicit.ts";
+import type { CloseSignal } from "../backend/backend.ts";
 import { killSessionsNow } from "../backend/process-tree.ts";
 import { newNonce } from "../terminal/shell-integration.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import { logger } from "../log.ts";
 import { Session } from "./session.ts";
-import { planLaunch, validateEnv, type LaunchPlan } from "./launch.ts";
 import { region } from "./output.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import { awaitCompletion, viaOf } from "./completion.ts";
 import type { HostEvent } from "./host.ts";
 import { Emitter } from "../util/emitter.ts";
-import { withSandbox } from "../sandbox/plan.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
-import { checkSerialOpen, serialStart } from "../serial/open.ts";
+import { checkSerialOpen } from "../serial/open.ts";
 import type { SerialOpenParams } from "../serial/settings.ts";
 
 const log = logger("manager");
@@ -97,23 +94,6 @@ export function validateSessionId(id: string): void {
   if (!SESSION_ID_RE.test(id)) {
     throw new AppError("INVALID_ARGUMENT", `invalid session id '${id.length > 80 ? id.slice(0, 80) + "…" : id}'`, "Session ids are 1–64 characters of letters, digits, '.', '_' and '-'.");
   }
-}
-
-/** A started backend and what the session needs to know about it. */
-interface Started {
-  kind: BackendKind;
-  target: string;
-  backend: Backend;
-  integration: Integration;
-  family: ShellFamily | null;
-  cwd: string | null;
-  /** The marks' nonce when the backend's program was started elsewhere (a remote daemon's session). */
-  nonce?: string;
-}
-
-function localStart(plan: LaunchPlan, cols: number, rows: number): Started {
-  const backend = new LocalBackend({ argv: plan.argv, cwd: plan.cwd, env: plan.env, cols, rows });
-  return { kind: "local", target: plan.target, backend, integration: plan.integration, family: plan.family, cwd: plan.cwd };
 }
 
 export class SessionManager {
@@ -198,21 +178,19 @@ export class SessionManager {
     }
     const cols = p.cols ?? this.config.cols;
     const rows = p.rows ?? this.config.rows;
-    const nonce = newNonce();
-    // Local launches are planned (and validated) before the id is reserved; SSH ones connect after.
-    const serial = p.serial ? checkSerialOpen(p) : null;
-    const plan =
-      p.ssh || serial
-        ? null
-        : withSandbox(planLaunch({ command: p.command, args: p.args, cwd: p.cwd, env: p.env, defaultShell: this.config.shell }, nonce, id), p.sandbox);
+    const program = { command: p.command, args: p.args, cwd: p.cwd, env: p.env, sessionId: id, nonce: newNonce(), cols, rows };
+    // A serial line's settings are checked before the id is reserved: bad input changes nothing.
+    const spec: BackendSpec = p.serial
+      ? { kind: "serial", serial: checkSerialOpen(p) }
+      : p.ssh
+        ? { kind: "ssh", ssh: p.ssh, ...program }
+        : { kind: "local", ...program, sandbox: p.sandbox };
     this.opening.add(id);
     let session: Session;
+    let description: string;
     try {
-      const started: Started = plan
-        ? localStart(plan, cols, rows)
-        : serial
-          ? await serialStart(serial)
-          : await this.sshStart(p, id, nonce, cols, rows, signal, elicit);
+      const started = await openBackend(spec, { elicit, signal, config: this.config });
+      description = started.description;
       session = new Session({
         id,
         kind: started.kind,
@@ -222,7 +200,7 @@ export class SessionManager {
         rows,
         integration: started.integration,
         family: started.family,
-        nonce: started.nonce ?? nonce,
+        nonce: started.nonce ?? program.nonce,
         persistent: this.persistentHost,
         cwd: started.cwd,
       });
@@ -232,7 +210,7 @@ export class SessionManager {
     } finally {
       this.opening.delete(id);
     }
-    log.info(`opened ${id}: ${plan ? plan.argv.join(" ") : `${session.kind} ${session.target}`}`);
+    log.info(`opened ${id}: ${description}`);
 
     const start = { row: 0, col: 0, prefix: "", lineNo: 1 };
     const via = await this.waitUntilReady(session, signal);
@@ -254,23 +232,6 @@ export class SessionManager {
       output: rendered.output,
       truncated: rendered.truncated,
     };
-  }
-
-  /** Connects over SSH and starts the remote shell or command (see src/backend/ssh.ts). */
-  private async sshStart(p: OpenParams, id: string, nonce: string, cols: number, rows: number, signal?: AbortSignal, elicit?: Elicit): Promise<Started> {
-    // Loaded on first use: ssh2 is large, and most servers never open an SSH session.
-    if (p.ssh!.remote_persist || p.ssh!.resume !== undefined) {
-      const { openRemotePersist } = await import("../remote/open.ts");
-      const req = { ssh: p.ssh!, command: p.command, args: p.args, cwd: p.cwd, env: validateEnv(p.env), cols, rows };
-      const r = await openRemotePersist(req, { elicit, signal });
-      return { kind: "ssh", target: r.target, backend: r.backend, integration: r.integration, family: r.family, cwd: null, nonce: r.nonce };
-    }
-    const { openSshBackend } = await import("../backend/ssh.ts");
-    const r = await openSshBackend(
-      { ssh: p.ssh!, command: p.command, args: p.args, cwd: p.cwd, env: validateEnv(p.env), sessionId: id, nonce, cols, rows, setupTimeoutMs: this.config.open_timeout_ms },
-      { elicit, signal },
-    );
-    return { kind: "ssh", target: r.target, backend: r.backend, integration: r.integration, family: r.family, cwd: r.cwd };
   }
 
   /** Until the first prompt (shells), a prompt-looking pause or a settle (programs), or exit. */

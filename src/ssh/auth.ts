@@ -14,7 +14,7 @@ import { homedir } from "node:os";
 import { BaseAgent, OpenSSHAgent, utils, type AnyAuthMethod, type AuthenticationType, type AuthHandlerMiddleware, type ParsedKey, type Prompt } from "ssh2";
 import { logger } from "../log.ts";
 import type { ResolvedHost } from "./config.ts";
-import type { Elicit } from "../session/host.ts";
+import type { Elicit } from "../elicit.ts";
 
 export type { Elicit };
 
