@@ -131,12 +131,13 @@ export function parseHostParams<M extends HostMethod>(method: M, params: unknown
 }
 
 /** Checks a call's params, then applies it to the host that has the sessions (the daemon's dispatch). */
-export function applyHostCall<M extends HostMethod>(
+export async function applyHostCall<M extends HostMethod>(
   host: LocalHost,
   method: M,
   params: unknown,
   ctx: CallContext,
 ): Promise<unknown> {
+  // async: a refusal is a rejected promise like any other failure of the call, never a throw.
   return HOST_API[method].apply(host, parseHostParams(method, params), ctx);
 }
 

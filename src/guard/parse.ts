@@ -149,7 +149,15 @@ class Parser {
         this.readRedirect(cmd, "");
         continue;
       }
+      const before = this.i;
       const word = this.readWord(cmd);
+      if (this.i === before) {
+        // Nothing consumed the character (a backtick that would close an outer `…` met inside a
+        // `$(…)` in it): skip it and call the line incomplete, so every parse ends.
+        this.i++;
+        this.incomplete = true;
+        continue;
+      }
       // A word of digits directly before a redirection is its file descriptor (`2>file`).
       if (/^\d+$/.test(word) && (s[this.i] === ">" || s[this.i] === "<")) {
         this.readRedirect(cmd, word);
