@@ -9,10 +9,10 @@
  * and the 0600 socket still keep other users out.
  */
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync, constants as fsc } from "node:fs";
-import { dlopen, FFIType, ptr } from "bun:ffi";
+import { FFIType, ptr } from "bun:ffi";
 import { logger } from "../log.ts";
 import { pidAlive } from "../backend/process-tree.ts";
-import { libcNames } from "../util/libc-names.ts";
+import { openLibc } from "../util/libc.ts";
 
 const log = logger("native");
 
@@ -26,49 +26,52 @@ interface Libc {
   peerUid(fd: number): number | null;
 }
 
+// The peer's uid comes from a different call per OS, so each gets its own table; flock is shared.
+const FLOCK = { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 } as const;
+const DARWIN_SYMBOLS = {
+  flock: FLOCK,
+  getpeereid: { args: [FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
+} as const;
+const LINUX_SYMBOLS = {
+  flock: FLOCK,
+  getsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
+} as const;
+
+function darwinLibc(): Libc {
+  const lib = openLibc(DARWIN_SYMBOLS);
+  return {
+    flock: (fd, op) => lib.symbols.flock(fd, op),
+    peerUid: (fd) => {
+      const uid = new Uint32Array(1);
+      const gid = new Uint32Array(1);
+      return lib.symbols.getpeereid(fd, ptr(uid), ptr(gid)) === 0 ? uid[0]! : null;
+    },
+  };
+}
+
+function linuxLibc(): Libc {
+  const lib = openLibc(LINUX_SYMBOLS);
+  return {
+    flock: (fd, op) => lib.symbols.flock(fd, op),
+    peerUid: (fd) => {
+      // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
+      const cred = new Int32Array(3);
+      const len = new Uint32Array([12]);
+      const rc = lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ptr(cred), ptr(len));
+      return rc === 0 ? cred[1]! >>> 0 : null;
+    },
+  };
+}
+
 let libc: Libc | null | undefined;
 
 function loadLibc(): Libc | null {
   if (libc !== undefined) return libc;
-  libc = null;
   try {
-    for (const name of libcNames()) {
-      try {
-        if (process.platform === "darwin") {
-          const lib = dlopen(name, {
-            flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-            getpeereid: { args: [FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
-          });
-          libc = {
-            flock: (fd, op) => lib.symbols.flock(fd, op),
-            peerUid: (fd) => {
-              const uid = new Uint32Array(1);
-              const gid = new Uint32Array(1);
-              return lib.symbols.getpeereid(fd, ptr(uid), ptr(gid)) === 0 ? uid[0]! : null;
-            },
-          };
-        } else {
-          const lib = dlopen(name, {
-            flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-            getsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
-          });
-          libc = {
-            flock: (fd, op) => lib.symbols.flock(fd, op),
-            peerUid: (fd) => {
-              // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
-              const cred = new Int32Array(3);
-              const len = new Uint32Array([12]);
-              return lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ptr(cred), ptr(len)) === 0 ? cred[1]! >>> 0 : null;
-            },
-          };
-        }
-        break;
-      } catch {
-        // Try the next name.
-      }
-    }
+    libc = process.platform === "darwin" ? darwinLibc() : linuxLibc();
   } catch (err) {
-    log.warn("bun:ffi unavailable: falling back to lock files, no peer uid check", err);
+    libc = null;
+    log.warn("libc unavailable through bun:ffi: falling back to lock files, no peer uid check", err);
   }
   return libc;
 }

@@ -8,7 +8,8 @@
  * Constants from <linux/landlock.h> and <linux/prctl.h>; the three system calls have the same
  * numbers on every architecture that has them (the generic table, since Linux 5.13).
  */
-import { dlopen, FFIType, ptr, read } from "bun:ffi";
+import { FFIType, ptr } from "bun:ffi";
+import { openLibc, type Libc } from "../util/libc.ts";
 
 const SYS_LANDLOCK_CREATE_RULESET = 444;
 const SYS_LANDLOCK_ADD_RULE = 445;
@@ -51,23 +52,19 @@ function fileRights(abi: number): bigint {
   return FS.WRITE_FILE | (abi >= 3 ? FS.TRUNCATE : 0n);
 }
 
-function libc() {
-  // Pointers go to syscall(2) as plain integers (ptr() gives their address as a number).
-  return dlopen("libc.so.6", {
-    syscall: { args: [FFIType.i64, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i64 },
-    prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
-    open: { args: [FFIType.cstring, FFIType.i32], returns: FFIType.i32 },
-    close: { args: [FFIType.i32], returns: FFIType.i32 },
-    __errno_location: { args: [], returns: FFIType.ptr },
-    strerror: { args: [FFIType.i32], returns: FFIType.cstring },
-  });
-}
+// Pointers go to syscall(2) as plain integers (ptr() gives their address as a number).
+const LANDLOCK_SYMBOLS = {
+  syscall: { args: [FFIType.i64, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i64 },
+  prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
+  open: { args: [FFIType.cstring, FFIType.i32], returns: FFIType.i32 },
+  close: { args: [FFIType.i32], returns: FFIType.i32 },
+  strerror: { args: [FFIType.i32], returns: FFIType.cstring },
+} as const;
 
-type Libc = ReturnType<typeof libc>;
+type Lib = Libc<typeof LANDLOCK_SYMBOLS>;
 
-function errnoText(lib: Libc): string {
-  const loc = lib.symbols.__errno_location();
-  const errno = loc === null ? 0 : read.i32(loc, 0);
+function errnoText(lib: Lib): string {
+  const errno = lib.errno();
   return `${lib.symbols.strerror(errno)} (errno ${errno})`;
 }
 
@@ -78,7 +75,7 @@ function errnoText(lib: Libc): string {
 export function landlockAbi(): number {
   if (process.platform !== "linux") return 0;
   try {
-    const lib = libc();
+    const lib = openLibc(LANDLOCK_SYMBOLS);
     const v = Number(lib.symbols.syscall(SYS_LANDLOCK_CREATE_RULESET, 0, 0, LANDLOCK_CREATE_RULESET_VERSION, 0));
     lib.close();
     return v > 0 ? v : 0;
@@ -100,7 +97,7 @@ export interface WritablePath {
 export function restrictWrites(writable: WritablePath[]): void {
   const abi = landlockAbi();
   if (abi < 1) throw new Error("this kernel does not offer Landlock");
-  const lib = libc();
+  const lib = openLibc(LANDLOCK_SYMBOLS);
   const handled = writeRights(abi);
   // struct landlock_ruleset_attr: handled_access_fs (u64); later ABIs append fields we leave out.
   const attr = new BigUint64Array([handled]);

@@ -1,14 +1,11 @@
 /**
- * Per-OS numbers for serial ports: termios layout and flags, ioctl requests, libc names. Values
+ * Per-OS numbers for serial ports: termios layout and flags, ioctl requests. Values
  * come from the system headers (Linux: asm-generic, which x86_64, arm64 and riscv share; not
  * mips/ppc/sparc; macOS: sys/termios.h, sys/ttycom.h) and were checked on Linux against strace
  * (see /work/shared/notes/pty-and-serial.md). One table per OS so the code above stays OS-free.
  */
 
 export interface SerialOsConstants {
-  /** libc to dlopen, and its errno accessor. */
-  libc: string;
-  errnoFn: "__errno_location" | "__error";
   /** The termios struct the set/get path uses (Linux: the kernel's termios2, read with TCGETS2). */
   termiosSize: number;
   /** Width of tcflag_t: 4 bytes on Linux, 8 on macOS. */
@@ -68,8 +65,6 @@ export interface SerialOsConstants {
 }
 
 const LINUX: SerialOsConstants = {
-  libc: "libc.so.6",
-  errnoFn: "__errno_location",
   // struct termios2: 4 flags (u32), c_line (u8), c_cc[19], c_ispeed, c_ospeed = 44 bytes.
   termiosSize: 44,
   flagBytes: 4,
@@ -123,8 +118,6 @@ const LINUX: SerialOsConstants = {
 
 /** From the macOS headers; not run on a Mac yet (see README, Serial). */
 const DARWIN: SerialOsConstants = {
-  libc: "libSystem.B.dylib",
-  errnoFn: "__error",
   termiosSize: 72,
   flagBytes: 8,
   ccOffset: 32,

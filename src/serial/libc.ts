@@ -3,10 +3,9 @@
  * loaded once through bun:ffi, with errno turned into a named error. Opening, writing and closing
  * use node:fs; reading uses Bun's own event loop (see port.ts).
  */
-import { dlopen, FFIType, read } from "bun:ffi";
-import { existsSync, readdirSync } from "node:fs";
+import { FFIType } from "bun:ffi";
 import { constants as osConstants } from "node:os";
-import type { SerialOsConstants } from "./constants.ts";
+import { openLibc } from "../util/libc.ts";
 
 /** A failed libc call, with errno's name (EAGAIN, ENOTTY, …). */
 export class LibcError extends Error {
@@ -45,42 +44,20 @@ export interface Libc {
   tcflush(fd: number, queue: number): void;
 }
 
-/** Where musl keeps libc: its dynamic loader (e.g. /lib/ld-musl-x86_64.so.1). */
-function libcCandidates(c: SerialOsConstants): string[] {
-  const names = [c.libc];
-  if (process.platform === "linux" && existsSync("/lib")) {
-    for (const f of readdirSync("/lib")) if (/^ld-musl-.*\.so\.1$/.test(f)) names.push(`/lib/${f}`);
-  }
-  return names;
-}
-
 let loaded: Libc | null = null;
 
-export function libc(c: SerialOsConstants): Libc {
-  if (loaded) return loaded;
-  let lastError: unknown = null;
-  for (const name of libcCandidates(c)) {
-    try {
-      loaded = bind(name, c);
-      return loaded;
-    } catch (err) {
-      lastError = err;
-    }
-  }
-  throw lastError instanceof Error ? lastError : new Error("no libc found");
+/** Throws when libc cannot be loaded (the error names the library names tried). */
+export function libc(): Libc {
+  loaded ??= bind();
+  return loaded;
 }
 
-function bind(name: string, c: SerialOsConstants): Libc {
-  const sym = dlopen(name, SYMBOLS).symbols;
-  // errno's accessor differs by OS (__errno_location, __error): its own dlopen keeps both typed.
-  const errnoFn = dlopen(name, { [c.errnoFn]: { args: [], returns: FFIType.ptr } }).symbols[c.errnoFn];
-  const errnoPtr = (): number => {
-    const p = errnoFn?.();
-    return p ? read.i32(p, 0) : 0;
-  };
+function bind(): Libc {
+  const lib = openLibc(SYMBOLS);
+  const sym = lib.symbols;
   const check = (call: string, rc: unknown): void => {
     if (rc === -1) {
-      const e = errnoPtr();
+      const e = lib.errno();
       throw new LibcError(call, e, errnoName(e));
     }
   };

@@ -389,7 +389,7 @@ export class FfiBinding implements LineBinding {
         "Serial lines work on Linux and macOS; on Windows, use the port from a program of the OS for now.",
       );
     }
-    const lib = libc(c);
+    const lib = libc();
     const path = options.path;
     try {
       statSync(path);

@@ -4,9 +4,9 @@
  * argument, which is how x86_64 and Linux arm64 pass it (Apple arm64 passes variadic arguments
  * on the stack, untested there).
  */
-import { dlopen, FFIType, ptr, read, CString, type Pointer } from "bun:ffi";
+import { FFIType, ptr, CString, type Pointer } from "bun:ffi";
 import { AppError } from "../../errors.ts";
-import { libcNames } from "../../util/libc-names.ts";
+import { openLibc, type Libc } from "../../util/libc.ts";
 
 const SYMBOLS = {
   grantpt: { args: [FFIType.i32], returns: FFIType.i32 },
@@ -20,46 +20,22 @@ const SYMBOLS = {
   signal: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.ptr },
 } as const;
 
-/** errno lives behind a function returning its thread-local address, named per C library. */
-function errnoReader(name: string): () => number {
-  const at = (address: Pointer | bigint | null) =>
-    typeof address === "number" && address !== 0 ? read.i32(address, 0) : 0;
-  if (process.platform === "darwin") {
-    const l = dlopen(name, { __error: { args: [], returns: FFIType.ptr } });
-    return () => at(l.symbols.__error());
-  }
-  const l = dlopen(name, { __errno_location: { args: [], returns: FFIType.ptr } });
-  return () => at(l.symbols.__errno_location());
-}
-
-function open(name: string) {
-  return { symbols: dlopen(name, SYMBOLS).symbols, errno: errnoReader(name) };
-}
-
-type Lib = ReturnType<typeof open>;
+type Lib = Libc<typeof SYMBOLS>;
 
 let lib: Lib | undefined;
 
 function load(): Lib {
   if (lib) return lib;
-  let lastError: unknown;
-  for (const name of libcNames()) {
-    try {
-      lib = open(name);
-      return lib;
-    } catch (err) {
-      lastError = err;
-    }
+  try {
+    lib = openLibc(SYMBOLS);
+    return lib;
+  } catch (err) {
+    throw new AppError(
+      "SPAWN_FAILED",
+      `${(err as Error).message} (local terminals need it)`,
+      "Local sessions need libc through bun:ffi; use an ssh session, or report your platform.",
+    );
   }
-  throw new AppError(
-    "SPAWN_FAILED",
-    `cannot load the C library for terminals: ${(lastError as Error)?.message ?? "not found"}`,
-    "Local sessions need libc through bun:ffi; use an ssh session, or report your platform.",
-  );
-}
-
-function errno(l: Lib): number {
-  return l.errno();
 }
 
 /** A C string buffer (NUL-terminated) for FFI arguments. */
@@ -70,7 +46,7 @@ export function cString(s: string): Buffer {
 /** Throws SPAWN_FAILED naming the call and errno when a libc call returned -1. */
 function check(l: Lib, call: string, rc: number): number {
   if (rc !== -1) return rc;
-  const code = errno(l);
+  const code = l.errno();
   throw new AppError(
     "SPAWN_FAILED",
     `${call} failed (errno ${code})`,
@@ -126,9 +102,9 @@ export const libc = {
     const table = new BigUint64Array(argv.length + 1);
     strings.forEach((s, i) => (table[i] = BigInt(ptr(s))));
     l.symbols.execvp(ptr(strings[0]!), ptr(table));
-    return errno(l);
+    return l.errno();
   },
   errno(): number {
-    return errno(load());
+    return load().errno();
   },
 };
