@@ -105,7 +105,10 @@ function assertNoNativeInputs(target: ReleaseTarget, metafile: unknown): void {
 function checkArchivers(targets: ReleaseTarget[]): void {
   const needed = new Set(targets.map((t) => (t.os === "windows" ? "zip" : "tar")));
   const missing = [...needed].filter((tool) => !Bun.which(tool));
-  if (missing.length > 0) throw new Error(`archiving needs ${missing.join(" and ")} on PATH (Debian/Ubuntu: apt-get install ${missing.join(" ")})`);
+  if (missing.length > 0)
+    throw new Error(
+      `archiving needs ${missing.join(" and ")} on PATH (Debian/Ubuntu: apt-get install ${missing.join(" ")})`,
+    );
 }
 
 async function run(argv: string[], what: string): Promise<void> {
@@ -145,11 +148,21 @@ async function writeChecksums(outDir: string, archives: string[]): Promise<strin
 
 /** A binary that cannot report its own version is not shipped; only the host's can be run here. */
 async function checkHostBinary(binaryPath: string, version: string): Promise<void> {
-  const proc = Bun.spawn([binaryPath, "--version"], { stdout: "pipe", stderr: "pipe", timeout: VERSION_CHECK_TIMEOUT_MS });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([binaryPath, "--version"], {
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: VERSION_CHECK_TIMEOUT_MS,
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   const expected = `ptyhub ${version}`;
   if (code !== 0 || stdout.trim() !== expected) {
-    throw new Error(`${binaryPath} --version printed '${stdout.trim()}' (exit ${code}), expected '${expected}'\n${stderr}`);
+    throw new Error(
+      `${binaryPath} --version printed '${stdout.trim()}' (exit ${code}), expected '${expected}'\n${stderr}`,
+    );
   }
 }
 
@@ -168,13 +181,16 @@ function selectTargets(all: boolean, named: string[]): ReleaseTarget[] {
   if (named.length > 0) {
     return named.map((name) => {
       const target = findTarget(name);
-      if (!target) throw new Error(`unknown target '${name}'; known: ${RELEASE_TARGETS.map((t) => t.bunTarget).join(", ")}`);
+      if (!target)
+        throw new Error(`unknown target '${name}'; known: ${RELEASE_TARGETS.map((t) => t.bunTarget).join(", ")}`);
       return target;
     });
   }
   const host = hostTarget();
   if (!host) {
-    throw new Error(`ptyhub has no release target for this machine (${process.platform}-${process.arch}); pass --target or --all`);
+    throw new Error(
+      `ptyhub has no release target for this machine (${process.platform}-${process.arch}); pass --target or --all`,
+    );
   }
   return [host];
 }
@@ -216,9 +232,14 @@ async function main(): Promise<void> {
       `${target.bunTarget.padEnd(20)} binary ${binaryMb.toFixed(1)} MB, ${archiveName(version, target)} ${archiveMb.toFixed(1)} MB, ${seconds.toFixed(1)} s\n`,
     );
   }
-  const checksumsPath = await writeChecksums(outDir, built.map((b) => b.archivePath));
+  const checksumsPath = await writeChecksums(
+    outDir,
+    built.map((b) => b.archivePath),
+  );
   const total = (performance.now() - started) / 1000;
-  process.stdout.write(`ptyhub ${version}: ${built.length} target(s) in ${total.toFixed(1)} s → ${outDir} (${checksumsPath.slice(outDir.length + 1)})\n`);
+  process.stdout.write(
+    `ptyhub ${version}: ${built.length} target(s) in ${total.toFixed(1)} s → ${outDir} (${checksumsPath.slice(outDir.length + 1)})\n`,
+  );
 }
 
 if (import.meta.main) {

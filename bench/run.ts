@@ -50,10 +50,14 @@ function parseArgs(argv: string[]): Args {
     else if (a === "--strict") args.strict = true;
     else if (a === "--wait-quiet") args.waitQuiet = true;
     else if (a === "--only" || a.startsWith("--only=")) {
-      const v = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i] ?? "";
-      const ids = v.split(",").map((s) => s.trim()).filter(Boolean);
+      const v = a.includes("=") ? a.slice(a.indexOf("=") + 1) : (argv[++i] ?? "");
+      const ids = v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = ids.filter((id) => !(METRICS as readonly string[]).includes(id));
-      if (bad.length) usage(`unknown metric(s): ${bad.join(", ")}; known: ${METRICS.join(", ")} (memory includes the flood)`);
+      if (bad.length)
+        usage(`unknown metric(s): ${bad.join(", ")}; known: ${METRICS.join(", ")} (memory includes the flood)`);
       args.only = ids as MetricId[];
     } else if (a === "--help" || a === "-h") usage();
     else usage(`unknown argument ${a}`);
@@ -110,8 +114,19 @@ async function main(): Promise<number> {
 
   // A daemon of a crashed run exits by itself after a minute without clients.
   const ptyhubEnv = { PTYHUB_DAEMON_IDLE_MS: "60000" };
-  const ptyhub: ServerSpec = { label: "ptyhub", command: "bun", args: [join(REPO, "src", "cli.ts")], env: ptyhubEnv, stopArgs: ["daemon", "--stop"] };
-  const ptyhubInproc: ServerSpec = { label: "ptyhub-inproc", command: "bun", args: [join(REPO, "src", "cli.ts")], env: { ...ptyhubEnv, PTYHUB_PERSISTENT: "0" } };
+  const ptyhub: ServerSpec = {
+    label: "ptyhub",
+    command: "bun",
+    args: [join(REPO, "src", "cli.ts")],
+    env: ptyhubEnv,
+    stopArgs: ["daemon", "--stop"],
+  };
+  const ptyhubInproc: ServerSpec = {
+    label: "ptyhub-inproc",
+    command: "bun",
+    args: [join(REPO, "src", "cli.ts")],
+    env: { ...ptyhubEnv, PTYHUB_PERSISTENT: "0" },
+  };
 
   const want = (id: MetricId) => !args.only || args.only.includes(id);
   let binary: ServerSpec | null = null;
@@ -120,7 +135,9 @@ async function main(): Promise<number> {
     const b = ensureBinary(log);
     if (b.ok) {
       binary = { label: "ptyhub-binary", command: b.value, args: [], env: ptyhubEnv };
-      binaryHow = b.value.startsWith(join(WORK, "dist")) ? "release build (build.ts)" : "bun build --compile --minify --bytecode (no build.ts build)";
+      binaryHow = b.value.startsWith(join(WORK, "dist"))
+        ? "release build (build.ts)"
+        : "bun build --compile --minify --bytecode (no build.ts build)";
       setupNotes.push(`ptyhub binary: ${relative(REPO, b.value)} (${b.note}).`);
     } else setupNotes.push(`ptyhub binary unavailable: ${b.reason}`);
   }
@@ -131,7 +148,9 @@ async function main(): Promise<number> {
     const p = ensurePtyai(log);
     if (p.ok) {
       ptyai = { label: "ptyai", command: p.value.node, args: [p.value.bin], env: { PTYAI_DEFAULT_SHELL: "/bin/bash" } };
-      setupNotes.push(`ptyai ${p.value.version} (node-pty + @xterm/headless) under node ${machine.node ?? "?"}, from bench/.peers/ptyai (${p.note}).`);
+      setupNotes.push(
+        `ptyai ${p.value.version} (node-pty + @xterm/headless) under node ${machine.node ?? "?"}, from bench/.peers/ptyai (${p.note}).`,
+      );
     } else {
       setupNotes.push(`**ptyai unavailable**: ${p.reason}. ptyhub and the bare PTY are still measured.`);
       log(`NOTE: ptyai unavailable: ${p.reason}`);
@@ -144,7 +163,8 @@ async function main(): Promise<number> {
     if (t.ok) {
       tokenizer = t.value;
       setupNotes.push(`Tokens counted with gpt-tokenizer's o200k_base (bench/.peers/tokenizer, ${t.note}).`);
-    } else setupNotes.push(`Tokenizer unavailable (${t.reason}); tokens estimated as chars/4 + 1 per non-ASCII character.`);
+    } else
+      setupNotes.push(`Tokenizer unavailable (${t.reason}); tokens estimated as chars/4 + 1 per non-ASCII character.`);
   }
 
   const ctx: Ctx = { smoke: args.smoke, ptyhub, ptyhubInproc, binary, binaryHow, ptyai, tokenizer, log };
@@ -170,12 +190,24 @@ async function main(): Promise<number> {
     try {
       produced = await run();
     } catch (err) {
-      produced = [{ id, title: id, tables: [], checks: [], notes: [], errors: [`could not be measured: ${(err as Error).stack ?? String(err)}`] }];
+      produced = [
+        {
+          id,
+          title: id,
+          tables: [],
+          checks: [],
+          notes: [],
+          errors: [`could not be measured: ${(err as Error).stack ?? String(err)}`],
+        },
+      ];
     }
     const secs = (performance.now() - t0) / 1000;
     // Only the load before a metric is other work: the flood raises it by itself.
     maxLoad = Math.max(maxLoad, loadBefore);
-    for (const r of produced) r.notes.push(`Measured in ${secs.toFixed(0)} s; 1-minute load average ${loadBefore.toFixed(2)} before, ${load1().toFixed(2)} after (${machine.nproc} cores).`);
+    for (const r of produced)
+      r.notes.push(
+        `Measured in ${secs.toFixed(0)} s; 1-minute load average ${loadBefore.toFixed(2)} before, ${load1().toFixed(2)} after (${machine.nproc} cores).`,
+      );
     results.push(...produced);
     log(`  ${id} done in ${secs.toFixed(1)} s`);
   }
@@ -209,7 +241,11 @@ async function main(): Promise<number> {
 
   process.stdout.write(doc);
   mkdirSync(WORK, { recursive: true });
-  const out = args.smoke ? join(WORK, "RESULTS-smoke.md") : args.only ? join(WORK, "RESULTS-partial.md") : join(BENCH, "RESULTS.md");
+  const out = args.smoke
+    ? join(WORK, "RESULTS-smoke.md")
+    : args.only
+      ? join(WORK, "RESULTS-partial.md")
+      : join(BENCH, "RESULTS.md");
   writeFileSync(out, doc);
   log(`\nwrote ${relative(REPO, out)} (${seconds.toFixed(0)} s)`);
   for (const e of errors) log(`HARNESS ERROR: ${e}`);

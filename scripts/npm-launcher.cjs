@@ -17,7 +17,9 @@ const path = require("node:path");
  * Windows has only the console ones.
  */
 const FORWARDED_SIGNALS =
-  process.platform === "win32" ? ["SIGINT", "SIGTERM", "SIGHUP"] : ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"];
+  process.platform === "win32"
+    ? ["SIGINT", "SIGTERM", "SIGHUP"]
+    : ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"];
 /** Shell convention for "killed by signal N" when the signal cannot be re-raised. */
 const SIGNAL_EXIT_BASE = 128;
 const EXECUTABLE_MODE = 0o755;

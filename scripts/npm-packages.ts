@@ -91,7 +91,12 @@ async function writeJson(path: string, value: unknown): Promise<void> {
   await writeFile(path, JSON.stringify(value, null, 2) + "\n");
 }
 
-async function buildPlatformPackage(t: ReleaseTarget, version: string, distDir: string, outDir: string): Promise<boolean> {
+async function buildPlatformPackage(
+  t: ReleaseTarget,
+  version: string,
+  distDir: string,
+  outDir: string,
+): Promise<boolean> {
   const binary = join(distDir, stagingDirName(version, t), binaryName(t));
   if (!existsSync(binary)) return false;
   const dir = join(outDir, platformDirName(t));
@@ -99,7 +104,10 @@ async function buildPlatformPackage(t: ReleaseTarget, version: string, distDir: 
   await copyFile(binary, join(dir, "bin", binaryName(t)));
   await chmod(join(dir, "bin", binaryName(t)), EXECUTABLE_MODE);
   await writeJson(join(dir, "package.json"), platformManifest(t, version));
-  await writeFile(join(dir, "README.md"), `# ${npmPackageName(t)}\n\nThe ptyhub binary for ${platformDirName(t)}. See ${homepage}.\n`);
+  await writeFile(
+    join(dir, "README.md"),
+    `# ${npmPackageName(t)}\n\nThe ptyhub binary for ${platformDirName(t)}. See ${homepage}.\n`,
+  );
   return true;
 }
 
@@ -130,14 +138,19 @@ async function main(): Promise<void> {
 
   const missing: string[] = [];
   for (const t of RELEASE_TARGETS) {
-    if (await buildPlatformPackage(t, version, distDir, outDir)) process.stdout.write(`${npmPackageName(t)}@${version}\n`);
+    if (await buildPlatformPackage(t, version, distDir, outDir))
+      process.stdout.write(`${npmPackageName(t)}@${version}\n`);
     else missing.push(npmPackageName(t));
   }
   if (missing.length > 0 && !values["allow-missing"]) {
-    throw new Error(`no binary in ${distDir} for ${missing.join(", ")}; run 'bun run build --all' first (or pass --allow-missing)`);
+    throw new Error(
+      `no binary in ${distDir} for ${missing.join(", ")}; run 'bun run build --all' first (or pass --allow-missing)`,
+    );
   }
   await buildMainPackage(version, outDir);
-  process.stdout.write(`ptyhub@${version}${missing.length ? ` (without binaries for ${missing.join(", ")})` : ""} → ${outDir}\n`);
+  process.stdout.write(
+    `ptyhub@${version}${missing.length ? ` (without binaries for ${missing.join(", ")})` : ""} → ${outDir}\n`,
+  );
 }
 
 if (import.meta.main) {

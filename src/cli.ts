@@ -109,7 +109,10 @@ if (import.meta.main) {
       if (code !== 0) process.exitCode = code;
     },
     (err: unknown) => {
-      const msg = err instanceof AppError ? `${err.code}: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ""}` : String(err instanceof Error ? err.stack : err);
+      const msg =
+        err instanceof AppError
+          ? `${err.code}: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ""}`
+          : String(err instanceof Error ? err.stack : err);
       process.stderr.write(`ptyhub: ${msg}\n`);
       process.exitCode = 1;
     },

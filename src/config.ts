@@ -40,7 +40,12 @@ export const ConfigSchema = z.object({
    * Largest HTTP request body. Tool arguments are small (a command line, keystrokes); 4 MiB leaves
    * room for a big term_send paste and still stops a client from filling memory.
    */
-  http_max_body_bytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
+  http_max_body_bytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
   /**
    * Open HTTP requests at once, SSE streams included (each MCP client keeps one or two); beyond
    * it a request gets 503, so a flood of connections cannot exhaust the server.
@@ -119,7 +124,11 @@ function fromFile(): Record<string, unknown> {
   try {
     return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   } catch (err) {
-    throw new AppError("INVALID_ARGUMENT", `cannot parse ${path}: ${(err as Error).message}`, "Fix or remove the config file.");
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      `cannot parse ${path}: ${(err as Error).message}`,
+      "Fix or remove the config file.",
+    );
   }
 }
 
@@ -127,7 +136,11 @@ export function loadConfig(flags: Partial<Config> = {}, env: NodeJS.ProcessEnv =
   const merged = { ...fromFile(), ...fromEnv(env), ...flags };
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
-    throw new AppError("INVALID_ARGUMENT", `invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, "Check PTYHUB_* variables and config.json.");
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      `invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      "Check PTYHUB_* variables and config.json.",
+    );
   }
   return parsed.data;
 }

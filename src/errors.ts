@@ -69,7 +69,11 @@ export class AppError extends Error {
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  return new AppError("INTERNAL", message, "This is a bug in ptyhub; the server is still running. Retry, or report it.");
+  return new AppError(
+    "INTERNAL",
+    message,
+    "This is a bug in ptyhub; the server is still running. Retry, or report it.",
+  );
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {

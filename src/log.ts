@@ -28,7 +28,10 @@ export interface Logger {
 export function logger(component: string): Logger {
   const emit = (level: Level, msg: string, extra?: unknown) => {
     if (LEVELS[level] < threshold) return;
-    const tail = extra === undefined ? "" : " " + (extra instanceof Error ? extra.stack ?? extra.message : JSON.stringify(extra));
+    const tail =
+      extra === undefined
+        ? ""
+        : " " + (extra instanceof Error ? (extra.stack ?? extra.message) : JSON.stringify(extra));
     sink(`${new Date().toISOString()} ${level} [${component}] ${msg}${tail}\n`);
   };
   return {

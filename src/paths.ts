@@ -18,7 +18,11 @@ export function ensurePrivateDir(dir: string): string {
   const st = statSync(dir);
   if (process.platform !== "win32") {
     if (st.uid !== uid()) {
-      throw new AppError("INTERNAL", `directory ${dir} belongs to another user`, "Set XDG_RUNTIME_DIR to a directory you own.");
+      throw new AppError(
+        "INTERNAL",
+        `directory ${dir} belongs to another user`,
+        "Set XDG_RUNTIME_DIR to a directory you own.",
+      );
     }
     if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
   }

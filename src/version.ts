@@ -6,5 +6,4 @@ import pkg from "../package.json" with { type: "json" };
 
 declare const PTYHUB_BUILD_VERSION: string | undefined;
 
-export const VERSION: string =
-  typeof PTYHUB_BUILD_VERSION === "string" ? PTYHUB_BUILD_VERSION : pkg.version;
+export const VERSION: string = typeof PTYHUB_BUILD_VERSION === "string" ? PTYHUB_BUILD_VERSION : pkg.version;

@@ -11,8 +11,19 @@ import { join } from "node:path";
 
 const runId = `run-${process.pid}-${Date.now()}`;
 const root = mkdtempSync(join(tmpdir(), "ptyhub-test-"));
-const dirs = { HOME: "home", XDG_RUNTIME_DIR: "runtime", XDG_CONFIG_HOME: "config", XDG_STATE_HOME: "state", XDG_CACHE_HOME: "cache", TMPDIR: "tmp" };
-const env: Record<string, string> = { ...(process.env as Record<string, string>), PTYHUB_TEST_RUN: runId, PTYHUB_TEST_ROOT: root };
+const dirs = {
+  HOME: "home",
+  XDG_RUNTIME_DIR: "runtime",
+  XDG_CONFIG_HOME: "config",
+  XDG_STATE_HOME: "state",
+  XDG_CACHE_HOME: "cache",
+  TMPDIR: "tmp",
+};
+const env: Record<string, string> = {
+  ...(process.env as Record<string, string>),
+  PTYHUB_TEST_RUN: runId,
+  PTYHUB_TEST_ROOT: root,
+};
 for (const [name, sub] of Object.entries(dirs)) {
   const path = join(root, sub);
   mkdirSync(path, { recursive: true, mode: 0o700 });

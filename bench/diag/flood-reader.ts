@@ -43,7 +43,9 @@ if (reader === "terminal") {
   const fds = new Int32Array(2);
   if (libc.symbols.openpty(ptr(fds), ptr(fds, 4), null, null, null) !== 0) throw new Error("openpty failed");
   const [master, slave] = [fds[0]!, fds[1]!];
-  const F_GETFL = 3, F_SETFL = 4, O_NONBLOCK = 0o4000;
+  const F_GETFL = 3,
+    F_SETFL = 4,
+    O_NONBLOCK = 0o4000;
   libc.symbols.fcntl(master, F_SETFL, libc.symbols.fcntl(master, F_GETFL, 0) | O_NONBLOCK);
   const a = Bun.spawn(["yes"], { stdio: [slave, slave, slave] });
   const buf = Buffer.allocUnsafe(65536);
@@ -74,7 +76,13 @@ writeFileSync(inputrc, "set enable-bracketed-paste off\n");
 let tail = "";
 let waiter: (() => void) | null = null;
 const b = Bun.spawn(["/bin/bash", "--norc", "--noprofile", "-i"], {
-  env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", PS1: "P> ", HOME: tmpdir(), INPUTRC: inputrc },
+  env: {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    TERM: "xterm-256color",
+    PS1: "P> ",
+    HOME: tmpdir(),
+    INPUTRC: inputrc,
+  },
   terminal: {
     cols: 120,
     rows: 40,

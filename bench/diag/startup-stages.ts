@@ -37,7 +37,10 @@ const entry = [
 ].join("\n");
 writeFileSync(join(dir, "stages.js"), entry);
 const bin = join(dir, "stages");
-const build = Bun.spawnSync(["bun", "build", "--compile", "--minify", "--bytecode", "--format=esm", join(dir, "stages.js"), "--outfile", bin], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
+const build = Bun.spawnSync(
+  ["bun", "build", "--compile", "--minify", "--bytecode", "--format=esm", join(dir, "stages.js"), "--outfile", bin],
+  { cwd: REPO, stdout: "pipe", stderr: "pipe" },
+);
 if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
 
 const RUNS = 7;
@@ -52,5 +55,11 @@ for (let i = 0; i < RUNS; i++) {
 const at = (k: number) => median(runs.map((t) => t[k]!)) ?? 0;
 console.log(`median of ${RUNS} runs (ms since process start)`);
 console.log(`${at(0).toFixed(1).padStart(6)}  +${at(0).toFixed(1).padStart(5)}  runtime start → entry`);
-stages.forEach(([name], k) => console.log(`${at(k + 1).toFixed(1).padStart(6)}  +${(at(k + 1) - at(k)).toFixed(1).padStart(5)}  ${name}`));
+stages.forEach(([name], k) =>
+  console.log(
+    `${at(k + 1)
+      .toFixed(1)
+      .padStart(6)}  +${(at(k + 1) - at(k)).toFixed(1).padStart(5)}  ${name}`,
+  ),
+);
 console.log(`process wall time (spawn → exit) median ${(median(wall) ?? 0).toFixed(1)} ms`);

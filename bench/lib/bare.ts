@@ -65,7 +65,11 @@ export class BareShell {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiter = null;
-        reject(new Error(`bare PTY: no ${JSON.stringify(expect)} within ${timeoutMs} ms (tail ${JSON.stringify(this.tail.slice(-80))})`));
+        reject(
+          new Error(
+            `bare PTY: no ${JSON.stringify(expect)} within ${timeoutMs} ms (tail ${JSON.stringify(this.tail.slice(-80))})`,
+          ),
+        );
       }, timeoutMs);
       this.waiter = {
         expect,

@@ -24,7 +24,10 @@ export function removeBenchRoot(): void {
 }
 
 /** A fresh isolated environment for one server (or bare shell) labelled `tag`. */
-export function isolatedEnv(tag: string, extra: Record<string, string> = {}): { env: Record<string, string>; home: string } {
+export function isolatedEnv(
+  tag: string,
+  extra: Record<string, string> = {},
+): { env: Record<string, string>; home: string } {
   const dir = join(benchRoot(), `${tag}-${++counter}`);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
@@ -36,7 +39,15 @@ export function isolatedEnv(tag: string, extra: Record<string, string> = {}): { 
     [RUN_VAR]: RUN_ID,
     [SERVER_VAR]: `${tag}-${counter}`,
   };
-  for (const [name, sub] of Object.entries({ HOME: "home", XDG_RUNTIME_DIR: "runtime", XDG_CONFIG_HOME: "config", XDG_STATE_HOME: "state", XDG_CACHE_HOME: "cache", XDG_DATA_HOME: "data", TMPDIR: "tmp" })) {
+  for (const [name, sub] of Object.entries({
+    HOME: "home",
+    XDG_RUNTIME_DIR: "runtime",
+    XDG_CONFIG_HOME: "config",
+    XDG_STATE_HOME: "state",
+    XDG_CACHE_HOME: "cache",
+    XDG_DATA_HOME: "data",
+    TMPDIR: "tmp",
+  })) {
     const path = join(dir, sub);
     mkdirSync(path, { recursive: true, mode: 0o700 });
     env[name] = path;

@@ -84,7 +84,9 @@ export class McpServer {
    * response arriving at the transport; `clientMs` is what the SDK client then spends on it
    * (parsing, compiling the tools' output-schema validators) before listTools() resolves.
    */
-  static async start(spec: ServerSpec): Promise<{ server: McpServer; startupMs: number; clientMs: number; tools: string[] }> {
+  static async start(
+    spec: ServerSpec,
+  ): Promise<{ server: McpServer; startupMs: number; clientMs: number; tools: string[] }> {
     const server = new McpServer(spec);
     const t0 = performance.now();
     try {
@@ -101,7 +103,12 @@ export class McpServer {
       const resolvedAt = performance.now();
       server.transport.onmessage = handler;
       const startupMs = (answeredAt || resolvedAt) - t0;
-      return { server, startupMs, clientMs: resolvedAt - (answeredAt || resolvedAt), tools: listed.tools.map((t) => t.name) };
+      return {
+        server,
+        startupMs,
+        clientMs: resolvedAt - (answeredAt || resolvedAt),
+        tools: listed.tools.map((t) => t.name),
+      };
     } catch (err) {
       await server.close();
       throw new Error(`${spec.label} did not start: ${(err as Error).message}\n${server.stderrTail}`);
@@ -159,7 +166,9 @@ export class McpServer {
 
   async call(name: string, args: Record<string, unknown>, timeoutMs = CALL_TIMEOUT_MS): Promise<Called> {
     const t0 = performance.now();
-    const result = (await this.client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs })) as CallToolResult;
+    const result = (await this.client.callTool({ name, arguments: args }, undefined, {
+      timeout: timeoutMs,
+    })) as CallToolResult;
     const ms = performance.now() - t0;
     const first = result.content?.[0];
     const text = first && first.type === "text" ? first.text : "";
@@ -187,7 +196,14 @@ export class McpServer {
     }
     if (this.spec.stopArgs) {
       try {
-        Bun.spawnSync([this.spec.command, ...this.spec.args, ...this.spec.stopArgs], { env: this.env, cwd: this.home, stdout: "ignore", stderr: "ignore", stdin: "ignore", timeout: 15_000 });
+        Bun.spawnSync([this.spec.command, ...this.spec.args, ...this.spec.stopArgs], {
+          env: this.env,
+          cwd: this.home,
+          stdout: "ignore",
+          stderr: "ignore",
+          stdin: "ignore",
+          timeout: 15_000,
+        });
       } catch {
         // No such verb, or it failed: the leftover sweep below ends what remains.
       }

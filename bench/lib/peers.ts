@@ -24,7 +24,13 @@ export type Availability<T> = { ok: true; value: T; note: string } | { ok: false
 
 function run(argv: string[], cwd: string, timeoutMs: number): { ok: boolean; out: string } {
   try {
-    const r = Bun.spawnSync(argv, { cwd, stdout: "pipe", stderr: "pipe", timeout: timeoutMs, env: { ...process.env, npm_config_update_notifier: "false" } });
+    const r = Bun.spawnSync(argv, {
+      cwd,
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: timeoutMs,
+      env: { ...process.env, npm_config_update_notifier: "false" },
+    });
     return { ok: r.exitCode === 0, out: (r.stdout.toString() + r.stderr.toString()).trim() };
   } catch (err) {
     return { ok: false, out: (err as Error).message };
@@ -33,13 +39,17 @@ function run(argv: string[], cwd: string, timeoutMs: number): { ok: boolean; out
 
 /** The first lines of npm's output that say what went wrong (e.g. "npm error code ECONNREFUSED"). */
 function npmError(out: string): string {
-  const lines = out.split("\n").map((l) => l.trim()).filter((l) => /error|ERR!/i.test(l) && !/complete log|npm help/.test(l));
+  const lines = out
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => /error|ERR!/i.test(l) && !/complete log|npm help/.test(l));
   return (lines.length ? lines.slice(0, 2) : out.split("\n").slice(-2)).join(" / ").slice(0, 300);
 }
 
 function installedVersion(prefix: string, name: string): string | null {
   try {
-    return (JSON.parse(readFileSync(join(prefix, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+    return (JSON.parse(readFileSync(join(prefix, "node_modules", name, "package.json"), "utf8")) as { version: string })
+      .version;
   } catch {
     return null;
   }
@@ -47,7 +57,11 @@ function installedVersion(prefix: string, name: string): string | null {
 
 function npmInstall(prefix: string, spec: string): { ok: boolean; out: string } {
   mkdirSync(prefix, { recursive: true });
-  return run(["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save", "--loglevel=error", spec], prefix, INSTALL_TIMEOUT_MS);
+  return run(
+    ["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save", "--loglevel=error", spec],
+    prefix,
+    INSTALL_TIMEOUT_MS,
+  );
 }
 
 export interface PtyaiInstall {
@@ -72,7 +86,11 @@ export function ensurePtyai(log: (msg: string) => void): Availability<PtyaiInsta
       // npm may skip install scripts (allowScripts): build node-pty's addon explicitly.
       const rb = run(["npm", "rebuild", "--prefix", prefix, "node-pty"], prefix, INSTALL_TIMEOUT_MS);
       const again = loads();
-      if (!again.ok) return { ok: false, reason: `node-pty does not load under node after install: ${(rb.out + " " + again.out).slice(-300)}` };
+      if (!again.ok)
+        return {
+          ok: false,
+          reason: `node-pty does not load under node after install: ${(rb.out + " " + again.out).slice(-300)}`,
+        };
     }
   }
   const bin = join(prefix, "node_modules", "ptyai", "dist", "index.js");
@@ -89,7 +107,8 @@ export async function ensureTokenizer(log: (msg: string) => void): Promise<Avail
   if (installedVersion(prefix, "gpt-tokenizer") !== TOKENIZER_VERSION) {
     log(`installing gpt-tokenizer@${TOKENIZER_VERSION} into ${relative(REPO, prefix)} …`);
     const r = npmInstall(prefix, `gpt-tokenizer@${TOKENIZER_VERSION}`);
-    if (!r.ok) return { ok: false, reason: `npm install gpt-tokenizer@${TOKENIZER_VERSION} failed: ${npmError(r.out)}` };
+    if (!r.ok)
+      return { ok: false, reason: `npm install gpt-tokenizer@${TOKENIZER_VERSION} failed: ${npmError(r.out)}` };
     note = "installed now";
   }
   try {
@@ -118,7 +137,8 @@ function sourceHash(): string {
   };
   walk(join(REPO, "src"));
   walk(join(REPO, "scripts"));
-  for (const f of ["package.json", "bun.lock", "build.ts"]) if (existsSync(join(REPO, f))) h.update(readFileSync(join(REPO, f)));
+  for (const f of ["package.json", "bun.lock", "build.ts"])
+    if (existsSync(join(REPO, f))) h.update(readFileSync(join(REPO, f)));
   return h.digest("hex");
 }
 
@@ -166,8 +186,13 @@ export function ensureBinary(log: (msg: string) => void): Availability<string> {
   }
   const out = join(WORK, "ptyhub");
   log("compiling ptyhub (bun build --compile --minify --bytecode) …");
-  const r = run(["bun", "build", "--compile", "--minify", "--bytecode", "--format=esm", "src/cli.ts", "--outfile", out], REPO, 300_000);
-  if (!r.ok || !existsSync(out)) return { ok: false, reason: `${failure}bun build --compile failed: ${r.out.split("\n").slice(-5).join(" ")}` };
+  const r = run(
+    ["bun", "build", "--compile", "--minify", "--bytecode", "--format=esm", "src/cli.ts", "--outfile", out],
+    REPO,
+    300_000,
+  );
+  if (!r.ok || !existsSync(out))
+    return { ok: false, reason: `${failure}bun build --compile failed: ${r.out.split("\n").slice(-5).join(" ")}` };
   writeFileSync(stamp, `${hash}\n${out}\nbun build --compile`);
   return { ok: true, value: out, note: `${failure}bun build --compile, built in ${took()}` };
 }
@@ -181,11 +206,21 @@ export function ensureMinimalServer(log: (msg: string) => void): Availability<st
   const src = join(BENCH, "fixtures", "minimal-server.ts");
   const out = join(WORK, "minimal-server");
   const stamp = join(WORK, "minimal-server.hash");
-  const hash = createHash("sha256").update(Bun.version).update(readFileSync(src)).update(readFileSync(join(REPO, "bun.lock"))).digest("hex");
-  if (existsSync(stamp) && existsSync(out) && readFileSync(stamp, "utf8") === hash) return { ok: true, value: out, note: "cached" };
+  const hash = createHash("sha256")
+    .update(Bun.version)
+    .update(readFileSync(src))
+    .update(readFileSync(join(REPO, "bun.lock")))
+    .digest("hex");
+  if (existsSync(stamp) && existsSync(out) && readFileSync(stamp, "utf8") === hash)
+    return { ok: true, value: out, note: "cached" };
   log("compiling the minimal SDK server (bun build --compile --minify --bytecode) …");
-  const r = run(["bun", "build", "--compile", "--minify", "--bytecode", "--format=esm", src, "--outfile", out], REPO, 300_000);
-  if (!r.ok || !existsSync(out)) return { ok: false, reason: `bun build --compile failed: ${r.out.split("\n").slice(-3).join(" ")}` };
+  const r = run(
+    ["bun", "build", "--compile", "--minify", "--bytecode", "--format=esm", src, "--outfile", out],
+    REPO,
+    300_000,
+  );
+  if (!r.ok || !existsSync(out))
+    return { ok: false, reason: `bun build --compile failed: ${r.out.split("\n").slice(-3).join(" ")}` };
   writeFileSync(stamp, hash);
   return { ok: true, value: out, note: "built" };
 }

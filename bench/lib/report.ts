@@ -23,10 +23,19 @@ export function renderTable(t: Table): string {
     if (withRatio) head.push("× ptyhub");
     if (withCorrect) head.push("correct");
     head.push("note");
-    lines.push(`| ${head.join(" | ")} |`, `|${head.map((h) => (h === "subject" || h === "note" ? "---" : "---:")).join("|")}|`);
+    lines.push(
+      `| ${head.join(" | ")} |`,
+      `|${head.map((h) => (h === "subject" || h === "note" ? "---" : "---:")).join("|")}|`,
+    );
     for (const r of t.rows) {
       const unit = r.unit;
-      const cells = [r.subject, String(r.samples.length), fmt(median(r.samples), unit), fmt(p95(r.samples), unit), fmt(max(r.samples), unit)];
+      const cells = [
+        r.subject,
+        String(r.samples.length),
+        fmt(median(r.samples), unit),
+        fmt(p95(r.samples), unit),
+        fmt(max(r.samples), unit),
+      ];
       if (withRatio) {
         const base = r.baseline ? byName.get(r.baseline) : undefined;
         cells.push(base && base !== r ? ratio(median(r.samples), median(base.samples)) : "");
@@ -39,7 +48,10 @@ export function renderTable(t: Table): string {
     const head = ["subject", "value"];
     if (withRatio) head.push("× ptyhub");
     head.push("note");
-    lines.push(`| ${head.join(" | ")} |`, `|${head.map((h) => (h === "subject" || h === "note" ? "---" : "---:")).join("|")}|`);
+    lines.push(
+      `| ${head.join(" | ")} |`,
+      `|${head.map((h) => (h === "subject" || h === "note" ? "---" : "---:")).join("|")}|`,
+    );
     for (const r of t.rows) {
       const cells = [r.subject, fmt(rowValue(r), r.unit)];
       if (withRatio) {

@@ -40,7 +40,13 @@ export class PtyhubShell {
     const output = typeof s.output === "string" ? s.output : "";
     const last = output.split("\n").pop() ?? "";
     const ok = !r.result.isError && s.status === "done" && s.exit_code === 0 && last === lastLine;
-    return { ms: r.ms, ok, detail: ok ? "" : `status ${String(s.status)} exit ${String(s.exit_code)} via ${String(s.via)} last ${JSON.stringify(last.slice(-40))} ${r.result.isError ? r.text.slice(0, 200) : ""}` };
+    return {
+      ms: r.ms,
+      ok,
+      detail: ok
+        ? ""
+        : `status ${String(s.status)} exit ${String(s.exit_code)} via ${String(s.via)} last ${JSON.stringify(last.slice(-40))} ${r.result.isError ? r.text.slice(0, 200) : ""}`,
+    };
   }
 }
 
@@ -73,7 +79,13 @@ export class PtyaiShell {
 
   /** Clears the screen (untimed), so a stale screen can never pass the correctness check. */
   async clear(): Promise<void> {
-    await this.server.must("pty_write", { session_id: this.id, input: "clear\r", settle_ms: 50, timeout_ms: 10_000, include_screen: false });
+    await this.server.must("pty_write", {
+      session_id: this.id,
+      input: "clear\r",
+      settle_ms: 50,
+      timeout_ms: 10_000,
+      include_screen: false,
+    });
   }
 
   waitArgs(mode: PtyaiMode, timeoutMs: number): Record<string, unknown> {
@@ -87,11 +99,19 @@ export class PtyaiShell {
    * the typed command, later `lastLine`, and then a prompt as its last non-empty line.
    */
   async exec(command: string, lastLine: string, mode: PtyaiMode, timeoutMs = 60_000): Promise<Timed> {
-    const r = await this.server.call("pty_write", { session_id: this.id, input: command + "\r", ...this.waitArgs(mode, timeoutMs) }, timeoutMs + 30_000);
+    const r = await this.server.call(
+      "pty_write",
+      { session_id: this.id, input: command + "\r", ...this.waitArgs(mode, timeoutMs) },
+      timeoutMs + 30_000,
+    );
     const j = jsonText(r);
     const screen = typeof j.screen === "string" ? j.screen : "";
     const verdict = judgeScreen(screen, command, lastLine);
-    return { ms: r.ms, ok: !r.result.isError && j.timed_out !== true && verdict.ok, detail: verdict.ok ? "" : verdict.why };
+    return {
+      ms: r.ms,
+      ok: !r.result.isError && j.timed_out !== true && verdict.ok,
+      detail: verdict.ok ? "" : verdict.why,
+    };
   }
 
   /** Types without waiting. */
@@ -110,8 +130,13 @@ export function judgeScreen(screen: string, command: string, lastLine: string): 
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === "") lines.pop();
   const last = lines.length - 1;
   if (last < 1) return { ok: false, why: "screen has no output" };
-  if (!PROMPT_LINE.test(lines[last]!)) return { ok: false, why: `no prompt after the output (last line ${JSON.stringify(lines[last]!.slice(-40))})` };
-  if (lines[last - 1] !== lastLine) return { ok: false, why: `line before the prompt is ${JSON.stringify(lines[last - 1]!.slice(-40))}, not ${JSON.stringify(lastLine)}` };
+  if (!PROMPT_LINE.test(lines[last]!))
+    return { ok: false, why: `no prompt after the output (last line ${JSON.stringify(lines[last]!.slice(-40))})` };
+  if (lines[last - 1] !== lastLine)
+    return {
+      ok: false,
+      why: `line before the prompt is ${JSON.stringify(lines[last - 1]!.slice(-40))}, not ${JSON.stringify(lastLine)}`,
+    };
   // The echo of the command must be above (long output may have scrolled it off the screen).
   const echoed = lines.slice(0, last - 1).some((l) => l.endsWith(command));
   if (!echoed && lines.length < 40) return { ok: false, why: "the command's echo is not on the screen" };

@@ -20,7 +20,12 @@ export async function coldStart(ctx: Ctx): Promise<MetricResult> {
   else res.notes.push("The compiled binary could not be built: only `bun src/cli.ts` was measured for ptyhub.");
   add(ctx.ptyhub, "ptyhub bun src/cli.ts", "from source");
   const minimal = ensureMinimalServer(ctx.log);
-  if (minimal.ok) add({ label: "minimal-sdk", command: minimal.value, args: [] }, "minimal SDK server (compiled)", "one tool, zod, McpServer + stdio: the floor");
+  if (minimal.ok)
+    add(
+      { label: "minimal-sdk", command: minimal.value, args: [] },
+      "minimal SDK server (compiled)",
+      "one tool, zod, McpServer + stdio: the floor",
+    );
   else res.notes.push(`The minimal SDK server could not be built: ${minimal.reason}`);
   if (ctx.ptyai) add(ctx.ptyai, "ptyai (node)", "node dist/index.js");
   else res.notes.push("ptyai unavailable.");
@@ -54,7 +59,11 @@ export async function coldStart(ctx: Ctx): Promise<MetricResult> {
       if (ms !== null) v.row.samples.push(ms);
     }
   }
-  res.tables.push({ title: "spawn → initialize → tools/list response received (SDK client over stdio)", kind: "latency", rows: variants.map((v) => v.row) });
+  res.tables.push({
+    title: "spawn → initialize → tools/list response received (SDK client over stdio)",
+    kind: "latency",
+    rows: variants.map((v) => v.row),
+  });
   res.notes.push(
     `Timed from spawn until the tools/list response reaches the client's transport. The SDK client then spends another ${fmt(median(clientMs), "ms")} (median) parsing it and compiling the tools' output-schema validators before listTools() resolves; that is client cost and not counted.`,
   );
@@ -65,7 +74,9 @@ export async function coldStart(ctx: Ctx): Promise<MetricResult> {
   const floor = median(variants.find((v) => v.row.subject === "minimal SDK server (compiled)")?.row.samples ?? []);
   res.checks.push({
     goal: `cold start of the binary ≤ ${TARGET_VS_MINIMAL}× a minimal compiled SDK server's`,
-    actual: bin ? `${fmt(m, "ms")} vs ${fmt(floor, "ms")} (${m !== null && floor ? (m / floor).toFixed(2) : "?"}×)` : "binary not built",
+    actual: bin
+      ? `${fmt(m, "ms")} vs ${fmt(floor, "ms")} (${m !== null && floor ? (m / floor).toFixed(2) : "?"}×)`
+      : "binary not built",
     met: bin && floor !== null ? m !== null && m <= TARGET_VS_MINIMAL * floor : null,
   });
   if (!bin) res.errors.push("the compiled binary could not be built, so its cold start was not measured");

@@ -41,34 +41,60 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
   try {
     const subjects: Subject[] = [];
     const add = (label: string, run: () => Promise<Timed>, extra: Partial<Subject> = {}) =>
-      subjects.push({ label, run, ...extra, row: { subject: label, unit: "ms", samples: [], correct: { ok: 0, of: 0 }, incorrect: extra.incorrect, note: extra.note, baseline: "ptyhub term_exec" } });
+      subjects.push({
+        label,
+        run,
+        ...extra,
+        row: {
+          subject: label,
+          unit: "ms",
+          samples: [],
+          correct: { ok: 0, of: 0 },
+          incorrect: extra.incorrect,
+          note: extra.note,
+          baseline: "ptyhub term_exec",
+        },
+      });
 
     const hub = (await McpServer.start(ctx.ptyhub)).server;
     servers.push(hub);
     const hubShell = new PtyhubShell(hub);
-    add("ptyhub term_exec", () => hubShell.exec(COMMAND, "hi"), { note: "session in the daemon (default); via shell integration: exit code, output without echo" });
+    add("ptyhub term_exec", () => hubShell.exec(COMMAND, "hi"), {
+      note: "session in the daemon (default); via shell integration: exit code, output without echo",
+    });
     const inproc = (await McpServer.start(ctx.ptyhubInproc)).server;
     servers.push(inproc);
     const inprocShell = new PtyhubShell(inproc);
-    add("ptyhub in-process term_exec", () => inprocShell.exec(COMMAND, "hi"), { note: "PTYHUB_PERSISTENT=0: session inside the MCP server" });
+    add("ptyhub in-process term_exec", () => inprocShell.exec(COMMAND, "hi"), {
+      note: "PTYHUB_PERSISTENT=0: session inside the MCP server",
+    });
 
-    const aiShell = ctx.ptyai ? await peer(res, "start", async () => {
-      const ai = (await McpServer.start(ctx.ptyai!)).server;
-      servers.push(ai);
-      return PtyaiShell.open(ai);
-    }) : null;
+    const aiShell = ctx.ptyai
+      ? await peer(res, "start", async () => {
+          const ai = (await McpServer.start(ctx.ptyai!)).server;
+          servers.push(ai);
+          return PtyaiShell.open(ai);
+        })
+      : null;
     if (aiShell) {
       aiShellRef = aiShell;
       const modes: Array<[PtyaiMode, Partial<Subject>]> = [
         [{ default_settle: true }, { note: "returns after 300 ms of silence: a guess, no exit code" }],
         [{ settle_ms: 50 }, { note: "returns after 50 ms of silence: a guess, no exit code" }],
-        [{ wait_for: "hi" }, { incorrect: true, note: "INCORRECT: the regex matches the echo of `echo hi`, before the command ran" }],
+        [
+          { wait_for: "hi" },
+          { incorrect: true, note: "INCORRECT: the regex matches the echo of `echo hi`, before the command ran" },
+        ],
       ];
       for (const [mode, extra] of modes) {
-        add(ptyaiModeLabel(mode), async () => {
-          await aiShell.clear();
-          return aiShell.exec(COMMAND, "hi", mode);
-        }, extra);
+        add(
+          ptyaiModeLabel(mode),
+          async () => {
+            await aiShell.clear();
+            return aiShell.exec(COMMAND, "hi", mode);
+          },
+          extra,
+        );
       }
     } else if (!ctx.ptyai) {
       res.notes.push("ptyai unavailable: only ptyhub and the bare PTY were measured.");
@@ -78,24 +104,31 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
     if (minimalBin.ok) {
       const minimal = (await McpServer.start({ label: "minimal-sdk", command: minimalBin.value, args: [] })).server;
       servers.push(minimal);
-      add(MINIMAL, async () => {
-        const c = await minimal.call("echo", { text: "hi" });
-        const first = c.result.content[0];
-        const ok = first?.type === "text" && first.text === "hi";
-        return { ms: c.ms, ok, detail: ok ? "" : JSON.stringify(c.result).slice(0, 200) };
-      }, { note: "one trivial tool, no terminal: the protocol's share of the floor" });
+      add(
+        MINIMAL,
+        async () => {
+          const c = await minimal.call("echo", { text: "hi" });
+          const first = c.result.content[0];
+          const ok = first?.type === "text" && first.text === "hi";
+          return { ms: c.ms, ok, detail: ok ? "" : JSON.stringify(c.result).slice(0, 200) };
+        },
+        { note: "one trivial tool, no terminal: the protocol's share of the floor" },
+      );
     } else res.notes.push(`The minimal SDK server could not be built: ${minimalBin.reason}`);
 
     bare = await BareShell.open();
     const bareShell = bare;
-    add("bare PTY (no MCP)", async () => ({ ms: await bareShell.run(COMMAND, "hi"), ok: true, detail: "" }), { note: "Bun.spawn terminal, bash, prompt seen after output" });
+    add("bare PTY (no MCP)", async () => ({ ms: await bareShell.run(COMMAND, "hi"), ok: true, detail: "" }), {
+      note: "Bun.spawn terminal, bash, prompt seen after output",
+    });
 
     await runInterleaved(subjects, {
       warmup,
       iterations,
       notes: res.notes,
       onIncorrect: (row, t) => {
-        if (!row.incorrect && row.correct!.of - row.correct!.ok <= 2) ctx.log(`  ${row.subject}: incorrect result: ${t.detail}`);
+        if (!row.incorrect && row.correct!.of - row.correct!.ok <= 2)
+          ctx.log(`  ${row.subject}: incorrect result: ${t.detail}`);
       },
     });
     res.tables.push({ title: "`echo hi` latency", kind: "latency", rows: subjects.map((s) => s.row) });
@@ -105,7 +138,15 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
     const pauseRuns = ctx.smoke ? 2 : 5;
     const pauseRows: Row[] = [];
     const pauseRow = (subject: string, note: string, incorrect = false): Row => {
-      const row: Row = { subject, unit: "ms", samples: [], correct: { ok: 0, of: 0 }, note, incorrect, baseline: "ptyhub term_exec" };
+      const row: Row = {
+        subject,
+        unit: "ms",
+        samples: [],
+        correct: { ok: 0, of: 0 },
+        note,
+        incorrect,
+        baseline: "ptyhub term_exec",
+      };
       pauseRows.push(row);
       return row;
     };
@@ -119,7 +160,16 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
     if (aiShellRef) {
       for (const mode of [{ default_settle: true }, { settle_ms: 50 }, { wait_for: "hi" }] as PtyaiMode[]) {
         const label = ptyaiModeLabel(mode);
-        aiPause.push([mode, pauseRow(label, "settle_ms" in mode || "default_settle" in mode ? "returns at the first silence longer than settle" : "matches the echo of the typed line", !("default_settle" in mode))]);
+        aiPause.push([
+          mode,
+          pauseRow(
+            label,
+            "settle_ms" in mode || "default_settle" in mode
+              ? "returns at the first silence longer than settle"
+              : "matches the echo of the typed line",
+            !("default_settle" in mode),
+          ),
+        ]);
       }
     }
     for (let i = 0; i < pauseRuns; i++) {
@@ -132,12 +182,23 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
         if (t) record(row, t);
       }
     }
-    res.tables.push({ title: `The same modes on a command that pauses: \`${PAUSE_COMMAND}\``, kind: "latency", rows: pauseRows });
+    res.tables.push({
+      title: `The same modes on a command that pauses: \`${PAUSE_COMMAND}\``,
+      kind: "latency",
+      rows: pauseRows,
+    });
 
     const hubRow = subjects[0]!.row;
-    if (hubRow.correct!.ok !== hubRow.correct!.of) res.errors.push(`ptyhub term_exec returned ${hubRow.correct!.of - hubRow.correct!.ok} incorrect results for \`echo hi\``);
+    if (hubRow.correct!.ok !== hubRow.correct!.of)
+      res.errors.push(
+        `ptyhub term_exec returned ${hubRow.correct!.of - hubRow.correct!.ok} incorrect results for \`echo hi\``,
+      );
     const hubMed = median(hubRow.samples);
-    res.checks.push({ goal: `\`echo hi\` median ≤ ${TARGET_MEDIAN_MS} ms`, actual: fmt(hubMed, "ms"), met: hubMed !== null && hubMed <= TARGET_MEDIAN_MS });
+    res.checks.push({
+      goal: `\`echo hi\` median ≤ ${TARGET_MEDIAN_MS} ms`,
+      actual: fmt(hubMed, "ms"),
+      met: hubMed !== null && hubMed <= TARGET_MEDIAN_MS,
+    });
     const medianOf = (label: string) => median(subjects.find((s) => s.label === label)?.row.samples ?? []);
     const minimalMed = medianOf(MINIMAL);
     const bareMed = medianOf("bare PTY (no MCP)");
@@ -145,24 +206,45 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
     const inprocMed = medianOf("ptyhub in-process term_exec");
     res.checks.push({
       goal: `\`echo hi\` ≤ ${TARGET_VS_FLOOR}× its floor (minimal MCP round trip + bare PTY round trip)`,
-      actual: floor === null
-        ? "floor not measured"
-        : `${fmt(hubMed, "ms")} (in-process ${fmt(inprocMed, "ms")}) vs ${fmt(floor, "ms")} = ${fmt(minimalMed, "ms")} + ${fmt(bareMed, "ms")}`,
+      actual:
+        floor === null
+          ? "floor not measured"
+          : `${fmt(hubMed, "ms")} (in-process ${fmt(inprocMed, "ms")}) vs ${fmt(floor, "ms")} = ${fmt(minimalMed, "ms")} + ${fmt(bareMed, "ms")}`,
       met: floor !== null && hubMed !== null ? hubMed <= TARGET_VS_FLOOR * floor : null,
     });
     // ptyai's best correct mode: the fastest one whose every sample was correct.
-    const correctPeers = subjects.filter((s) => s.label.startsWith("ptyai") && !s.incorrect && s.row.correct!.ok === s.row.correct!.of && s.row.correct!.of !== 0);
-    const best = correctPeers.sort((a, b) => (median(a.row.samples) ?? Infinity) - (median(b.row.samples) ?? Infinity))[0];
+    const correctPeers = subjects.filter(
+      (s) =>
+        s.label.startsWith("ptyai") &&
+        !s.incorrect &&
+        s.row.correct!.ok === s.row.correct!.of &&
+        s.row.correct!.of !== 0,
+    );
+    const best = correctPeers.sort(
+      (a, b) => (median(a.row.samples) ?? Infinity) - (median(b.row.samples) ?? Infinity),
+    )[0];
     if (best) {
       const bm = median(best.row.samples);
-      res.checks.push({ goal: `≥ ${TARGET_SPEEDUP}× faster than ptyai's best correct mode`, actual: `${ratio(bm, hubMed)} (vs ${best.label}, ${fmt(bm, "ms")})`, met: bm !== null && hubMed !== null && bm / hubMed >= TARGET_SPEEDUP });
+      res.checks.push({
+        goal: `≥ ${TARGET_SPEEDUP}× faster than ptyai's best correct mode`,
+        actual: `${ratio(bm, hubMed)} (vs ${best.label}, ${fmt(bm, "ms")})`,
+        met: bm !== null && hubMed !== null && bm / hubMed >= TARGET_SPEEDUP,
+      });
     } else {
-      res.checks.push({ goal: `≥ ${TARGET_SPEEDUP}× faster than ptyai's best correct mode`, actual: ctx.ptyai ? "no ptyai mode was correct every time" : "ptyai unavailable", met: null });
+      res.checks.push({
+        goal: `≥ ${TARGET_SPEEDUP}× faster than ptyai's best correct mode`,
+        actual: ctx.ptyai ? "no ptyai mode was correct every time" : "ptyai unavailable",
+        met: null,
+      });
     }
   } finally {
     for (const s of servers) await s.close();
     await bare?.close();
-    for (const s of servers) if (s.leftovers.length) res.notes.push(`${s.label} left ${s.leftovers.length} process(es) running after its client closed: ${s.leftovers.join("; ")}`);
+    for (const s of servers)
+      if (s.leftovers.length)
+        res.notes.push(
+          `${s.label} left ${s.leftovers.length} process(es) running after its client closed: ${s.leftovers.join("; ")}`,
+        );
   }
   return res;
 }

@@ -163,11 +163,22 @@ async function floodPtyai(spec: ServerSpec, floodMs: number): Promise<FloodResul
     const atEnd = server.rssAll().total;
     await a.key("ctrl+c");
     // Until A's screen is quiet again: what was queued behind the flood has been parsed.
-    const drain = await server.call("pty_wait", { session_id: a.id, settle_ms: 300, timeout_ms: 120_000, include_screen: false }, 180_000);
+    const drain = await server.call(
+      "pty_wait",
+      { session_id: a.id, settle_ms: 300, timeout_ms: 120_000, include_screen: false },
+      180_000,
+    );
     const { peak } = sampler.stop();
     await Bun.sleep(1000);
     const after = await steadyRss(server);
-    return { latencies, correct, peak, atEnd, after, note: `ctrl+c → quiet (300 ms settle) in ${fmt(drain.ms, "ms")}; each sample is clear + pty_write settle_ms 50` };
+    return {
+      latencies,
+      correct,
+      peak,
+      atEnd,
+      after,
+      note: `ctrl+c → quiet (300 ms settle) in ${fmt(drain.ms, "ms")}; each sample is clear + pty_write settle_ms 50`,
+    };
   } finally {
     await server.close();
   }
@@ -176,7 +187,12 @@ async function floodPtyai(spec: ServerSpec, floodMs: number): Promise<FloodResul
 async function floodBare(floodMs: number): Promise<FloodResult> {
   // A's flood is read by a separate process; this one only measures B.
   const iso = isolatedEnv("bare_flood");
-  const drain = Bun.spawn(["bun", join(import.meta.dir, "..", "lib", "drain.ts")], { env: iso.env, stdout: "pipe", stderr: "ignore", stdin: "ignore" });
+  const drain = Bun.spawn(["bun", join(import.meta.dir, "..", "lib", "drain.ts")], {
+    env: iso.env,
+    stdout: "pipe",
+    stderr: "ignore",
+    stdin: "ignore",
+  });
   const reader = drain.stdout.getReader();
   const dec = new TextDecoder();
   let out = "";
@@ -199,7 +215,14 @@ async function floodBare(floodMs: number): Promise<FloodResult> {
       out += dec.decode(value, { stream: true });
     }
     const mb = Number(out.trim().split("\n").pop()) / 1e6;
-    return { latencies, correct: latencies.length, peak: null, atEnd: null, after: null, note: `A: \`yes\` in a PTY read by a separate process at ${fmt(mb / (elapsed / 1000), "MB/s")}` };
+    return {
+      latencies,
+      correct: latencies.length,
+      peak: null,
+      atEnd: null,
+      after: null,
+      note: `A: \`yes\` in a PTY read by a separate process at ${fmt(mb / (elapsed / 1000), "MB/s")}`,
+    };
   } finally {
     drain.kill("SIGKILL");
     await b.close();
@@ -209,7 +232,10 @@ async function floodBare(floodMs: number): Promise<FloodResult> {
 
 export async function memoryAndFlood(ctx: Ctx): Promise<[MetricResult, MetricResult]> {
   const mem = emptyResult("memory", "4. Memory: server RSS idle, with 20 idle sessions, and under a `yes` flood");
-  const resp = emptyResult("flood", "5. Responsiveness under flood: `echo hi` in session B while `yes` floods session A");
+  const resp = emptyResult(
+    "flood",
+    "5. Responsiveness under flood: `echo hi` in session B while `yes` floods session A",
+  );
   const rounds = ctx.smoke ? 1 : 2;
   SETTLE_MS = ctx.smoke ? 500 : 1500;
   const floodMs = ctx.smoke ? 3000 : 10_000;
@@ -217,8 +243,14 @@ export async function memoryAndFlood(ctx: Ctx): Promise<[MetricResult, MetricRes
   type Subject = { label: string; kind: "ptyhub" | "ptyai"; spec: ServerSpec };
   // The shipped artifact is the compiled binary; its daemon is the same binary.
   const hubSpec: ServerSpec = ctx.binary ? { ...ctx.binary, stopArgs: ["daemon", "--stop"] } : ctx.ptyhub;
-  const inprocSpec: ServerSpec = ctx.binary ? { ...ctx.binary, label: "ptyhub-binary-inproc", env: { ...ctx.binary.env, PTYHUB_PERSISTENT: "0" } } : ctx.ptyhubInproc;
-  mem.notes.push(ctx.binary ? "ptyhub runs as the compiled binary here (what ships); its daemon is the same binary." : "The compiled binary is unavailable: ptyhub runs as `bun src/cli.ts` here.");
+  const inprocSpec: ServerSpec = ctx.binary
+    ? { ...ctx.binary, label: "ptyhub-binary-inproc", env: { ...ctx.binary.env, PTYHUB_PERSISTENT: "0" } }
+    : ctx.ptyhubInproc;
+  mem.notes.push(
+    ctx.binary
+      ? "ptyhub runs as the compiled binary here (what ships); its daemon is the same binary."
+      : "The compiled binary is unavailable: ptyhub runs as `bun src/cli.ts` here.",
+  );
   const subjects: Subject[] = [{ label: "ptyhub", kind: "ptyhub", spec: hubSpec }];
   const inproc: Subject = { label: "ptyhub in-process", kind: "ptyhub", spec: inprocSpec };
   if (ctx.ptyai) subjects.push({ label: "ptyai", kind: "ptyai", spec: ctx.ptyai });
@@ -233,7 +265,10 @@ export async function memoryAndFlood(ctx: Ctx): Promise<[MetricResult, MetricRes
   for (let r = 0; r < rounds; r++) {
     for (const s of r % 2 === 0 ? idleSubjects : [...idleSubjects].reverse()) {
       const list = idle.get(s.label) ?? [];
-      const r = s.label === "ptyai" ? await peer(mem, "idle round", () => idleRound(s.spec, s.kind)) : await idleRound(s.spec, s.kind);
+      const r =
+        s.label === "ptyai"
+          ? await peer(mem, "idle round", () => idleRound(s.spec, s.kind))
+          : await idleRound(s.spec, s.kind);
       if (r) list.push(r);
       idle.set(s.label, list);
     }
@@ -243,7 +278,10 @@ export async function memoryAndFlood(ctx: Ctx): Promise<[MetricResult, MetricRes
   const floods = new Map<string, FloodResult[]>();
   for (let r = 0; r < rounds; r++) {
     for (const s of r % 2 === 0 ? subjects : [...subjects].reverse()) {
-      const f = s.kind === "ptyhub" ? await floodPtyhub(s.spec, floodMs) : await peer(resp, "flood round", () => floodPtyai(s.spec, floodMs));
+      const f =
+        s.kind === "ptyhub"
+          ? await floodPtyhub(s.spec, floodMs)
+          : await peer(resp, "flood round", () => floodPtyai(s.spec, floodMs));
       if (f) floods.set(s.label, [...(floods.get(s.label) ?? []), f]);
     }
     floods.set("bare", [...(floods.get("bare") ?? []), await floodBare(floodMs)]);
@@ -260,10 +298,36 @@ export async function memoryAndFlood(ctx: Ctx): Promise<[MetricResult, MetricRes
     const per = oneMb !== null && withMb !== null ? (withMb - oneMb) / (SESSIONS - 1) : null;
     if (s === inproc) {
       memRows.push(
-        { subject: `${s.label} idle (no session)`, unit: "MB", samples: [], value: idleMb, baseline: "ptyhub idle (no session)", note: "PTYHUB_PERSISTENT=0: sessions inside the MCP server" },
-        { subject: `${s.label} with 1 session`, unit: "MB", samples: [], value: oneMb, baseline: "ptyhub with 1 session" },
-        { subject: `${s.label} with ${SESSIONS} idle sessions`, unit: "MB", samples: [], value: withMb, baseline: `ptyhub with ${SESSIONS} idle sessions` },
-        { subject: `${s.label} per idle session`, unit: "MB", samples: [], value: per, baseline: "ptyhub per idle session", note: `(with ${SESSIONS} − with 1) / ${SESSIONS - 1}` },
+        {
+          subject: `${s.label} idle (no session)`,
+          unit: "MB",
+          samples: [],
+          value: idleMb,
+          baseline: "ptyhub idle (no session)",
+          note: "PTYHUB_PERSISTENT=0: sessions inside the MCP server",
+        },
+        {
+          subject: `${s.label} with 1 session`,
+          unit: "MB",
+          samples: [],
+          value: oneMb,
+          baseline: "ptyhub with 1 session",
+        },
+        {
+          subject: `${s.label} with ${SESSIONS} idle sessions`,
+          unit: "MB",
+          samples: [],
+          value: withMb,
+          baseline: `ptyhub with ${SESSIONS} idle sessions`,
+        },
+        {
+          subject: `${s.label} per idle session`,
+          unit: "MB",
+          samples: [],
+          value: per,
+          baseline: "ptyhub per idle session",
+          note: `(with ${SESSIONS} − with 1) / ${SESSIONS - 1}`,
+        },
       );
       continue;
     }
@@ -272,36 +336,120 @@ export async function memoryAndFlood(ctx: Ctx): Promise<[MetricResult, MetricRes
     const atEnd = max(fl.map((f) => f.atEnd).filter((x): x is number => x !== null));
     const after = max(fl.map((f) => f.after).filter((x): x is number => x !== null));
     memRows.push(
-      { subject: `${s.label} idle (no session)`, unit: "MB", samples: [], value: idleMb, baseline: "ptyhub idle (no session)", note: `median of ${list.length} round(s)` },
-      { subject: `${s.label} with 1 session`, unit: "MB", samples: [], value: oneMb, baseline: "ptyhub with 1 session", note: s.kind === "ptyhub" ? "MCP server + session daemon (started by the first session)" : "" },
-      { subject: `${s.label} with ${SESSIONS} idle sessions`, unit: "MB", samples: [], value: withMb, baseline: `ptyhub with ${SESSIONS} idle sessions`, note: s.kind === "ptyhub" ? `of which daemon ${fmt(helpersMb, "MB")}` : "" },
-      { subject: `${s.label} per idle session`, unit: "MB", samples: [], value: per, baseline: "ptyhub per idle session", note: `(with ${SESSIONS} − with 1) / ${SESSIONS - 1}` },
-      { subject: `${s.label} peak during ${floodMs / 1000} s flood`, unit: "MB", samples: [], value: peak, baseline: `ptyhub peak during ${floodMs / 1000} s flood`, note: `max of ${fl.length} round(s), sampled every ${SAMPLE_EVERY_MS} ms` },
-      { subject: `${s.label} at the end of the flood`, unit: "MB", samples: [], value: atEnd, baseline: "ptyhub at the end of the flood" },
-      { subject: `${s.label} 1 s after ctrl+c`, unit: "MB", samples: [], value: after, baseline: "ptyhub 1 s after ctrl+c" },
+      {
+        subject: `${s.label} idle (no session)`,
+        unit: "MB",
+        samples: [],
+        value: idleMb,
+        baseline: "ptyhub idle (no session)",
+        note: `median of ${list.length} round(s)`,
+      },
+      {
+        subject: `${s.label} with 1 session`,
+        unit: "MB",
+        samples: [],
+        value: oneMb,
+        baseline: "ptyhub with 1 session",
+        note: s.kind === "ptyhub" ? "MCP server + session daemon (started by the first session)" : "",
+      },
+      {
+        subject: `${s.label} with ${SESSIONS} idle sessions`,
+        unit: "MB",
+        samples: [],
+        value: withMb,
+        baseline: `ptyhub with ${SESSIONS} idle sessions`,
+        note: s.kind === "ptyhub" ? `of which daemon ${fmt(helpersMb, "MB")}` : "",
+      },
+      {
+        subject: `${s.label} per idle session`,
+        unit: "MB",
+        samples: [],
+        value: per,
+        baseline: "ptyhub per idle session",
+        note: `(with ${SESSIONS} − with 1) / ${SESSIONS - 1}`,
+      },
+      {
+        subject: `${s.label} peak during ${floodMs / 1000} s flood`,
+        unit: "MB",
+        samples: [],
+        value: peak,
+        baseline: `ptyhub peak during ${floodMs / 1000} s flood`,
+        note: `max of ${fl.length} round(s), sampled every ${SAMPLE_EVERY_MS} ms`,
+      },
+      {
+        subject: `${s.label} at the end of the flood`,
+        unit: "MB",
+        samples: [],
+        value: atEnd,
+        baseline: "ptyhub at the end of the flood",
+      },
+      {
+        subject: `${s.label} 1 s after ctrl+c`,
+        unit: "MB",
+        samples: [],
+        value: after,
+        baseline: "ptyhub 1 s after ctrl+c",
+      },
     );
     if (s.kind === "ptyhub") {
       const cpu = median(nums(list.map((x) => x.idleCpuPct)));
-      mem.notes.push(`CPU of ${s.label} (server + daemon) with ${SESSIONS} idle sessions: ${cpu === null ? "?" : cpu.toFixed(2)} % of a core over ${IDLE_CPU_WINDOW_MS / 1000} s.`);
+      mem.notes.push(
+        `CPU of ${s.label} (server + daemon) with ${SESSIONS} idle sessions: ${cpu === null ? "?" : cpu.toFixed(2)} % of a core over ${IDLE_CPU_WINDOW_MS / 1000} s.`,
+      );
       mem.checks.push(
-        { goal: `CPU with ${SESSIONS} idle sessions ≤ ${TARGET_IDLE_CPU_PCT} % of a core`, actual: cpu === null ? "n/a" : `${cpu.toFixed(2)} %`, met: cpu !== null && cpu <= TARGET_IDLE_CPU_PCT },
-        { goal: `idle RSS ≤ ${TARGET_IDLE_MB} MB`, actual: fmt(idleMb, "MB"), met: idleMb !== null && idleMb <= TARGET_IDLE_MB },
-        { goal: `≤ ${TARGET_PER_SESSION_MB} MB more per idle session`, actual: fmt(per, "MB"), met: per !== null && per <= TARGET_PER_SESSION_MB },
-        { goal: `peak RSS during the flood ≤ ${TARGET_PEAK_MB} MB`, actual: fmt(peak, "MB"), met: peak !== null && peak <= TARGET_PEAK_MB },
+        {
+          goal: `CPU with ${SESSIONS} idle sessions ≤ ${TARGET_IDLE_CPU_PCT} % of a core`,
+          actual: cpu === null ? "n/a" : `${cpu.toFixed(2)} %`,
+          met: cpu !== null && cpu <= TARGET_IDLE_CPU_PCT,
+        },
+        {
+          goal: `idle RSS ≤ ${TARGET_IDLE_MB} MB`,
+          actual: fmt(idleMb, "MB"),
+          met: idleMb !== null && idleMb <= TARGET_IDLE_MB,
+        },
+        {
+          goal: `≤ ${TARGET_PER_SESSION_MB} MB more per idle session`,
+          actual: fmt(per, "MB"),
+          met: per !== null && per <= TARGET_PER_SESSION_MB,
+        },
+        {
+          goal: `peak RSS during the flood ≤ ${TARGET_PEAK_MB} MB`,
+          actual: fmt(peak, "MB"),
+          met: peak !== null && peak <= TARGET_PEAK_MB,
+        },
       );
       if (idleMb === null || withMb === null || peak === null) mem.errors.push("ptyhub's RSS could not be read");
     }
   }
-  mem.tables.push({ title: "RSS (VmRSS) of the server process plus ptyhub's session daemon; sessions' shells not included", kind: "value", rows: memRows });
+  mem.tables.push({
+    title: "RSS (VmRSS) of the server process plus ptyhub's session daemon; sessions' shells not included",
+    kind: "value",
+    rows: memRows,
+  });
 
   const respRows: Row[] = [];
-  for (const [label, fl] of [...subjects.map((s) => [s.label, floods.get(s.label) ?? []] as const), ["bare", floods.get("bare") ?? []] as const]) {
+  for (const [label, fl] of [
+    ...subjects.map((s) => [s.label, floods.get(s.label) ?? []] as const),
+    ["bare", floods.get("bare") ?? []] as const,
+  ]) {
     const samples = fl.flatMap((f) => f.latencies);
     const correct = fl.reduce((n, f) => n + f.correct, 0);
-    const subject = label === "ptyhub" ? "ptyhub term_exec" : label === "ptyai" ? "ptyai settle_ms 50" : "bare PTY (no MCP)";
-    respRows.push({ subject, unit: "ms", samples, correct: { ok: correct, of: samples.length }, baseline: "ptyhub term_exec", note: fl.map((f) => f.note).join(" / ") });
+    const subject =
+      label === "ptyhub" ? "ptyhub term_exec" : label === "ptyai" ? "ptyai settle_ms 50" : "bare PTY (no MCP)";
+    respRows.push({
+      subject,
+      unit: "ms",
+      samples,
+      correct: { ok: correct, of: samples.length },
+      baseline: "ptyhub term_exec",
+      note: fl.map((f) => f.note).join(" / "),
+    });
   }
-  resp.tables.push({ title: `\`echo hi\` in B during ${floodMs / 1000} s of \`yes\` in A (${rounds} round(s))`, kind: "latency", rows: respRows });
+  resp.tables.push({
+    title: `\`echo hi\` in B during ${floodMs / 1000} s of \`yes\` in A (${rounds} round(s))`,
+    kind: "latency",
+    rows: respRows,
+  });
   const hub = respRows[0]!;
   const hp95 = p95(hub.samples);
   const hp50 = median(hub.samples);
@@ -311,6 +459,7 @@ export async function memoryAndFlood(ctx: Ctx): Promise<[MetricResult, MetricRes
     met: hp95 !== null && hp50 !== null && hp95 <= TARGET_FLOOD_P95_MS && hp50 <= TARGET_FLOOD_MEDIAN_MS,
   });
   if (hub.samples.length === 0) resp.errors.push("no ptyhub sample completed during the flood");
-  else if (hub.correct!.ok !== hub.correct!.of) resp.errors.push(`ptyhub returned ${hub.correct!.of - hub.correct!.ok} incorrect results during the flood`);
+  else if (hub.correct!.ok !== hub.correct!.of)
+    resp.errors.push(`ptyhub returned ${hub.correct!.of - hub.correct!.ok} incorrect results during the flood`);
   return [mem, resp];
 }

@@ -127,7 +127,6 @@ export function plain(text: string): string {
     .replace(/\r/g, "\n");
 }
 
-
 interface Outcome {
   calls: number;
   chars: number;
@@ -208,7 +207,11 @@ async function runPtyai(server: McpServer, task: Task, count: ((t: string) => nu
     return plain(parts.join("\n"));
   };
   const facts = [...task.facts, { name: `exit code ${task.exit}`, re: new RegExp(`^exit=${task.exit}$`, "m") }];
-  const w = await server.must("pty_write", { session_id: sh.id, input: `${task.command}; echo "exit=$?"\r`, timeout_ms: 60_000 }, 120_000);
+  const w = await server.must(
+    "pty_write",
+    { session_id: sh.id, input: `${task.command}; echo "exit=$?"\r`, timeout_ms: 60_000 },
+    120_000,
+  );
   received.push(w);
   let text = factsOf(w);
   if (facts.some((f) => !f.re.test(text))) {
@@ -226,7 +229,10 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
   const list = tasks(fx);
   const count = ctx.tokenizer;
   const unit = count ? "tokens (o200k_base)" : "tokens (≈ chars/4)";
-  if (!count) res.notes.push("gpt-tokenizer unavailable: tokens are estimated as chars/4 for ASCII plus one per other character.");
+  if (!count)
+    res.notes.push(
+      "gpt-tokenizer unavailable: tokens are estimated as chars/4 for ASCII plus one per other character.",
+    );
 
   const hub = (await McpServer.start(ctx.ptyhub)).server;
   let ai = ctx.ptyai ? await peer(res, "start", async () => (await McpServer.start(ctx.ptyai!)).server) : null;
@@ -284,19 +290,27 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
       rows.push(
         `| ${task.title} | ${ht} | ${h.present.length}/${n} | ${at ?? "—"} | ${a ? `${a.present.length}/${n} (${a.calls} call${a.calls > 1 ? "s" : ""})` : "—"} | ${at !== null ? ratio(at, ht) : "—"} |`,
       );
-      factLines.push(`- **${task.title}** (\`${task.command}\`): ${[...task.facts.map((f) => f.name), `exit code ${task.exit}`].join("; ")}.` +
-        (h.missing.length ? ` ptyhub missed: ${h.missing.join(", ")}.` : "") +
-        (a && a.missing.length ? ` ptyai missed: ${a.missing.join(", ")}.` : ""));
+      factLines.push(
+        `- **${task.title}** (\`${task.command}\`): ${[...task.facts.map((f) => f.name), `exit code ${task.exit}`].join("; ")}.` +
+          (h.missing.length ? ` ptyhub missed: ${h.missing.join(", ")}.` : "") +
+          (a && a.missing.length ? ` ptyai missed: ${a.missing.join(", ")}.` : ""),
+      );
       if (h.missing.length) res.errors.push(`ptyhub's result for ${task.id} lacks: ${h.missing.join(", ")}`);
       if (h.reducedMissing.length) {
         res.errors.push(`ptyhub's reduced result for ${task.id} lacks: ${h.reducedMissing.join(", ")}`);
       }
-      ctx.log(`  ${task.id}: ptyhub ${ht} (${h.present.length}/${n} facts), ptyai ${at ?? "—"}${a ? ` (${a.present.length}/${n} facts, ${a.calls} calls)` : ""}`);
+      ctx.log(
+        `  ${task.id}: ptyhub ${ht} (${h.present.length}/${n} facts), ptyai ${at ?? "—"}${a ? ` (${a.present.length}/${n} facts, ${a.calls} calls)` : ""}`,
+      );
     }
   } finally {
     await hub.close();
     await ai?.close();
-    for (const s of [hub, ai]) if (s && s.leftovers.length) res.notes.push(`${s.label} left ${s.leftovers.length} process(es) running after its client closed: ${s.leftovers.join("; ")}`);
+    for (const s of [hub, ai])
+      if (s && s.leftovers.length)
+        res.notes.push(
+          `${s.label} left ${s.leftovers.length} process(es) running after its client closed: ${s.leftovers.join("; ")}`,
+        );
   }
   const share = aiRan && !aiFailed && aiTotal > 0 ? hubTotal / aiTotal : null;
   res.extra = [
@@ -326,7 +340,10 @@ export async function tokens(ctx: Ctx): Promise<MetricResult> {
   const allFacts = res.errors.length === 0;
   res.checks.push({
     goal: `tokens ≤ ${TARGET_SHARE * 100} % of ptyai's over the task set, every fact present`,
-    actual: share === null ? `ptyhub ${hubTotal} tokens; ptyai ${aiFailed ? "failed part-way" : "unavailable"}` : `${(share * 100).toFixed(1)} % (${hubTotal} vs ${aiTotal})${allFacts ? ", all ptyhub facts present" : ", ptyhub missed facts"}`,
+    actual:
+      share === null
+        ? `ptyhub ${hubTotal} tokens; ptyai ${aiFailed ? "failed part-way" : "unavailable"}`
+        : `${(share * 100).toFixed(1)} % (${hubTotal} vs ${aiTotal})${allFacts ? ", all ptyhub facts present" : ", ptyhub missed facts"}`,
     met: share === null ? null : share <= TARGET_SHARE && allFacts,
   });
   return res;

@@ -29,7 +29,8 @@ const LEAVE_ALT_SCREEN = "\x1b[?1049l";
 const PUSH_TITLE = "\x1b[22;0t";
 const POP_TITLE = "\x1b[23;0t";
 
-const USAGE = "Usage: ptyhub attach SESSION [--resize]\n  ctrl+\\ detaches (the session keeps running)\n  --resize  make the session follow this window's size\n";
+const USAGE =
+  "Usage: ptyhub attach SESSION [--resize]\n  ctrl+\\ detaches (the session keeps running)\n  --resize  make the session follow this window's size\n";
 
 interface AttachResult {
   session: string;
@@ -58,7 +59,11 @@ export async function runAttach(args: string[]): Promise<number> {
   }
   const name = names[0]!;
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    throw new AppError("INVALID_ARGUMENT", "ptyhub attach needs a terminal (stdin and stdout must be a tty)", "Run it in a terminal window; agents use term_read and term_send instead.");
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      "ptyhub attach needs a terminal (stdin and stdout must be a tty)",
+      "Run it in a terminal window; agents use term_read and term_send instead.",
+    );
   }
 
   let client: DaemonClient;
@@ -66,7 +71,11 @@ export async function runAttach(args: string[]): Promise<number> {
     client = await reachDaemon({ role: "attach", start: false });
   } catch (err) {
     if (err instanceof DaemonConnectError && err.notRunning) {
-      throw new AppError("SESSION_NOT_FOUND", `no session '${name}'`, "No ptyhub daemon is running, so there are no persistent sessions to attach to.");
+      throw new AppError(
+        "SESSION_NOT_FOUND",
+        `no session '${name}'`,
+        "No ptyhub daemon is running, so there are no persistent sessions to attach to.",
+      );
     }
     throw err;
   }
@@ -75,7 +84,11 @@ export async function runAttach(args: string[]): Promise<number> {
   const size = windowSize();
   let result: AttachResult;
   try {
-    result = await c.call<AttachResult>("attach", { session: name, cols: size.cols, rows: size.rows, resize }, { clientId: `attach:${process.pid}` });
+    result = await c.call<AttachResult>(
+      "attach",
+      { session: name, cols: size.cols, rows: size.rows, resize },
+      { clientId: `attach:${process.pid}` },
+    );
   } catch (err) {
     c.close();
     throw err;
@@ -93,7 +106,10 @@ export async function runAttach(args: string[]): Promise<number> {
       process.off("SIGWINCH", onWinch);
       let altScreen = false;
       if (detach && !c.closed) {
-        const answer = await Promise.race([c.call<{ alt_screen: boolean }>("detach", {}).catch(() => null), Bun.sleep(DETACH_WAIT_MS).then(() => null)]);
+        const answer = await Promise.race([
+          c.call<{ alt_screen: boolean }>("detach", {}).catch(() => null),
+          Bun.sleep(DETACH_WAIT_MS).then(() => null),
+        ]);
         altScreen = answer?.alt_screen === true;
       }
       try {
@@ -113,7 +129,8 @@ export async function runAttach(args: string[]): Promise<number> {
       const at = bytes.indexOf(DETACH_KEY);
       const typed = at < 0 ? bytes : bytes.subarray(0, at);
       if (typed.length > 0) c.send({ type: "input", data: typed.toString("base64") });
-      if (at >= 0) void finish(`[detached from ${result.session}; it keeps running: ptyhub attach ${result.session}]`, 0, true);
+      if (at >= 0)
+        void finish(`[detached from ${result.session}; it keeps running: ptyhub attach ${result.session}]`, 0, true);
     };
 
     const onWinch = () => {
@@ -127,7 +144,8 @@ export async function runAttach(args: string[]): Promise<number> {
     };
     c.onExit = (f) => void finish(`[session ${result.session} ended: ${f.reason}]`, 0, false);
     c.onClose(() => void finish("[the ptyhub daemon went away: the session is gone]", 1, false));
-    for (const sig of ["SIGTERM", "SIGHUP", "SIGINT"] as const) process.once(sig, () => void finish(`[detached from ${result.session} (${sig})]`, 0, true));
+    for (const sig of ["SIGTERM", "SIGHUP", "SIGINT"] as const)
+      process.once(sig, () => void finish(`[detached from ${result.session} (${sig})]`, 0, true));
 
     stdin.setRawMode(true);
     stdin.resume();
@@ -135,9 +153,14 @@ export async function runAttach(args: string[]): Promise<number> {
     process.on("SIGWINCH", onWinch);
 
     const win = windowSize();
-    const sizeNote = !resize && (win.cols !== result.cols || win.rows !== result.rows) ? ` (session ${result.cols}x${result.rows}, window ${win.cols}x${win.rows})` : "";
+    const sizeNote =
+      !resize && (win.cols !== result.cols || win.rows !== result.rows)
+        ? ` (session ${result.cols}x${result.rows}, window ${win.cols}x${win.rows})`
+        : "";
     // Title names the session and the detach key; then a clean screen and the replay.
-    stdout.write(`${PUSH_TITLE}\x1b]2;ptyhub: ${result.session}${sizeNote} · ctrl+\\ detaches\x07\x1b[H\x1b[2J${result.screen}`);
+    stdout.write(
+      `${PUSH_TITLE}\x1b]2;ptyhub: ${result.session}${sizeNote} · ctrl+\\ detaches\x07\x1b[H\x1b[2J${result.screen}`,
+    );
     if (result.exited) return; // The exit frame follows at once.
   });
 }

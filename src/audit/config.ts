@@ -8,6 +8,10 @@ export const AuditConfigSchema = z
     /** Trails of sessions older than this many days are deleted (0: kept forever). */
     retention_days: z.number().int().min(0).max(36_500).default(30),
     /** A trail file past this size is rotated (renamed with a numeric suffix) and a new one begun. */
-    max_file_bytes: z.number().int().min(4096).default(10 * 1024 * 1024),
+    max_file_bytes: z
+      .number()
+      .int()
+      .min(4096)
+      .default(10 * 1024 * 1024),
   })
   .default({ enabled: true, retention_days: 30, max_file_bytes: 10 * 1024 * 1024 });

@@ -34,7 +34,10 @@ export class SessionAudit {
   private readonly pruner: ReturnType<typeof setInterval> | null = null;
   private readonly decoder = new TextDecoder();
 
-  constructor(settings: AuditSettings, private readonly manager: SessionManager) {
+  constructor(
+    settings: AuditSettings,
+    private readonly manager: SessionManager,
+  ) {
     this.trail = new AuditTrail(settings);
     if (!settings.enabled) return;
     this.trail.prune();

@@ -66,7 +66,9 @@ export async function openBackend(spec: BackendSpec, ctx: OpenContext): Promise<
     case "local":
       return openLocal(spec, ctx);
     case "ssh":
-      return spec.ssh.remote_persist || spec.ssh.resume !== undefined ? openRemotePersist(spec, ctx) : openSsh(spec, ctx);
+      return spec.ssh.remote_persist || spec.ssh.resume !== undefined
+        ? openRemotePersist(spec, ctx)
+        : openSsh(spec, ctx);
     case "serial":
       return openSerial(spec);
   }

@@ -32,7 +32,14 @@ function readStat(pid: string | number): ProcStat | null {
   // pid (comm) state ppid pgrp session tty_nr tpgid …; comm may contain spaces and parentheses.
   const close = stat.lastIndexOf(")");
   const f = stat.slice(close + 2).split(" ");
-  return { pid: Number(pid), comm: stat.slice(stat.indexOf("(") + 1, close), state: f[0]!, pgrp: Number(f[2]), session: Number(f[3]), tpgid: Number(f[5]) };
+  return {
+    pid: Number(pid),
+    comm: stat.slice(stat.indexOf("(") + 1, close),
+    state: f[0]!,
+    pgrp: Number(f[2]),
+    session: Number(f[3]),
+    tpgid: Number(f[5]),
+  };
 }
 
 /**
@@ -134,8 +141,15 @@ export async function terminateSession(sid: number, first: NodeJS.Signals = "SIG
     first === "SIGKILL"
       ? [["SIGKILL", GRACE_AFTER_TERM_MS]]
       : first === "SIGTERM"
-        ? [["SIGTERM", GRACE_AFTER_TERM_MS], ["SIGKILL", GRACE_AFTER_TERM_MS]]
-        : [[first, GRACE_AFTER_HUP_MS], ["SIGTERM", GRACE_AFTER_TERM_MS], ["SIGKILL", GRACE_AFTER_TERM_MS]];
+        ? [
+            ["SIGTERM", GRACE_AFTER_TERM_MS],
+            ["SIGKILL", GRACE_AFTER_TERM_MS],
+          ]
+        : [
+            [first, GRACE_AFTER_HUP_MS],
+            ["SIGTERM", GRACE_AFTER_TERM_MS],
+            ["SIGKILL", GRACE_AFTER_TERM_MS],
+          ];
   for (const [signal, grace] of steps) {
     const members = sessionMembers(sid);
     if (members.length === 0) return;

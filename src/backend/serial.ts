@@ -279,7 +279,6 @@ export class SerialBackend implements Backend {
     }
   }
 
-
   /** Reads until the port closes (by us) or fails (the device went away). */
   private async pump(port: LinePort): Promise<void> {
     const buf = Buffer.alloc(READ_CHUNK_BYTES);

@@ -54,7 +54,8 @@ export class SshBackend implements Backend {
     for (const c of [...conn.hops, conn.client]) {
       c.on("error", (err: Error & { level?: string }) => {
         if (err.level === "agent") return;
-        this.connectionError ??= err.level === "client-timeout" ? `${err.message.toLowerCase()}: the host stopped answering` : err.message;
+        this.connectionError ??=
+          err.level === "client-timeout" ? `${err.message.toLowerCase()}: the host stopped answering` : err.message;
         log.info(`ssh connection error: ${err.message}`);
       });
       c.on("close", () => this.finish());
@@ -131,11 +132,21 @@ export class SshBackend implements Backend {
     let info: ExitInfo;
     if (this.status) {
       const { code, signal } = this.status;
-      info = signal ? { exitCode: 128 + (signalNumber(signal) ?? 0), signal: `SIG${signal.replace(/^SIG/, "")}`, reason: `killed by SIG${signal.replace(/^SIG/, "")}` } : { exitCode: code, signal: null, reason: `exited with code ${code}` };
+      info = signal
+        ? {
+            exitCode: 128 + (signalNumber(signal) ?? 0),
+            signal: `SIG${signal.replace(/^SIG/, "")}`,
+            reason: `killed by SIG${signal.replace(/^SIG/, "")}`,
+          }
+        : { exitCode: code, signal: null, reason: `exited with code ${code}` };
     } else if (this.closingByUs) {
       info = { exitCode: null, signal: null, reason: "closed (connection ended by ptyhub)" };
     } else {
-      info = { exitCode: null, signal: null, reason: `connection lost${this.connectionError ? `: ${this.connectionError}` : ""}` };
+      info = {
+        exitCode: null,
+        signal: null,
+        reason: `connection lost${this.connectionError ? `: ${this.connectionError}` : ""}`,
+      };
     }
     this.exitInfo = info;
     // Output may still be in flight on the stream: report the exit after it.
@@ -151,7 +162,6 @@ export class SshBackend implements Backend {
     this.resolveExited(this.exitInfo);
   }
 }
-
 
 export interface OpenSshRequest extends RemoteProgram {
   ssh: SshParams;
@@ -194,7 +204,13 @@ export async function openSshBackend(req: OpenSshRequest, ctx: OpenSshContext = 
     log.debug(`remote ${launch.program} started (${launch.integration}) after ${Date.now() - t0} ms`);
     const backend = new SshBackend(conn, launch.channel);
     const h = conn.host;
-    return { backend, integration: launch.integration, family: launch.family, target: `${h.user}@${h.hostname}:${h.port}`, cwd: launch.cwd };
+    return {
+      backend,
+      integration: launch.integration,
+      family: launch.family,
+      target: `${h.user}@${h.hostname}:${h.port}`,
+      cwd: launch.cwd,
+    };
   } catch (err) {
     conn.end();
     throw err;

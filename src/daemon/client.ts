@@ -11,7 +11,17 @@ import { logger } from "../log.ts";
 import { Conn, type ByteChannel } from "./conn.ts";
 import { StreamChannel, type DuplexStream } from "./stream-channel.ts";
 import { parseHostResult, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
-import { PROTOCOL, fromBase64, errorFromWire, parseDaemonFrame, type ClientFrame, type DaemonFrame, type ElicitFrame, type ExitFrame, type HelloFrame } from "./protocol.ts";
+import {
+  PROTOCOL,
+  fromBase64,
+  errorFromWire,
+  parseDaemonFrame,
+  type ClientFrame,
+  type DaemonFrame,
+  type ElicitFrame,
+  type ExitFrame,
+  type HelloFrame,
+} from "./protocol.ts";
 
 const log = logger("daemon-client");
 
@@ -124,10 +134,32 @@ export class DaemonClient {
         },
       }).catch((err: NodeJS.ErrnoException) => {
         const code = err.code ?? "";
-        if (code === "ENOENT") h.fail(new DaemonConnectError("absent", "no ptyhub daemon is running", "term_open starts one."));
-        else if (code === "ECONNREFUSED") h.fail(new DaemonConnectError("stale", "the ptyhub daemon is not running (its socket is left over: it died)", "term_open starts a new one."));
-        else if (code === "EACCES" || code === "EPERM") h.fail(new DaemonConnectError("denied", `permission denied on the daemon socket ${opts.socket}`, "The socket belongs to another user; set PTYHUB_SOCKET to a socket path in a directory you own."));
-        else h.fail(new DaemonConnectError("absent", `cannot connect to the ptyhub daemon: ${err.message}`, "term_open starts one."));
+        if (code === "ENOENT")
+          h.fail(new DaemonConnectError("absent", "no ptyhub daemon is running", "term_open starts one."));
+        else if (code === "ECONNREFUSED")
+          h.fail(
+            new DaemonConnectError(
+              "stale",
+              "the ptyhub daemon is not running (its socket is left over: it died)",
+              "term_open starts a new one.",
+            ),
+          );
+        else if (code === "EACCES" || code === "EPERM")
+          h.fail(
+            new DaemonConnectError(
+              "denied",
+              `permission denied on the daemon socket ${opts.socket}`,
+              "The socket belongs to another user; set PTYHUB_SOCKET to a socket path in a directory you own.",
+            ),
+          );
+        else
+          h.fail(
+            new DaemonConnectError(
+              "absent",
+              `cannot connect to the ptyhub daemon: ${err.message}`,
+              "term_open starts one.",
+            ),
+          );
       });
     });
   }
@@ -148,7 +180,11 @@ export class DaemonClient {
    * Speaks the daemon protocol over a byte channel the caller feeds (an SSH exec channel to a
    * remote `ptyhub bridge`): `wire` gets the Conn to pass incoming bytes and the close to.
    */
-  static overChannel(channel: ByteChannel, opts: StreamConnectOptions, wire: (conn: Conn) => void): Promise<DaemonClient> {
+  static overChannel(
+    channel: ByteChannel,
+    opts: StreamConnectOptions,
+    wire: (conn: Conn) => void,
+  ): Promise<DaemonClient> {
     return DaemonClient.handshake(opts, opts.label, (h) => wire(h.opened(channel)));
   }
 
@@ -156,7 +192,11 @@ export class DaemonClient {
    * The hello exchange, whatever carries it: `start` opens the byte channel and hands it to
    * `opened` (or reports `fail`); the promise settles with a client, or the reason there is none.
    */
-  private static handshake(opts: HandshakeOptions, where: string, start: (h: HandshakeEnds) => void): Promise<DaemonClient> {
+  private static handshake(
+    opts: HandshakeOptions,
+    where: string,
+    start: (h: HandshakeEnds) => void,
+  ): Promise<DaemonClient> {
     const protocol = opts.protocol ?? PROTOCOL;
     return new Promise<DaemonClient>((resolve, reject) => {
       let conn: Conn | null = null;
@@ -174,9 +214,18 @@ export class DaemonClient {
         const f = parseDaemonFrame(raw);
         if (f?.type === "fatal") {
           const e = errorFromWire(f.error);
-          return fail(new DaemonConnectError("refused", `the ptyhub daemon refused the connection: ${e.message}`, e.hint));
+          return fail(
+            new DaemonConnectError("refused", `the ptyhub daemon refused the connection: ${e.message}`, e.hint),
+          );
         }
-        if (f?.type !== "hello") return fail(new DaemonConnectError("incompatible", `the process on ${where} does not speak the ptyhub protocol`, "Remove the socket if nothing should be there."));
+        if (f?.type !== "hello")
+          return fail(
+            new DaemonConnectError(
+              "incompatible",
+              `the process on ${where} does not speak the ptyhub protocol`,
+              "Remove the socket if nothing should be there.",
+            ),
+          );
         const hello = f;
         if (hello.protocol !== protocol) {
           return fail(
@@ -188,13 +237,23 @@ export class DaemonClient {
             ),
           );
         }
-        if (!conn) return fail(new DaemonConnectError("closed", "the connection to the daemon went away during the handshake", "Retry."));
+        if (!conn)
+          return fail(
+            new DaemonConnectError("closed", "the connection to the daemon went away during the handshake", "Retry."),
+          );
         settled = true;
         clearTimeout(timer);
         resolve(new DaemonClient(conn, hello));
       };
       timer = setTimeout(
-        () => fail(new DaemonConnectError("timeout", `the ptyhub daemon on ${where} did not answer within ${opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS} ms`, "Check `ptyhub daemon --status` and its log; `ptyhub daemon --stop` restarts it on next use.")),
+        () =>
+          fail(
+            new DaemonConnectError(
+              "timeout",
+              `the ptyhub daemon on ${where} did not answer within ${opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS} ms`,
+              "Check `ptyhub daemon --status` and its log; `ptyhub daemon --stop` restarts it on next use.",
+            ),
+          ),
         opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS,
       );
       start({
@@ -202,7 +261,14 @@ export class DaemonClient {
           const c = new Conn(channel);
           conn = c;
           c.onFrame = onHandshake;
-          c.onClose = () => fail(new DaemonConnectError("closed", "the ptyhub daemon closed the connection during the handshake (it was exiting)", "Retry: a new daemon starts on demand."));
+          c.onClose = () =>
+            fail(
+              new DaemonConnectError(
+                "closed",
+                "the ptyhub daemon closed the connection during the handshake (it was exiting)",
+                "Retry: a new daemon starts on demand.",
+              ),
+            );
           c.send({ type: "hello", protocol, version: VERSION, pid: process.pid, role: opts.role });
           return c;
         },
@@ -246,7 +312,13 @@ export class DaemonClient {
       });
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort);
-      this.conn.send({ type: "call", id, method, params: params ?? {}, ctx: { clientId: ctx?.clientId ?? `${method}:${process.pid}`, elicit: !!ctx?.elicit } });
+      this.conn.send({
+        type: "call",
+        id,
+        method,
+        params: params ?? {},
+        ctx: { clientId: ctx?.clientId ?? `${method}:${process.pid}`, elicit: !!ctx?.elicit },
+      });
     });
   }
 
@@ -265,7 +337,12 @@ export class DaemonClient {
   }
 
   private goneError(): AppError {
-    return new AppError("DAEMON_UNAVAILABLE", `the ptyhub daemon (pid ${this.daemon.pid}) went away; the sessions it hosted are gone`, "term_open starts a new daemon and session.", false);
+    return new AppError(
+      "DAEMON_UNAVAILABLE",
+      `the ptyhub daemon (pid ${this.daemon.pid}) went away; the sessions it hosted are gone`,
+      "term_open starts a new daemon and session.",
+      false,
+    );
   }
 
   private onFrame(f: DaemonFrame): void {
@@ -305,7 +382,11 @@ export class DaemonClient {
       this.conn.send({
         type: "elicit_result",
         id: f.id,
-        error: new AppError("ELICITATION_UNSUPPORTED", "this MCP client cannot ask the human for input", "Ask the human to use `ptyhub attach`.").toPayload(),
+        error: new AppError(
+          "ELICITATION_UNSUPPORTED",
+          "this MCP client cannot ask the human for input",
+          "Ask the human to use `ptyhub attach`.",
+        ).toPayload(),
       });
       return;
     }
@@ -313,7 +394,10 @@ export class DaemonClient {
       const result = await elicit(f.message, f.schema);
       this.conn.send({ type: "elicit_result", id: f.id, result });
     } catch (err) {
-      const e = err instanceof AppError ? err : new AppError("ELICITATION_UNSUPPORTED", `elicitation failed: ${(err as Error).message}`, "");
+      const e =
+        err instanceof AppError
+          ? err
+          : new AppError("ELICITATION_UNSUPPORTED", `elicitation failed: ${(err as Error).message}`, "");
       this.conn.send({ type: "elicit_result", id: f.id, error: e.toPayload() });
     }
   }

@@ -4,7 +4,7 @@
  * (backpressure): the rest is queued and written on `drain`, in order, so a large result or a
  * burst of terminal output is never cut.
  */
-import { encodeFrame, FrameDecoder, FrameError, type Frame } from "./protocol.ts";
+import { encodeFrame, FrameDecoder, type FrameError, type Frame } from "./protocol.ts";
 
 /** What a Conn needs of the bytes under it; a Bun socket has exactly this shape. */
 export interface ByteChannel {

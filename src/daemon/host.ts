@@ -16,7 +16,6 @@ import type { ExecParams, ExecResult } from "../session/exec.ts";
 import type { SendParams, SendResult } from "../session/send.ts";
 import type { ReadParams, ReadResult } from "../session/read.ts";
 import type { CloseSignal } from "../backend/backend.ts";
-import type { SerialParams, SerialResult } from "../serial/control.ts";
 import { logger } from "../log.ts";
 import { DaemonConnectError, type DaemonClient } from "./client.ts";
 import { daemonPaths } from "./paths.ts";
@@ -32,7 +31,16 @@ type Env = Record<string, string | undefined>;
  * Variables of the MCP server's environment that must not override what the session host sets
  * itself (the terminal type, our per-session markers) when the environment is sent along.
  */
-const NOT_FORWARDED = new Set(["TERM", "TERM_PROGRAM", "COLUMNS", "LINES", "PTYHUB_SESSION", "PTYHUB_NONCE", "PTYHUB_USER_ZDOTDIR", "PTYHUB_USER_ENV"]);
+const NOT_FORWARDED = new Set([
+  "TERM",
+  "TERM_PROGRAM",
+  "COLUMNS",
+  "LINES",
+  "PTYHUB_SESSION",
+  "PTYHUB_NONCE",
+  "PTYHUB_USER_ZDOTDIR",
+  "PTYHUB_USER_ENV",
+]);
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -123,7 +131,9 @@ export class DaemonHost implements SessionHost {
       if (this.shuttingDown) return;
       // We never hang up on the daemon ourselves while running: it stopped or died, and its
       // sessions with it.
-      log.warn(`the daemon (pid ${c.daemon.pid}) went away; its sessions are gone: ${[...this.known].join(", ") || "none"}`);
+      log.warn(
+        `the daemon (pid ${c.daemon.pid}) went away; its sessions are gone: ${[...this.known].join(", ") || "none"}`,
+      );
       const gone = [...this.known];
       for (const id of gone) this.lost.add(id);
       this.known.clear();
@@ -203,14 +213,23 @@ export class DaemonHost implements SessionHost {
   }
 
   /** Forwards a host API call on an existing session. */
-  private async forward<M extends HostMethod>(session: string, method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
+  private async forward<M extends HostMethod>(
+    session: string,
+    method: M,
+    params: HostParams<M>,
+    ctx: CallContext,
+  ): Promise<HostResult<M>> {
     let c: DaemonClient;
     try {
       c = await this.connection(false);
     } catch (err) {
       if (err instanceof DaemonConnectError && err.notRunning) {
         if (this.lost.has(session) || err.kind !== "absent") throw this.gone(session);
-        throw new AppError("SESSION_NOT_FOUND", `no session '${session}'`, "Open it with term_open, or pick one from term_list (no ptyhub daemon is running, so there are no persistent sessions).");
+        throw new AppError(
+          "SESSION_NOT_FOUND",
+          `no session '${session}'`,
+          "Open it with term_open, or pick one from term_list (no ptyhub daemon is running, so there are no persistent sessions).",
+        );
       }
       throw err;
     }
@@ -232,8 +251,11 @@ export class DaemonHost implements SessionHost {
     const c = await this.connection(true);
     // A local session starts where and as this server would start it in-process; remote ones
     // (ssh, serial) take no local cwd or environment.
-    const remote = (p as { ssh?: unknown; serial?: unknown }).ssh !== undefined || (p as { serial?: unknown }).serial !== undefined;
-    const params: OpenParams = remote ? p : { ...p, cwd: p.cwd ?? process.cwd(), env: { ...forwardedEnv(this.env), ...(p.env ?? {}) } };
+    const remote =
+      (p as { ssh?: unknown; serial?: unknown }).ssh !== undefined || (p as { serial?: unknown }).serial !== undefined;
+    const params: OpenParams = remote
+      ? p
+      : { ...p, cwd: p.cwd ?? process.cwd(), env: { ...forwardedEnv(this.env), ...(p.env ?? {}) } };
     const r = await c.invoke("open", params, ctx);
     this.see([r.session]);
     return r;
@@ -269,19 +291,26 @@ export class DaemonHost implements SessionHost {
     return list;
   }
 
-  async close(p: { session: string; signal?: CloseSignal }, ctx: CallContext): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  async close(
+    p: { session: string; signal?: CloseSignal },
+    ctx: CallContext,
+  ): Promise<{ session: string; closed: true; exit_code: number | null }> {
     try {
       const r = await this.forward(p.session, "close", p, ctx);
       this.known.delete(p.session);
       return r;
     } catch (err) {
       // A session that died with its daemon is closed: closing a closed session succeeds.
-      if (err instanceof AppError && err.code === "DAEMON_UNAVAILABLE" && this.lost.delete(p.session)) return { session: p.session, closed: true, exit_code: null };
+      if (err instanceof AppError && err.code === "DAEMON_UNAVAILABLE" && this.lost.delete(p.session))
+        return { session: p.session, closed: true, exit_code: null };
       throw err;
     }
   }
 
-  resize(p: { session: string; cols: number; rows: number }, ctx: CallContext): Promise<{ session: string; cols: number; rows: number }> {
+  resize(
+    p: { session: string; cols: number; rows: number },
+    ctx: CallContext,
+  ): Promise<{ session: string; cols: number; rows: number }> {
     return this.forward(p.session, "resize", p, ctx);
   }
 

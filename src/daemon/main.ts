@@ -38,7 +38,6 @@ function out(text: string): void {
   process.stdout.write(text.endsWith("\n") ? text : text + "\n");
 }
 
-
 async function waitPidGone(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (pidAlive(pid)) {
@@ -101,7 +100,9 @@ async function status(json: boolean): Promise<number> {
       [
         `ptyhub daemon pid ${st.pid} · version ${st.version} · protocol ${st.protocol} · up ${formatDuration(st.uptime_ms)}`,
         `sessions ${st.sessions} · clients ${st.clients - 1} · attached ${st.attached}` +
-          (st.idle_exit_ms > 0 ? ` · exits after ${formatDuration(st.idle_exit_ms)} with no session and no client` : ""),
+          (st.idle_exit_ms > 0
+            ? ` · exits after ${formatDuration(st.idle_exit_ms)} with no session and no client`
+            : ""),
         `socket   ${st.socket}`,
         `log      ${st.log}`,
       ].join("\n"),
@@ -121,7 +122,11 @@ async function stop(): Promise<number> {
     if (err instanceof DaemonConnectError && err.kind === "incompatible" && err.daemonPid) {
       process.kill(err.daemonPid, "SIGTERM");
       const gone = await waitPidGone(err.daemonPid, STOP_WAIT_MS);
-      out(gone ? `stopped the incompatible daemon (pid ${err.daemonPid})` : `sent SIGTERM to daemon pid ${err.daemonPid}; it has not exited yet`);
+      out(
+        gone
+          ? `stopped the incompatible daemon (pid ${err.daemonPid})`
+          : `sent SIGTERM to daemon pid ${err.daemonPid}; it has not exited yet`,
+      );
       return gone ? 0 : 1;
     }
     throw err;
@@ -141,7 +146,11 @@ async function stop(): Promise<number> {
   await closed;
   clearTimeout(timer);
   const gone = await waitPidGone(st.pid, STOP_WAIT_MS);
-  out(gone ? `stopped daemon pid ${st.pid} (${st.sessions} session${st.sessions === 1 ? "" : "s"} ended)` : `daemon pid ${st.pid} is still exiting`);
+  out(
+    gone
+      ? `stopped daemon pid ${st.pid} (${st.sessions} session${st.sessions === 1 ? "" : "s"} ended)`
+      : `daemon pid ${st.pid} is still exiting`,
+  );
   return gone ? 0 : 1;
 }
 
@@ -225,14 +234,22 @@ async function runDaemon(): Promise<number> {
   // Like tmux's server: a hangup of the terminal it was started from does not end the sessions.
   process.on("SIGHUP", () => log.info("SIGHUP ignored"));
   process.on("exit", () => host.manager.killAllNow());
-  if (toTerminal) process.stderr.write(`ptyhub daemon ${VERSION} pid ${process.pid} on ${paths.socket} (log: ${paths.log})\n`);
+  if (toTerminal)
+    process.stderr.write(`ptyhub daemon ${VERSION} pid ${process.pid} on ${paths.socket} (log: ${paths.log})\n`);
   await new Promise<never>(() => {});
   return 0;
 }
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 /** `ptyhub ls [--json]`: the daemon's sessions. */
@@ -255,7 +272,16 @@ export async function runLs(args: string[]): Promise<number> {
     }
     const rows = [["SESSION", "STATE", "SIZE", "IDLE", "ATTACHED", "PID", "TARGET", "CWD"]];
     for (const s of sessions) {
-      rows.push([s.session, s.alive ? s.state : `exited ${s.exit_code ?? "?"}`, `${s.cols}x${s.rows}`, formatDuration(s.idle_ms), s.attached ? "yes" : "", s.pid === null ? "" : String(s.pid), s.target, s.cwd ?? ""]);
+      rows.push([
+        s.session,
+        s.alive ? s.state : `exited ${s.exit_code ?? "?"}`,
+        `${s.cols}x${s.rows}`,
+        formatDuration(s.idle_ms),
+        s.attached ? "yes" : "",
+        s.pid === null ? "" : String(s.pid),
+        s.target,
+        s.cwd ?? "",
+      ]);
     }
     out(table(rows));
     return 0;
@@ -279,9 +305,18 @@ export async function runKill(args: string[]): Promise<number> {
     return 2;
   }
   const c = await connectExisting("cli", true);
-  if (!c) throw new AppError("SESSION_NOT_FOUND", `no session '${names[0]}'`, "No ptyhub daemon is running, so there are no persistent sessions.");
+  if (!c)
+    throw new AppError(
+      "SESSION_NOT_FOUND",
+      `no session '${names[0]}'`,
+      "No ptyhub daemon is running, so there are no persistent sessions.",
+    );
   try {
-    const r = await c.call<{ session: string; exit_code: number | null }>("close", { session: names[0], signal }, { clientId: `cli:${process.pid}` });
+    const r = await c.call<{ session: string; exit_code: number | null }>(
+      "close",
+      { session: names[0], signal },
+      { clientId: `cli:${process.pid}` },
+    );
     out(`closed ${r.session}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ""}`);
     return 0;
   } finally {

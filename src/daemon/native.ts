@@ -87,7 +87,6 @@ export interface Lock {
   release(): void;
 }
 
-
 /**
  * Takes an exclusive lock on `path` without blocking: the Lock, or null when someone holds it.
  * The lock file itself stays; only the lock on it matters.

@@ -91,4 +91,3 @@ export function daemonPaths(env: Env = process.env): DaemonPaths {
     log: join(daemonStateDir(env), "daemon.log"),
   };
 }
-

@@ -57,7 +57,13 @@ const callCtx = z.object({
 });
 export type CallCtx = z.infer<typeof callCtx>;
 
-const callFrame = z.object({ type: z.literal("call"), id: z.number().int(), method: z.string().max(64), params: z.unknown(), ctx: callCtx });
+const callFrame = z.object({
+  type: z.literal("call"),
+  id: z.number().int(),
+  method: z.string().max(64),
+  params: z.unknown(),
+  ctx: callCtx,
+});
 export type CallFrame = z.infer<typeof callFrame>;
 
 const cancelFrame = z.object({ type: z.literal("cancel"), id: z.number().int() });
@@ -66,7 +72,10 @@ const errorFrame = z.object({ type: z.literal("error"), id: z.number().int(), er
 /** A connection-level failure (version mismatch, refused peer): the sender closes right after. */
 const fatalFrame = z.object({ type: z.literal("fatal"), error: errorPayload });
 
-const elicitAnswer = z.object({ action: z.enum(["accept", "decline", "cancel"]), content: z.record(z.string(), z.unknown()).optional() });
+const elicitAnswer = z.object({
+  action: z.enum(["accept", "decline", "cancel"]),
+  content: z.record(z.string(), z.unknown()).optional(),
+});
 export type ElicitAnswer = z.infer<typeof elicitAnswer>;
 
 /** Daemon → client: a running call (`call`) asks the human something through the client. */
@@ -79,7 +88,12 @@ const elicitFrame = z.object({
 });
 export type ElicitFrame = z.infer<typeof elicitFrame>;
 
-const elicitResultFrame = z.object({ type: z.literal("elicit_result"), id: z.number().int(), result: elicitAnswer.optional(), error: errorPayload.optional() });
+const elicitResultFrame = z.object({
+  type: z.literal("elicit_result"),
+  id: z.number().int(),
+  result: elicitAnswer.optional(),
+  error: errorPayload.optional(),
+});
 const inputFrame = z.object({ type: z.literal("input"), data: z.string() });
 const resizeFrame = z.object({ type: z.literal("resize"), cols: z.number(), rows: z.number() });
 const detachFrame = z.object({ type: z.literal("detach") });
@@ -93,8 +107,25 @@ const eventFrame = z.object({
   event: z.object({ session: z.string(), kind: z.enum(["opened", "closed", "command_finished", "exited"]) }),
 });
 
-const clientFrame = z.discriminatedUnion("type", [helloFrame, callFrame, cancelFrame, elicitResultFrame, inputFrame, resizeFrame, detachFrame]);
-const daemonFrame = z.discriminatedUnion("type", [helloFrame, resultFrame, errorFrame, fatalFrame, elicitFrame, eventFrame, outputFrame, exitFrame]);
+const clientFrame = z.discriminatedUnion("type", [
+  helloFrame,
+  callFrame,
+  cancelFrame,
+  elicitResultFrame,
+  inputFrame,
+  resizeFrame,
+  detachFrame,
+]);
+const daemonFrame = z.discriminatedUnion("type", [
+  helloFrame,
+  resultFrame,
+  errorFrame,
+  fatalFrame,
+  elicitFrame,
+  eventFrame,
+  outputFrame,
+  exitFrame,
+]);
 export type ClientFrame = z.infer<typeof clientFrame>;
 export type DaemonFrame = z.infer<typeof daemonFrame>;
 export type Frame = ClientFrame | DaemonFrame;

@@ -57,7 +57,11 @@ export class RoutingHost implements SessionHost {
   }
 
   private exists(id: string): AppError {
-    return new AppError("SESSION_EXISTS", `session '${id}' already exists`, "Use it as it is, close it with term_close first, or pick another name.");
+    return new AppError(
+      "SESSION_EXISTS",
+      `session '${id}' already exists`,
+      "Use it as it is, close it with term_close first, or pick another name.",
+    );
   }
 
   async open(p: OpenParams, ctx: CallContext): Promise<OpenResult> {
@@ -88,7 +92,8 @@ export class RoutingHost implements SessionHost {
   }
 
   exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
-    if (p.session === undefined) return this.opts.persistentByDefault ? this.daemon.exec(p, ctx) : this.local.exec(p, ctx);
+    if (p.session === undefined)
+      return this.opts.persistentByDefault ? this.daemon.exec(p, ctx) : this.local.exec(p, ctx);
     return this.hostOf(p.session).exec(p, ctx);
   }
 
@@ -105,7 +110,10 @@ export class RoutingHost implements SessionHost {
     return [...local, ...remote];
   }
 
-  async close(p: { session: string; signal?: CloseSignal }, ctx: CallContext): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  async close(
+    p: { session: string; signal?: CloseSignal },
+    ctx: CallContext,
+  ): Promise<{ session: string; closed: true; exit_code: number | null }> {
     if (this.isLocal(p.session)) return this.local.close(p);
     try {
       return await this.daemon.close(p, ctx);
@@ -117,7 +125,10 @@ export class RoutingHost implements SessionHost {
     }
   }
 
-  resize(p: { session: string; cols: number; rows: number }, ctx: CallContext): Promise<{ session: string; cols: number; rows: number }> {
+  resize(
+    p: { session: string; cols: number; rows: number },
+    ctx: CallContext,
+  ): Promise<{ session: string; cols: number; rows: number }> {
     return this.hostOf(p.session).resize(p, ctx);
   }
 
@@ -132,7 +143,8 @@ export class RoutingHost implements SessionHost {
   /** A host API call: to the host of the session it names; naming none, to the default host. */
   call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
     const session = sessionOf(params);
-    const host = session !== undefined ? this.hostOf(session) : this.opts.persistentByDefault ? this.daemon : this.local;
+    const host =
+      session !== undefined ? this.hostOf(session) : this.opts.persistentByDefault ? this.daemon : this.local;
     return host.call(method, params, ctx);
   }
 

@@ -31,7 +31,17 @@ import { peerUid, tryLock, type Lock } from "./native.ts";
 import type { DaemonPaths } from "./paths.ts";
 import { ReplayLogs } from "../remote/replay-log.ts";
 import { HOST_API, applyHostCall, isHostMethod, parseHostParams, type HostInput } from "../host-api.ts";
-import { PROTOCOL, errorFromWire, fromBase64, parseClientFrame, toBase64, type CallFrame, type ClientFrame, type ElicitAnswer, type HelloFrame } from "./protocol.ts";
+import {
+  PROTOCOL,
+  errorFromWire,
+  fromBase64,
+  parseClientFrame,
+  toBase64,
+  type CallFrame,
+  type ClientFrame,
+  type ElicitAnswer,
+  type HelloFrame,
+} from "./protocol.ts";
 
 const log = logger("daemon");
 
@@ -154,7 +164,12 @@ export class DaemonServer {
       }
       // It does not answer: it is on its way out (closing its sessions). Wait for it.
       if (Date.now() > deadline) {
-        throw new AppError("DAEMON_UNAVAILABLE", `another ptyhub daemon holds ${paths.daemonLock} but does not answer`, "Find it with `pgrep -f 'ptyhub.*daemon'` and end it.", false);
+        throw new AppError(
+          "DAEMON_UNAVAILABLE",
+          `another ptyhub daemon holds ${paths.daemonLock} but does not answer`,
+          "Find it with `pgrep -f 'ptyhub.*daemon'` and end it.",
+          false,
+        );
       }
       await Bun.sleep(LOCK_POLL_MS);
     }
@@ -178,7 +193,12 @@ export class DaemonServer {
       });
     } catch (err) {
       this.lock.release();
-      throw new AppError("DAEMON_UNAVAILABLE", `cannot listen on ${paths.socket}: ${(err as Error).message}`, "Check the runtime directory's permissions.", false);
+      throw new AppError(
+        "DAEMON_UNAVAILABLE",
+        `cannot listen on ${paths.socket}: ${(err as Error).message}`,
+        "Check the runtime directory's permissions.",
+        false,
+      );
     } finally {
       process.umask(oldMask);
     }
@@ -263,12 +283,21 @@ export class DaemonServer {
     }
     const now = Date.now();
     if (this.idleSince === null) this.idleSince = now;
-    else if (now - this.idleSince >= this.opts.idleMs) void this.stop(`idle for ${now - this.idleSince} ms with no session and no client`);
+    else if (now - this.idleSince >= this.opts.idleMs)
+      void this.stop(`idle for ${now - this.idleSince} ms with no session and no client`);
   }
 
   private onOpen(socket: Socket<Client | undefined>): void {
     const conn = new Conn(socket as Socket<unknown>);
-    const client: Client = { serial: this.nextSerial++, conn, hello: null, calls: new Map(), elicits: new Map(), attachment: null, unsubscribeEvents: null };
+    const client: Client = {
+      serial: this.nextSerial++,
+      conn,
+      hello: null,
+      calls: new Map(),
+      elicits: new Map(),
+      attachment: null,
+      unsubscribeEvents: null,
+    };
     socket.data = client;
     if (this.stopping) {
       conn.terminate();
@@ -281,7 +310,12 @@ export class DaemonServer {
       log.warn(`refused a connection from uid ${uid} (this daemon belongs to uid ${this.myUid})`);
       conn.send({
         type: "fatal",
-        error: new AppError("DAEMON_UNAVAILABLE", `this ptyhub daemon belongs to uid ${this.myUid}; uid ${uid} may not use it`, "Each user runs their own daemon.", false).toPayload(),
+        error: new AppError(
+          "DAEMON_UNAVAILABLE",
+          `this ptyhub daemon belongs to uid ${this.myUid}; uid ${uid} may not use it`,
+          "Each user runs their own daemon.",
+          false,
+        ).toPayload(),
       });
       conn.hangUp();
       return;
@@ -292,7 +326,16 @@ export class DaemonServer {
     conn.onFrame = (raw) => {
       const f = parseClientFrame(raw);
       if (f) this.onFrame(client, f);
-      else this.fatal(client, new AppError("INVALID_ARGUMENT", `malformed ${String(raw.type).slice(0, 40)} frame`, "Speak the ptyhub daemon protocol.", false));
+      else
+        this.fatal(
+          client,
+          new AppError(
+            "INVALID_ARGUMENT",
+            `malformed ${String(raw.type).slice(0, 40)} frame`,
+            "Speak the ptyhub daemon protocol.",
+            false,
+          ),
+        );
     };
     conn.onClose = () => this.onClientClosed(client);
     conn.onProtocolError = (err) => log.warn(`client ${client.serial}: ${err.message}; disconnecting it`);
@@ -319,7 +362,11 @@ export class DaemonServer {
 
   private onFrame(c: Client, f: ClientFrame): void {
     if (!c.hello) {
-      if (f.type !== "hello") return this.fatal(c, new AppError("INVALID_ARGUMENT", "the first frame must be hello", "Speak the ptyhub daemon protocol.", false));
+      if (f.type !== "hello")
+        return this.fatal(
+          c,
+          new AppError("INVALID_ARGUMENT", "the first frame must be hello", "Speak the ptyhub daemon protocol.", false),
+        );
       if (f.protocol !== PROTOCOL) {
         log.warn(`refused client pid ${f.pid} (version ${f.version}): protocol ${f.protocol}, ours ${PROTOCOL}`);
         return this.fatal(
@@ -365,7 +412,8 @@ export class DaemonServer {
         const s = c.attachment?.session;
         const cols = clamp(f.cols, COLS_RANGE);
         const rows = clamp(f.rows, ROWS_RANGE);
-        if (s && !s.exit && cols !== null && rows !== null && (cols !== s.cols || rows !== s.rows)) s.resize(cols, rows);
+        if (s && !s.exit && cols !== null && rows !== null && (cols !== s.cols || rows !== s.rows))
+          s.resize(cols, rows);
         return;
       }
       case "detach":
@@ -408,7 +456,8 @@ export class DaemonServer {
         return Promise.resolve(this.status());
       case "subscribeEvents":
         // Session lifecycle events, pushed to this client (its MCP resource subscribers).
-        if (!c.unsubscribeEvents && h.subscribeEvents) c.unsubscribeEvents = h.subscribeEvents((event) => c.conn.send({ type: "event", event }));
+        if (!c.unsubscribeEvents && h.subscribeEvents)
+          c.unsubscribeEvents = h.subscribeEvents((event) => c.conn.send({ type: "event", event }));
         return Promise.resolve({ subscribed: true });
       case "detach": {
         const altScreen = c.attachment?.session.emulator.altScreen ?? false;
@@ -420,7 +469,14 @@ export class DaemonServer {
         setTimeout(() => void this.stop("requested"), 0);
         return Promise.resolve({ stopping: true, pid: process.pid });
       default:
-        return Promise.reject(new AppError("INVALID_ARGUMENT", `unknown daemon method '${method.slice(0, 40)}'`, "The client and daemon versions may differ.", false));
+        return Promise.reject(
+          new AppError(
+            "INVALID_ARGUMENT",
+            `unknown daemon method '${method.slice(0, 40)}'`,
+            "The client and daemon versions may differ.",
+            false,
+          ),
+        );
     }
   }
 
@@ -435,7 +491,13 @@ export class DaemonServer {
     return this.host.exec({ ...rest, session: "main" }, ctx);
   }
 
-  private elicit(c: Client, call: number, signal: AbortSignal, message: string, schema: Record<string, unknown>): Promise<ElicitAnswer> {
+  private elicit(
+    c: Client,
+    call: number,
+    signal: AbortSignal,
+    message: string,
+    schema: Record<string, unknown>,
+  ): Promise<ElicitAnswer> {
     if (c.conn.closed) return Promise.reject(new AppError("ELICITATION_UNSUPPORTED", "the client went away", ""));
     const id = this.nextElicit++;
     return new Promise<ElicitAnswer>((resolve, reject) => {
@@ -484,13 +546,20 @@ export class DaemonServer {
     // asked for `--resize`; then it takes the human's window size, and follows it.
     const cols = clamp(p.cols, COLS_RANGE);
     const rows = clamp(p.rows, ROWS_RANGE);
-    if (p.resize === true && !s.exit && cols !== null && rows !== null && (cols !== s.cols || rows !== s.rows)) s.resize(cols, rows);
+    if (p.resize === true && !s.exit && cols !== null && rows !== null && (cols !== s.cols || rows !== s.rows))
+      s.resize(cols, rows);
     // A remote ptyhub (`since`: the byte it had reached) gets the raw bytes after it, marks included,
     // and what it needs to parse them as this session does; a human gets the screen redrawn.
     const replay = typeof p.since === "number" ? this.replay.of(s).since(p.since) : null;
     const screen = replay ? "" : serializeScreen(s);
     const raw = replay
-      ? { offset: replay.offset, replay: toBase64(replay.bytes), nonce: s.nonce, integration: s.integration, family: s.family }
+      ? {
+          offset: replay.offset,
+          replay: toBase64(replay.bytes),
+          nonce: s.nonce,
+          integration: s.integration,
+          family: s.family,
+        }
       : {};
     let exitSent = false;
     const sendExit = () => {
@@ -502,7 +571,15 @@ export class DaemonServer {
       if (c.conn.backlog > ATTACH_MAX_BACKLOG_BYTES) {
         log.warn(`client ${c.serial} cannot keep up with session ${s.id}: detaching it`);
         this.detach(c);
-        this.fatal(c, new AppError("DAEMON_UNAVAILABLE", "detached: your terminal could not keep up with the session's output", "Attach again.", true));
+        this.fatal(
+          c,
+          new AppError(
+            "DAEMON_UNAVAILABLE",
+            "detached: your terminal could not keep up with the session's output",
+            "Attach again.",
+            true,
+          ),
+        );
         return;
       }
       c.conn.send({ type: "output", data: toBase64(data) });
@@ -521,7 +598,11 @@ export class DaemonServer {
       },
     };
     log.info(`client ${c.serial} attached to ${s.id}`);
-    c.conn.send({ type: "result", id: f.id, result: { session: s.id, cols: s.cols, rows: s.rows, screen, exited: s.exit !== null, ...raw } });
+    c.conn.send({
+      type: "result",
+      id: f.id,
+      result: { session: s.id, cols: s.cols, rows: s.rows, screen, exited: s.exit !== null, ...raw },
+    });
     sendExit();
   }
 

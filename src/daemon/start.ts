@@ -97,7 +97,12 @@ export async function reachDaemon(opts: ReachOptions): Promise<DaemonClient> {
       const c = await tryConnect();
       if (c) return c;
       if (proc.exitCode !== null && proc.exitCode !== 0) {
-        throw new AppError("DAEMON_UNAVAILABLE", `the ptyhub daemon failed to start (exit code ${proc.exitCode}): ${lastLogLine(paths.log)}`, `See its log: ${paths.log}`, false);
+        throw new AppError(
+          "DAEMON_UNAVAILABLE",
+          `the ptyhub daemon failed to start (exit code ${proc.exitCode}): ${lastLogLine(paths.log)}`,
+          `See its log: ${paths.log}`,
+          false,
+        );
       }
       if (Date.now() > deadline) throw startTimeout(paths.log);
       await Bun.sleep(delay);
@@ -109,7 +114,12 @@ export async function reachDaemon(opts: ReachOptions): Promise<DaemonClient> {
 }
 
 function startTimeout(logPath: string): AppError {
-  return new AppError("DAEMON_UNAVAILABLE", `the ptyhub daemon did not start within ${START_TIMEOUT_MS / 1000} s`, `See its log: ${logPath}`, true);
+  return new AppError(
+    "DAEMON_UNAVAILABLE",
+    `the ptyhub daemon did not start within ${START_TIMEOUT_MS / 1000} s`,
+    `See its log: ${logPath}`,
+    true,
+  );
 }
 
 function lastLogLine(path: string): string {

@@ -80,7 +80,9 @@ export class Guard {
     const text = p.text ?? "";
     // Enter comes with the text (the default when text is given), inside it, or as a key after it.
     const submitted =
-      (p.text !== undefined && (p.enter ?? true)) || /[\r\n]/.test(text) || (p.keys ?? []).some((k) => ENTER_KEY.test(k));
+      (p.text !== undefined && (p.enter ?? true)) ||
+      /[\r\n]/.test(text) ||
+      (p.keys ?? []).some((k) => ENTER_KEY.test(k));
     if (!submitted) return;
     const before = session.emulator.textBeforeCursor();
     const line = this.pendingLine(session) + text;
@@ -102,7 +104,10 @@ export class Guard {
   /** What is already typed on the shell's edit line (text sent earlier without Enter). */
   private pendingLine(session: Session): string {
     if (session.integration === "none" || !session.inputReady) return "";
-    const ready = session.marksAfter(0).filter((m) => m.kind === "ready").pop();
+    const ready = session
+      .marksAfter(0)
+      .filter((m) => m.kind === "ready")
+      .pop();
     const cursor = session.emulator.cursorPos();
     if (!ready || ready.pos.row !== cursor.row) return "";
     return cursor.prefix.slice(ready.pos.col);

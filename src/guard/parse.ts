@@ -280,7 +280,7 @@ class Parser {
         this.i++;
         return out;
       }
-      if (c === "\\" && "$`\"\\\n".includes(s[this.i + 1] ?? "")) {
+      if (c === "\\" && '$`"\\\n'.includes(s[this.i + 1] ?? "")) {
         if (s[this.i + 1] !== "\n") out += s[this.i + 1];
         this.i += 2;
         continue;

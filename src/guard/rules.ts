@@ -113,7 +113,13 @@ export const BUILTIN_RULES: Rule[] = [
       const execRemoves = (a: string, i: number) =>
         (a === "-exec" || a === "-execdir") && /^(rm|shred)$/.test(baseName(args[i + 1] ?? ""));
       if (program === "find" && (args.includes("-delete") || args.some(execRemoves))) {
-        const starts = args.slice(0, Math.max(0, args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!")));
+        const starts = args.slice(
+          0,
+          Math.max(
+            0,
+            args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!"),
+          ),
+        );
         const what = firstPrecious(starts.length > 0 ? starts : ["."], ctx);
         return what ? `find … -delete removes files throughout ${what}` : null;
       }
@@ -181,7 +187,10 @@ export const BUILTIN_RULES: Rule[] = [
       const targets = refspecs.length > 0 ? refspecs.map(destination) : [git.dir ? ctx.gitBranch(git.dir) : null];
       for (const t of targets) {
         if (t === null) return "git push --force to the current branch, which could not be checked (it may be shared)";
-        if (SHARED_BRANCH.test(t) || t === "HEAD" && git.dir && SHARED_BRANCH.test(ctx.gitBranch(git.dir) ?? "main")) {
+        if (
+          SHARED_BRANCH.test(t) ||
+          (t === "HEAD" && git.dir && SHARED_BRANCH.test(ctx.gitBranch(git.dir) ?? "main"))
+        ) {
           return `git push --force rewrites the shared branch ${t} for everyone`;
         }
       }
@@ -204,8 +213,7 @@ export const BUILTIN_RULES: Rule[] = [
         what = "git clean -f deletes";
       } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree) {
         what = `git ${git.sub} of the whole tree throws away`;
-      }
-      else return null;
+      } else return null;
       const status = git.dir === null ? null : ctx.gitStatus(git.dir);
       if (status === "") return null;
       if (status === null) return `${what} uncommitted work, and whether there is any could not be checked`;
@@ -234,7 +242,7 @@ export const BUILTIN_RULES: Rule[] = [
   },
   {
     id: "pipe-to-shell",
-    summary: "running a script straight off the network: curl/wget … | sh (bash, python…), sh -c \"$(curl …)\"",
+    summary: 'running a script straight off the network: curl/wget … | sh (bash, python…), sh -c "$(curl …)"',
     check({ inv, pipeline, index }) {
       const program = inv.argv[0] ?? "";
       if (!SHELL_INTERPRETERS.has(program.replace(/[\d.]+$/, "")) && !SHELL_INTERPRETERS.has(program)) return null;
@@ -254,7 +262,7 @@ export const BUILTIN_RULES: Rule[] = [
     summary: "shutdown, reboot, halt, poweroff (also systemctl/init/telinit forms)",
     check({ inv }) {
       const [program, ...args] = inv.argv;
-      if (args.some((a) => a === "--help" || a === "-h" && program !== "shutdown" || a === "--version")) return null;
+      if (args.some((a) => a === "--help" || (a === "-h" && program !== "shutdown") || a === "--version")) return null;
       if (program === "shutdown") return args.includes("-c") ? null : "shutdown stops the machine";
       if (program === "reboot" || program === "halt" || program === "poweroff") return `${program} stops the machine`;
       if (program === "systemctl" && args.some((a) => SYSTEMCTL_STOPS.test(a))) {

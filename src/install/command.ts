@@ -115,11 +115,15 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
   if (values.http !== undefined && action === "add") {
     const url = httpEndpoint(values.http);
     if (url === null) {
-      io.err(`ptyhub install: --http needs the server's http:// or https:// URL, e.g. http://127.0.0.1:6420/mcp (got '${values.http}')`);
+      io.err(
+        `ptyhub install: --http needs the server's http:// or https:// URL, e.g. http://127.0.0.1:6420/mcp (got '${values.http}')`,
+      );
       return EXIT_USAGE;
     }
     if (values.project) {
-      io.err("ptyhub install: --http registers a bearer token, which must not go into a project's shared config; leave out --project");
+      io.err(
+        "ptyhub install: --http registers a bearer token, which must not go into a project's shared config; leave out --project",
+      );
       return EXIT_USAGE;
     }
     if (!io.httpToken) {
@@ -142,7 +146,9 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
   for (const c of selected) {
     if (clients.includes(c)) continue;
     if (positionals[0] !== undefined) {
-      io.err(`ptyhub install: ${c.displayName} has no documented HTTP server entry; register \`ptyhub\` (stdio) with it instead`);
+      io.err(
+        `ptyhub install: ${c.displayName} has no documented HTTP server entry; register \`ptyhub\` (stdio) with it instead`,
+      );
       return EXIT_USAGE;
     }
     io.out(`${c.id}: skipped (no documented HTTP server entry)`);
@@ -224,11 +230,13 @@ async function applyToClient(client: McpClient, options: InstallOptions, io: Ins
     const snapshot = await readConfig(path);
     const result = edit(client.format, snapshot.text, io.launch, options);
     if (!result.changed) {
-      const state = options.action === "add" ? "already registered" : snapshot.text === null ? "no config file" : "not registered";
+      const state =
+        options.action === "add" ? "already registered" : snapshot.text === null ? "no config file" : "not registered";
       io.out(`${client.id}: ${state} in ${path}; nothing to change`);
       return "unchanged";
     }
-    const [willDo, did] = options.action === "remove" ? CHANGE_WORDS.remove : result.existed ? CHANGE_WORDS.update : CHANGE_WORDS.register;
+    const [willDo, did] =
+      options.action === "remove" ? CHANGE_WORDS.remove : result.existed ? CHANGE_WORDS.update : CHANGE_WORDS.register;
     if (options.dryRun) {
       io.out(`${client.id}: would ${willDo} ${path}${snapshot.text === null ? " (new file)" : ""}:`);
       for (const line of previewChange(snapshot.text ?? "", result.text)) io.out(`    ${line}`);

@@ -42,7 +42,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (aKeys.length !== bKeys.length) return false;
   if (aKeys.length === 0) return String(a) === String(b); // dates and other keyless objects
   const bRecord = b as Record<string, unknown>;
-  return aKeys.every((key) => Object.hasOwn(bRecord, key) && deepEqual((a as Record<string, unknown>)[key], bRecord[key]));
+  return aKeys.every(
+    (key) => Object.hasOwn(bRecord, key) && deepEqual((a as Record<string, unknown>)[key], bRecord[key]),
+  );
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

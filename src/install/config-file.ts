@@ -87,7 +87,9 @@ export async function writeConfig(snapshot: ConfigSnapshot, text: string, now: D
     await writeFile(tempPath, text, { flag: "wx" });
     if (snapshot.mode !== undefined) await chmod(tempPath, snapshot.mode);
     if (!(await unchangedSinceRead(snapshot))) {
-      throw new ConfigEditError("it changed while ptyhub was editing it (is the client running?); run the command again");
+      throw new ConfigEditError(
+        "it changed while ptyhub was editing it (is the client running?); run the command again",
+      );
     }
     const backupPath = snapshot.text === null ? undefined : await backup(snapshot, now);
     await rename(tempPath, snapshot.realPath);

@@ -74,7 +74,9 @@ export function editJsonServers(original: string | null, entry: JsonServerEntry,
     splices = editor.insertProperty(servers, entry.name, entry.fields);
   } else {
     const current = nodeValue(serverProp.value);
-    const kept = isPlainObject(current) ? Object.fromEntries(Object.entries(current).filter(([k]) => !entry.drop?.includes(k))) : {};
+    const kept = isPlainObject(current)
+      ? Object.fromEntries(Object.entries(current).filter(([k]) => !entry.drop?.includes(k)))
+      : {};
     expected = isPlainObject(current) ? { ...kept, ...entry.fields } : entry.fields;
     if (deepEqual(current, expected)) return unchanged(true);
     splices = editor.replaceValue(serverProp, expected);
@@ -96,13 +98,15 @@ function parse(text: string): JsoncDocument {
 
 function uniqueProperty(object: JsonObjectNode, key: string): JsonProperty | undefined {
   const matches = object.properties.filter((p) => p.key === key);
-  if (matches.length > 1) throw new ConfigEditError(`"${key}" appears ${matches.length} times, so it is unclear which one the client uses`);
+  if (matches.length > 1)
+    throw new ConfigEditError(`"${key}" appears ${matches.length} times, so it is unclear which one the client uses`);
   return matches[0];
 }
 
 function applySplices(text: string, splices: Splice[]): string {
   let out = text;
-  for (const s of [...splices].sort((a, b) => b.start - a.start)) out = out.slice(0, s.start) + s.text + out.slice(s.end);
+  for (const s of [...splices].sort((a, b) => b.start - a.start))
+    out = out.slice(0, s.start) + s.text + out.slice(s.end);
   return out;
 }
 
@@ -124,7 +128,8 @@ function verifyEdit(before: JsoncDocument, editedText: string, entry: JsonServer
   if (!before.root || !after.root) return fail("empty the file");
   const beforeRest = withoutEntry(nodeValue(before.root), entry);
   const afterValue = nodeValue(after.root);
-  if (!deepEqual(beforeRest.rest, withoutEntry(afterValue, entry).rest)) fail("change settings other than ptyhub's entry");
+  if (!deepEqual(beforeRest.rest, withoutEntry(afterValue, entry).rest))
+    fail("change settings other than ptyhub's entry");
   const servers = isPlainObject(afterValue) ? afterValue[entry.serversKey] : undefined;
   const actual = isPlainObject(servers) && Object.hasOwn(servers, entry.name) ? servers[entry.name] : undefined;
   if (!deepEqual(actual, expected)) fail("not leave ptyhub's entry as intended");
@@ -161,7 +166,9 @@ class SpliceEditor {
       const member = this.member(key, value, childIndent);
       const close = object.end - 1;
       if (this.text.slice(object.start + 1, close).trim() === "") {
-        return [{ start: object.start + 1, end: close, text: `${newline}${childIndent}${member}${newline}${objectIndent}` }];
+        return [
+          { start: object.start + 1, end: close, text: `${newline}${childIndent}${member}${newline}${objectIndent}` },
+        ];
       }
       // The empty object holds comments: keep them, and put our member after them.
       if (this.startsLine(close)) {
@@ -182,7 +189,9 @@ class SpliceEditor {
     const lineEnd = this.endOfSameLineComments(anchor);
     // A file that ends its members with a trailing comma (JSONC) gets one after ours as well.
     const trailingComma = last.commaAt >= 0 ? "," : "";
-    const splices: Splice[] = [{ start: lineEnd, end: lineEnd, text: `${newline}${indent}${this.member(key, value, indent)}${trailingComma}` }];
+    const splices: Splice[] = [
+      { start: lineEnd, end: lineEnd, text: `${newline}${indent}${this.member(key, value, indent)}${trailingComma}` },
+    ];
     if (last.commaAt < 0) splices.push({ start: last.value.end, end: last.value.end, text: "," });
     return splices;
   }
@@ -225,7 +234,9 @@ class SpliceEditor {
 
   private refuseComments(start: number, end: number): void {
     if (hasCommentIn(this.doc, start, end)) {
-      throw new ConfigEditError("ptyhub's entry has comments in or beside it, which this edit would drop; edit that entry by hand");
+      throw new ConfigEditError(
+        "ptyhub's entry has comments in or beside it, which this edit would drop; edit that entry by hand",
+      );
     }
   }
 
@@ -236,7 +247,9 @@ class SpliceEditor {
   /** Pretty-prints `value` for a member whose line is indented by `indent`; null means one line. */
   private serialize(value: unknown, indent: string | null): string {
     if (indent === null) return JSON.stringify(value);
-    return JSON.stringify(value, null, this.style.indentUnit).split("\n").join(this.style.newline + indent);
+    return JSON.stringify(value, null, this.style.indentUnit)
+      .split("\n")
+      .join(this.style.newline + indent);
   }
 
   private lineStart(pos: number): number {

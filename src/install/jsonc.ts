@@ -117,7 +117,11 @@ class Parser {
       const value = this.parseString();
       return { type: "string", start, end: this.pos, value };
     }
-    for (const [word, value] of [["true", true], ["false", false], ["null", null]] as const) {
+    for (const [word, value] of [
+      ["true", true],
+      ["false", false],
+      ["null", null],
+    ] as const) {
       if (this.text.startsWith(word, this.pos)) {
         const start = this.pos;
         this.pos += word.length;
@@ -214,7 +218,12 @@ export function nodeValue(node: JsonNode): unknown {
       const out: Record<string, unknown> = {};
       for (const p of node.properties) {
         // defineProperty, not assignment: a "__proto__" key must stay an ordinary key.
-        Object.defineProperty(out, p.key, { value: nodeValue(p.value), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, p.key, {
+          value: nodeValue(p.value),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }

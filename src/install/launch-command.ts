@@ -33,7 +33,8 @@ function ephemeralRunner(path: string | undefined): LaunchCommand | undefined {
 }
 
 export function launchCommandFor(program: RunningProgram): LaunchCommand {
-  const runner = ephemeralRunner(program.npmLauncherPath) ?? (program.compiled ? undefined : ephemeralRunner(program.cliPath));
+  const runner =
+    ephemeralRunner(program.npmLauncherPath) ?? (program.compiled ? undefined : ephemeralRunner(program.cliPath));
   if (runner) return { command: runner.command, args: [...runner.args] };
   if (program.compiled) return { command: program.execPath, args: [] };
   // From source: the absolute bun executable, so the client does not depend on bun being on PATH.

@@ -29,7 +29,7 @@ export function nextSteps(
         ]
       : [
           "Codex: ptyhub loads with the next session. Codex asks before each ptyhub tool that can change something, " +
-            "and `codex exec` (approval \"never\") refuses those tools instead of asking.",
+            'and `codex exec` (approval "never") refuses those tools instead of asking.',
           "To let ptyhub's tools run without asking: ptyhub install codex --approve-tools",
         ];
   }

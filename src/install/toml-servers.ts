@@ -51,7 +51,8 @@ export function editTomlServer(
       `${SERVERS_TABLE}.${name} is defined as an inline table or with dotted keys, which this editor does not rewrite; change it by hand`,
     );
   }
-  if (current !== undefined && !isPlainObject(current)) throw new ConfigEditError(`${SERVERS_TABLE}.${name} is not a table`);
+  if (current !== undefined && !isPlainObject(current))
+    throw new ConfigEditError(`${SERVERS_TABLE}.${name} is not a table`);
 
   let edited: string;
   if (action === "remove") {
@@ -66,7 +67,9 @@ export function editTomlServer(
     const ownedLines = Object.entries(desired).map(([k, v]) => `${k} = ${tomlValue(v)}`);
     if (headerIndex < 0) {
       if (definesServersInline(statements)) {
-        throw new ConfigEditError(`${SERVERS_TABLE} is written as an inline table, which cannot take another table; add ptyhub by hand`);
+        throw new ConfigEditError(
+          `${SERVERS_TABLE} is written as an inline table, which cannot take another table; add ptyhub by hand`,
+        );
       }
       edited = appendTable(text, `[${tablePath.join(".")}]`, ownedLines, newline);
     } else {
@@ -177,7 +180,11 @@ function replaceOwnedKeys(
   const section = sectionRange(statements, headerIndex);
   const stale = statements.filter(
     (s) =>
-      s.kind === "keyval" && s.start >= header.end && s.end <= section.end && s.path.length === 1 && owned.includes(s.path[0]!),
+      s.kind === "keyval" &&
+      s.start >= header.end &&
+      s.end <= section.end &&
+      s.path.length === 1 &&
+      owned.includes(s.path[0]!),
   );
   const headerLine = text.slice(header.start, header.end);
   const insert = (headerLine.endsWith("\n") ? "" : newline) + lines.join(newline) + newline;
@@ -211,7 +218,8 @@ function verifyEdit(
   } catch {
     return fail("produce TOML that does not parse");
   }
-  if (!deepEqual(withoutServer(before, name), withoutServer(after, name))) fail("change settings outside ptyhub's table");
+  if (!deepEqual(withoutServer(before, name), withoutServer(after, name)))
+    fail("change settings outside ptyhub's table");
   const oldTable = serverTable(before, name);
   const newTable = serverTable(after, name);
   if (!desired) {

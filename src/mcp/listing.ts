@@ -38,7 +38,12 @@ function outputSchema(schema: z.ZodType, errorSchema: Record<string, unknown>): 
 export function computeToolListing(): ListedTool[] {
   const errorSchema = jsonSchema(
     z.strictObject({
-      error: z.strictObject({ code: z.enum(ERROR_CODES), message: z.string(), hint: z.string(), retryable: z.boolean() }),
+      error: z.strictObject({
+        code: z.enum(ERROR_CODES),
+        message: z.string(),
+        hint: z.string(),
+        retryable: z.boolean(),
+      }),
     }),
     "output",
   );
@@ -55,6 +60,7 @@ export function computeToolListing(): ListedTool[] {
 let cached: ListedTool[] | null = null;
 
 export function toolListing(): ListedTool[] {
-  cached ??= typeof PTYHUB_TOOL_LISTING === "string" ? (JSON.parse(PTYHUB_TOOL_LISTING) as ListedTool[]) : computeToolListing();
+  cached ??=
+    typeof PTYHUB_TOOL_LISTING === "string" ? (JSON.parse(PTYHUB_TOOL_LISTING) as ListedTool[]) : computeToolListing();
   return cached;
 }

@@ -36,8 +36,18 @@ export function registerResources(server: Server, host: SessionHost): () => void
       resources: [
         { uri: LIST_URI, name: "sessions", title: "Terminal sessions", mimeType: "application/json" },
         ...sessions.flatMap((s) => [
-          { uri: `${LIST_URI}/${s.session}/screen`, name: `${s.session} screen`, title: `Screen of ${s.session} (${s.target})`, mimeType: "text/plain" },
-          { uri: `${LIST_URI}/${s.session}/history`, name: `${s.session} history`, title: `Last lines of ${s.session} (${s.target})`, mimeType: "text/plain" },
+          {
+            uri: `${LIST_URI}/${s.session}/screen`,
+            name: `${s.session} screen`,
+            title: `Screen of ${s.session} (${s.target})`,
+            mimeType: "text/plain",
+          },
+          {
+            uri: `${LIST_URI}/${s.session}/history`,
+            name: `${s.session} history`,
+            title: `Last lines of ${s.session} (${s.target})`,
+            mimeType: "text/plain",
+          },
         ]),
       ],
     };
@@ -45,8 +55,18 @@ export function registerResources(server: Server, host: SessionHost): () => void
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
-      { uriTemplate: `${LIST_URI}/{session}/screen`, name: "session screen", title: "The visible screen of a session", mimeType: "text/plain" },
-      { uriTemplate: `${LIST_URI}/{session}/history`, name: "session history", title: "The last lines of a session", mimeType: "text/plain" },
+      {
+        uriTemplate: `${LIST_URI}/{session}/screen`,
+        name: "session screen",
+        title: "The visible screen of a session",
+        mimeType: "text/plain",
+      },
+      {
+        uriTemplate: `${LIST_URI}/{session}/history`,
+        name: "session history",
+        title: "The last lines of a session",
+        mimeType: "text/plain",
+      },
     ],
   }));
 
@@ -58,12 +78,20 @@ export function registerResources(server: Server, host: SessionHost): () => void
       return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ sessions }, null, 2) }] };
     }
     const m = SESSION_URI.exec(uri);
-    if (!m) throw new AppError("INVALID_ARGUMENT", `unknown resource ${quote(uri)}`, `Resources: ${LIST_URI}, ${LIST_URI}/{session}/screen, ${LIST_URI}/{session}/history.`);
+    if (!m)
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        `unknown resource ${quote(uri)}`,
+        `Resources: ${LIST_URI}, ${LIST_URI}/{session}/screen, ${LIST_URI}/{session}/history.`,
+      );
     const [, session, kind] = m;
     const r =
       kind === "screen"
         ? await host.read({ session: session!, mode: "screen", max_tokens: RESOURCE_TOKENS }, ctx)
-        : await host.read({ session: session!, mode: "history", from: -HISTORY_RESOURCE_LINES, max_tokens: RESOURCE_TOKENS }, ctx);
+        : await host.read(
+            { session: session!, mode: "history", from: -HISTORY_RESOURCE_LINES, max_tokens: RESOURCE_TOKENS },
+            ctx,
+          );
     return { contents: [{ uri, mimeType: "text/plain", text: r.output }] };
   });
 

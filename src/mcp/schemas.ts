@@ -26,7 +26,9 @@ export const maxTokens = z
   .min(1)
   .max(200_000)
   .default(4000)
-  .describe("Output budget in tokens (≈4 characters each). Longer output keeps its head and tail and reports the omitted line range.");
+  .describe(
+    "Output budget in tokens (≈4 characters each). Longer output keeps its head and tail and reports the omitted line range.",
+  );
 
 /** A caller's `until` pattern: one definition of its bound and accepted syntax for every tool. */
 export function untilPattern(what: string) {
@@ -45,11 +47,22 @@ export const truncation = z
     original_tokens: z.number().int(),
   })
   .nullable()
-  .describe("null, or what was left out: fetch it with term_read mode:\"history\" from/to.");
+  .describe('null, or what was left out: fetch it with term_read mode:"history" from/to.');
 
-export const cursor = z.object({ row: z.number().int(), col: z.number().int() }).describe("Cursor on the visible screen, 1-based.");
+export const cursor = z
+  .object({ row: z.number().int(), col: z.number().int() })
+  .describe("Cursor on the visible screen, 1-based.");
 
-export const stateEnum = z.enum(["prompt", "password", "confirm", "pager", "continuation", "running", "exited", "reconnecting"]);
+export const stateEnum = z.enum([
+  "prompt",
+  "password",
+  "confirm",
+  "pager",
+  "continuation",
+  "running",
+  "exited",
+  "reconnecting",
+]);
 
 /** Present when the result alone does not say what to do next (a continuation prompt). */
 export const hint = z.string().optional();

@@ -24,7 +24,7 @@ const log = logger("mcp");
 const INSTRUCTIONS =
   "ptyhub gives you real, persistent terminals. Use term_exec for shell commands (exact exit codes; state like cd/export persists in the default session `main`). " +
   "Use term_open + term_send for REPLs, prompts, editors and anything interactive; term_read to follow long-running output. " +
-  "Results are rendered text within a token budget; a `truncated` result names the omitted line range for term_read mode:\"history\". " +
+  'Results are rendered text within a token budget; a `truncated` result names the omitted line range for term_read mode:"history". ' +
   "Never put passwords in tool arguments: use term_secret.";
 
 function describeIssues(error: z.ZodError): string {
@@ -61,10 +61,19 @@ export function createMcpServer(opts: ServerOptions): Server {
     const { name, arguments: rawArgs } = request.params;
     const tool = byName.get(name);
     try {
-      if (!tool) throw new AppError("INVALID_ARGUMENT", `unknown tool '${String(name).slice(0, 80)}'`, `Tools: ${TOOLS.map((t) => t.name).join(", ")}.`);
+      if (!tool)
+        throw new AppError(
+          "INVALID_ARGUMENT",
+          `unknown tool '${String(name).slice(0, 80)}'`,
+          `Tools: ${TOOLS.map((t) => t.name).join(", ")}.`,
+        );
       const parsed = tool.input.safeParse(rawArgs ?? {});
       if (!parsed.success) {
-        throw new AppError("INVALID_ARGUMENT", `invalid arguments for ${name}: ${describeIssues(parsed.error)}`, "Check the tool's input schema; nothing was sent to any session.");
+        throw new AppError(
+          "INVALID_ARGUMENT",
+          `invalid arguments for ${name}: ${describeIssues(parsed.error)}`,
+          "Check the tool's input schema; nothing was sent to any session.",
+        );
       }
       const caps = server.getClientCapabilities();
       const ctx: ToolContext = {
@@ -73,7 +82,10 @@ export function createMcpServer(opts: ServerOptions): Server {
         signal: extra.signal,
         elicit: caps?.elicitation
           ? async (message, requestedSchema) => {
-              const r = await server.elicitInput({ message, requestedSchema: requestedSchema as never }, { signal: extra.signal });
+              const r = await server.elicitInput(
+                { message, requestedSchema: requestedSchema as never },
+                { signal: extra.signal },
+              );
               return { action: r.action, content: r.content as Record<string, unknown> | undefined };
             }
           : undefined,

@@ -17,7 +17,12 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = 
   description: string;
   input: I;
   output: O;
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  annotations?: {
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
   run(args: z.infer<I>, ctx: ToolContext): Promise<z.infer<O>>;
   text(result: z.infer<O>): string;
 }

@@ -40,7 +40,6 @@ export interface RawAttachReply {
   family: ShellFamily | null;
 }
 
-
 /** Who calls the remote daemon: its per-reader state is keyed by this (we read raw bytes, not cursors). */
 const CALLER = { clientId: `remote:${process.pid}` };
 

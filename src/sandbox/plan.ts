@@ -14,7 +14,6 @@ import { macosProfile, SANDBOX_EXEC } from "./macos.ts";
 import type { LaunchPlan } from "../session/launch.ts";
 import type { SandboxMode } from "./modes.ts";
 
-
 /** Devices a shell writes to: the bit bucket and its terminal (the pty, also reached via /dev/tty). */
 export const TERMINAL_DEVICES = ["/dev/null", "/dev/tty", "/dev/pts"];
 /** The hidden CLI verb of the launcher step. */
@@ -37,7 +36,7 @@ export function assertCanConfine(): void {
     throw new AppError(
       "SPAWN_FAILED",
       `sandboxed sessions are not available on ${process.platform}`,
-      "Open the session with sandbox \"none\" (unconfined) if the human agrees, or run ptyhub on Linux or macOS.",
+      'Open the session with sandbox "none" (unconfined) if the human agrees, or run ptyhub on Linux or macOS.',
       false,
     );
   }
@@ -45,8 +44,8 @@ export function assertCanConfine(): void {
     throw new AppError(
       "SPAWN_FAILED",
       "this Linux kernel does not offer Landlock, so the session cannot be confined (nothing was started)",
-      "Landlock needs Linux ≥ 5.13 with \"landlock\" in the lsm= boot parameter (see /sys/kernel/security/lsm). " +
-        "Until then open with sandbox \"none\" only if the human agrees.",
+      'Landlock needs Linux ≥ 5.13 with "landlock" in the lsm= boot parameter (see /sys/kernel/security/lsm). ' +
+        'Until then open with sandbox "none" only if the human agrees.',
       false,
     );
   }

@@ -116,7 +116,7 @@ export function parseSerialSpec(raw: Record<string, unknown>): SerialSpec {
     throw new AppError(
       "INVALID_ARGUMENT",
       "serial.path is required: the device to open",
-      "Pass e.g. {path: \"/dev/ttyUSB0\"}; term_list {serial_ports: true} lists the ports present.",
+      'Pass e.g. {path: "/dev/ttyUSB0"}; term_list {serial_ports: true} lists the ports present.',
     );
   }
   const newline = raw.newline ?? "cr";

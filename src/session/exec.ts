@@ -50,7 +50,12 @@ export function assertCanExec(session: Session): void {
   }
 }
 
-export async function execCommand(session: Session, p: ExecParams, clientId: string, signal?: AbortSignal): Promise<ExecResult> {
+export async function execCommand(
+  session: Session,
+  p: ExecParams,
+  clientId: string,
+  signal?: AbortSignal,
+): Promise<ExecResult> {
   const t0 = performance.now();
   assertCanExec(session);
   const release = session.claimExec(clientId);

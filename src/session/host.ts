@@ -12,7 +12,14 @@ import { encodeKeys } from "../terminal/keys.ts";
 import { readSession, type ReadParams, type ReadResult } from "./read.ts";
 import { TypingGate } from "../guard/gate.ts";
 import type { Session } from "./session.ts";
-import { HOST_API, parseHostParams, parseHostResult, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
+import {
+  HOST_API,
+  parseHostParams,
+  parseHostResult,
+  type HostMethod,
+  type HostParams,
+  type HostResult,
+} from "../host-api.ts";
 import type { SerialParams, SerialResult } from "../serial/control.ts";
 
 import type { Elicit } from "../elicit.ts";
@@ -48,8 +55,14 @@ export interface SessionHost {
   send(p: SendParams & { session: string }, ctx: CallContext): Promise<SendResult>;
   read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult>;
   list(ctx: CallContext): Promise<SessionInfo[]>;
-  close(p: { session: string; signal?: CloseSignal }, ctx: CallContext): Promise<{ session: string; closed: true; exit_code: number | null }>;
-  resize(p: { session: string; cols: number; rows: number }, ctx: CallContext): Promise<{ session: string; cols: number; rows: number }>;
+  close(
+    p: { session: string; signal?: CloseSignal },
+    ctx: CallContext,
+  ): Promise<{ session: string; closed: true; exit_code: number | null }>;
+  resize(
+    p: { session: string; cols: number; rows: number },
+    ctx: CallContext,
+  ): Promise<{ session: string; cols: number; rows: number }>;
   typeSecret(p: SecretParams, ctx: CallContext): Promise<{ session: string; sent: true }>;
   /** Validates that a session exists and is alive (before asking a human for a secret). */
   check(session: string, ctx: CallContext): Promise<void>;
@@ -104,11 +117,17 @@ export class LocalHost implements SessionHost {
     return this.manager.list();
   }
 
-  async close(p: { session: string; signal?: CloseSignal }, _ctx?: CallContext): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  async close(
+    p: { session: string; signal?: CloseSignal },
+    _ctx?: CallContext,
+  ): Promise<{ session: string; closed: true; exit_code: number | null }> {
     return this.manager.close(p.session, p.signal);
   }
 
-  async resize(p: { session: string; cols: number; rows: number }, _ctx?: CallContext): Promise<{ session: string; cols: number; rows: number }> {
+  async resize(
+    p: { session: string; cols: number; rows: number },
+    _ctx?: CallContext,
+  ): Promise<{ session: string; cols: number; rows: number }> {
     const s = this.manager.get(p.session);
     s.assertAlive();
     s.resize(p.cols, p.rows);
@@ -152,5 +171,3 @@ export class LocalHost implements SessionHost {
     return this.manager.subscribeEvents(listener);
   }
 }
-
-

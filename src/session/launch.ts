@@ -35,11 +35,19 @@ export function resolveCwd(cwd: string | undefined): string {
   if (cwd === undefined) return process.cwd();
   const expanded = expandHome(cwd);
   if (!isAbsolute(expanded)) {
-    throw new AppError("INVALID_ARGUMENT", `cwd must be absolute or start with ~ (got '${cwd}')`, "Pass an absolute path such as /home/me/project, or ~/project.");
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      `cwd must be absolute or start with ~ (got '${cwd}')`,
+      "Pass an absolute path such as /home/me/project, or ~/project.",
+    );
   }
   const path = resolve(expanded);
   if (!existsSync(path) || !statSync(path).isDirectory()) {
-    throw new AppError("CWD_NOT_FOUND", `directory not found: ${path}`, "Create it first, or pass an existing directory as cwd.");
+    throw new AppError(
+      "CWD_NOT_FOUND",
+      `directory not found: ${path}`,
+      "Create it first, or pass an existing directory as cwd.",
+    );
   }
   return path;
 }
@@ -47,8 +55,18 @@ export function resolveCwd(cwd: string | undefined): string {
 export function validateEnv(env: Record<string, string> | undefined): Record<string, string> {
   if (!env) return {};
   for (const [k, v] of Object.entries(env)) {
-    if (!ENV_NAME.test(k)) throw new AppError("INVALID_ARGUMENT", `invalid environment variable name '${k}'`, "Names are letters, digits and _, not starting with a digit.");
-    if (typeof v !== "string" || v.includes("\0")) throw new AppError("INVALID_ARGUMENT", `environment variable ${k} must be a string without NUL bytes`, "Pass env as {\"NAME\": \"value\"}.");
+    if (!ENV_NAME.test(k))
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        `invalid environment variable name '${k}'`,
+        "Names are letters, digits and _, not starting with a digit.",
+      );
+    if (typeof v !== "string" || v.includes("\0"))
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        `environment variable ${k} must be a string without NUL bytes`,
+        'Pass env as {"NAME": "value"}.',
+      );
   }
   return env;
 }
@@ -78,17 +96,45 @@ export function planLaunch(req: LaunchRequest, nonce: string, sessionId: string)
   const userEnv = validateEnv(req.env);
   const env = baseEnv({ PTYHUB_SESSION: sessionId, ...userEnv });
   if (req.args !== undefined) {
-    if (!req.command) throw new AppError("INVALID_ARGUMENT", "`args` needs `command` (the executable)", "Pass command:\"python3\", args:[\"-q\"].");
+    if (!req.command)
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        "`args` needs `command` (the executable)",
+        'Pass command:"python3", args:["-q"].',
+      );
     const exe = Bun.which(req.command, { PATH: env.PATH ?? "", cwd }) ?? req.command;
-    return { argv: [exe, ...req.args], cwd, env, integration: "none", family: null, target: [req.command, ...req.args].join(" ") };
+    return {
+      argv: [exe, ...req.args],
+      cwd,
+      env,
+      integration: "none",
+      family: null,
+      target: [req.command, ...req.args].join(" "),
+    };
   }
   const command = req.command?.trim();
-  const shell = !command ? defaultShellPath(req.defaultShell) : /^\S+$/.test(command) && shellFamilyOf(command) ? command : null;
+  const shell = !command
+    ? defaultShellPath(req.defaultShell)
+    : /^\S+$/.test(command) && shellFamilyOf(command)
+      ? command
+      : null;
   if (shell) {
     const path = Bun.which(shell, { PATH: env.PATH ?? "", cwd });
-    if (!path) throw new AppError("SPAWN_FAILED", `shell not found: ${shell}`, "Install it, or open a session with another command.");
+    if (!path)
+      throw new AppError(
+        "SPAWN_FAILED",
+        `shell not found: ${shell}`,
+        "Install it, or open a session with another command.",
+      );
     const launch = shellLaunch(path, nonce, env);
-    return { argv: launch.argv, cwd, env: { ...env, ...launch.env }, integration: launch.integration, family: launch.family, target: shell.split("/").pop()! };
+    return {
+      argv: launch.argv,
+      cwd,
+      env: { ...env, ...launch.env },
+      integration: launch.integration,
+      family: launch.family,
+      target: shell.split("/").pop()!,
+    };
   }
   return { argv: ["/bin/sh", "-c", command!], cwd, env, integration: "none", family: null, target: command! };
 }

@@ -92,7 +92,11 @@ export interface SessionInfo {
 
 export function validateSessionId(id: string): void {
   if (!SESSION_ID_RE.test(id)) {
-    throw new AppError("INVALID_ARGUMENT", `invalid session id '${id.length > 80 ? id.slice(0, 80) + "…" : id}'`, "Session ids are 1–64 characters of letters, digits, '.', '_' and '-'.");
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      `invalid session id '${id.length > 80 ? id.slice(0, 80) + "…" : id}'`,
+      "Session ids are 1–64 characters of letters, digits, '.', '_' and '-'.",
+    );
   }
 }
 
@@ -129,7 +133,11 @@ export class SessionManager {
     const s = this.sessions.get(id);
     if (!s) {
       const known = [...this.sessions.keys()].slice(0, 10).join(", ") || "none";
-      throw new AppError("SESSION_NOT_FOUND", `no session '${id}'`, `Open it with term_open, or pick one from term_list (sessions: ${known}).`);
+      throw new AppError(
+        "SESSION_NOT_FOUND",
+        `no session '${id}'`,
+        `Open it with term_open, or pick one from term_list (sessions: ${known}).`,
+      );
     }
     s.touch();
     return s;
@@ -171,14 +179,31 @@ export class SessionManager {
     validateSessionId(id);
     this.closed.delete(id);
     if (this.sessions.has(id) || this.opening.has(id)) {
-      throw new AppError("SESSION_EXISTS", `session '${id}' already exists`, "Use it as it is, close it with term_close first, or pick another name.");
+      throw new AppError(
+        "SESSION_EXISTS",
+        `session '${id}' already exists`,
+        "Use it as it is, close it with term_close first, or pick another name.",
+      );
     }
     if (this.sessions.size + this.opening.size >= this.config.max_sessions) {
-      throw new AppError("SESSION_LIMIT", `session limit reached (${this.config.max_sessions})`, "Close sessions you no longer need (term_list, term_close), or raise PTYHUB_MAX_SESSIONS.");
+      throw new AppError(
+        "SESSION_LIMIT",
+        `session limit reached (${this.config.max_sessions})`,
+        "Close sessions you no longer need (term_list, term_close), or raise PTYHUB_MAX_SESSIONS.",
+      );
     }
     const cols = p.cols ?? this.config.cols;
     const rows = p.rows ?? this.config.rows;
-    const program = { command: p.command, args: p.args, cwd: p.cwd, env: p.env, sessionId: id, nonce: newNonce(), cols, rows };
+    const program = {
+      command: p.command,
+      args: p.args,
+      cwd: p.cwd,
+      env: p.env,
+      sessionId: id,
+      nonce: newNonce(),
+      cols,
+      rows,
+    };
     // A serial line's settings are checked before the id is reserved: bad input changes nothing.
     const spec: BackendSpec = p.serial
       ? { kind: "serial", serial: checkSerialOpen(p) }
@@ -244,28 +269,35 @@ export class SessionManager {
   list(): SessionInfo[] {
     const now = Date.now();
     // Through redaction like every result: a secret can show up in a cwd, say.
-    return [...this.sessions.values()].map((s) => s.redactFields({
-      session: s.id,
-      kind: s.kind,
-      target: s.target,
-      state: s.state(),
-      alive: s.alive,
-      exit_code: s.exit?.exitCode ?? null,
-      persistent: s.persistent,
-      idle_ms: now - s.lastActivityAt,
-      created_at: new Date(s.createdAt).toISOString(),
-      cols: s.cols,
-      rows: s.rows,
-      attached: s.attached > 0,
-      pid: s.pid,
-      cwd: s.cwd,
-    }));
+    return [...this.sessions.values()].map((s) =>
+      s.redactFields({
+        session: s.id,
+        kind: s.kind,
+        target: s.target,
+        state: s.state(),
+        alive: s.alive,
+        exit_code: s.exit?.exitCode ?? null,
+        persistent: s.persistent,
+        idle_ms: now - s.lastActivityAt,
+        created_at: new Date(s.createdAt).toISOString(),
+        cols: s.cols,
+        rows: s.rows,
+        attached: s.attached > 0,
+        pid: s.pid,
+        cwd: s.cwd,
+      }),
+    );
   }
 
   /** `shutdown`: the host is going away; programs that can outlive it are detached, not ended. */
-  async close(id: string, signal?: CloseSignal, shutdown = false): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  async close(
+    id: string,
+    signal?: CloseSignal,
+    shutdown = false,
+  ): Promise<{ session: string; closed: true; exit_code: number | null }> {
     validateSessionId(id);
-    if (!this.sessions.has(id) && this.closed.has(id)) return { session: id, closed: true, exit_code: this.closed.get(id) ?? null };
+    if (!this.sessions.has(id) && this.closed.has(id))
+      return { session: id, closed: true, exit_code: this.closed.get(id) ?? null };
     const s = this.get(id);
     const info = shutdown ? await s.detach() : await s.close(signal);
     this.sessions.delete(id);

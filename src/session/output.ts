@@ -93,7 +93,12 @@ const ELIDE_MIN_FACTOR = 4;
  * kept gap (counted, not materialized: a 200,000-line `seq` is not turned into 200,000 objects).
  * Output with few distinct lines (`yes`) is not elided: collapsing shows all of it in a few lines.
  */
-function elide(session: Session, from: number, endRow: number, budget: number): { head: Row[]; gap: Gap; tailStart: number } | null {
+function elide(
+  session: Session,
+  from: number,
+  endRow: number,
+  budget: number,
+): { head: Row[]; gap: Gap; tailStart: number } | null {
   const h = session.emulator.history;
   const reach = 2 * (budget + 1);
   const histEnd = Math.min(endRow, h.endRow);
@@ -114,7 +119,11 @@ function elide(session: Session, from: number, endRow: number, budget: number): 
   }
   if (runs <= reach) return null;
   const fromLine = h.lineNo(headEnd);
-  return { head: session.emulator.rowsBetween(from, headEnd), gap: { gap: true, kept: true, fromLine, toLine: h.lineNo(tailStart - 1), chars }, tailStart };
+  return {
+    head: session.emulator.rowsBetween(from, headEnd),
+    gap: { gap: true, kept: true, fromLine, toLine: h.lineNo(tailStart - 1), chars },
+    tailStart,
+  };
 }
 
 function trimPrefix<T extends { text: string }>(lines: T[], prefix: string): T[] {

@@ -37,10 +37,19 @@ export interface ReadResult {
   truncated: Truncation | null;
 }
 
-export async function readSession(session: Session, p: ReadParams, clientId: string, signal?: AbortSignal): Promise<ReadResult> {
+export async function readSession(
+  session: Session,
+  p: ReadParams,
+  clientId: string,
+  signal?: AbortSignal,
+): Promise<ReadResult> {
   const until = compileUntil(p.until);
   if (p.mode !== "history" && (p.from !== undefined || p.to !== undefined)) {
-    throw new AppError("INVALID_ARGUMENT", "`from`/`to` apply only to mode \"history\"", "Use mode:\"history\" with from/to line numbers (negative counts from the end).");
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      '`from`/`to` apply only to mode "history"',
+      'Use mode:"history" with from/to line numbers (negative counts from the end).',
+    );
   }
   const waitMs = p.wait_ms ?? (p.mode === "new" ? 2000 : 0);
   let matched: string | null = null;

@@ -11,7 +11,10 @@ const PROMPT_DRAW_WAIT_MS = 1000;
 export async function ensureReady(session: Session, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
   if (session.integration === "none" || session.exit) return true;
   if (session.phase === "starting") {
-    const r = await waitFor(session, () => (session.phase !== "starting" || session.exit ? { done: true } : null), { timeoutMs, signal });
+    const r = await waitFor(session, () => (session.phase !== "starting" || session.exit ? { done: true } : null), {
+      timeoutMs,
+      signal,
+    });
     if (r !== true) return false;
   }
   await waitForPromptDrawn(session, Math.min(timeoutMs, PROMPT_DRAW_WAIT_MS), signal);
@@ -23,8 +26,17 @@ export async function ensureReady(session: Session, timeoutMs: number, signal?: 
  * the line editor when it starts), which would fool echo removal; so input waits for the B mark
  * when this shell emits one.
  */
-export async function waitForPromptDrawn(session: Session, timeoutMs: number, signal?: AbortSignal, evenIfUnseen = false): Promise<void> {
+export async function waitForPromptDrawn(
+  session: Session,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  evenIfUnseen = false,
+): Promise<void> {
   if (session.integration === "none" || session.phase !== "prompt" || session.inputReady || session.exit) return;
   if (!session.readyMarks && !evenIfUnseen) return;
-  await waitFor(session, () => (session.inputReady || session.phase !== "prompt" || session.exit ? { done: true } : null), { timeoutMs, signal });
+  await waitFor(
+    session,
+    () => (session.inputReady || session.phase !== "prompt" || session.exit ? { done: true } : null),
+    { timeoutMs, signal },
+  );
 }

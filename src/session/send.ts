@@ -56,7 +56,10 @@ export function compileUntil(until: string | undefined): CallerPattern | null {
 
 /** The bytes for text (+Enter) and keys. Validates everything first; throws before any write. */
 export function inputBytes(session: Session, p: Pick<SendParams, "text" | "enter" | "keys">): string {
-  const keys = p.keys && p.keys.length > 0 ? encodeKeys(p.keys, { applicationCursorKeys: session.emulator.applicationCursorKeys }) : "";
+  const keys =
+    p.keys && p.keys.length > 0
+      ? encodeKeys(p.keys, { applicationCursorKeys: session.emulator.applicationCursorKeys })
+      : "";
   let text = p.text ?? "";
   // Multi-line text is pasted as one unit when the program asked for bracketed paste (shells, editors).
   if (text.includes("\n") && session.emulator.bracketedPaste) text = PASTE_START + text + PASTE_END;
@@ -65,9 +68,18 @@ export function inputBytes(session: Session, p: Pick<SendParams, "text" | "enter
   return text + (enter ? "\r" : "") + keys;
 }
 
-export async function sendInput(session: Session, p: SendParams, clientId: string, signal?: AbortSignal): Promise<SendResult> {
+export async function sendInput(
+  session: Session,
+  p: SendParams,
+  clientId: string,
+  signal?: AbortSignal,
+): Promise<SendResult> {
   if (p.text === undefined && (!p.keys || p.keys.length === 0)) {
-    throw new AppError("INVALID_ARGUMENT", "nothing to send", "Give `text` (typed literally, Enter pressed after it by default) and/or `keys` (e.g. [\"ctrl+c\"]).");
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      "nothing to send",
+      'Give `text` (typed literally, Enter pressed after it by default) and/or `keys` (e.g. ["ctrl+c"]).',
+    );
   }
   const until = compileUntil(p.until);
   const bytes = inputBytes(session, p);

@@ -200,7 +200,7 @@ export class Session {
       throw new AppError(
         "SESSION_BUSY",
         `session '${this.id}' is still running a command`,
-        "Follow it with term_read, interrupt it with term_send keys:[\"ctrl+c\"], or use another session.",
+        'Follow it with term_read, interrupt it with term_send keys:["ctrl+c"], or use another session.',
       );
     }
     if (this.currentPhase === "continuation") {
@@ -208,7 +208,7 @@ export class Session {
         "SESSION_BUSY",
         `session '${this.id}' waits for the rest of an unfinished command line (continuation prompt)`,
         "Send the rest with term_send text (e.g. a closing quote, `fi`, `done`), " +
-          "or cancel the line with term_send keys:[\"ctrl+c\"].",
+          'or cancel the line with term_send keys:["ctrl+c"].',
       );
     }
     this.execOwnerId = clientId;
@@ -316,8 +316,12 @@ export class Session {
   /** Throws INVALID_ARGUMENT (before anything is sent) when the session's line has no break. */
   assertCanBreak(): void {
     if (!this.backend.sendBreak) {
-      const hint = "Send ctrl+c to interrupt a program; use keys:[\"break\"] on serial sessions.";
-      throw new AppError("INVALID_ARGUMENT", `session '${this.id}' is ${this.kind}: only serial lines have a break`, hint);
+      const hint = 'Send ctrl+c to interrupt a program; use keys:["break"] on serial sessions.';
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        `session '${this.id}' is ${this.kind}: only serial lines have a break`,
+        hint,
+      );
     }
   }
 
@@ -329,7 +333,11 @@ export class Session {
   /** Throws SESSION_EXITED when the program has ended (nothing can be typed into it). */
   assertAlive(): void {
     if (this.exitInfo) {
-      throw new AppError("SESSION_EXITED", `session '${this.id}' has exited (${this.exitInfo.reason})`, "Open a new session with term_open, or use term_exec without `session` to use the default one.");
+      throw new AppError(
+        "SESSION_EXITED",
+        `session '${this.id}' has exited (${this.exitInfo.reason})`,
+        "Open a new session with term_open, or use term_exec without `session` to use the default one.",
+      );
     }
   }
 

@@ -61,14 +61,17 @@ export function waitFor<T>(session: Session, check: Check<T>, opts: WaitOptions)
     const unsubscribe = session.subscribe(evaluate);
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener("abort", onAbort);
-    deadlineTimer = setTimeout(() => {
-      if (settled) return;
-      // One last look, so a verdict that is due right now is not reported as a timeout.
-      evaluate();
-      if (settled) return;
-      cleanup();
-      resolve("timeout");
-    }, Math.max(0, opts.timeoutMs));
+    deadlineTimer = setTimeout(
+      () => {
+        if (settled) return;
+        // One last look, so a verdict that is due right now is not reported as a timeout.
+        evaluate();
+        if (settled) return;
+        cleanup();
+        resolve("timeout");
+      },
+      Math.max(0, opts.timeoutMs),
+    );
     evaluate();
   });
 }

@@ -11,7 +11,16 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { BaseAgent, OpenSSHAgent, utils, type AnyAuthMethod, type AuthenticationType, type AuthHandlerMiddleware, type ParsedKey, type Prompt } from "ssh2";
+import {
+  BaseAgent,
+  OpenSSHAgent,
+  utils,
+  type AnyAuthMethod,
+  type AuthenticationType,
+  type AuthHandlerMiddleware,
+  type ParsedKey,
+  type Prompt,
+} from "ssh2";
 import { logger } from "../log.ts";
 import type { ResolvedHost } from "./config.ts";
 import type { Elicit } from "../elicit.ts";
@@ -120,7 +129,8 @@ export function loadIdentities(paths: string[]): Identity[] {
     let pub: ParsedKey | Error | null = null;
     const header = publicFromOpenSshPrivate(data);
     if (header) pub = first(utils.parseKey(header));
-    if ((!pub || pub instanceof Error) && existsSync(path + ".pub")) pub = first(utils.parseKey(readFileSync(path + ".pub", "utf8")));
+    if ((!pub || pub instanceof Error) && existsSync(path + ".pub"))
+      pub = first(utils.parseKey(readFileSync(path + ".pub", "utf8")));
     if (!pub || pub instanceof Error) {
       log.debug(`skipping encrypted ${display(path)}: no public key next to it`);
       continue;
@@ -147,7 +157,10 @@ class FileKeyAgent extends BaseAgent<ParsedKey> {
   }
 
   getIdentities(cb: IdentityCb): void {
-    cb(undefined, this.identities.map((i) => i.pub));
+    cb(
+      undefined,
+      this.identities.map((i) => i.pub),
+    );
   }
 
   sign(pubKey: ParsedKey, data: Buffer, options: { hash?: string } | SignCb, cb?: SignCb): void {
@@ -180,7 +193,13 @@ class FileKeyAgent extends BaseAgent<ParsedKey> {
       const answer = await this.shared.humanWait(
         this.shared.elicit(`Passphrase for the SSH key ${display(id.path)}, to log in to ${this.who}${again}`, {
           type: "object",
-          properties: { passphrase: { type: "string", title: "Passphrase", description: "Used to decrypt the key locally; never shown to the model." } },
+          properties: {
+            passphrase: {
+              type: "string",
+              title: "Passphrase",
+              description: "Used to decrypt the key locally; never shown to the model.",
+            },
+          },
           required: ["passphrase"],
         }),
       );
@@ -212,7 +231,9 @@ class RecordingAgent extends OpenSSHAgent {
   override getIdentities(cb: (err: Error | undefined, keys?: ParsedKey[]) => void): void {
     super.getIdentities((err, keys) => {
       if (err || !keys) return cb(err ?? new Error("no keys"));
-      const parsed = keys.map((k) => first(utils.parseKey(k as never))).filter((k): k is ParsedKey => !(k instanceof Error));
+      const parsed = keys
+        .map((k) => first(utils.parseKey(k as never)))
+        .filter((k): k is ParsedKey => !(k instanceof Error));
       const allowed = this.only ? parsed.filter((k) => this.only!.some((b) => b.equals(k.getPublicSSH()))) : parsed;
       this.offered = allowed.map((k) => k.getPublicSSH());
       cb(undefined, allowed);
@@ -221,15 +242,35 @@ class RecordingAgent extends OpenSSHAgent {
 }
 
 /** Asks the human the server's keyboard-interactive questions, all in one form. */
-async function answerPrompts(shared: AuthShared, who: string, name: string, instructions: string, prompts: Prompt[], attempt: number): Promise<string[] | null> {
+async function answerPrompts(
+  shared: AuthShared,
+  who: string,
+  name: string,
+  instructions: string,
+  prompts: Prompt[],
+  attempt: number,
+): Promise<string[] | null> {
   const properties: Record<string, unknown> = {};
   const keys = prompts.map((p, i) => (prompts.length === 1 ? "password" : `answer_${i + 1}`));
   prompts.forEach((p, i) => {
-    properties[keys[i]!] = { type: "string", title: p.prompt.trim().replace(/:$/, "") || "Answer", description: p.echo ? "Sent to the SSH server." : "Sent to the SSH server; never shown to the model." };
+    properties[keys[i]!] = {
+      type: "string",
+      title: p.prompt.trim().replace(/:$/, "") || "Answer",
+      description: p.echo ? "Sent to the SSH server." : "Sent to the SSH server; never shown to the model.",
+    };
   });
-  const header = [name, instructions].map((s) => s.trim()).filter(Boolean).join(" — ");
+  const header = [name, instructions]
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .join(" — ");
   const again = attempt > 1 ? " (login failed, try again)" : "";
-  const answer = await shared.humanWait(shared.elicit!(`SSH login to ${who}${header ? `: ${header}` : ""}${again}`, { type: "object", properties, required: keys }));
+  const answer = await shared.humanWait(
+    shared.elicit!(`SSH login to ${who}${header ? `: ${header}` : ""}${again}`, {
+      type: "object",
+      properties,
+      required: keys,
+    }),
+  );
   if (answer.action !== "accept") {
     shared.declined = true;
     return null;
@@ -248,7 +289,10 @@ export function authHandler(host: ResolvedHost, shared: AuthShared, report: Auth
   const who = `${host.user}@${host.hostname}${host.port === 22 ? "" : `:${host.port}`}`;
   const identities = loadIdentities(host.identityFiles);
   const onlyBlobs = host.identitiesOnly ? identities.map((i) => i.pub.getPublicSSH()) : null;
-  const agent = shared.agentSock && (onlyBlobs === null || onlyBlobs.length > 0) ? new RecordingAgent(shared.agentSock, onlyBlobs) : null;
+  const agent =
+    shared.agentSock && (onlyBlobs === null || onlyBlobs.length > 0)
+      ? new RecordingAgent(shared.agentSock, onlyBlobs)
+      : null;
   let step = 0;
   let keyboardTries = 0;
   let passwordTries = 0;
@@ -281,7 +325,13 @@ export function authHandler(host: ResolvedHost, shared: AuthShared, report: Auth
       return {
         type: "keyboard-interactive",
         username: host.user,
-        prompt(name: string, instructions: string, _lang: string, prompts: Prompt[], finish: (answers: string[]) => void) {
+        prompt(
+          name: string,
+          instructions: string,
+          _lang: string,
+          prompts: Prompt[],
+          finish: (answers: string[]) => void,
+        ) {
           answerPrompts(shared, who, name, instructions, prompts, attempt).then(
             (answers) => finish(answers ?? prompts.map(() => "")),
             () => finish(prompts.map(() => "")),
@@ -302,7 +352,13 @@ export function authHandler(host: ResolvedHost, shared: AuthShared, report: Auth
       const answer = await shared.humanWait(
         shared.elicit(`Password for SSH login to ${who}${again}`, {
           type: "object",
-          properties: { password: { type: "string", title: "Password", description: "Sent to the SSH server; never shown to the model." } },
+          properties: {
+            password: {
+              type: "string",
+              title: "Password",
+              description: "Sent to the SSH server; never shown to the model.",
+            },
+          },
           required: ["password"],
         }),
       );

@@ -85,7 +85,15 @@ function parseLine(raw: string): { keyword: string; args: string[] } | null {
 
 /** `*` and `?` glob match, case-insensitive as ssh does for host names. */
 export function globMatch(pattern: string, text: string): boolean {
-  const re = new RegExp("^" + pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".") + "$", "i");
+  const re = new RegExp(
+    "^" +
+      pattern
+        .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+        .replace(/\*/g, ".*")
+        .replace(/\?/g, ".") +
+      "$",
+    "i",
+  );
   return re.test(text);
 }
 
@@ -242,8 +250,17 @@ export function parseHop(text: string): HopSpec {
       port = Number(m[2]);
     }
   }
-  if (!host || /[\s/]/.test(host) || (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) || user === "") {
-    throw new AppError("INVALID_ARGUMENT", `invalid ssh host '${text.slice(0, 100)}'`, "Use host, user@host, host:port or user@host:port (comma-separated for several jump hosts).");
+  if (
+    !host ||
+    /[\s/]/.test(host) ||
+    (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) ||
+    user === ""
+  ) {
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      `invalid ssh host '${text.slice(0, 100)}'`,
+      "Use host, user@host, host:port or user@host:port (comma-separated for several jump hosts).",
+    );
   }
   return { host, user, port };
 }
@@ -324,8 +341,12 @@ export function resolveHost(spec: HopSpec & { identityFile?: string }, files: Ss
   const user = spec.user ?? opts.get("user")?.[0] ?? localUsername();
   const tokens = { host: hostname, port, user, alias };
   const path = (p: string) => expandTilde(expandTokens(p, tokens));
-  const named = [...(spec.identityFile ? [spec.identityFile] : []), ...(opts.get("identityfile") ?? []).filter((f) => f.toLowerCase() !== "none")].map(path);
-  const identityFiles = named.length > 0 ? [...new Set(named)] : DEFAULT_IDENTITIES.map((n) => join(homedir(), ".ssh", n));
+  const named = [
+    ...(spec.identityFile ? [spec.identityFile] : []),
+    ...(opts.get("identityfile") ?? []).filter((f) => f.toLowerCase() !== "none"),
+  ].map(path);
+  const identityFiles =
+    named.length > 0 ? [...new Set(named)] : DEFAULT_IDENTITIES.map((n) => join(homedir(), ".ssh", n));
   const proxy = opts.get("proxyjump")?.join(" ") ?? null;
   const userKnown = opts.get("userknownhostsfile") ?? ["~/.ssh/known_hosts", "~/.ssh/known_hosts2"];
   const globalKnown = opts.get("globalknownhostsfile") ?? ["/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"];

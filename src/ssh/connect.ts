@@ -29,7 +29,15 @@ export const DEFAULT_KEEPALIVE_COUNT = 3;
  */
 export const CIPHERS = ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr"];
 /** Host key algorithms ssh2 supports, in its order of preference. */
-const HOST_KEY_ALGOS = ["ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"];
+const HOST_KEY_ALGOS = [
+  "ssh-ed25519",
+  "ecdsa-sha2-nistp256",
+  "ecdsa-sha2-nistp384",
+  "ecdsa-sha2-nistp521",
+  "rsa-sha2-512",
+  "rsa-sha2-256",
+  "ssh-rsa",
+];
 
 export interface SshParams {
   host: string;
@@ -126,11 +134,17 @@ function connectFailed(message: string, hint: string): AppError {
 }
 
 /** Races `p` against the deadline and the caller's cancellation. */
-async function bounded<T>(p: Promise<T>, deadline: Deadline, signal: AbortSignal | undefined, onTimeout: () => AppError): Promise<T> {
+async function bounded<T>(
+  p: Promise<T>,
+  deadline: Deadline,
+  signal: AbortSignal | undefined,
+  onTimeout: () => AppError,
+): Promise<T> {
   let abortListener: (() => void) | null = null;
   const aborted = new Promise<never>((_, reject) => {
     if (!signal) return;
-    abortListener = () => reject(new AppError("SSH_CONNECT_FAILED", "the call was cancelled while connecting", "Retry term_open."));
+    abortListener = () =>
+      reject(new AppError("SSH_CONNECT_FAILED", "the call was cancelled while connecting", "Retry term_open."));
     if (signal.aborted) abortListener();
     else signal.addEventListener("abort", abortListener, { once: true });
   });
@@ -151,14 +165,21 @@ async function tcpConnect(h: ResolvedHost, deadline: Deadline, signal?: AbortSig
   let addresses = [h.hostname];
   if (!isIP(h.hostname)) {
     try {
-      const found = await bounded(lookup(h.hostname, { all: true }), deadline, signal, () => connectFailed(`DNS lookup of '${h.hostname}' got no answer within ${secs} s`, "Check the network and DNS, or use an IP address."));
+      const found = await bounded(lookup(h.hostname, { all: true }), deadline, signal, () =>
+        connectFailed(
+          `DNS lookup of '${h.hostname}' got no answer within ${secs} s`,
+          "Check the network and DNS, or use an IP address.",
+        ),
+      );
       addresses = found.map((a) => a.address);
     } catch (err) {
       if (err instanceof AppError) throw err;
       const code = (err as NodeJS.ErrnoException).code ?? "";
       throw connectFailed(
         `cannot resolve host '${h.hostname}' (DNS: ${code || (err as Error).message})`,
-        h.alias !== h.hostname ? `Check HostName for '${h.alias}' in ~/.ssh/config.` : "Check the host name's spelling, or define it as a Host alias in ~/.ssh/config.",
+        h.alias !== h.hostname
+          ? `Check HostName for '${h.alias}' in ~/.ssh/config.`
+          : "Check the host name's spelling, or define it as a Host alias in ~/.ssh/config.",
       );
     }
   }
@@ -175,7 +196,12 @@ async function tcpConnect(h: ResolvedHost, deadline: Deadline, signal?: AbortSig
   throw failure ?? connectFailed(`no address for '${h.hostname}'`, "Check the host name.");
 }
 
-async function tcpConnectOne(h: ResolvedHost, address: string, deadline: Deadline, signal?: AbortSignal): Promise<Socket> {
+async function tcpConnectOne(
+  h: ResolvedHost,
+  address: string,
+  deadline: Deadline,
+  signal?: AbortSignal,
+): Promise<Socket> {
   const secs = Math.round(deadline.ms / 1000);
   const sock = new Socket();
   const connected = new Promise<Socket>((resolve, reject) => {
@@ -185,17 +211,37 @@ async function tcpConnectOne(h: ResolvedHost, address: string, deadline: Deadlin
   sock.connect({ host: address, port: h.port });
   try {
     return await bounded(connected, deadline, signal, () =>
-      connectFailed(`no answer from ${describe(h)} within ${secs} s (connect timeout)`, "The host may be down, or a firewall drops the packets. Check the address and port; raise connect_timeout_s for slow links."),
+      connectFailed(
+        `no answer from ${describe(h)} within ${secs} s (connect timeout)`,
+        "The host may be down, or a firewall drops the packets. Check the address and port; raise connect_timeout_s for slow links.",
+      ),
     );
   } catch (err) {
     sock.destroy();
     if (err instanceof AppError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? "";
-    if (code === "ECONNREFUSED") throw connectFailed(`connection refused by ${describe(h)}`, "Nothing listens there: check the port (ssh.port or Port in ~/.ssh/config) and that sshd runs.");
-    if (code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EHOSTDOWN" || code === "ENETDOWN" || code === "EADDRNOTAVAIL") {
-      throw connectFailed(`host ${describe(h)} is unreachable (${code})`, "Check the address, the network and any VPN; a jump host (ssh.jump) may be needed.");
+    if (code === "ECONNREFUSED")
+      throw connectFailed(
+        `connection refused by ${describe(h)}`,
+        "Nothing listens there: check the port (ssh.port or Port in ~/.ssh/config) and that sshd runs.",
+      );
+    if (
+      code === "EHOSTUNREACH" ||
+      code === "ENETUNREACH" ||
+      code === "EHOSTDOWN" ||
+      code === "ENETDOWN" ||
+      code === "EADDRNOTAVAIL"
+    ) {
+      throw connectFailed(
+        `host ${describe(h)} is unreachable (${code})`,
+        "Check the address, the network and any VPN; a jump host (ssh.jump) may be needed.",
+      );
     }
-    if (code === "ETIMEDOUT") throw connectFailed(`no answer from ${describe(h)} (connect timed out)`, "The host may be down, or a firewall drops the packets.");
+    if (code === "ETIMEDOUT")
+      throw connectFailed(
+        `no answer from ${describe(h)} (connect timed out)`,
+        "The host may be down, or a firewall drops the packets.",
+      );
     throw connectFailed(`cannot connect to ${describe(h)}: ${(err as Error).message}`, "Check the host and port.");
   }
 }
@@ -223,10 +269,15 @@ async function sshHop(h: ResolvedHost, sock: Duplex, o: HopOptions): Promise<Cli
   const role = o.role ? ` (${o.role})` : "";
   const files = [...h.knownHostsFiles, ...h.globalKnownHostsFiles];
   const known = knownTypes(files, h.hostKeyName, h.port);
-  const preferred = HOST_KEY_ALGOS.filter((a) => known.includes(a) || (a.startsWith("rsa-sha2") && known.includes("ssh-rsa")));
+  const preferred = HOST_KEY_ALGOS.filter(
+    (a) => known.includes(a) || (a.startsWith("rsa-sha2") && known.includes("ssh-rsa")),
+  );
   const algorithms: Algorithms = {
     cipher: CIPHERS as Algorithms["cipher"],
-    serverHostKey: [...preferred, ...HOST_KEY_ALGOS.filter((a) => !preferred.includes(a))] as Algorithms["serverHostKey"],
+    serverHostKey: [
+      ...preferred,
+      ...HOST_KEY_ALGOS.filter((a) => !preferred.includes(a)),
+    ] as Algorithms["serverHostKey"],
   };
   const keepaliveS = o.keepaliveS ?? h.serverAliveInterval ?? DEFAULT_KEEPALIVE_S;
 
@@ -297,7 +348,15 @@ async function sshHop(h: ResolvedHost, sock: Duplex, o: HopOptions): Promise<Cli
         return;
       }
       lastError = err;
-      if (err.level === "client-authentication" || err.level === "handshake" || err.level === "protocol" || err.level === "client-socket" || err.level === "client-timeout" || !err.level) reject(err);
+      if (
+        err.level === "client-authentication" ||
+        err.level === "handshake" ||
+        err.level === "protocol" ||
+        err.level === "client-socket" ||
+        err.level === "client-timeout" ||
+        !err.level
+      )
+        reject(err);
     });
     client.once("close", () => reject(lastError ?? new Error("connection closed")));
   });
@@ -306,8 +365,14 @@ async function sshHop(h: ResolvedHost, sock: Duplex, o: HopOptions): Promise<Cli
   try {
     await bounded(ready, o.deadline, o.signal, () =>
       phase === "handshake"
-        ? connectFailed(`${describe(h)}${role} accepted the connection but completed no SSH handshake within ${secs} s`, "Is an SSH server listening on that port? Raise connect_timeout_s for slow links.")
-        : connectFailed(`logging in to ${describe(h)}${role} did not finish within ${secs} s`, "The server is slow to authenticate (DNS lookups of clients, PAM); raise connect_timeout_s."),
+        ? connectFailed(
+            `${describe(h)}${role} accepted the connection but completed no SSH handshake within ${secs} s`,
+            "Is an SSH server listening on that port? Raise connect_timeout_s for slow links.",
+          )
+        : connectFailed(
+            `logging in to ${describe(h)}${role} did not finish within ${secs} s`,
+            "The server is slow to authenticate (DNS lookups of clients, PAM); raise connect_timeout_s.",
+          ),
     );
     return client;
   } catch (err) {
@@ -317,9 +382,15 @@ async function sshHop(h: ResolvedHost, sock: Duplex, o: HopOptions): Promise<Cli
     const e = err as Error & { level?: string };
     if (e.level === "client-authentication" || phase === "auth") throw authError(h, role, report, o.shared);
     if (/before handshake|ECONNRESET|closed/i.test(e.message)) {
-      throw connectFailed(`${describe(h)}${role} closed the connection before the SSH handshake (${e.message})`, "Is it an SSH server? It may also refuse this client (MaxStartups, tcp wrappers, fail2ban).");
+      throw connectFailed(
+        `${describe(h)}${role} closed the connection before the SSH handshake (${e.message})`,
+        "Is it an SSH server? It may also refuse this client (MaxStartups, tcp wrappers, fail2ban).",
+      );
     }
-    throw connectFailed(`SSH handshake with ${describe(h)}${role} failed: ${e.message}`, "The server may offer no algorithm this client supports.");
+    throw connectFailed(
+      `SSH handshake with ${describe(h)}${role} failed: ${e.message}`,
+      "The server may offer no algorithm this client supports.",
+    );
   }
 }
 
@@ -328,8 +399,15 @@ function authError(h: ResolvedHost, role: string, report: AuthReport, shared: Au
   const tried = report.tried.length > 0 ? report.tried.join(", ") : "nothing usable (no agent, no identity files)";
   const accepts = report.serverMethods ? `; the server accepts: ${report.serverMethods.join(", ")}` : "";
   if (shared.declined) {
-    const why = shared.unanswered ? `the question to the human failed (${shared.unanswered})` : "the human declined to answer";
-    return new AppError("SSH_AUTH_FAILED", `login to ${who} failed: ${why}`, "Call term_open again when the human is ready to answer.", false);
+    const why = shared.unanswered
+      ? `the question to the human failed (${shared.unanswered})`
+      : "the human declined to answer";
+    return new AppError(
+      "SSH_AUTH_FAILED",
+      `login to ${who} failed: ${why}`,
+      "Call term_open again when the human is ready to answer.",
+      false,
+    );
   }
   if (!shared.elicit && shared.needsHuman.length > 0) {
     return new AppError(
@@ -348,15 +426,31 @@ function authError(h: ResolvedHost, role: string, report: AuthReport, shared: Au
 }
 
 /** Opens a tunnel from a jump host to the next hop. */
-function forward(via: Client, h: ResolvedHost, viaName: string, deadline: Deadline, signal?: AbortSignal): Promise<Duplex> {
+function forward(
+  via: Client,
+  h: ResolvedHost,
+  viaName: string,
+  deadline: Deadline,
+  signal?: AbortSignal,
+): Promise<Duplex> {
   const secs = Math.round(deadline.ms / 1000);
   const opened = new Promise<Duplex>((resolve, reject) => {
     via.forwardOut("127.0.0.1", 0, h.hostname, h.port, (err, stream) => (err ? reject(err) : resolve(stream)));
   });
-  return bounded(opened, deadline, signal, () => connectFailed(`jump host ${viaName} did not open a tunnel to ${describe(h)} within ${secs} s`, "The target may be down or filtered from the jump host.")).catch((err: Error) => {
+  return bounded(opened, deadline, signal, () =>
+    connectFailed(
+      `jump host ${viaName} did not open a tunnel to ${describe(h)} within ${secs} s`,
+      "The target may be down or filtered from the jump host.",
+    ),
+  ).catch((err: Error) => {
     if (err instanceof AppError) throw err;
     const reason = err.message.replace(/^\(SSH\) /, "");
-    throw connectFailed(`jump host ${viaName} cannot reach ${describe(h)}: ${reason}`, /prohibited|administratively/i.test(reason) ? "The jump host forbids TCP forwarding (AllowTcpForwarding)." : "Check the target's name and port as seen from the jump host.");
+    throw connectFailed(
+      `jump host ${viaName} cannot reach ${describe(h)}: ${reason}`,
+      /prohibited|administratively/i.test(reason)
+        ? "The jump host forbids TCP forwarding (AllowTcpForwarding)."
+        : "Check the target's name and port as seen from the jump host.",
+    );
   });
 }
 
@@ -367,17 +461,37 @@ function hopHost(text: string, files: SshConfigFiles | undefined): ResolvedHost 
 /** Connects, authenticates and returns the connection to the target (through jump hosts). */
 export async function connectSsh(p: SshParams, o: ConnectOptions = {}): Promise<SshConnection> {
   const spec = parseHop(p.host);
-  const target = resolveHost({ host: spec.host, user: p.user ?? spec.user, port: p.port ?? spec.port, identityFile: p.identity_file }, o.configFiles);
+  const target = resolveHost(
+    { host: spec.host, user: p.user ?? spec.user, port: p.port ?? spec.port, identityFile: p.identity_file },
+    o.configFiles,
+  );
   const jumpText = p.jump !== undefined ? (p.jump.trim().toLowerCase() === "none" ? null : p.jump) : target.proxyJump;
-  const jumps = jumpText ? jumpText.split(",").map((s) => s.trim()).filter(Boolean).map((s) => hopHost(s, o.configFiles)) : [];
+  const jumps = jumpText
+    ? jumpText
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((s) => hopHost(s, o.configFiles))
+    : [];
   const timeoutS = p.connect_timeout_s ?? target.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_S;
   const deadline = new Deadline(timeoutS * 1000);
   const agentSock = agentSocket();
   if (p.forward_agent && !agentSock) {
     deadline.cancel();
-    throw new AppError("INVALID_ARGUMENT", "forward_agent needs a running ssh-agent, and SSH_AUTH_SOCK names none here", "Start ssh-agent and add your key (ssh-add) in the environment ptyhub runs in, or open the session without forward_agent.");
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      "forward_agent needs a running ssh-agent, and SSH_AUTH_SOCK names none here",
+      "Start ssh-agent and add your key (ssh-add) in the environment ptyhub runs in, or open the session without forward_agent.",
+    );
   }
-  const shared: AuthShared = { elicit: undefined, humanWait: (q) => deadline.human(q), decrypted: new Map(), needsHuman: [], declined: false, agentSock };
+  const shared: AuthShared = {
+    elicit: undefined,
+    humanWait: (q) => deadline.human(q),
+    decrypted: new Map(),
+    needsHuman: [],
+    declined: false,
+    agentSock,
+  };
   if (o.elicit) {
     const ask = o.elicit;
     // A question that fails (the client timed out, went away) counts as no answer, said in the error.
@@ -403,9 +517,21 @@ export async function connectSsh(p: SshParams, o: ConnectOptions = {}): Promise<
     for (let i = 0; i < chain.length; i++) {
       const h = chain[i]!;
       const isTarget = i === chain.length - 1;
-      const role = isTarget ? (jumps.length > 0 ? `via ${jumps.map((j) => j.alias).join(",")}` : "") : `jump host ${h.alias}`;
+      const role = isTarget
+        ? jumps.length > 0
+          ? `via ${jumps.map((j) => j.alias).join(",")}`
+          : ""
+        : `jump host ${h.alias}`;
       if (stream === null) stream = await tcpConnect(h, deadline, o.signal);
-      const client = await sshHop(h, stream, { hostKey: p.host_key ?? "strict", keepaliveS: isTarget ? p.keepalive_s : undefined, forwardAgent: isTarget && p.forward_agent === true, shared, deadline, signal: o.signal, role });
+      const client = await sshHop(h, stream, {
+        hostKey: p.host_key ?? "strict",
+        keepaliveS: isTarget ? p.keepalive_s : undefined,
+        forwardAgent: isTarget && p.forward_agent === true,
+        shared,
+        deadline,
+        signal: o.signal,
+        role,
+      });
       clients.push(client);
       if (!isTarget) stream = await forward(client, chain[i + 1]!, h.alias, deadline, o.signal);
     }

@@ -102,12 +102,23 @@ export function checkHostKey(files: string[], host: string, port: number, blob: 
   if (same) return { status: "known", entry: same };
   if (trusted.length === 0) return { status: "unknown" };
   const type = keyTypeOf(blob);
-  return { status: "mismatch", entry: trusted.find((e) => e.type === type) ?? null, revoked: false, knownTypes: [...new Set(trusted.map((e) => e.type))] };
+  return {
+    status: "mismatch",
+    entry: trusted.find((e) => e.type === type) ?? null,
+    revoked: false,
+    knownTypes: [...new Set(trusted.map((e) => e.type))],
+  };
 }
 
 /** Key types known for a host, to ask the server for those first (as ssh does). */
 export function knownTypes(files: string[], host: string, port: number): string[] {
-  return [...new Set(keysFor(files, knownHostsName(host, port)).filter((e) => !e.revoked).map((e) => e.type))];
+  return [
+    ...new Set(
+      keysFor(files, knownHostsName(host, port))
+        .filter((e) => !e.revoked)
+        .map((e) => e.type),
+    ),
+  ];
 }
 
 /** `|1|salt|hash` for a name, as `ssh-keygen -H` writes it. */

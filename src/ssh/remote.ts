@@ -55,7 +55,9 @@ ZDOTDIR="$__ptyhub_zdotdir"
 `;
 
 function remoteFishRc(): string {
-  return FISH_SCRIPT + `if set -q PTYHUB_DIR; and test -n "$PTYHUB_DIR"\n    rm -rf -- $PTYHUB_DIR\nend\nset -e PTYHUB_DIR\n`;
+  return (
+    FISH_SCRIPT + `if set -q PTYHUB_DIR; and test -n "$PTYHUB_DIR"\n    rm -rf -- $PTYHUB_DIR\nend\nset -e PTYHUB_DIR\n`
+  );
 }
 
 /** POSIX sh: emulate the login (profile files), then the user's $ENV, then the marker functions. */
@@ -158,13 +160,20 @@ export function setupScript(req: RemoteLaunchRequest, wantShell: string | null, 
     s += heredoc("cmd", line, tag);
   }
   const env = { PTYHUB_SESSION: req.sessionId, TERM_PROGRAM: "ptyhub", ...req.env };
-  s += heredoc("env", Object.entries(env).map(([k, v]) => `${k}=${quotePosix(v)}; export ${k}`).join("\n"), tag);
+  s += heredoc(
+    "env",
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${quotePosix(v)}; export ${k}`)
+      .join("\n"),
+    tag,
+  );
   if (req.cwd !== undefined) {
     s += `c=${quotePosix(req.cwd)}\ncase $c in "~") c=$HOME ;; "~/"*) c=$HOME/\${c#"~/"} ;; esac\n`;
     s += `if ! cd -- "$c" 2>/dev/null; then rm -rf -- "$d"; echo 'PTYHUB-SETUP nocwd'; exit 3; fi\npwd > "$d/cwd"\n`;
   }
   s += `s=\${SHELL:-/bin/sh}\n`;
-  if (wantShell) s += `if ! s=$(command -v ${quotePosix(wantShell)}); then rm -rf -- "$d"; echo 'PTYHUB-SETUP noshell'; exit 4; fi\n`;
+  if (wantShell)
+    s += `if ! s=$(command -v ${quotePosix(wantShell)}); then rm -rf -- "$d"; echo 'PTYHUB-SETUP noshell'; exit 4; fi\n`;
   s += `rm -f -- "$d/setup"\nprintf 'PTYHUB-SETUP ok %s\\nPTYHUB-SHELL %s\\nPTYHUB-CWD %s\\n' "$d" "$s" "$PWD"\n`;
   return s;
 }
@@ -224,22 +233,49 @@ const SAFE_PATH = /^[A-Za-z0-9_./+,:@%-]+$/;
 export async function launchRemote(client: Client, req: RemoteLaunchRequest): Promise<RemoteLaunch> {
   const pty = { term: "xterm-256color", cols: req.cols, rows: req.rows };
   const command = req.command?.trim();
-  const namedShell = req.args === undefined && command && /^\S+$/.test(command) && shellFamilyOf(command) ? command : null;
+  const namedShell =
+    req.args === undefined && command && /^\S+$/.test(command) && shellFamilyOf(command) ? command : null;
   const mode: "shell" | "cmd" = !command || namedShell ? "shell" : "cmd";
-  if (req.args !== undefined && !command) throw new AppError("INVALID_ARGUMENT", "`args` needs `command` (the executable)", "Pass command:\"python3\", args:[\"-q\"].");
-  if (req.cwd !== undefined && /[\n\0]/.test(req.cwd)) throw new AppError("INVALID_ARGUMENT", "cwd must be a single line", "Pass a directory path.");
+  if (req.args !== undefined && !command)
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      "`args` needs `command` (the executable)",
+      'Pass command:"python3", args:["-q"].',
+    );
+  if (req.cwd !== undefined && /[\n\0]/.test(req.cwd))
+    throw new AppError("INVALID_ARGUMENT", "cwd must be a single line", "Pass a directory path.");
 
   const setup = await runSetup(client, setupScript(req, namedShell, mode), req.timeoutMs).catch((err: Error) => {
     log.warn(`remote setup failed: ${err.message}`);
     return null;
   });
-  if (setup?.status === "nocwd") throw new AppError("CWD_NOT_FOUND", `directory not found on the remote host: ${req.cwd}`, "Pass an existing remote directory as cwd (absolute, or ~/…).");
-  if (setup?.status === "noshell") throw new AppError("SPAWN_FAILED", `shell not found on the remote host: ${namedShell}`, "Install it there, or omit command to use the login shell.");
+  if (setup?.status === "nocwd")
+    throw new AppError(
+      "CWD_NOT_FOUND",
+      `directory not found on the remote host: ${req.cwd}`,
+      "Pass an existing remote directory as cwd (absolute, or ~/…).",
+    );
+  if (setup?.status === "noshell")
+    throw new AppError(
+      "SPAWN_FAILED",
+      `shell not found on the remote host: ${namedShell}`,
+      "Install it there, or omit command to use the login shell.",
+    );
   if (!setup || setup.status !== "ok" || !SAFE_PATH.test(setup.dir)) {
-    if (setup?.status === "ok") log.warn(`remote temp dir has unusual characters, not used: ${JSON.stringify(setup.dir)}`);
-    if (mode === "cmd") throw new AppError("SPAWN_FAILED", "the remote host cannot run the setup ptyhub needs to start a command (no POSIX /bin/sh, or exec disabled)", "Open the session without command and drive the program with term_send.");
+    if (setup?.status === "ok")
+      log.warn(`remote temp dir has unusual characters, not used: ${JSON.stringify(setup.dir)}`);
+    if (mode === "cmd")
+      throw new AppError(
+        "SPAWN_FAILED",
+        "the remote host cannot run the setup ptyhub needs to start a command (no POSIX /bin/sh, or exec disabled)",
+        "Open the session without command and drive the program with term_send.",
+      );
     log.warn("remote setup did not run: falling back to a plain login shell without shell integration");
-    const channel = await new Promise<ClientChannel>((resolve, reject) => client.shell(pty, (req.agentForward ? { agentForward: true } : {}) as ShellOptions, (err, ch) => (err ? reject(err) : resolve(ch))));
+    const channel = await new Promise<ClientChannel>((resolve, reject) =>
+      client.shell(pty, (req.agentForward ? { agentForward: true } : {}) as ShellOptions, (err, ch) =>
+        err ? reject(err) : resolve(ch),
+      ),
+    );
     return { channel, integration: "none", family: null, program: "shell", cwd: null };
   }
 
@@ -259,6 +295,11 @@ export async function launchRemote(client: Client, req: RemoteLaunchRequest): Pr
   const boot = `exec /bin/sh ${setup.dir}/boot ${runMode} ${mode === "shell" ? shellPath : "-"}`;
   const channel = await exec(client, boot, { pty, ...(req.agentForward ? { agentForward: true } : {}) });
   const integration: Integration = mode === "cmd" ? "none" : family === "sh" ? "marker" : "shell";
-  const program = mode === "cmd" ? (req.args !== undefined ? [command!, ...req.args].join(" ") : command!) : shellPath.split("/").pop()!;
+  const program =
+    mode === "cmd"
+      ? req.args !== undefined
+        ? [command!, ...req.args].join(" ")
+        : command!
+      : shellPath.split("/").pop()!;
   return { channel, integration, family: mode === "cmd" ? null : family, program, cwd: setup.cwd || null };
 }

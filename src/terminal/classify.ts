@@ -38,7 +38,8 @@ const PAGERS = new Set(["less", "more", "most", "pg"]);
 const PASSWORD_RE = /(pass(word|phrase|code)|\bpin\b|one-time code|verification code|\botp\b)[^\n]{0,60}[:?]\s*$/i;
 const CONFIRM_RE =
   /(\[(y\/n|yes\/no)\]|\((y\/n|yes\/no)\)|\[y\/n\/[^\]]*\]|\byes\/no\b[^\n]*\?|\b(continue|proceed|overwrite|are you sure)\b[^\n]*\?)\s*:?\s*$/i;
-const PAGER_RE = /^(:|\(END\)|--More--.*|.*\(press h for help or q to quit\)|lines \d+-\d+.*|Manual page .*|HELP -- .*|byte \d+.*|\S*\s*\(END\))\s*$/;
+const PAGER_RE =
+  /^(:|\(END\)|--More--.*|.*\(press h for help or q to quit\)|lines \d+-\d+.*|Manual page .*|HELP -- .*|byte \d+.*|\S*\s*\(END\))\s*$/;
 /** Prompts of REPLs and shells without integration: ">>> ", "... ", "$ ", "# ", "> ", "(gdb) ", "In [3]: ", "mysql> ", "db=# ". */
 const PROMPT_RE = /(^|\s|\S)(>>>|\.\.\.|[$#%>❯➜»λ]|In \[\d+\]:|\([A-Za-z][\w-]*\)|[\w.-]+=?[#>])\s?$/;
 

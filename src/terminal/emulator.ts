@@ -169,7 +169,12 @@ export class Emulator {
     const col = buf.cursorX;
     const line = buf.getLine(index);
     const row = this.absRow(index);
-    return { row, col, prefix: col > 0 && line ? line.translateToString(false, 0, col) : "", lineNo: this.lineNoOfRow(row) };
+    return {
+      row,
+      col,
+      prefix: col > 0 && line ? line.translateToString(false, 0, col) : "",
+      lineNo: this.lineNoOfRow(row),
+    };
   }
 
   /** Absolute row number after the last row with content (at least the cursor row). */
@@ -264,7 +269,12 @@ export class Emulator {
     if (this.opts.fastPath === false) return start;
     if (this.altScreen || buf.cursorX !== 0 || this.crFilter.pending || !this.term.modes.wraparoundMode) return start;
     const rows = this.term.rows;
-    if (this.core.buffer.scrollTop !== 0 || this.core.buffer.scrollBottom !== rows - 1 || this.core._charsetService.charset !== undefined) return start;
+    if (
+      this.core.buffer.scrollTop !== 0 ||
+      this.core.buffer.scrollBottom !== rows - 1 ||
+      this.core._charsetService.charset !== undefined
+    )
+      return start;
     // Plain text: printable ASCII, and CR only as part of CR LF. Native regex, not a byte loop.
     const scanEnd = Math.min(data.length, start + FAST_PATH_SCAN_BYTES);
     const scanned = Buffer.from(data.buffer, data.byteOffset + start, scanEnd - start).toString("latin1");
@@ -278,7 +288,8 @@ export class Emulator {
     all.pop(); // after the last CR LF
     const lines = all.length;
     if (lines < FAST_PATH_MIN_LINES) return start;
-    for (let y = buf.cursorY; y < rows; y++) if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) return start;
+    for (let y = buf.cursorY; y < rows; y++)
+      if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) return start;
 
     const cols = this.term.cols;
     const rowsOf = (line: string) => Math.max(1, Math.ceil(line.length / cols));
@@ -358,7 +369,8 @@ export class Emulator {
     this.syncHistory();
     const buf = this.term.buffer.normal;
     let last = -1;
-    for (let y = 0; y < this.term.rows; y++) if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) last = y;
+    for (let y = 0; y < this.term.rows; y++)
+      if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) last = y;
     for (let y = 0; y <= last; y++) this.pushLine(buf.getLine(buf.baseY + y));
     this.resetSeen = true;
   }

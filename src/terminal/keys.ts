@@ -70,7 +70,7 @@ interface ParsedKey {
 }
 
 function parseKeyName(raw: string): ParsedKey {
-  let name = raw.trim();
+  const name = raw.trim();
   if (name.length === 0) throw badKey(raw);
   // Caret notation: ^C
   if (/^\^.$/.test(name)) return { ctrl: true, alt: false, shift: false, base: name[1]!.toLowerCase() };

@@ -107,7 +107,14 @@ function collapse(items: readonly Item[]): Entry[] {
     const it = items[k]!;
     if ("gap" in it && it.kept) {
       // Always omitted: its tokens can never fit, so the cut below puts it in the omitted range.
-      out.push({ text: "", firstLine: it.fromLine, lastLine: it.toLine, lines: it.toLine - it.fromLine + 1, tokens: Number.POSITIVE_INFINITY, lost: false });
+      out.push({
+        text: "",
+        firstLine: it.fromLine,
+        lastLine: it.toLine,
+        lines: it.toLine - it.fromLine + 1,
+        tokens: Number.POSITIVE_INFINITY,
+        lost: false,
+      });
       k++;
       continue;
     }
@@ -127,10 +134,24 @@ function collapse(items: readonly Item[]): Entry[] {
     if (run >= COLLAPSE_MIN_RUN && it.text.length > 0) {
       const last = items[k + run - 1] as Line;
       const text = `${it.text}\n[… same line repeated ${run - 1} more times …]`;
-      out.push({ text, firstLine: it.lineNo, lastLine: last.lineNo, lines: run, tokens: estimateTokens(text), lost: false });
+      out.push({
+        text,
+        firstLine: it.lineNo,
+        lastLine: last.lineNo,
+        lines: run,
+        tokens: estimateTokens(text),
+        lost: false,
+      });
       k += run;
     } else {
-      out.push({ text: it.text, firstLine: it.lineNo, lastLine: it.lineNo, lines: 1, tokens: estimateTokens(it.text) + 1, lost: false });
+      out.push({
+        text: it.text,
+        firstLine: it.lineNo,
+        lastLine: it.lineNo,
+        lines: 1,
+        tokens: estimateTokens(it.text) + 1,
+        lost: false,
+      });
       k++;
     }
   }
@@ -167,7 +188,9 @@ const NON_ASCII = /[^\x00-\x7f]/;
 /** Applies collapsing and the token budget. */
 export function render(items: readonly Item[], maxTokens: number, redact?: (text: string) => string): Rendered {
   const budget = Math.max(MIN_TOKEN_BUDGET, maxTokens);
-  const trimmed = trimTrailingBlank(items.map((it) => ("gap" in it ? it : { text: it.text.trimEnd(), lineNo: it.lineNo })));
+  const trimmed = trimTrailingBlank(
+    items.map((it) => ("gap" in it ? it : { text: it.text.trimEnd(), lineNo: it.lineNo })),
+  );
   // Each shown line costs at least one token, so at most `budget` lines of each end can be shown:
   // a long output with little repetition only needs its two ends collapsed and measured.
   const reach = budget + 1;

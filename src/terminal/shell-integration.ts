@@ -82,7 +82,12 @@ export function shellLaunch(shellPath: string, nonce: string, env: Record<string
       extra.ZDOTDIR = join(dir, "zsh");
       return { argv: [shellPath, "-i"], env: extra, integration: "shell", family };
     case "fish":
-      return { argv: [shellPath, "-i", "--init-command", `source ${quoteFish(join(dir, "fish.fish"))}`], env: extra, integration: "shell", family };
+      return {
+        argv: [shellPath, "-i", "--init-command", `source ${quoteFish(join(dir, "fish.fish"))}`],
+        env: extra,
+        integration: "shell",
+        family,
+      };
     case "sh":
       if (env.ENV) extra.PTYHUB_USER_ENV = env.ENV;
       extra.ENV = join(dir, "sh.rc");
@@ -109,7 +114,10 @@ export function commandLine(command: string, family: ShellFamily, integration: I
   let line = command;
   if (multiLine) {
     const escaped = command.replace(/\\/g, "\\\\").replace(/\r?\n/g, "\\n");
-    line = family === "fish" ? `eval (printf %b ${quotePosix(escaped)} | string collect)` : `eval "$(printf %b ${quotePosix(escaped)})"`;
+    line =
+      family === "fish"
+        ? `eval (printf %b ${quotePosix(escaped)} | string collect)`
+        : `eval "$(printf %b ${quotePosix(escaped)})"`;
   }
   if (integration === "marker") {
     const body = multiLine ? line : `eval ${quotePosix(command)}`;

@@ -5,7 +5,17 @@
  * prompt), file modes, rotation and retention, and `ptyhub log` reading it (also --follow).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMcp, type Mcp } from "../ssh/mcp.ts";
@@ -40,7 +50,9 @@ describe("audit trail written by the daemon", () => {
       env: { PTYHUB_SHELL: "/bin/bash" },
       // The human declines every guard question and gives the secret when asked for one.
       elicit: (req: { message: string }) => {
-        const content: Record<string, string | boolean> = req.message.startsWith("ptyhub guard") ? { allow: false } : { secret: SECRET };
+        const content: Record<string, string | boolean> = req.message.startsWith("ptyhub guard")
+          ? { allow: false }
+          : { secret: SECRET };
         return { action: "accept" as const, content };
       },
     });
@@ -55,14 +67,23 @@ describe("audit trail written by the daemon", () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "audit-cwd-")));
     expect((await mcp.call("term_open", { name: "au", cwd: dir, command: "bash" })).isError).toBe(false);
     expect((await mcp.call("term_exec", { session: "au", command: "echo hello; false" })).data.exit_code).toBe(1);
-    expect((await mcp.call("term_exec", { session: "au", command: "shutdown -h now" })).error?.code).toBe("BLOCKED_BY_GUARD");
-    await mcp.call("term_send", { session: "au", text: "read -rs -p 'Password: ' pw; echo; echo read-done", until: "Password: " });
+    expect((await mcp.call("term_exec", { session: "au", command: "shutdown -h now" })).error?.code).toBe(
+      "BLOCKED_BY_GUARD",
+    );
+    await mcp.call("term_send", {
+      session: "au",
+      text: "read -rs -p 'Password: ' pw; echo; echo read-done",
+      until: "Password: ",
+    });
     expect((await mcp.call("term_secret", { session: "au" })).data.sent).toBe(true);
     // Output since this client's last read: "read-done" counts whether it came before this call or after.
     let seen = "";
-    for (let i = 0; i < 20 && !seen.includes("read-done"); i++) seen += (await mcp.call("term_read", { session: "au", wait_ms: 2000 })).data.output;
+    for (let i = 0; i < 20 && !seen.includes("read-done"); i++)
+      seen += (await mcp.call("term_read", { session: "au", wait_ms: 2000 })).data.output;
     expect(seen).toContain("read-done");
-    expect((await mcp.call("term_exec", { session: "au", command: 'echo "got ${#pw}"' })).data.output).toBe(`got ${SECRET.length}`);
+    expect((await mcp.call("term_exec", { session: "au", command: 'echo "got ${#pw}"' })).data.output).toBe(
+      `got ${SECRET.length}`,
+    );
     await mcp.call("term_exec", { session: "au", command: `echo ${SECRET}` });
 
     const entries = await until("the last command's end in the trail", () => {
@@ -70,13 +91,24 @@ describe("audit trail written by the daemon", () => {
       return e.filter((x) => x.event === "command_end").length >= 4 ? e : null;
     });
     const typed = entries.filter((e) => e.event === "typed");
-    expect(typed[0]).toMatchObject({ session: "au", who: expect.stringMatching(/^ptyhub-ssh-test\/0:\d+$/), via: "exec", text: "echo hello; false" });
+    expect(typed[0]).toMatchObject({
+      session: "au",
+      who: expect.stringMatching(/^ptyhub-ssh-test\/0:\d+$/),
+      via: "exec",
+      text: "echo hello; false",
+    });
     expect(entries.find((e) => e.event === "open")).toMatchObject({ kind: "local", cwd: dir });
     expect(entries.find((e) => e.event === "command_end")).toMatchObject({ exit_code: 1, cwd: dir });
-    expect(entries.find((e) => e.event === "guard")).toMatchObject({ outcome: "declined", text: "shutdown -h now", rules: ["shutdown"] });
+    expect(entries.find((e) => e.event === "guard")).toMatchObject({
+      outcome: "declined",
+      text: "shutdown -h now",
+      rules: ["shutdown"],
+    });
     expect(entries.some((e) => e.event === "secret")).toBe(true);
     // The secret's value, even typed later by the agent itself, is nowhere in the trail.
-    const raw = trailFiles("au").map((f) => readFileSync(f, "utf8")).join("");
+    const raw = trailFiles("au")
+      .map((f) => readFileSync(f, "utf8"))
+      .join("");
     expect(raw).not.toContain(SECRET);
     expect(typed.at(-1)!.text).toContain("echo ");
     for (const e of entries) expect(Date.parse(e.t)).toBeGreaterThan(0);
@@ -91,7 +123,10 @@ describe("audit trail written by the daemon", () => {
     expect(text).toContain("command ended: exit 1");
     expect(text).toContain("guard declined");
     expect(text).not.toContain(SECRET);
-    const missing = Bun.spawnSync([process.execPath, CLI, "log", "no-such-session"], { stdout: "pipe", stderr: "pipe" });
+    const missing = Bun.spawnSync([process.execPath, CLI, "log", "no-such-session"], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr.toString()).toContain("SESSION_NOT_FOUND");
   });
@@ -110,7 +145,10 @@ describe("what a human types in attach", () => {
       };
       human("echo from-");
       human("human\r");
-      await host.exec({ session: "hu", command: "read -rs -p 'Password: ' pw; echo", ...defaults, timeout_ms: 200 }, ctx);
+      await host.exec(
+        { session: "hu", command: "read -rs -p 'Password: ' pw; echo", ...defaults, timeout_ms: 200 },
+        ctx,
+      );
       await until("the password prompt", () => session.state() === "password");
       human("hunter2\r");
       await until("the read to finish", () => session.phase === "prompt");
@@ -132,7 +170,12 @@ describe("trail files", () => {
     expect(files.at(-1)).toBe(join(auditDir(), "rot.jsonl"));
     for (const f of files.slice(0, -1)) expect(statSync(f).size).toBeGreaterThanOrEqual(4096);
     // Oldest first, nothing lost within what is kept: the numbering runs on across files.
-    const seq = files.flatMap((f) => readFileSync(f, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).i as number));
+    const seq = files.flatMap((f) =>
+      readFileSync(f, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).i as number),
+    );
     expect(seq).toEqual([...seq].sort((a, b) => a - b));
     expect(seq.at(-1)).toBe(199);
 
@@ -146,7 +189,18 @@ describe("trail files", () => {
 
   test("ptyhub log --follow prints entries as they are appended", async () => {
     const file = join(auditDir(), "fol.jsonl");
-    writeFileSync(file, JSON.stringify({ t: new Date().toISOString(), session: "fol", event: "typed", who: "w", via: "exec", text: "first" }) + "\n", { mode: 0o600 });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        t: new Date().toISOString(),
+        session: "fol",
+        event: "typed",
+        who: "w",
+        via: "exec",
+        text: "first",
+      }) + "\n",
+      { mode: 0o600 },
+    );
     const proc = Bun.spawn([process.execPath, CLI, "log", "fol", "--follow"], { stdout: "pipe", stderr: "pipe" });
     let out = "";
     const reader = (async () => {
@@ -154,15 +208,25 @@ describe("trail files", () => {
     })();
     try {
       await until("the existing entry", () => out.includes('"first"'));
-      appendFileSync(file, JSON.stringify({ t: new Date().toISOString(), session: "fol", event: "command_end", exit_code: 3 }) + "\n");
+      appendFileSync(
+        file,
+        JSON.stringify({ t: new Date().toISOString(), session: "fol", event: "command_end", exit_code: 3 }) + "\n",
+      );
       await until("the appended entry", () => out.includes("command ended: exit 3"));
     } finally {
       proc.kill("SIGTERM");
       await proc.exited;
       await reader;
     }
-    expect(formatEntry({ t: "2026-01-01T00:00:00.000Z", event: "guard", who: "c", outcome: "blocked", text: "reboot", rules: ["shutdown"] })).toBe(
-      '2026-01-01 00:00:00Z  c  guard blocked: "reboot" (shutdown)',
-    );
+    expect(
+      formatEntry({
+        t: "2026-01-01T00:00:00.000Z",
+        event: "guard",
+        who: "c",
+        outcome: "blocked",
+        text: "reboot",
+        rules: ["shutdown"],
+      }),
+    ).toBe('2026-01-01 00:00:00Z  c  guard blocked: "reboot" (shutdown)');
   });
 });

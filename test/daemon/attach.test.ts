@@ -8,7 +8,17 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { Terminal } from "@xterm/headless";
 import type { Subprocess } from "bun";
-import { CLI, ok, settleLeftovers, startServer, stopDaemon, testEnv, waitFor, type Env, type McpServer } from "./helpers.ts";
+import {
+  CLI,
+  ok,
+  settleLeftovers,
+  startServer,
+  stopDaemon,
+  testEnv,
+  waitFor,
+  type Env,
+  type McpServer,
+} from "./helpers.ts";
 
 /** The human's side: attach running in a PTY, its output parsed by a terminal emulator. */
 class Human {
@@ -82,7 +92,13 @@ function human(env: Env, args: string[], cols: number, rows: number): Human {
 }
 
 async function sessionInfo(agent: McpServer, name: string) {
-  const sessions = (await ok(agent, "term_list")).sessions as Array<{ session: string; attached: boolean; alive: boolean; cols: number; rows: number }>;
+  const sessions = (await ok(agent, "term_list")).sessions as Array<{
+    session: string;
+    attached: boolean;
+    alive: boolean;
+    cols: number;
+    rows: number;
+  }>;
   return sessions.find((s) => s.session === name)!;
 }
 
@@ -109,9 +125,17 @@ describe("ptyhub attach", () => {
 
     // Raw mode: ctrl+c interrupts the session's program, attach stays.
     h.type("sleep 30\r");
-    await waitFor(async () => (await ok(agent, "term_read", { session: "h", mode: "screen" })).state === "running", 5000, "sleep to run");
+    await waitFor(
+      async () => (await ok(agent, "term_read", { session: "h", mode: "screen" })).state === "running",
+      5000,
+      "sleep to run",
+    );
     h.type("\x03");
-    await waitFor(async () => (await ok(agent, "term_read", { session: "h", mode: "screen" })).state === "prompt", 5000, "the interrupt");
+    await waitFor(
+      async () => (await ok(agent, "term_read", { session: "h", mode: "screen" })).state === "prompt",
+      5000,
+      "the interrupt",
+    );
     expect(h.proc.exitCode).toBe(null);
 
     // ctrl+\ detaches; the session keeps running.

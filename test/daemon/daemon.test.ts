@@ -35,7 +35,10 @@ describe("starting the daemon", () => {
   test("two MCP servers opening sessions at the same moment end up with one daemon", async () => {
     const e = env();
     const [a, b] = await Promise.all([server(e, "a"), server(e, "b")]);
-    const [ra, rb] = await Promise.all([ok(a, "term_open", { command: "sleep 60" }), ok(b, "term_open", { command: "sleep 60" })]);
+    const [ra, rb] = await Promise.all([
+      ok(a, "term_open", { command: "sleep 60" }),
+      ok(b, "term_open", { command: "sleep 60" }),
+    ]);
     // Automatic names stay unique across clients of one daemon.
     expect(ra.session).not.toBe(rb.session);
     const st = await daemonStatus(e);
@@ -45,13 +48,17 @@ describe("starting the daemon", () => {
 
   test("racing starts: concurrent connect-or-start calls and hand-started daemons leave exactly one", async () => {
     const e = env();
-    const clients = await Promise.all(Array.from({ length: 5 }, () => reachDaemon({ role: "test", env: e, start: true })));
+    const clients = await Promise.all(
+      Array.from({ length: 5 }, () => reachDaemon({ role: "test", env: e, start: true })),
+    );
     const pids = new Set(clients.map((c) => c.daemon.pid));
     for (const c of clients) c.close();
     expect(pids.size).toBe(1);
 
     // `ptyhub daemon` by hand, three at once, while one already runs: all of them step aside.
-    const extra = Array.from({ length: 3 }, () => Bun.spawn([process.execPath, CLI, "daemon"], { env: e, stdio: ["ignore", "ignore", "ignore"] }));
+    const extra = Array.from({ length: 3 }, () =>
+      Bun.spawn([process.execPath, CLI, "daemon"], { env: e, stdio: ["ignore", "ignore", "ignore"] }),
+    );
     const codes = await Promise.all(extra.map((p) => p.exited));
     expect(codes).toEqual([0, 0, 0]);
     expect(daemonsFor(e)).toEqual([...pids]);
@@ -59,7 +66,9 @@ describe("starting the daemon", () => {
 
   test("three daemons started at once by hand, with none running: exactly one stays", async () => {
     const e = env();
-    const procs = Array.from({ length: 3 }, () => Bun.spawn([process.execPath, CLI, "daemon"], { env: e, stdio: ["ignore", "ignore", "ignore"] }));
+    const procs = Array.from({ length: 3 }, () =>
+      Bun.spawn([process.execPath, CLI, "daemon"], { env: e, stdio: ["ignore", "ignore", "ignore"] }),
+    );
     await waitFor(async () => (await daemonStatus(e)) !== null, 10_000, "a daemon to answer");
     await waitFor(() => procs.filter((p) => p.exitCode === null).length === 1, 10_000, "all but one to step aside");
     const st = await daemonStatus(e);
@@ -89,20 +98,22 @@ describe("privacy", () => {
   // The other user needs a python3 it can run: the system's, not one under root's home.
   const systemPython = Bun.which("python3", { PATH: "/usr/bin:/bin:/usr/local/bin" });
 
-  test.skipIf(!isRoot || !systemPython)("a peer with another uid is refused: by the socket's permissions, and by the daemon's own uid check", async () => {
-    // Runs as root (CI does): the "other user" is a process with an unused uid, spawned with
-    // setuid. Its directory must be reachable by that user for the second half, so it lives
-    // under /tmp rather than in the test run's private root.
-    const OTHER_UID = 54_321;
-    const base = mkdtempSync("/tmp/ptyhub-uid-");
-    try {
-      chmodSync(base, 0o711);
-      const e = env({ XDG_RUNTIME_DIR: join(base, "r"), XDG_STATE_HOME: join(base, "s") });
-      const c = await reachDaemon({ role: "test", env: e, start: true });
-      c.close();
-      const paths = daemonPaths(e);
-      chmodSync(join(base, "r"), 0o711);
-      const probe = `
+  test.skipIf(!isRoot || !systemPython)(
+    "a peer with another uid is refused: by the socket's permissions, and by the daemon's own uid check",
+    async () => {
+      // Runs as root (CI does): the "other user" is a process with an unused uid, spawned with
+      // setuid. Its directory must be reachable by that user for the second half, so it lives
+      // under /tmp rather than in the test run's private root.
+      const OTHER_UID = 54_321;
+      const base = mkdtempSync("/tmp/ptyhub-uid-");
+      try {
+        chmodSync(base, 0o711);
+        const e = env({ XDG_RUNTIME_DIR: join(base, "r"), XDG_STATE_HOME: join(base, "s") });
+        const c = await reachDaemon({ role: "test", env: e, start: true });
+        c.close();
+        const paths = daemonPaths(e);
+        chmodSync(join(base, "r"), 0o711);
+        const probe = `
 import json, socket, sys
 s = socket.socket(socket.AF_UNIX)
 try:
@@ -120,33 +131,49 @@ while True:
     data += chunk
 print(json.dumps({"frames": [json.loads(l) for l in data.decode().splitlines() if l]}))
 `;
-      const asOther = async () => {
-        const p = Bun.spawn([systemPython!, "-c", probe, paths.socket], { uid: OTHER_UID, gid: OTHER_UID, cwd: "/", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
-        const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-        if (!out.trim()) throw new Error(`probe failed: ${err}`);
-        return JSON.parse(out) as { connect_error?: number; frames?: Array<{ type: string; error?: { message: string } }> };
-      };
+        const asOther = async () => {
+          const p = Bun.spawn([systemPython!, "-c", probe, paths.socket], {
+            uid: OTHER_UID,
+            gid: OTHER_UID,
+            cwd: "/",
+            stdout: "pipe",
+            stderr: "pipe",
+            env: { PATH: "/usr/bin:/bin" },
+          });
+          const [out, err] = await Promise.all([
+            new Response(p.stdout).text(),
+            new Response(p.stderr).text(),
+            p.exited,
+          ]);
+          if (!out.trim()) throw new Error(`probe failed: ${err}`);
+          return JSON.parse(out) as {
+            connect_error?: number;
+            frames?: Array<{ type: string; error?: { message: string } }>;
+          };
+        };
 
-      // 1. The kernel: the 0700 directory (and 0600 socket) stop another user at connect().
-      const denied = await asOther();
-      expect(denied.connect_error).toBe(13); // EACCES
+        // 1. The kernel: the 0700 directory (and 0600 socket) stop another user at connect().
+        const denied = await asOther();
+        expect(denied.connect_error).toBe(13); // EACCES
 
-      // 2. The daemon: with the permissions opened up on purpose, it still refuses the peer by
-      //    its kernel-reported uid (SO_PEERCRED), before any session call can happen.
-      chmodSync(paths.dir, 0o711);
-      chmodSync(paths.socket, 0o666);
-      const refused = await asOther();
-      expect(refused.connect_error).toBeUndefined();
-      expect(refused.frames?.map((f) => f.type)).toEqual(["fatal"]);
-      expect(refused.frames?.[0]?.error?.message).toContain(`uid ${OTHER_UID} may not use it`);
-      expect(readFileSync(paths.log, "utf8")).toContain(`refused a connection from uid ${OTHER_UID}`);
-      chmodSync(paths.dir, 0o700);
-      chmodSync(paths.socket, 0o600);
-      await stopDaemon(e);
-    } finally {
-      rmSync(base, { recursive: true, force: true });
-    }
-  }, 30_000);
+        // 2. The daemon: with the permissions opened up on purpose, it still refuses the peer by
+        //    its kernel-reported uid (SO_PEERCRED), before any session call can happen.
+        chmodSync(paths.dir, 0o711);
+        chmodSync(paths.socket, 0o666);
+        const refused = await asOther();
+        expect(refused.connect_error).toBeUndefined();
+        expect(refused.frames?.map((f) => f.type)).toEqual(["fatal"]);
+        expect(refused.frames?.[0]?.error?.message).toContain(`uid ${OTHER_UID} may not use it`);
+        expect(readFileSync(paths.log, "utf8")).toContain(`refused a connection from uid ${OTHER_UID}`);
+        chmodSync(paths.dir, 0o700);
+        chmodSync(paths.socket, 0o600);
+        await stopDaemon(e);
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    },
+    30_000,
+  );
 });
 
 describe("daemon lifecycle", () => {
@@ -182,7 +209,11 @@ describe("daemon lifecycle", () => {
     const e = env({ PTYHUB_DAEMON_IDLE_MS: "300" });
     const c = await reachDaemon({ role: "test", env: e, start: true });
     const pid = c.daemon.pid;
-    const r = await c.call<{ session: string }>("open", { name: "keep", command: "sleep", args: ["300"], cwd: "/" }, { clientId: "t" });
+    const r = await c.call<{ session: string }>(
+      "open",
+      { name: "keep", command: "sleep", args: ["300"], cwd: "/" },
+      { clientId: "t" },
+    );
     c.close();
     // A session keeps it alive though nobody is connected…
     await Bun.sleep(900);
@@ -207,7 +238,11 @@ describe("daemon lifecycle", () => {
       5000,
       "both programs to exit",
     );
-    await waitFor(() => childrenOf(st!.pid).filter((c) => !c.cmd.includes("daemon")).length === 0, 3000, "no child left");
+    await waitFor(
+      () => childrenOf(st!.pid).filter((c) => !c.cmd.includes("daemon")).length === 0,
+      3000,
+      "no child left",
+    );
     expect(childrenOf(st!.pid).filter((c) => c.state === "Z")).toEqual([]);
   }, 30_000);
 
@@ -220,7 +255,15 @@ describe("daemon lifecycle", () => {
       unix: paths.socket,
       socket: {
         open(s) {
-          s.write(JSON.stringify({ type: "hello", protocol: PROTOCOL + 1, version: "0.0.1-old", pid: stand.pid, role: "daemon" }) + "\n");
+          s.write(
+            JSON.stringify({
+              type: "hello",
+              protocol: PROTOCOL + 1,
+              version: "0.0.1-old",
+              pid: stand.pid,
+              role: "daemon",
+            }) + "\n",
+          );
         },
         data() {},
       },

@@ -53,7 +53,13 @@ export interface McpServer {
 }
 
 export async function startServer(env: Env, name = "test"): Promise<McpServer> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI], env, stderr: "pipe", cwd: REPO });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI],
+    env,
+    stderr: "pipe",
+    cwd: REPO,
+  });
   const client = new Client({ name, version: "0" });
   await client.connect(transport);
   const pid = transport.pid!;
@@ -86,7 +92,11 @@ export async function call(server: McpServer, tool: string, args: Record<string,
 }
 
 /** Like call, but fails the test with the error text when the tool failed. */
-export async function ok(server: McpServer, tool: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+export async function ok(
+  server: McpServer,
+  tool: string,
+  args: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const r = await call(server, tool, args);
   if (r.isError) throw new Error(`${tool} failed: ${r.text}`);
   return r.data;
@@ -147,10 +157,18 @@ export async function stopDaemon(env: Env): Promise<void> {
 }
 
 /** Runs the CLI (ls, kill, daemon --status …) to completion. */
-export async function runCli(env: Env, args: string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCli(
+  env: Env,
+  args: string[],
+  timeoutMs = 20_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const proc = Bun.spawn([process.execPath, CLI, ...args], { env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   clearTimeout(timer);
   return { code, stdout, stderr };
 }

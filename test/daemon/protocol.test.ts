@@ -15,7 +15,13 @@ import { testEnv, type Env } from "./helpers.ts";
 
 describe("frames", () => {
   const frames = [
-    { type: "call", id: 1, method: "send", params: { text: "héllo wörld — ✓ 𝄞\nline2" }, ctx: { clientId: "a", elicit: false } },
+    {
+      type: "call",
+      id: 1,
+      method: "send",
+      params: { text: "héllo wörld — ✓ 𝄞\nline2" },
+      ctx: { clientId: "a", elicit: false },
+    },
     { type: "result", id: 1, result: { output: "x".repeat(3000) } },
     { type: "output", data: Buffer.from([0, 1, 2, 0x0a, 0xff]).toString("base64") },
   ];
@@ -44,7 +50,9 @@ describe("frames", () => {
 });
 
 /** A host whose methods are scripted per test; only what the server touches is real. */
-function scriptedHost(overrides: Partial<Record<string, (p: Record<string, unknown>, ctx: CallContext) => Promise<unknown>>>): HostedSessions {
+function scriptedHost(
+  overrides: Partial<Record<string, (p: Record<string, unknown>, ctx: CallContext) => Promise<unknown>>>,
+): HostedSessions {
   const notFound = () => {
     throw new AppError("SESSION_NOT_FOUND", "no session", "");
   };
@@ -118,7 +126,10 @@ describe("calls over the socket", () => {
         // Asks the human, through the client, across the socket.
         typeSecret: async (_p, ctx) => {
           if (!ctx.elicit) throw new AppError("ELICITATION_UNSUPPORTED", "no elicitation", "");
-          const answer = await ctx.elicit("passphrase for key?", { type: "object", properties: { secret: { type: "string" } } });
+          const answer = await ctx.elicit("passphrase for key?", {
+            type: "object",
+            properties: { secret: { type: "string" } },
+          });
           return { session: "s", sent: answer.action === "accept", got: answer.content?.secret };
         },
         close: async () => {
@@ -147,7 +158,12 @@ describe("calls over the socket", () => {
   test("params that break the method's schema are refused before the host sees them", async () => {
     const c = await DaemonClient.connect({ socket, role: "test" });
     const before = seen.resizeCalls;
-    for (const params of [{ session: "s", cols: 5000, rows: 40 }, { session: "s", cols: 80 }, { session: "s", cols: 80, rows: 40, extra: 1 }, "nonsense"]) {
+    for (const params of [
+      { session: "s", cols: 5000, rows: 40 },
+      { session: "s", cols: 80 },
+      { session: "s", cols: 80, rows: 40, extra: 1 },
+      "nonsense",
+    ]) {
       const err: any = await c.call("resize", params).catch((e: any) => e);
       expect(err).toBeInstanceOf(AppError);
       expect(err.code).toBe("INVALID_ARGUMENT");
@@ -198,17 +214,23 @@ describe("calls over the socket", () => {
   test("elicitation asked by the daemon is answered by the client's elicit hook", async () => {
     const c = await DaemonClient.connect({ socket, role: "test" });
     let asked = "";
-    const r = await c.call<{ sent: boolean; got: string }>("typeSecret", { session: "s", secret: "", enter: true }, {
-      clientId: "x",
-      elicit: async (message) => {
-        asked = message;
-        return { action: "accept", content: { secret: "hunter2" } };
+    const r = await c.call<{ sent: boolean; got: string }>(
+      "typeSecret",
+      { session: "s", secret: "", enter: true },
+      {
+        clientId: "x",
+        elicit: async (message) => {
+          asked = message;
+          return { action: "accept", content: { secret: "hunter2" } };
+        },
       },
-    });
+    );
     expect(asked).toBe("passphrase for key?");
     expect(r).toMatchObject({ sent: true, got: "hunter2" });
     // Without the hook, the daemon side learns the client cannot elicit.
-    const err: any = await c.call("typeSecret", { session: "s", secret: "", enter: true }, { clientId: "x" }).catch((e: any) => e);
+    const err: any = await c
+      .call("typeSecret", { session: "s", secret: "", enter: true }, { clientId: "x" })
+      .catch((e: any) => e);
     expect(err.code).toBe("ELICITATION_UNSUPPORTED");
     c.close();
   });
@@ -230,7 +252,10 @@ describe("calls over the socket", () => {
       unix: fakeSocket,
       socket: {
         open(s) {
-          s.write(JSON.stringify({ type: "hello", protocol: PROTOCOL + 1, version: "9.9.9", pid: 4242, role: "daemon" }) + "\n");
+          s.write(
+            JSON.stringify({ type: "hello", protocol: PROTOCOL + 1, version: "9.9.9", pid: 4242, role: "daemon" }) +
+              "\n",
+          );
         },
         data() {},
       },

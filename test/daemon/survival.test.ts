@@ -8,7 +8,18 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
-import { alive, call, daemonStatus, errorCode, ok, runCli, settleLeftovers, waitFor, type McpServer, fixture } from "./helpers.ts";
+import {
+  alive,
+  call,
+  daemonStatus,
+  errorCode,
+  ok,
+  runCli,
+  settleLeftovers,
+  waitFor,
+  type McpServer,
+  fixture,
+} from "./helpers.ts";
 
 const fx = fixture();
 const env = fx.env;
@@ -23,7 +34,12 @@ describe("persistent sessions", () => {
     const opened = await ok(a, "term_open", { name: "job" });
     expect(opened.persistent).toBe(true);
     expect(opened.attach).toBe("ptyhub attach job");
-    const started = await ok(a, "term_send", { session: "job", text: "for i in $(seq 1 6); do echo tick-$i; sleep 0.15; done; echo JOB-DONE", until: "tick-1", wait_ms: 5000 });
+    const started = await ok(a, "term_send", {
+      session: "job",
+      text: "for i in $(seq 1 6); do echo tick-$i; sleep 0.15; done; echo JOB-DONE",
+      until: "tick-1",
+      wait_ms: 5000,
+    });
     expect(started.output).toContain("tick-1");
     await a.kill(); // kill -9 while the command runs
 
@@ -35,7 +51,11 @@ describe("persistent sessions", () => {
     expect(list.map((s) => s.session)).toEqual(["job"]);
     expect(list[0]).toMatchObject({ alive: true, persistent: true });
     // The command finishes before anyone reads (term_list moves no read cursor).
-    await waitFor(async () => ((await ok(b, "term_list")).sessions as Array<{ state: string }>)[0]!.state === "prompt", 10_000, "the command to finish");
+    await waitFor(
+      async () => ((await ok(b, "term_list")).sessions as Array<{ state: string }>)[0]!.state === "prompt",
+      10_000,
+      "the command to finish",
+    );
     const r = await ok(b, "term_read", { session: "job", wait_ms: 0 });
     const lines = String(r.output).split("\n");
     // Everything after tick-1 exactly once: no gap, no duplicate.
@@ -50,10 +70,19 @@ describe("persistent sessions", () => {
     const e = env();
     const a = await server(e);
     await ok(a, "term_open", { name: "flood" });
-    await ok(a, "term_send", { session: "flood", text: "echo FLOOD-START; sleep 0.3; seq 1 200000; echo FLOOD-DONE", until: "FLOOD-START", wait_ms: 5000 });
+    await ok(a, "term_send", {
+      session: "flood",
+      text: "echo FLOOD-START; sleep 0.3; seq 1 200000; echo FLOOD-DONE",
+      until: "FLOOD-START",
+      wait_ms: 5000,
+    });
     await a.kill();
     const b = await server(e);
-    await waitFor(async () => ((await ok(b, "term_list")).sessions as Array<{ state: string }>)[0]!.state === "prompt", 20_000, "the flood to end");
+    await waitFor(
+      async () => ((await ok(b, "term_list")).sessions as Array<{ state: string }>)[0]!.state === "prompt",
+      20_000,
+      "the flood to end",
+    );
     const r = await ok(b, "term_read", { session: "flood", wait_ms: 0, max_tokens: 2000 });
     expect(r.dropped as number).toBeGreaterThan(100_000);
     const out = String(r.output);
@@ -66,7 +95,11 @@ describe("persistent sessions", () => {
     const e = env();
     const a = await server(e);
     await ok(a, "term_open", { name: "sh1" });
-    const r1 = await ok(a, "term_exec", { session: "sh1", command: "sleep 0.6; echo finished-late; (exit 3)", timeout_ms: 100 });
+    const r1 = await ok(a, "term_exec", {
+      session: "sh1",
+      command: "sleep 0.6; echo finished-late; (exit 3)",
+      timeout_ms: 100,
+    });
     expect(r1.status).toBe("running");
     await ok(a, "term_open", { name: "prog", command: "sleep 0.5; echo bye; exit 7" });
     await a.kill();
@@ -75,8 +108,15 @@ describe("persistent sessions", () => {
     // Both finish while no read happens (term_list moves no read cursor).
     await waitFor(
       async () => {
-        const sessions = (await ok(b, "term_list")).sessions as Array<{ session: string; state: string; alive: boolean }>;
-        return sessions.some((s) => s.session === "sh1" && s.state === "prompt") && sessions.some((s) => s.session === "prog" && !s.alive);
+        const sessions = (await ok(b, "term_list")).sessions as Array<{
+          session: string;
+          state: string;
+          alive: boolean;
+        }>;
+        return (
+          sessions.some((s) => s.session === "sh1" && s.state === "prompt") &&
+          sessions.some((s) => s.session === "prog" && !s.alive)
+        );
       },
       10_000,
       "the command and the program to finish",
@@ -84,7 +124,11 @@ describe("persistent sessions", () => {
     const r2 = await ok(b, "term_read", { session: "sh1", wait_ms: 0 });
     expect(r2.output).toContain("finished-late");
     expect(r2.exit_code).toBe(3);
-    const list = (await ok(b, "term_list")).sessions as Array<{ session: string; alive: boolean; exit_code: number | null }>;
+    const list = (await ok(b, "term_list")).sessions as Array<{
+      session: string;
+      alive: boolean;
+      exit_code: number | null;
+    }>;
     expect(list.find((s) => s.session === "prog")).toMatchObject({ alive: false, exit_code: 7 });
     // The exited session keeps its final screen until it is closed.
     const screen = await ok(b, "term_read", { session: "prog", mode: "screen" });
@@ -110,28 +154,44 @@ describe("persistent sessions", () => {
     const b = await server(e, "b");
     await ok(a, "term_open", { name: "shared", cwd: e.XDG_RUNTIME_DIR });
     const out = join(e.XDG_RUNTIME_DIR!, "typed.txt");
-    await ok(a, "term_send", { session: "shared", text: `stty -echo; echo CAT-READY; cat > ${out}`, until: "CAT-READY", wait_ms: 5000 });
+    await ok(a, "term_send", {
+      session: "shared",
+      text: `stty -echo; echo CAT-READY; cat > ${out}`,
+      until: "CAT-READY",
+      wait_ms: 5000,
+    });
     const N = 12;
     const LEN = 900;
     const typing = (s: McpServer, ch: string) =>
       (async () => {
-        for (let i = 0; i < N; i++) await ok(s, "term_send", { session: "shared", text: `${ch}${String(i).padStart(2, "0")}`.padEnd(LEN, ch), wait_ms: 0 });
+        for (let i = 0; i < N; i++)
+          await ok(s, "term_send", {
+            session: "shared",
+            text: `${ch}${String(i).padStart(2, "0")}`.padEnd(LEN, ch),
+            wait_ms: 0,
+          });
       })();
     await Promise.all([typing(a, "a"), typing(b, "b")]);
     await ok(a, "term_send", { session: "shared", keys: ["ctrl+d"], wait_ms: 300 });
-    await waitFor(() => {
-      try {
-        return readFileSync(out, "utf8").split("\n").filter(Boolean).length === 2 * N;
-      } catch {
-        return false;
-      }
-    }, 5000, "all lines in the file");
+    await waitFor(
+      () => {
+        try {
+          return readFileSync(out, "utf8").split("\n").filter(Boolean).length === 2 * N;
+        } catch {
+          return false;
+        }
+      },
+      5000,
+      "all lines in the file",
+    );
     const lines = readFileSync(out, "utf8").split("\n").filter(Boolean);
     for (const line of lines) {
       expect(line.length).toBe(LEN);
       expect(/^a\d\da+$|^b\d\db+$/.test(line)).toBe(true);
     }
-    expect(lines.filter((l) => l.startsWith("a")).map((l) => l.slice(0, 3))).toEqual(Array.from({ length: N }, (_, i) => `a${String(i).padStart(2, "0")}`));
+    expect(lines.filter((l) => l.startsWith("a")).map((l) => l.slice(0, 3))).toEqual(
+      Array.from({ length: N }, (_, i) => `a${String(i).padStart(2, "0")}`),
+    );
 
     // Own cursors: both have read up to now; new output is then new for each of them.
     await ok(a, "term_send", { session: "shared", text: "stty echo", wait_ms: 300 });

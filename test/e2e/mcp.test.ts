@@ -35,7 +35,17 @@ describe("MCP server over stdio", () => {
   test("tools/list declares every tool with input and output schemas", async () => {
     const { tools } = await mcp.client.listTools();
     const names = tools.map((t) => t.name).sort();
-    expect(names).toEqual(["term_close", "term_exec", "term_list", "term_open", "term_read", "term_resize", "term_secret", "term_send", "term_serial"]);
+    expect(names).toEqual([
+      "term_close",
+      "term_exec",
+      "term_list",
+      "term_open",
+      "term_read",
+      "term_resize",
+      "term_secret",
+      "term_send",
+      "term_serial",
+    ]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe("object");
       expect(t.outputSchema?.type).toBe("object");
@@ -75,7 +85,9 @@ describe("MCP server over stdio", () => {
     for (const [tool, args, code] of cases) {
       const r = await mcp.raw(tool, args);
       expect({ tool, args, isError: r.isError }).toEqual({ tool, args, isError: true });
-      const err = (r.structuredContent as { error: { code: string; message: string; hint: string; retryable: boolean } }).error;
+      const err = (
+        r.structuredContent as { error: { code: string; message: string; hint: string; retryable: boolean } }
+      ).error;
       expect({ tool, args, code: err.code }).toEqual({ tool, args, code });
       expect(err.hint.length).toBeGreaterThan(5);
       expect(typeof err.retryable).toBe("boolean");
@@ -105,7 +117,11 @@ describe("MCP server over stdio", () => {
   test("a waiting call honours MCP cancellation", async () => {
     const ac = new AbortController();
     const t0 = performance.now();
-    const pending = mcp.raw("term_read", { session: "B", mode: "new", until: "NEVER", wait_ms: 60_000 }, { signal: ac.signal });
+    const pending = mcp.raw(
+      "term_read",
+      { session: "B", mode: "new", until: "NEVER", wait_ms: 60_000 },
+      { signal: ac.signal },
+    );
     await Bun.sleep(200);
     ac.abort();
     await expect(pending).rejects.toThrow();
@@ -116,11 +132,62 @@ describe("MCP server over stdio", () => {
 
   test("fuzz: 1,000 malformed or random calls, then a correct term_exec still works", async () => {
     let seed = 12345;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-    const pick = <T,>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
-    const tools = ["term_open", "term_exec", "term_send", "term_read", "term_list", "term_close", "term_resize", "term_secret", "bogus", ""];
-    const values: unknown[] = [null, true, -1, 0, 1e12, NaN, "", "main", "../etc", "x".repeat(5000), "\u0000\u001b[2J", [], [1, "a"], {}, { a: { b: [] } }, "([", "ctrl+zz", "🙂"];
-    const keys = ["session", "command", "text", "keys", "until", "mode", "from", "to", "wait_ms", "max_tokens", "cols", "rows", "name", "cwd", "env", "args", "signal", "timeout_ms", "enter", "zzz"];
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const tools = [
+      "term_open",
+      "term_exec",
+      "term_send",
+      "term_read",
+      "term_list",
+      "term_close",
+      "term_resize",
+      "term_secret",
+      "bogus",
+      "",
+    ];
+    const values: unknown[] = [
+      null,
+      true,
+      -1,
+      0,
+      1e12,
+      NaN,
+      "",
+      "main",
+      "../etc",
+      "x".repeat(5000),
+      "\u0000\u001b[2J",
+      [],
+      [1, "a"],
+      {},
+      { a: { b: [] } },
+      "([",
+      "ctrl+zz",
+      "🙂",
+    ];
+    const keys = [
+      "session",
+      "command",
+      "text",
+      "keys",
+      "until",
+      "mode",
+      "from",
+      "to",
+      "wait_ms",
+      "max_tokens",
+      "cols",
+      "rows",
+      "name",
+      "cwd",
+      "env",
+      "args",
+      "signal",
+      "timeout_ms",
+      "enter",
+      "zzz",
+    ];
     const calls: Promise<unknown>[] = [];
     for (let i = 0; i < 1000; i++) {
       const args: Record<string, unknown> = {};
@@ -170,7 +237,11 @@ describe("resources", () => {
     const { resources } = await mcp.client.listResources();
     expect(resources.map((r) => r.uri)).toContain("ptyhub://sessions/res/screen");
     const list = await mcp.client.readResource({ uri: "ptyhub://sessions" });
-    expect(JSON.parse((list.contents[0] as { text: string }).text).sessions.some((s: { session: string }) => s.session === "res")).toBe(true);
+    expect(
+      JSON.parse((list.contents[0] as { text: string }).text).sessions.some(
+        (s: { session: string }) => s.session === "res",
+      ),
+    ).toBe(true);
 
     const updates: string[] = [];
     mcp.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {

@@ -3,7 +3,7 @@
  * and the benchmark's pytest/pip/npm look-alikes. Every fact stays; the header says what was dropped.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { startServer, type McpHandle } from "../helpers/mcp.ts";
 

@@ -12,8 +12,10 @@ import { dangerous, harmless } from "./corpus.ts";
 const context: RuleContext = {
   home: "/home/dev",
   cwd: "/home/dev/project",
-  gitStatus: (dir) => (dir === "/home/dev/project" ? " M src/a.ts\n?? new.txt\n" : dir === "/home/dev/clean" ? "" : null),
-  gitBranch: (dir) => (dir === "/home/dev/onmain" || dir === "/home/dev/clean" ? "main" : dir === "/home/dev/project" ? "feature/x" : null),
+  gitStatus: (dir) =>
+    dir === "/home/dev/project" ? " M src/a.ts\n?? new.txt\n" : dir === "/home/dev/clean" ? "" : null,
+  gitBranch: (dir) =>
+    dir === "/home/dev/onmain" || dir === "/home/dev/clean" ? "main" : dir === "/home/dev/project" ? "feature/x" : null,
 };
 const rules = ruleSet();
 
@@ -25,42 +27,73 @@ describe("guard corpus", () => {
     const truePositives = dangerous.length - missed.length;
     const recall = truePositives / dangerous.length;
     const precision = truePositives / (truePositives + falseAlarms.length);
-    console.log(`guard corpus: ${dangerous.length} dangerous, ${harmless.length} harmless; recall ${recall.toFixed(3)}, precision ${precision.toFixed(3)}`);
+    console.log(
+      `guard corpus: ${dangerous.length} dangerous, ${harmless.length} harmless; recall ${recall.toFixed(3)}, precision ${precision.toFixed(3)}`,
+    );
     expect(missed).toEqual([]);
     expect(recall).toBe(1);
     expect(precision).toBeGreaterThanOrEqual(0.95);
   });
 
   test("each finding names its rule and says why", () => {
-    expect(classifyShellLine("sudo rm -rf /", context, rules)).toEqual([{ rule: "rm-recursive-root", reason: "rm -r deletes the root directory /" }]);
+    expect(classifyShellLine("sudo rm -rf /", context, rules)).toEqual([
+      { rule: "rm-recursive-root", reason: "rm -r deletes the root directory /" },
+    ]);
     expect(classifyShellLine("git reset --hard", context, rules)[0]!.reason).toContain("2 changed or untracked paths");
     expect(classifyShellLine(":(){ :|:& };:", context, rules)[0]!.rule).toBe("fork-bomb");
   });
 
   test("a disabled rule no longer matches; an added pattern rule does", () => {
-    const custom = ruleSet({ disable: ["shutdown", "fork-bomb"], patterns: [{ id: "no-terraform-destroy", pattern: /^terraform destroy\b/, reason: "destroys the infrastructure" }] });
+    const custom = ruleSet({
+      disable: ["shutdown", "fork-bomb"],
+      patterns: [
+        { id: "no-terraform-destroy", pattern: /^terraform destroy\b/, reason: "destroys the infrastructure" },
+      ],
+    });
     expect(classifyShellLine("sudo reboot", context, custom)).toEqual([]);
     expect(classifyShellLine(":(){ :|:& };:", context, custom)).toEqual([]);
-    expect(classifyShellLine("cd infra && terraform destroy -auto-approve", context, custom)).toEqual([{ rule: "no-terraform-destroy", reason: "destroys the infrastructure" }]);
+    expect(classifyShellLine("cd infra && terraform destroy -auto-approve", context, custom)).toEqual([
+      { rule: "no-terraform-destroy", reason: "destroys the infrastructure" },
+    ]);
     expect(classifyShellLine("rm -rf /", context, custom).length).toBe(1);
   });
 
   test("SQL typed at a database client's prompt", () => {
-    for (const sql of ["DROP TABLE users;", "drop database shop;", "TRUNCATE orders;", "truncate table \"Logs\";", "DROP SCHEMA public CASCADE;"]) {
+    for (const sql of [
+      "DROP TABLE users;",
+      "drop database shop;",
+      "TRUNCATE orders;",
+      'truncate table "Logs";',
+      "DROP SCHEMA public CASCADE;",
+    ]) {
       expect(classifySqlLine(sql, rules).length).toBe(1);
     }
-    for (const sql of ["SELECT * FROM users;", "SELECT 'DROP TABLE x';", "-- TRUNCATE later\nSELECT 1;", "CREATE TABLE drops (id int);", "\\dt", "SELECT truncate(1.5);"]) {
+    for (const sql of [
+      "SELECT * FROM users;",
+      "SELECT 'DROP TABLE x';",
+      "-- TRUNCATE later\nSELECT 1;",
+      "CREATE TABLE drops (id int);",
+      "\\dt",
+      "SELECT truncate(1.5);",
+    ]) {
       expect(classifySqlLine(sql, rules)).toEqual([]);
     }
   });
 
   test("the parser removes quotes and escapes and finds nested commands", () => {
     const p = parseShellLine(`FOO=1 'r'"m" -rf "a b" \\$x; echo "$(ls -l | wc -l)" && (cd /tmp || exit) > out 2>&1`);
-    expect(p.pipelines.map((pl) => pl.map((c) => c.argv))).toEqual([[["rm", "-rf", "a b", "$x"]], [["echo", "$(ls -l | wc -l)"]], [[]]]);
+    expect(p.pipelines.map((pl) => pl.map((c) => c.argv))).toEqual([
+      [["rm", "-rf", "a b", "$x"]],
+      [["echo", "$(ls -l | wc -l)"]],
+      [[]],
+    ]);
     expect(p.pipelines[1]![0]!.nested[0]!.pipelines.map((pl) => pl.map((c) => c.argv[0]))).toEqual([["ls", "wc"]]);
     const sub = p.pipelines[2]![0]!;
     expect(sub.nested[0]!.pipelines.map((pl) => pl[0]!.argv[0])).toEqual(["cd", "exit"]);
-    expect(sub.redirects).toEqual([{ op: ">", target: "out" }, { op: ">&", target: "1" }]);
+    expect(sub.redirects).toEqual([
+      { op: ">", target: "out" },
+      { op: ">&", target: "1" },
+    ]);
     expect(parseShellLine("echo 'unterminated").incomplete).toBe(true);
     expect(parseShellLine("cat <<EOF\nhello\nEOF").pipelines[0]![0]!.stdin).toBe("hello\n");
   });

@@ -18,7 +18,17 @@ const EDITED = "uncommitted work\n";
 function dirtyRepo(): string {
   const dir = mkdtempSync(join(tmpdir(), "guard-repo-"));
   const git = (...args: string[]) => {
-    const r = Bun.spawnSync(["git", "-C", dir, ...args], { stdout: "ignore", stderr: "pipe", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+    const r = Bun.spawnSync(["git", "-C", dir, ...args], {
+      stdout: "ignore",
+      stderr: "pipe",
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: "t",
+        GIT_AUTHOR_EMAIL: "t@t",
+        GIT_COMMITTER_NAME: "t",
+        GIT_COMMITTER_EMAIL: "t@t",
+      },
+    });
     if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
   };
   git("init", "-q");
@@ -39,7 +49,11 @@ beforeAll(async () => {
   noElicitation = await startMcp();
 });
 afterAll(async () => {
-  for (const o of opened) await o.mcp().call("term_close", { session: o.session }).catch(() => undefined);
+  for (const o of opened)
+    await o
+      .mcp()
+      .call("term_close", { session: o.session })
+      .catch(() => undefined);
   await human.close();
   await noElicitation.close();
   await stopDaemon();
@@ -99,7 +113,12 @@ describe("guard", () => {
     await openIn(() => noElicitation, dir, "g-send");
     const whole = await noElicitation.call("term_send", { session: "g-send", text: "git checkout -- ." });
     expect(whole.error?.code).toBe("BLOCKED_BY_GUARD");
-    const part = await noElicitation.call("term_send", { session: "g-send", text: "git reset ", enter: false, wait_ms: 300 });
+    const part = await noElicitation.call("term_send", {
+      session: "g-send",
+      text: "git reset ",
+      enter: false,
+      wait_ms: 300,
+    });
     expect(part.isError).toBe(false);
     const rest = await noElicitation.call("term_send", { session: "g-send", text: "--hard" });
     expect(rest.error?.code).toBe("BLOCKED_BY_GUARD");
@@ -115,7 +134,12 @@ describe("guard", () => {
     await noElicitation.call("term_send", { session: "g-send", keys: ["ctrl+u"], wait_ms: 200 });
     const cat = await noElicitation.call("term_send", { session: "g-send", text: "cat", wait_ms: 1000 });
     expect(cat.data.state).toBe("running");
-    const typed = await noElicitation.call("term_send", { session: "g-send", text: "git reset --hard", until: "git reset --hard", wait_ms: 3000 });
+    const typed = await noElicitation.call("term_send", {
+      session: "g-send",
+      text: "git reset --hard",
+      until: "git reset --hard",
+      wait_ms: 3000,
+    });
     expect(typed.isError).toBe(false);
     expect(typed.data.matched).toBe("git reset --hard");
     const back = await noElicitation.call("term_send", { session: "g-send", keys: ["ctrl+d"], wait_ms: 2000 });
@@ -123,18 +147,27 @@ describe("guard", () => {
     expect(readFileSync(join(dir, "file.txt"), "utf8")).toBe(EDITED);
   });
 
-  test.if(Bun.which("sqlite3") !== null)("SQL typed at a database client's prompt: DROP TABLE is stopped, SELECT is not", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "guard-sql-"));
-    const db = join(dir, "app.db");
-    expect(Bun.spawnSync(["sqlite3", db, "CREATE TABLE users (id int); INSERT INTO users VALUES (7);"]).exitCode).toBe(0);
-    const r = await noElicitation.call("term_open", { name: "g-sql", command: "sqlite3", args: [db] });
-    expect(r.isError).toBe(false);
-    opened.push({ mcp: () => noElicitation, session: "g-sql" });
-    const drop = await noElicitation.call("term_send", { session: "g-sql", text: "DROP TABLE users;" });
-    expect(drop.error?.code).toBe("BLOCKED_BY_GUARD");
-    expect(drop.error!.message).toContain("sql-destroy");
-    const select = await noElicitation.call("term_send", { session: "g-sql", text: "SELECT id FROM users;", until: "^7$" });
-    expect(select.data.matched).toBe("7");
-    expect(Bun.spawnSync(["sqlite3", db, "SELECT count(*) FROM users;"]).stdout.toString().trim()).toBe("1");
-  });
+  test.if(Bun.which("sqlite3") !== null)(
+    "SQL typed at a database client's prompt: DROP TABLE is stopped, SELECT is not",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "guard-sql-"));
+      const db = join(dir, "app.db");
+      expect(
+        Bun.spawnSync(["sqlite3", db, "CREATE TABLE users (id int); INSERT INTO users VALUES (7);"]).exitCode,
+      ).toBe(0);
+      const r = await noElicitation.call("term_open", { name: "g-sql", command: "sqlite3", args: [db] });
+      expect(r.isError).toBe(false);
+      opened.push({ mcp: () => noElicitation, session: "g-sql" });
+      const drop = await noElicitation.call("term_send", { session: "g-sql", text: "DROP TABLE users;" });
+      expect(drop.error?.code).toBe("BLOCKED_BY_GUARD");
+      expect(drop.error!.message).toContain("sql-destroy");
+      const select = await noElicitation.call("term_send", {
+        session: "g-sql",
+        text: "SELECT id FROM users;",
+        until: "^7$",
+      });
+      expect(select.data.matched).toBe("7");
+      expect(Bun.spawnSync(["sqlite3", db, "SELECT count(*) FROM users;"]).stdout.toString().trim()).toBe("1");
+    },
+  );
 });

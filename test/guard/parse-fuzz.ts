@@ -7,7 +7,27 @@ import { classifyShellLine, ruleSet } from "../../src/guard/classify.ts";
 import { Prng } from "../chaos/prng.ts";
 
 /** Shell syntax, densely: quotes, substitutions, groups, operators, here-docs, escapes. */
-const PIECES = ["`", "$(", "$((", "${", ")", "(", "{", "}", "'", '"', "\\", "<<", "<<-", "<(", ">", "|", "&", ";", "\n"];
+const PIECES = [
+  "`",
+  "$(",
+  "$((",
+  "${",
+  ")",
+  "(",
+  "{",
+  "}",
+  "'",
+  '"',
+  "\\",
+  "<<",
+  "<<-",
+  "<(",
+  ">",
+  "|",
+  "&",
+  ";",
+  "\n",
+];
 const WORDS = [" ", "rm", "-rf", "/", "a", "EOF", "sudo", "bash", "-c", "git", "push", "-f", "=", "#", "\t", "*"];
 
 const seed = Number(process.argv[2] ?? 1);

@@ -44,23 +44,47 @@ describe("guard settings", () => {
 
   test("defaults: a matching line is blocked without elicitation; a disabled rule lets it through", async () => {
     const strict = await hostWith({});
-    expect(await blockedCode(strict.host.exec({ session: "s", command: "echo chmod -R 777 / is only words", ...defaults }, ctx))).toBeNull();
-    expect(await blockedCode(strict.host.exec({ session: "s", command: `echo x && ${CHMOD_MISSING_ROOT_DIR}`, ...defaults }, ctx))).toBe("BLOCKED_BY_GUARD");
+    expect(
+      await blockedCode(
+        strict.host.exec({ session: "s", command: "echo chmod -R 777 / is only words", ...defaults }, ctx),
+      ),
+    ).toBeNull();
+    expect(
+      await blockedCode(
+        strict.host.exec({ session: "s", command: `echo x && ${CHMOD_MISSING_ROOT_DIR}`, ...defaults }, ctx),
+      ),
+    ).toBe("BLOCKED_BY_GUARD");
 
     const relaxed = await hostWith({ disable: ["chmod-recursive-root"] });
-    const r = await relaxed.host.exec({ session: "s", command: `echo x && ${CHMOD_MISSING_ROOT_DIR}`, ...defaults }, ctx);
+    const r = await relaxed.host.exec(
+      { session: "s", command: `echo x && ${CHMOD_MISSING_ROOT_DIR}`, ...defaults },
+      ctx,
+    );
     expect(r.exit_code).toBe(1);
     expect(r.output).toContain("No such file or directory");
   });
 
   test("an added rule blocks what it matches; enabled:false turns the guard off", async () => {
-    const added = await hostWith({ rules: [{ id: "no-victim", pattern: "^rm .*victim", reason: "the victim file stays" }] });
-    expect(await blockedCode(added.host.exec({ session: "s", command: "rm -f victim", ...defaults }, ctx))).toBe("BLOCKED_BY_GUARD");
+    const added = await hostWith({
+      rules: [{ id: "no-victim", pattern: "^rm .*victim", reason: "the victim file stays" }],
+    });
+    expect(await blockedCode(added.host.exec({ session: "s", command: "rm -f victim", ...defaults }, ctx))).toBe(
+      "BLOCKED_BY_GUARD",
+    );
     expect(readFileSync(join(added.dir, "victim"), "utf8")).toBe("x");
-    expect(await blockedCode(added.host.send({ session: "s", text: "sudo -n rm victim", wait_ms: 2000, max_tokens: 1000 }, ctx))).toBe("BLOCKED_BY_GUARD");
+    expect(
+      await blockedCode(
+        added.host.send({ session: "s", text: "sudo -n rm victim", wait_ms: 2000, max_tokens: 1000 }, ctx),
+      ),
+    ).toBe("BLOCKED_BY_GUARD");
 
-    const off = await hostWith({ enabled: false, rules: [{ id: "no-victim", pattern: "^rm .*victim", reason: "the victim file stays" }] });
-    expect((await off.host.exec({ session: "s", command: "rm -f victim && echo gone", ...defaults }, ctx)).output).toBe("gone");
+    const off = await hostWith({
+      enabled: false,
+      rules: [{ id: "no-victim", pattern: "^rm .*victim", reason: "the victim file stays" }],
+    });
+    expect((await off.host.exec({ session: "s", command: "rm -f victim && echo gone", ...defaults }, ctx)).output).toBe(
+      "gone",
+    );
   });
 
   test("a pattern that is not a regex is a configuration error", () => {
@@ -69,7 +93,10 @@ describe("guard settings", () => {
     process.env.XDG_CONFIG_HOME = dir;
     try {
       Bun.spawnSync(["mkdir", "-p", join(dir, "ptyhub")]);
-      writeFileSync(join(dir, "ptyhub", "config.json"), JSON.stringify({ guard: { rules: [{ id: "x", pattern: "(", reason: "r" }] } }));
+      writeFileSync(
+        join(dir, "ptyhub", "config.json"),
+        JSON.stringify({ guard: { rules: [{ id: "x", pattern: "(", reason: "r" }] } }),
+      );
       expect(() => loadConfig({}, {})).toThrow(/guard\.rules\.0\.pattern: not a valid regular expression/);
     } finally {
       process.env.XDG_CONFIG_HOME = prev;

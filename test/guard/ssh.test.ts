@@ -38,7 +38,12 @@ describe.skipIf(!enabled)("guard over ssh", () => {
   });
 
   test("destructive lines are blocked remotely too; harmless ones run", async () => {
-    const opened = await mcp.call("term_open", { name: "gs", persistent: false, env: { HISTFILE: join(scratch, "hist") }, ssh: { host: "127.0.0.1", port: sshd.port, identity_file: key, jump: "none" } });
+    const opened = await mcp.call("term_open", {
+      name: "gs",
+      persistent: false,
+      env: { HISTFILE: join(scratch, "hist") },
+      ssh: { host: "127.0.0.1", port: sshd.port, identity_file: key, jump: "none" },
+    });
     expect(opened.error).toBeNull();
     const home = await mcp.call("term_exec", { session: "gs", command: "rm -rf ~" });
     expect(home.error?.code).toBe("BLOCKED_BY_GUARD");

@@ -27,7 +27,10 @@ describe("interactivity", () => {
     expect(r.output.split("\n")[0]).toBe("4");
     expect(r.via).toBe("prompt");
     expect(r.state).toBe("prompt");
-    const multi = await host.send({ session: "py", text: "for i in range(3):\n    print(i*10)\n", until: "^>>> $", ...sendDefaults }, ctx);
+    const multi = await host.send(
+      { session: "py", text: "for i in range(3):\n    print(i*10)\n", until: "^>>> $", ...sendDefaults },
+      ctx,
+    );
     expect(multi.output).toContain("0\n10\n20");
     await host.close({ session: "py" }, ctx);
   });
@@ -43,7 +46,10 @@ describe("interactivity", () => {
     await host.open({ name: "vim", cwd: work }, ctx);
     const start = await host.send({ session: "vim", text: "vim -u NONE -N notes.txt", ...sendDefaults }, ctx);
     expect(start.alt_screen).toBe(true);
-    const typed = await host.send({ session: "vim", text: "ihello from ptyhub", enter: false, keys: ["escape"], ...sendDefaults }, ctx);
+    const typed = await host.send(
+      { session: "vim", text: "ihello from ptyhub", enter: false, keys: ["escape"], ...sendDefaults },
+      ctx,
+    );
     expect(typed.alt_screen).toBe(true);
     expect(typed.screen).toContain("hello from ptyhub");
     const screen = await host.read({ session: "vim", mode: "screen", max_tokens: 4000 }, ctx);
@@ -67,20 +73,33 @@ describe("interactivity", () => {
 
     const git = [
       "git init -q repo && cd repo && git config user.email t@example.com && git config user.name T",
-      "for i in $(seq 1 60); do git commit -q --allow-empty -m \"commit number $i\"; done",
+      'for i in $(seq 1 60); do git commit -q --allow-empty -m "commit number $i"; done',
     ].join(" && ");
     expect((await host.exec({ session: "pg", command: git, ...defaults }, ctx)).exit_code).toBe(0);
-    const log = await host.exec({ session: "pg", command: "GIT_PAGER=less git log", timeout_ms: 5000, max_tokens: 4000 }, ctx);
+    const log = await host.exec(
+      { session: "pg", command: "GIT_PAGER=less git log", timeout_ms: 5000, max_tokens: 4000 },
+      ctx,
+    );
     expect(log.status).toBe("input");
     expect(log.state).toBe("pager");
-    expect((await host.read({ session: "pg", mode: "screen", max_tokens: 4000 }, ctx)).output).toContain("commit number 60");
+    expect((await host.read({ session: "pg", mode: "screen", max_tokens: 4000 }, ctx)).output).toContain(
+      "commit number 60",
+    );
     const q2 = await host.send({ session: "pg", text: "q", enter: false, ...sendDefaults }, ctx);
     expect(q2.state).toBe("prompt");
   });
 
   test("read -s -p 'Password: ' reports state password; the answer never shows", async () => {
     await host.open({ name: "pw" }, ctx);
-    const r = await host.exec({ session: "pw", command: "read -s -p 'Password: ' pw; echo; echo length=${#pw}", timeout_ms: 5000, max_tokens: 4000 }, ctx);
+    const r = await host.exec(
+      {
+        session: "pw",
+        command: "read -s -p 'Password: ' pw; echo; echo length=${#pw}",
+        timeout_ms: 5000,
+        max_tokens: 4000,
+      },
+      ctx,
+    );
     expect(r).toMatchObject({ status: "input", state: "password" });
     expect(r.output).toBe("Password:");
     const answered = await host.send({ session: "pw", text: "s3cret-value", ...sendDefaults }, ctx);
@@ -89,7 +108,15 @@ describe("interactivity", () => {
   });
 
   test("a [y/N] prompt reports confirm", async () => {
-    const r = await host.exec({ session: "pw", command: "read -p 'Delete everything? [y/N] ' a; echo answer=$a", timeout_ms: 5000, max_tokens: 4000 }, ctx);
+    const r = await host.exec(
+      {
+        session: "pw",
+        command: "read -p 'Delete everything? [y/N] ' a; echo answer=$a",
+        timeout_ms: 5000,
+        max_tokens: 4000,
+      },
+      ctx,
+    );
     expect(r).toMatchObject({ status: "input", state: "confirm" });
     const done = await host.send({ session: "pw", text: "n", ...sendDefaults }, ctx);
     expect(done.output).toContain("answer=n");
@@ -99,10 +126,14 @@ describe("interactivity", () => {
     await host.resize({ session: "pw", cols: 100, rows: 30 }, ctx);
     expect((await host.exec({ session: "pw", command: "stty size", ...defaults }, ctx)).output).toBe("30 100");
     await host.open({ name: "winch" }, ctx);
-    const script = "import signal,os,time\nsignal.signal(signal.SIGWINCH, lambda *a: print('WINCH', os.get_terminal_size().columns, flush=True))\nprint('armed', flush=True)\ntime.sleep(60)";
+    const script =
+      "import signal,os,time\nsignal.signal(signal.SIGWINCH, lambda *a: print('WINCH', os.get_terminal_size().columns, flush=True))\nprint('armed', flush=True)\ntime.sleep(60)";
     await host.send({ session: "winch", text: `python3 -c "${script}"`, until: "^armed", ...sendDefaults }, ctx);
     await host.resize({ session: "winch", cols: 90, rows: 20 }, ctx);
-    const r = await host.read({ session: "winch", mode: "new", until: "WINCH 90", wait_ms: 5000, max_tokens: 4000 }, ctx);
+    const r = await host.read(
+      { session: "winch", mode: "new", until: "WINCH 90", wait_ms: 5000, max_tokens: 4000 },
+      ctx,
+    );
     expect(r.matched).toBe("WINCH 90");
     await host.close({ session: "winch" }, ctx);
   });
@@ -113,7 +144,14 @@ describe("interactivity", () => {
     const r = await host.exec({ session: "pw", command: `cat ${join(work, "u.txt")}`, ...defaults }, ctx);
     expect(r.output).toBe(text);
     // Split the bytes of 語 (e8 aa 9e) across two writes with a pause between them.
-    const split = await host.exec({ session: "pw", command: "printf '\\xe6\\x97\\xa5\\xe6\\x9c\\xac\\xe8\\xaa'; sleep 0.1; printf '\\x9e!\\n'", ...defaults }, ctx);
+    const split = await host.exec(
+      {
+        session: "pw",
+        command: "printf '\\xe6\\x97\\xa5\\xe6\\x9c\\xac\\xe8\\xaa'; sleep 0.1; printf '\\x9e!\\n'",
+        ...defaults,
+      },
+      ctx,
+    );
     expect(split.output).toBe("日本語!");
     expect(split.output).not.toContain("\uFFFD");
     const typed = await host.send({ session: "pw", text: "cat", ...sendDefaults }, ctx);

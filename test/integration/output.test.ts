@@ -19,7 +19,10 @@ describe("rendered output", () => {
   });
 
   test("runs of identical lines are collapsed with a count", async () => {
-    const r = await host.exec({ command: "echo start; for i in $(seq 1 50); do echo same; done; echo end", ...defaults }, ctx);
+    const r = await host.exec(
+      { command: "echo start; for i in $(seq 1 50); do echo same; done; echo end", ...defaults },
+      ctx,
+    );
     expect(r.output).toBe("start\nsame\n[… same line repeated 49 more times …]\nend");
   });
 
@@ -41,9 +44,15 @@ describe("rendered output", () => {
     expect(t.original_tokens).toBeGreaterThan(200_000);
     expect(t.original_tokens).toBeLessThan(350_000);
     // The omitted range by history line number: first and last omitted values follow the shown head.
-    const h = await host.read({ session: "main", mode: "history", from: t.from_line, to: t.from_line + 2, max_tokens: 4000 }, ctx);
+    const h = await host.read(
+      { session: "main", mode: "history", from: t.from_line, to: t.from_line + 2, max_tokens: 4000 },
+      ctx,
+    );
     expect(h.output).toBe([headShown + 1, headShown + 2, headShown + 3].join("\n"));
-    const h2 = await host.read({ session: "main", mode: "history", from: t.to_line, to: t.to_line, max_tokens: 4000 }, ctx);
+    const h2 = await host.read(
+      { session: "main", mode: "history", from: t.to_line, to: t.to_line, max_tokens: 4000 },
+      ctx,
+    );
     expect(h2.output).toBe(String(headShown + t.omitted_lines));
   });
 
@@ -61,7 +70,10 @@ describe("rendered output", () => {
 
   test("term_read new returns each output once, per client", async () => {
     await host.open({ name: "r1" }, ctx);
-    const sent = await host.send({ session: "r1", text: "for i in 1 2 3; do echo item$i; sleep 0.2; done", wait_ms: 100, max_tokens: 4000 }, ctx);
+    const sent = await host.send(
+      { session: "r1", text: "for i in 1 2 3; do echo item$i; sleep 0.2; done", wait_ms: 100, max_tokens: 4000 },
+      ctx,
+    );
     const seen: string[] = [sent.output];
     for (let k = 0; k < 20 && !seen.join("\n").includes("item3"); k++) {
       const r = await host.read({ session: "r1", mode: "new", wait_ms: 1000, max_tokens: 4000 }, ctx);
@@ -70,7 +82,10 @@ describe("rendered output", () => {
     const all = seen.join("\n");
     for (const item of ["item1", "item2", "item3"]) expect(all.split(item).length - 1).toBe(1);
     // Another client has its own cursor: it starts where the last reader stopped, so it sees nothing old.
-    const other = await host.read({ session: "r1", mode: "new", wait_ms: 0, max_tokens: 4000 }, { clientId: "second-client" });
+    const other = await host.read(
+      { session: "r1", mode: "new", wait_ms: 0, max_tokens: 4000 },
+      { clientId: "second-client" },
+    );
     expect(other.output).not.toContain("item");
   });
 
@@ -88,9 +103,15 @@ describe("rendered output", () => {
 
   test("a secret typed with term_secret never appears in output", async () => {
     await host.open({ name: "sec" }, ctx);
-    await host.send({ session: "sec", text: "read -r token; echo \"you typed: $token\"", wait_ms: 300, max_tokens: 4000 }, ctx);
+    await host.send(
+      { session: "sec", text: 'read -r token; echo "you typed: $token"', wait_ms: 300, max_tokens: 4000 },
+      ctx,
+    );
     await host.typeSecret({ session: "sec", secret: "hunter2-very-secret", enter: true }, ctx);
-    const r = await host.read({ session: "sec", mode: "new", until: "you typed", wait_ms: 3000, max_tokens: 4000 }, ctx);
+    const r = await host.read(
+      { session: "sec", mode: "new", until: "you typed", wait_ms: 3000, max_tokens: 4000 },
+      ctx,
+    );
     expect(r.output).toContain("you typed: [secret]");
     expect(r.output).not.toContain("hunter2");
     const h = await host.read({ session: "sec", mode: "history", max_tokens: 4000 }, ctx);

@@ -34,7 +34,10 @@ describe("redaction", () => {
     await host.open({ name: "sec" }, ctx);
     await host.send({ session: "sec", text: 'read -r token; echo "got:$token"', wait_ms: 300, max_tokens: 4000 }, ctx);
     await host.typeSecret({ session: "sec", secret: SECRET, enter: true }, ctx);
-    const r = await host.read({ session: "sec", mode: "new", until: "got:[a-z0-9-]+", wait_ms: 5000, max_tokens: 4000 }, ctx);
+    const r = await host.read(
+      { session: "sec", mode: "new", until: "got:[a-z0-9-]+", wait_ms: 5000, max_tokens: 4000 },
+      ctx,
+    );
     expect(r.via).toBe("until");
     expect(r.matched).toBe("got:[secret]");
     expect(JSON.stringify(r)).not.toContain("hunter2");

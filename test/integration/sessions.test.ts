@@ -21,17 +21,23 @@ describe("sessions", () => {
     for (const name of ["../x", "a;b", "x".repeat(65), "", "a b"]) {
       await expect(host.open({ name }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     }
-    await expect(host.read({ session: "../x", mode: "new", max_tokens: 10 }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(host.read({ session: "../x", mode: "new", max_tokens: 10 }, ctx)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
     expect(host.manager.size).toBe(0);
   });
 
   test("duplicate names, unknown sessions, bad cwd and bad programs get their own codes", async () => {
     await host.open({ name: "dup" }, ctx);
     await expect(host.open({ name: "dup" }, ctx)).rejects.toMatchObject({ code: "SESSION_EXISTS" });
-    await expect(host.send({ session: "nope", text: "x", ...sendDefaults }, ctx)).rejects.toMatchObject({ code: "SESSION_NOT_FOUND" });
+    await expect(host.send({ session: "nope", text: "x", ...sendDefaults }, ctx)).rejects.toMatchObject({
+      code: "SESSION_NOT_FOUND",
+    });
     await expect(host.open({ cwd: "/definitely/not/here" }, ctx)).rejects.toMatchObject({ code: "CWD_NOT_FOUND" });
     await expect(host.open({ cwd: "relative/dir" }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
-    await expect(host.open({ command: "/no/such/program", args: [] }, ctx)).rejects.toMatchObject({ code: "SPAWN_FAILED" });
+    await expect(host.open({ command: "/no/such/program", args: [] }, ctx)).rejects.toMatchObject({
+      code: "SPAWN_FAILED",
+    });
     await expect(host.open({ env: { "BAD-NAME": "x" } }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     await host.close({ session: "dup" }, ctx);
   });
@@ -85,23 +91,38 @@ describe("sessions", () => {
 
   test("the environment and cwd given at open reach the program", async () => {
     await host.open({ name: "envs", cwd: "/tmp", env: { PTYHUB_GREETING: "hello there" } }, ctx);
-    const r = await host.exec({ session: "envs", command: "echo \"$PTYHUB_GREETING from $(pwd)\"; echo nonce=${PTYHUB_NONCE:-unset}", ...defaults }, ctx);
+    const r = await host.exec(
+      {
+        session: "envs",
+        command: 'echo "$PTYHUB_GREETING from $(pwd)"; echo nonce=${PTYHUB_NONCE:-unset}',
+        ...defaults,
+      },
+      ctx,
+    );
     expect(r.output).toBe("hello there from /tmp\nnonce=unset");
     await host.close({ session: "envs" }, ctx);
   });
 
   test("term_exec in a program session explains to use term_send", async () => {
     await host.open({ name: "catty", command: "cat" }, ctx);
-    await expect(host.exec({ session: "catty", command: "ls", ...defaults }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(host.exec({ session: "catty", command: "ls", ...defaults }, ctx)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
     await host.close({ session: "catty" }, ctx);
   });
 
   test("invalid regex and key names are rejected before anything is written", async () => {
     await host.open({ name: "val" }, ctx);
     const before = (await host.read({ session: "val", mode: "history", max_tokens: 4000 }, ctx)).output;
-    await expect(host.send({ session: "val", text: "echo SHOULD_NOT_RUN", until: "([", ...sendDefaults }, ctx)).rejects.toMatchObject({ code: "INVALID_REGEX" });
-    await expect(host.send({ session: "val", text: "echo SHOULD_NOT_RUN", keys: ["ctrl+nope"], ...sendDefaults }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
-    await expect(host.send({ session: "val", ...sendDefaults }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(
+      host.send({ session: "val", text: "echo SHOULD_NOT_RUN", until: "([", ...sendDefaults }, ctx),
+    ).rejects.toMatchObject({ code: "INVALID_REGEX" });
+    await expect(
+      host.send({ session: "val", text: "echo SHOULD_NOT_RUN", keys: ["ctrl+nope"], ...sendDefaults }, ctx),
+    ).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(host.send({ session: "val", ...sendDefaults }, ctx)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
     await Bun.sleep(200);
     const after = (await host.read({ session: "val", mode: "history", max_tokens: 4000 }, ctx)).output;
     expect(after).toBe(before);

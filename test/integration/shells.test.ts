@@ -24,7 +24,10 @@ describe.each(shells)("$shell", ({ shell, via }) => {
     expect(ok).toMatchObject({ status: "done", exit_code: 0, output: "hello", via });
     const fail = await host.exec({ session: shell, command: "false", ...defaults }, ctx);
     expect(fail).toMatchObject({ status: "done", exit_code: 1, via });
-    const code = await host.exec({ session: shell, command: shell === "fish" ? "sh -c 'exit 42'" : "(exit 42)", ...defaults }, ctx);
+    const code = await host.exec(
+      { session: shell, command: shell === "fish" ? "sh -c 'exit 42'" : "(exit 42)", ...defaults },
+      ctx,
+    );
     expect(code.exit_code).toBe(42);
     mkdirSync(join(home, "sub dir"));
     const cd = await host.exec({ session: shell, command: "cd 'sub dir'", ...defaults }, ctx);

@@ -33,7 +33,10 @@ describe("waits that are never fooled", () => {
 
   test("python3 banner left unread: term_send 'print(4950)' until '>>> ' returns 4950", async () => {
     await host.open({ name: "py", command: "python3" }, ctx);
-    const r = await host.send({ session: "py", text: "print(4950)", until: ">>> ", ...sendDefaults }, { clientId: "other-client" });
+    const r = await host.send(
+      { session: "py", text: "print(4950)", until: ">>> ", ...sendDefaults },
+      { clientId: "other-client" },
+    );
     expect(r.via).toBe("until");
     expect(r.output).toContain("4950");
     expect(r.output).not.toContain("Python 3");
@@ -49,12 +52,17 @@ describe("waits that are never fooled", () => {
   });
 
   test("an endless loop times out as running; ctrl+c stops it; the next term_exec works", async () => {
-    const r = await host.exec({ command: "while true; do echo tick; sleep 0.05; done", timeout_ms: 1500, max_tokens: 4000 }, ctx);
+    const r = await host.exec(
+      { command: "while true; do echo tick; sleep 0.05; done", timeout_ms: 1500, max_tokens: 4000 },
+      ctx,
+    );
     expect(r.status).toBe("running");
     expect(r.via).toBe("timeout");
     expect(r.exit_code).toBeNull();
     expect(r.output).toContain("tick");
-    await expect(host.exec({ command: "echo busy?", ...defaults }, ctx)).rejects.toMatchObject({ code: "SESSION_BUSY" });
+    await expect(host.exec({ command: "echo busy?", ...defaults }, ctx)).rejects.toMatchObject({
+      code: "SESSION_BUSY",
+    });
     const stop = await host.send({ session: "main", keys: ["ctrl+c"], ...sendDefaults }, ctx);
     expect(stop.via).toBe("shell");
     expect(stop.exit_code).toBe(130);
@@ -64,7 +72,12 @@ describe("waits that are never fooled", () => {
 
   test("a prompt arriving in two chunks ('pass', then 50 ms later 'word: ') matches 'password:'", async () => {
     const r = await host.send(
-      { session: "main", text: "printf pass; sleep 0.05; printf 'word: '; read -r x; echo got=$x", until: "password:", ...sendDefaults },
+      {
+        session: "main",
+        text: "printf pass; sleep 0.05; printf 'word: '; read -r x; echo got=$x",
+        until: "password:",
+        ...sendDefaults,
+      },
       ctx,
     );
     expect(r.via).toBe("until");
@@ -83,19 +96,27 @@ describe("waits that are never fooled", () => {
     expect(e).toMatchObject({ status: "done", exit_code: 3, via: "exit" });
     const list = await host.list(ctx);
     expect(list.find((s) => s.session === "ex")).toMatchObject({ alive: false, exit_code: 3, state: "exited" });
-    await expect(host.exec({ session: "ex", command: "echo", ...defaults }, ctx)).rejects.toMatchObject({ code: "SESSION_EXITED" });
+    await expect(host.exec({ session: "ex", command: "echo", ...defaults }, ctx)).rejects.toMatchObject({
+      code: "SESSION_EXITED",
+    });
     await host.close({ session: "ex" }, ctx);
   });
 
   test("output that was already on screen never satisfies until", async () => {
     await host.exec({ command: "echo STALE_MARK", ...defaults }, ctx);
-    const r = await host.read({ session: "main", mode: "new", until: "STALE_MARK", wait_ms: 400, max_tokens: 4000 }, ctx);
+    const r = await host.read(
+      { session: "main", mode: "new", until: "STALE_MARK", wait_ms: 400, max_tokens: 4000 },
+      ctx,
+    );
     expect(r.via).toBe("timeout");
     expect(r.matched).toBeNull();
   });
 
   test("a forged mark without the nonce does not end a command", async () => {
-    const r = await host.exec({ command: "printf '\\033]6973;fake;D;0;/\\007'; sleep 0.3; echo real-end", ...defaults }, ctx);
+    const r = await host.exec(
+      { command: "printf '\\033]6973;fake;D;0;/\\007'; sleep 0.3; echo real-end", ...defaults },
+      ctx,
+    );
     expect(r.status).toBe("done");
     expect(r.output).toContain("real-end");
   });
@@ -121,7 +142,10 @@ describe("waits that are never fooled", () => {
 describe("a wait never outlives the command it waits on", () => {
   test("term_send until a pattern that never comes returns when the shell reports the end, with the exit code", async () => {
     const t0 = performance.now();
-    const r = await host.send({ session: "main", text: "sleep 1; false", until: "NEVER_SEEN", wait_ms: 15_000, max_tokens: 4000 }, ctx);
+    const r = await host.send(
+      { session: "main", text: "sleep 1; false", until: "NEVER_SEEN", wait_ms: 15_000, max_tokens: 4000 },
+      ctx,
+    );
     expect(r).toMatchObject({ via: "shell", exit_code: 1, matched: null, state: "prompt" });
     expect(performance.now() - t0).toBeLessThan(10_000);
   });
@@ -130,8 +154,14 @@ describe("a wait never outlives the command it waits on", () => {
     // The child prints once it runs in the foreground group, so the ctrl+c reaches it (a ctrl+c
     // typed while bash itself still holds the terminal would be bash's to ignore).
     const command = "sh -c 'echo child-started; exec sleep 60'";
-    const pending = host.send({ session: "main", text: command, until: "NEVER_SEEN", wait_ms: 30_000, max_tokens: 4000 }, ctx);
-    const reading = host.read({ session: "main", mode: "new", until: "NEVER_SEEN", wait_ms: 30_000, max_tokens: 4000 }, { clientId: "reader" });
+    const pending = host.send(
+      { session: "main", text: command, until: "NEVER_SEEN", wait_ms: 30_000, max_tokens: 4000 },
+      ctx,
+    );
+    const reading = host.read(
+      { session: "main", mode: "new", until: "NEVER_SEEN", wait_ms: 30_000, max_tokens: 4000 },
+      { clientId: "reader" },
+    );
     const session = host.manager.get("main");
     await new Promise<void>((resolve) => {
       const check = () => {

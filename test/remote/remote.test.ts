@@ -46,7 +46,10 @@ async function until<T>(what: string, ms: number, check: () => Promise<T | undef
 function localLog(): string {
   try {
     const lines = readFileSync(join(process.env.XDG_STATE_HOME!, "ptyhub", "daemon.log"), "utf8").split("\n");
-    return lines.filter((l) => /remote|ssh|bridge/.test(l)).slice(-30).join("\n");
+    return lines
+      .filter((l) => /remote|ssh|bridge/.test(l))
+      .slice(-30)
+      .join("\n");
   } catch {
     return "(no local daemon log)";
   }
@@ -106,8 +109,16 @@ describe.skipIf(!enabled)("remote persistence", () => {
       TMPDIR: join(remote, "tmp"),
       PTYHUB_TEST_RUN: process.env.PTYHUB_TEST_RUN ?? "",
     };
-    for (const d of [remoteEnv.XDG_RUNTIME_DIR!, remoteEnv.XDG_CACHE_HOME!, remoteEnv.XDG_STATE_HOME!, remoteEnv.TMPDIR!]) mkdirSync(d, { recursive: true, mode: 0o700 });
-    const envLine = Object.entries(remoteEnv).map(([k, v]) => `${k}=${v}`).join(" ");
+    for (const d of [
+      remoteEnv.XDG_RUNTIME_DIR!,
+      remoteEnv.XDG_CACHE_HOME!,
+      remoteEnv.XDG_STATE_HOME!,
+      remoteEnv.TMPDIR!,
+    ])
+      mkdirSync(d, { recursive: true, mode: 0o700 });
+    const envLine = Object.entries(remoteEnv)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ");
     // A host whose uname says it is something ptyhub is not built for.
     const fakeBin = join(scratch, "fakebin");
     mkdirSync(fakeBin);

@@ -41,9 +41,15 @@ describe("sandbox in the compiled binary", () => {
       const client = new Client({ name: "ptyhub-sandbox-compiled", version: "1.0.0" });
       try {
         await client.connect(transport);
-        const opened = await client.callTool({ name: "term_open", arguments: { name: "sbc", cwd: join(dir, "work"), sandbox: "workspace" } });
+        const opened = await client.callTool({
+          name: "term_open",
+          arguments: { name: "sbc", cwd: join(dir, "work"), sandbox: "workspace" },
+        });
         expect(opened.isError).toBeFalsy();
-        const exec = async (command: string) => (await client.callTool({ name: "term_exec", arguments: { session: "sbc", command } })).structuredContent as { exit_code: number };
+        const exec = async (command: string) =>
+          (await client.callTool({ name: "term_exec", arguments: { session: "sbc", command } })).structuredContent as {
+            exit_code: number;
+          };
         expect((await exec("touch inside")).exit_code).toBe(0);
         expect((await exec(`touch ${dir}/outside`)).exit_code).not.toBe(0);
         expect(existsSync(join(dir, "work", "inside"))).toBe(true);

@@ -63,7 +63,9 @@ describe("sandbox", () => {
     expect(tmp.exit_code).toBe(0);
     expect(tmp.output).toContain("ptyhub-sandbox-");
     wsTmp = tmp.output.split("\n")[0];
-    expect((await exec("sb-ws", "head -c 20 /etc/passwd >/dev/null && ls / >/dev/null && echo ok > /dev/tty")).exit_code).toBe(0);
+    expect(
+      (await exec("sb-ws", "head -c 20 /etc/passwd >/dev/null && ls / >/dev/null && echo ok > /dev/tty")).exit_code,
+    ).toBe(0);
   });
 
   test.if(abi >= 1)("read-only: even cwd is not writable; only its TMPDIR is", async () => {
@@ -76,9 +78,11 @@ describe("sandbox", () => {
     const inside = await exec("sb-ro", "touch ro-inside");
     expect(inside.exit_code).not.toBe(0);
     expect(existsSync(join(root, "work", "ro-inside"))).toBe(false);
-    expect((await exec("sb-ro", "mktemp && touch \"$TMPDIR/x\"")).exit_code).toBe(0);
+    expect((await exec("sb-ro", 'mktemp && touch "$TMPDIR/x"')).exit_code).toBe(0);
     // Its children are confined too (the restriction is inherited across fork and exec).
-    expect((await exec("sb-ro", `bash -c 'touch ${root}/child' || python3 -c 'open("${root}/child2","w")'`)).exit_code).not.toBe(0);
+    expect(
+      (await exec("sb-ro", `bash -c 'touch ${root}/child' || python3 -c 'open("${root}/child2","w")'`)).exit_code,
+    ).not.toBe(0);
     expect(existsSync(join(root, "child")) || existsSync(join(root, "child2"))).toBe(false);
   });
 
@@ -98,7 +102,11 @@ describe("sandbox", () => {
   });
 
   test("the launcher verb's arguments", () => {
-    expect(parseLauncherArgs(["workspace", "--write", "/a", "--write", "/dev/null", "--", "bash", "-l"])).toEqual({ mode: "workspace", writable: ["/a", "/dev/null"], argv: ["bash", "-l"] });
+    expect(parseLauncherArgs(["workspace", "--write", "/a", "--write", "/dev/null", "--", "bash", "-l"])).toEqual({
+      mode: "workspace",
+      writable: ["/a", "/dev/null"],
+      argv: ["bash", "-l"],
+    });
     expect(parseLauncherArgs(["strict", "--", "bash"])).toBeNull();
     expect(parseLauncherArgs(["read-only", "--write", "/a"])).toBeNull();
     expect(parseLauncherArgs(["read-only", "--"])).toBeNull();

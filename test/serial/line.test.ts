@@ -128,7 +128,7 @@ describe("term_serial and break", () => {
     expect(brk.baud).toBe(250000);
   });
 
-  test("keys: [\"break\"] needs a serial line, and is refused elsewhere before anything is typed", async () => {
+  test('keys: ["break"] needs a serial line, and is refused elsewhere before anything is typed', async () => {
     const line = keep(await ptyPair(tempDir()));
     await host.open({ name: "brk", serial: { path: line.path } }, ctx);
     const r = await host.send({ session: "brk", keys: ["break"], ...sendDefaults, wait_ms: 1000 }, ctx);

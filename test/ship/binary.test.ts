@@ -7,7 +7,16 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync 
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { BUILD_TIMEOUT_MS, VERSION, hostBuild, isolatedEnv, makeTempDir, runProcess, sha256File, type HostBuild } from "./helpers.ts";
+import {
+  BUILD_TIMEOUT_MS,
+  VERSION,
+  hostBuild,
+  isolatedEnv,
+  makeTempDir,
+  runProcess,
+  sha256File,
+  type HostBuild,
+} from "./helpers.ts";
 
 /** The MCP round trip of a cold binary: start, open a shell, run one command, close. */
 const SMOKE_TIMEOUT_MS = 60_000;
@@ -44,7 +53,9 @@ describe("release archive", () => {
     expect(listing.stdout.trim().split("\n")).toEqual(["ptyhub"]);
     const sums = readFileSync(build.checksumsPath, "utf8");
     const name = build.archivePath.slice(build.outDir.length + 1);
-    expect(name).toBe(`ptyhub-${VERSION}-${build.target.os}-${build.target.arch}${build.target.musl ? "-musl" : ""}.tar.gz`);
+    expect(name).toBe(
+      `ptyhub-${VERSION}-${build.target.os}-${build.target.arch}${build.target.musl ? "-musl" : ""}.tar.gz`,
+    );
     expect(sums).toBe(`${await sha256File(build.archivePath)}  ${name}\n`);
   });
 });
@@ -69,7 +80,9 @@ describe("compiled binary, away from node_modules", () => {
     try {
       const result = await runProcess([binary, "install", "vscode", "--dry-run"], { cwd: sandbox, env });
       expect(result.code).toBe(0);
-      expect(result.stdout).toContain(`would register ptyhub in ${join(env.XDG_CONFIG_HOME!, "Code", "User", "mcp.json")}`);
+      expect(result.stdout).toContain(
+        `would register ptyhub in ${join(env.XDG_CONFIG_HOME!, "Code", "User", "mcp.json")}`,
+      );
       expect(result.stdout).not.toContain("from-dotenv");
     } finally {
       rmSync(join(sandbox, ".env"));
@@ -96,7 +109,9 @@ describe("compiled binary, away from node_modules", () => {
         await client.connect(transport);
         expect(client.getServerVersion()).toMatchObject({ name: "ptyhub", version: VERSION });
         const tools = (await client.listTools()).tools.map((t) => t.name);
-        expect(tools).toEqual(expect.arrayContaining(["term_open", "term_exec", "term_send", "term_read", "term_list", "term_close"]));
+        expect(tools).toEqual(
+          expect.arrayContaining(["term_open", "term_exec", "term_send", "term_read", "term_list", "term_close"]),
+        );
 
         const opened = await client.callTool({ name: "term_open", arguments: { persistent: false } });
         expect(opened.isError).toBeFalsy();

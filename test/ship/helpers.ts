@@ -116,8 +116,12 @@ async function buildHostOnce(): Promise<HostBuild> {
   const outDir = reuse ? resolve(reuse) : sharedBuildDir();
   if (!reuse) {
     rmSync(outDir, { recursive: true, force: true });
-    const result = await runProcess([process.execPath, "build.ts", "--outdir", outDir], { cwd: REPO_ROOT, timeoutMs: BUILD_TIMEOUT_MS });
-    if (result.code !== 0) throw new Error(`bun run build failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
+    const result = await runProcess([process.execPath, "build.ts", "--outdir", outDir], {
+      cwd: REPO_ROOT,
+      timeoutMs: BUILD_TIMEOUT_MS,
+    });
+    if (result.code !== 0)
+      throw new Error(`bun run build failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
   }
   return {
     target,

@@ -98,9 +98,13 @@ for (const client of CLIENTS) {
       const text = readFileSync(path, "utf8");
       expect(registeredEntry(client, text)).toEqual(expectedEntry(client));
       expect(text).toContain("other-server");
-      expect(text).toContain(client.format.kind === "toml" ? `[profiles.fast]\nmodel = "o4-mini"` : `"numStartups": 12345678901234567890`);
+      expect(text).toContain(
+        client.format.kind === "toml" ? `[profiles.fast]\nmodel = "o4-mini"` : `"numStartups": 12345678901234567890`,
+      );
       if (client.format.kind === "json") expect(text.startsWith("// kept\n")).toBe(true);
-      expect(result.stdout).toContain(`${client.id}: registered ptyhub in ${path} (backup: ${path}.ptyhub-backup-20250102T030405678Z)`);
+      expect(result.stdout).toContain(
+        `${client.id}: registered ptyhub in ${path} (backup: ${path}.ptyhub-backup-20250102T030405678Z)`,
+      );
       expect(readFileSync(`${path}.ptyhub-backup-20250102T030405678Z`, "utf8")).toBe(original);
     });
 
@@ -157,13 +161,16 @@ for (const client of CLIENTS) {
 
     test("refuses a config it cannot parse and leaves it untouched", async () => {
       const path = configPath(client);
-      const broken = client.format.kind === "toml" ? `model = "o3\n[mcp_servers\n` : `{\n  "mcpServers": {\n    "other": {\n`;
+      const broken =
+        client.format.kind === "toml" ? `model = "o3\n[mcp_servers\n` : `{\n  "mcpServers": {\n    "other": {\n`;
       write(path, broken);
 
       for (const args of [[client.id], [client.id, "--uninstall"]]) {
         const result = await install(args);
         expect(result.code).toBe(1);
-        expect(result.stderr).toContain(`${client.id}: cannot edit ${path}: it is not valid ${client.format.kind === "toml" ? "TOML" : "JSON"}`);
+        expect(result.stderr).toContain(
+          `${client.id}: cannot edit ${path}: it is not valid ${client.format.kind === "toml" ? "TOML" : "JSON"}`,
+        );
         expect(result.stderr).toContain("Left it unchanged.");
         expect(readFileSync(path, "utf8")).toBe(broken);
         expect(backupsOf(path)).toHaveLength(0);
@@ -244,13 +251,21 @@ describe("config locations", () => {
     const xdg = { env: { XDG_CONFIG_HOME: "/xdg" } };
     expect(where("claude-desktop", xdg)).toBe("/xdg/Claude/claude_desktop_config.json");
     expect(where("vscode", xdg)).toBe("/xdg/Code/User/mcp.json");
-    expect(where("vscode", { env: { XDG_CONFIG_HOME: "relative/ignored" } })).toBe("/home/u/.config/Code/User/mcp.json");
+    expect(where("vscode", { env: { XDG_CONFIG_HOME: "relative/ignored" } })).toBe(
+      "/home/u/.config/Code/User/mcp.json",
+    );
   });
 
   test("macOS and Windows", () => {
-    expect(where("claude-desktop", { platform: "darwin" })).toBe("/home/u/Library/Application Support/Claude/claude_desktop_config.json");
+    expect(where("claude-desktop", { platform: "darwin" })).toBe(
+      "/home/u/Library/Application Support/Claude/claude_desktop_config.json",
+    );
     expect(where("vscode", { platform: "darwin" })).toBe("/home/u/Library/Application Support/Code/User/mcp.json");
-    const windows = { platform: "win32" as const, home: "C:\\Users\\u", env: { APPDATA: "C:\\Users\\u\\AppData\\Roaming" } };
+    const windows = {
+      platform: "win32" as const,
+      home: "C:\\Users\\u",
+      env: { APPDATA: "C:\\Users\\u\\AppData\\Roaming" },
+    };
     expect(where("claude-desktop", windows)).toBe("C:\\Users\\u\\AppData\\Roaming\\Claude\\claude_desktop_config.json");
     expect(where("cursor", windows)).toBe("C:\\Users\\u\\.cursor\\mcp.json");
   });
@@ -288,7 +303,9 @@ describe("command line", () => {
   test("an unknown client or flag is a usage error", async () => {
     const unknown = await install(["emacs"]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("unknown client 'emacs'; choose one of: claude-code, claude-desktop, cursor, vscode, windsurf, codex");
+    expect(unknown.stderr).toContain(
+      "unknown client 'emacs'; choose one of: claude-code, claude-desktop, cursor, vscode, windsurf, codex",
+    );
     const flag = await install(["cursor", "--force"]);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain("usage: ptyhub install");
@@ -313,7 +330,7 @@ describe("what each client needs, and what it shows next", () => {
     expect(plain.code).toBe(0);
     expect(codexTable().default_tools_approval_mode).toBeUndefined();
     expect(codexTable().env_vars).toEqual(CODEX_ENV_VARS);
-    expect(plain.stdout).toContain("`codex exec` (approval \"never\") refuses those tools");
+    expect(plain.stdout).toContain('`codex exec` (approval "never") refuses those tools');
     expect(plain.stdout).toContain("ptyhub install codex --approve-tools");
 
     const approved = await install(["codex", "--approve-tools"]);

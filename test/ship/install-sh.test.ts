@@ -4,11 +4,30 @@
  * shell script that prints which platform it is, so platform detection can be checked here).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, join } from "node:path";
 import type { Server } from "bun";
 import { RELEASE_TARGETS, archiveName, targetSlug } from "../../scripts/release-targets.ts";
-import { BUILD_TIMEOUT_MS, REPO_ROOT, VERSION, hostBuild, isolatedEnv, makeTempDir, runProcess, sha256File, type HostBuild } from "./helpers.ts";
+import {
+  BUILD_TIMEOUT_MS,
+  REPO_ROOT,
+  VERSION,
+  hostBuild,
+  isolatedEnv,
+  makeTempDir,
+  runProcess,
+  sha256File,
+  type HostBuild,
+} from "./helpers.ts";
 
 const INSTALL_SH = join(REPO_ROOT, "install.sh");
 const FAKE_VERSION = "9.8.7";
@@ -30,7 +49,8 @@ function baseUrl(route: "good" | "corrupt" | "fake" | "broken" | "empty"): strin
 /** A working fake: `ptyhub --version` prints `ptyhub fake-<slug>`. */
 const fakeBinary = (slug: string) => `#!/bin/sh\necho "ptyhub fake-${slug}"\n`;
 /** What Bun's musl build says on an Alpine without the C++ runtime. */
-const brokenBinary = () => `#!/bin/sh\necho "Error loading shared library libstdc++.so.6: No such file or directory (needed by ptyhub)" >&2\nexit 127\n`;
+const brokenBinary = () =>
+  `#!/bin/sh\necho "Error loading shared library libstdc++.so.6: No such file or directory (needed by ptyhub)" >&2\nexit 127\n`;
 
 /** A fake release for every Unix target, whose `ptyhub` is the script `binary` returns. */
 async function makeFakeRelease(dir: string, binary: (slug: string) => string): Promise<void> {
@@ -69,7 +89,12 @@ beforeAll(async () => {
       // Only plain file names: nothing outside the served directories is reachable.
       if (name !== basename(name) || name.startsWith(".")) return new Response("bad path", { status: 400 });
       if (route === "corrupt" && name.endsWith(".tar.gz")) return new Response(corruptArchive);
-      const dirs: Record<string, string> = { good: build.outDir, corrupt: build.outDir, fake: fakeDir, broken: brokenDir };
+      const dirs: Record<string, string> = {
+        good: build.outDir,
+        corrupt: build.outDir,
+        fake: fakeDir,
+        broken: brokenDir,
+      };
       const dir = dirs[route ?? ""];
       if (!dir || !existsSync(join(dir, name))) return new Response("not found", { status: 404 });
       return new Response(Bun.file(join(dir, name)));
@@ -117,7 +142,12 @@ describe("install.sh", () => {
     mkdirSync(dir);
     writeFileSync(join(dir, "ptyhub"), "#!/bin/sh\necho old\n");
     const run = await runInstaller(
-      { PTYHUB_DOWNLOAD_BASE: `${baseUrl("good")}/`, PTYHUB_VERSION: `v${VERSION}`, PTYHUB_INSTALL_DIR: dir, PATH: `${dir}:${process.env.PATH}` },
+      {
+        PTYHUB_DOWNLOAD_BASE: `${baseUrl("good")}/`,
+        PTYHUB_VERSION: `v${VERSION}`,
+        PTYHUB_INSTALL_DIR: dir,
+        PATH: `${dir}:${process.env.PATH}`,
+      },
       { installDir: dir },
     );
     expect(run.stderr).toBe("");
@@ -148,13 +178,41 @@ describe("install.sh", () => {
   });
 
   const platforms: Array<[string, Record<string, string>, string]> = [
-    ["Linux x86_64 (glibc)", { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "x86_64", PTYHUB_TEST_LIBC: "glibc" }, "linux-x64"],
-    ["Linux amd64 (glibc)", { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "amd64", PTYHUB_TEST_LIBC: "glibc" }, "linux-x64"],
-    ["Linux aarch64 (glibc)", { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "aarch64", PTYHUB_TEST_LIBC: "glibc" }, "linux-arm64"],
-    ["Linux x86_64 (musl)", { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "x86_64", PTYHUB_TEST_LIBC: "musl" }, "linux-x64-musl"],
-    ["macOS arm64", { PTYHUB_TEST_UNAME_S: "Darwin", PTYHUB_TEST_UNAME_M: "arm64", PTYHUB_TEST_ROSETTA: "0" }, "darwin-arm64"],
-    ["macOS x86_64", { PTYHUB_TEST_UNAME_S: "Darwin", PTYHUB_TEST_UNAME_M: "x86_64", PTYHUB_TEST_ROSETTA: "0" }, "darwin-x64"],
-    ["macOS x86_64 under Rosetta", { PTYHUB_TEST_UNAME_S: "Darwin", PTYHUB_TEST_UNAME_M: "x86_64", PTYHUB_TEST_ROSETTA: "1" }, "darwin-arm64"],
+    [
+      "Linux x86_64 (glibc)",
+      { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "x86_64", PTYHUB_TEST_LIBC: "glibc" },
+      "linux-x64",
+    ],
+    [
+      "Linux amd64 (glibc)",
+      { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "amd64", PTYHUB_TEST_LIBC: "glibc" },
+      "linux-x64",
+    ],
+    [
+      "Linux aarch64 (glibc)",
+      { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "aarch64", PTYHUB_TEST_LIBC: "glibc" },
+      "linux-arm64",
+    ],
+    [
+      "Linux x86_64 (musl)",
+      { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "x86_64", PTYHUB_TEST_LIBC: "musl" },
+      "linux-x64-musl",
+    ],
+    [
+      "macOS arm64",
+      { PTYHUB_TEST_UNAME_S: "Darwin", PTYHUB_TEST_UNAME_M: "arm64", PTYHUB_TEST_ROSETTA: "0" },
+      "darwin-arm64",
+    ],
+    [
+      "macOS x86_64",
+      { PTYHUB_TEST_UNAME_S: "Darwin", PTYHUB_TEST_UNAME_M: "x86_64", PTYHUB_TEST_ROSETTA: "0" },
+      "darwin-x64",
+    ],
+    [
+      "macOS x86_64 under Rosetta",
+      { PTYHUB_TEST_UNAME_S: "Darwin", PTYHUB_TEST_UNAME_M: "x86_64", PTYHUB_TEST_ROSETTA: "1" },
+      "darwin-arm64",
+    ],
   ];
   for (const [what, uname, slug] of platforms) {
     test(`picks the ${slug} archive on ${what}`, async () => {
@@ -179,10 +237,26 @@ describe("install.sh", () => {
   });
 
   const unsupported: Array<[string, Record<string, string>, string]> = [
-    ["FreeBSD", { PTYHUB_TEST_UNAME_S: "FreeBSD", PTYHUB_TEST_UNAME_M: "amd64" }, "unsupported operating system 'FreeBSD'"],
-    ["Linux riscv64", { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "riscv64", PTYHUB_TEST_LIBC: "glibc" }, "unsupported CPU architecture 'riscv64'"],
-    ["Linux arm64 with musl", { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "aarch64", PTYHUB_TEST_LIBC: "musl" }, "unsupported platform: Linux arm64 with musl libc"],
-    ["Windows (Git Bash)", { PTYHUB_TEST_UNAME_S: "MINGW64_NT-10.0-19045", PTYHUB_TEST_UNAME_M: "x86_64" }, "this script does not install on Windows. Download ptyhub-<version>-windows-x64.zip"],
+    [
+      "FreeBSD",
+      { PTYHUB_TEST_UNAME_S: "FreeBSD", PTYHUB_TEST_UNAME_M: "amd64" },
+      "unsupported operating system 'FreeBSD'",
+    ],
+    [
+      "Linux riscv64",
+      { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "riscv64", PTYHUB_TEST_LIBC: "glibc" },
+      "unsupported CPU architecture 'riscv64'",
+    ],
+    [
+      "Linux arm64 with musl",
+      { PTYHUB_TEST_UNAME_S: "Linux", PTYHUB_TEST_UNAME_M: "aarch64", PTYHUB_TEST_LIBC: "musl" },
+      "unsupported platform: Linux arm64 with musl libc",
+    ],
+    [
+      "Windows (Git Bash)",
+      { PTYHUB_TEST_UNAME_S: "MINGW64_NT-10.0-19045", PTYHUB_TEST_UNAME_M: "x86_64" },
+      "this script does not install on Windows. Download ptyhub-<version>-windows-x64.zip",
+    ],
   ];
   for (const [what, uname, message] of unsupported) {
     test(`refuses ${what} with a clear message, before downloading anything`, async () => {

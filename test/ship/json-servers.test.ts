@@ -45,7 +45,11 @@ describe("editJsonServers", () => {
     const original = `{\n  "theme": "dark",\n  "mcpServers": {\n    "other": {\n      "command": "x"\n    }\n  },\n  "big": 12345678901234567890\n}\n`;
     const added = expectRoundTrip(original);
     expect(added).toContain(`"big": 12345678901234567890`);
-    expect(added.startsWith(`{\n  "theme": "dark",\n  "mcpServers": {\n    "other": {\n      "command": "x"\n    },\n    "ptyhub": {\n`)).toBe(true);
+    expect(
+      added.startsWith(
+        `{\n  "theme": "dark",\n  "mcpServers": {\n    "other": {\n      "command": "x"\n    },\n    "ptyhub": {\n`,
+      ),
+    ).toBe(true);
   });
 
   test("keeps comments, tabs, CRLF line ends and trailing commas (JSONC)", () => {
@@ -59,7 +63,10 @@ describe("editJsonServers", () => {
   });
 
   test("adds the servers object when it is missing, after a trailing line comment", () => {
-    const added = expectRoundTrip(`{\n  "theme": "dark" // mine\n}\n`, `{\n  "theme": "dark", // mine\n  "mcpServers": {}\n}\n`);
+    const added = expectRoundTrip(
+      `{\n  "theme": "dark" // mine\n}\n`,
+      `{\n  "theme": "dark", // mine\n  "mcpServers": {}\n}\n`,
+    );
     expect(added).toContain(`"theme": "dark", // mine\n  "mcpServers": {\n    "ptyhub"`);
   });
 
@@ -84,7 +91,11 @@ describe("editJsonServers", () => {
     const original = `{\n  "mcpServers": {\n    "ptyhub": { "command": "/old/ptyhub", "env": { "A": "1" } }\n  }\n}\n`;
     const updated = editJsonServers(original, ENTRY, "add");
     expect(updated).toMatchObject({ changed: true, existed: true });
-    expect(valueOf(updated.text).mcpServers.ptyhub).toEqual({ command: "/opt/ptyhub/bin/ptyhub", env: { A: "1" }, args: [] });
+    expect(valueOf(updated.text).mcpServers.ptyhub).toEqual({
+      command: "/opt/ptyhub/bin/ptyhub",
+      env: { A: "1" },
+      args: [],
+    });
     expect(editJsonServers(updated.text, ENTRY, "add").changed).toBe(false);
   });
 
@@ -96,7 +107,9 @@ describe("editJsonServers", () => {
   test("removes the only entry, and an entry between others", () => {
     expect(editJsonServers(`{"mcpServers":{"ptyhub":{}}}`, ENTRY, "remove").text).toBe(`{"mcpServers":{}}`);
     const middle = `{\n  "mcpServers": {\n    "a": 1,\n    "ptyhub": {\n      "command": "x"\n    },\n    "b": 2\n  }\n}\n`;
-    expect(editJsonServers(middle, ENTRY, "remove").text).toBe(`{\n  "mcpServers": {\n    "a": 1,\n    "b": 2\n  }\n}\n`);
+    expect(editJsonServers(middle, ENTRY, "remove").text).toBe(
+      `{\n  "mcpServers": {\n    "a": 1,\n    "b": 2\n  }\n}\n`,
+    );
   });
 
   const refusals: Array<[string, string, RegExp]> = [
@@ -105,7 +118,11 @@ describe("editJsonServers", () => {
     ["servers that are not an object", `{"mcpServers": []}`, /"mcpServers" is not an object/],
     ["duplicate servers keys", `{"mcpServers": {}, "mcpServers": {}}`, /appears 2 times/],
     ["an unterminated comment", `{} /* no end`, /unterminated/],
-    ["a comment inside our entry", `{"mcpServers": {"ptyhub": {"command": "x" /* mine */}}}`, /comments in or beside it/],
+    [
+      "a comment inside our entry",
+      `{"mcpServers": {"ptyhub": {"command": "x" /* mine */}}}`,
+      /comments in or beside it/,
+    ],
   ];
   for (const [what, text, message] of refusals) {
     test(`refuses ${what}`, () => {

@@ -17,7 +17,10 @@ describe("launchCommandFor", () => {
   });
 
   test("running from source registers the absolute bun and cli.ts", () => {
-    expect(launchCommandFor(FROM_SOURCE)).toEqual({ command: "/home/u/.bun/bin/bun", args: ["/home/u/src/ptyhub/src/cli.ts"] });
+    expect(launchCommandFor(FROM_SOURCE)).toEqual({
+      command: "/home/u/.bun/bin/bun",
+      args: ["/home/u/src/ptyhub/src/cli.ts"],
+    });
   });
 
   test("a global npm install registers the platform binary it runs", () => {
@@ -31,9 +34,17 @@ describe("launchCommandFor", () => {
   });
 
   test("npx and bunx caches, which may be deleted, register the package runner instead", () => {
-    const npx = { ...FROM_SOURCE, compiled: true, npmLauncherPath: "/home/u/.npm/_npx/1a2b3c/node_modules/ptyhub/bin/ptyhub.js" };
+    const npx = {
+      ...FROM_SOURCE,
+      compiled: true,
+      npmLauncherPath: "/home/u/.npm/_npx/1a2b3c/node_modules/ptyhub/bin/ptyhub.js",
+    };
     expect(launchCommandFor(npx)).toEqual({ command: "npx", args: ["-y", "ptyhub"] });
-    const bunxLauncher = { ...FROM_SOURCE, compiled: true, npmLauncherPath: "/tmp/bunx-1000-ptyhub@latest/node_modules/ptyhub/bin/ptyhub.js" };
+    const bunxLauncher = {
+      ...FROM_SOURCE,
+      compiled: true,
+      npmLauncherPath: "/tmp/bunx-1000-ptyhub@latest/node_modules/ptyhub/bin/ptyhub.js",
+    };
     expect(launchCommandFor(bunxLauncher)).toEqual({ command: "bunx", args: ["ptyhub"] });
     const bunxSource = { ...FROM_SOURCE, cliPath: "/tmp/bunx-1000-ptyhub@latest/node_modules/ptyhub/src/cli.ts" };
     expect(launchCommandFor(bunxSource)).toEqual({ command: "bunx", args: ["ptyhub"] });

@@ -9,7 +9,16 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { RELEASE_TARGETS, npmPackageName } from "../../scripts/release-targets.ts";
-import { BUILD_TIMEOUT_MS, REPO_ROOT, VERSION, hostBuild, isolatedEnv, makeTempDir, runProcess, type HostBuild } from "./helpers.ts";
+import {
+  BUILD_TIMEOUT_MS,
+  REPO_ROOT,
+  VERSION,
+  hostBuild,
+  isolatedEnv,
+  makeTempDir,
+  runProcess,
+  type HostBuild,
+} from "./helpers.ts";
 
 /** Packing gzips a ~110 MB binary and installing unpacks it again; both take a few seconds. */
 const PACK_AND_INSTALL_TIMEOUT_MS = 180_000;
@@ -28,7 +37,8 @@ let launcherBin: string;
 
 async function mustRun(argv: string[], cwd: string): Promise<string> {
   const result = await runProcess(argv, { cwd, env, timeoutMs: PACK_AND_INSTALL_TIMEOUT_MS });
-  if (result.code !== 0) throw new Error(`${argv.join(" ")} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
+  if (result.code !== 0)
+    throw new Error(`${argv.join(" ")} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
 }
 
@@ -53,14 +63,36 @@ beforeAll(async () => {
     npm_config_update_notifier: "false",
   });
   const out = join(scratch, "packages");
-  await mustRun([process.execPath, join(REPO_ROOT, "scripts", "npm-packages.ts"), "--dist", build.outDir, "--out", out, "--allow-missing"], REPO_ROOT);
+  await mustRun(
+    [
+      process.execPath,
+      join(REPO_ROOT, "scripts", "npm-packages.ts"),
+      "--dist",
+      build.outDir,
+      "--out",
+      out,
+      "--allow-missing",
+    ],
+    REPO_ROOT,
+  );
   const platformDir = join(out, npmPackageName(build.target).replace("@ptyhub/", ""));
   const tarballs = join(scratch, "tarballs");
   mkdirSync(tarballs);
   await mustRun([npm, "pack", "--pack-destination", tarballs, join(out, "ptyhub"), platformDir], scratch);
   prefix = join(scratch, "prefix");
   const platformTarball = `ptyhub-${npmPackageName(build.target).replace("@ptyhub/", "")}-${VERSION}.tgz`;
-  await mustRun([npm, "install", "-g", "--prefix", prefix, join(tarballs, `ptyhub-${VERSION}.tgz`), join(tarballs, platformTarball)], scratch);
+  await mustRun(
+    [
+      npm,
+      "install",
+      "-g",
+      "--prefix",
+      prefix,
+      join(tarballs, `ptyhub-${VERSION}.tgz`),
+      join(tarballs, platformTarball),
+    ],
+    scratch,
+  );
   launcherBin = join(prefix, "bin", "ptyhub");
 }, BUILD_TIMEOUT_MS + PACK_AND_INSTALL_TIMEOUT_MS);
 
@@ -72,13 +104,21 @@ describe.skipIf(!npm || !node)("npm packages", () => {
   test("the main package runs a Node launcher and depends on every platform package at its version", () => {
     const manifest = JSON.parse(readFileSync(join(prefix, "lib", "node_modules", "ptyhub", "package.json"), "utf8"));
     expect(manifest.bin).toEqual({ ptyhub: "bin/ptyhub.js" });
-    expect(manifest.optionalDependencies).toEqual(Object.fromEntries(RELEASE_TARGETS.map((t) => [npmPackageName(t), VERSION])));
-    expect(readFileSync(join(prefix, "lib", "node_modules", "ptyhub", "bin", "ptyhub.js"), "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+    expect(manifest.optionalDependencies).toEqual(
+      Object.fromEntries(RELEASE_TARGETS.map((t) => [npmPackageName(t), VERSION])),
+    );
+    expect(
+      readFileSync(join(prefix, "lib", "node_modules", "ptyhub", "bin", "ptyhub.js"), "utf8").startsWith(
+        "#!/usr/bin/env node\n",
+      ),
+    ).toBe(true);
   });
 
   test("the platform package declares os, cpu and libc so npm installs only the matching one", () => {
     const name = npmPackageName(build.target);
-    const manifest = JSON.parse(readFileSync(join(prefix, "lib", "node_modules", ...name.split("/"), "package.json"), "utf8"));
+    const manifest = JSON.parse(
+      readFileSync(join(prefix, "lib", "node_modules", ...name.split("/"), "package.json"), "utf8"),
+    );
     expect(manifest).toMatchObject({ name, version: VERSION, os: [build.target.npmOs], cpu: [build.target.arch] });
     if (build.target.npmOs === "linux") expect(manifest.libc).toEqual([build.target.musl ? "musl" : "glibc"]);
   });
@@ -114,7 +154,10 @@ describe.skipIf(!npm || !node)("npm packages", () => {
       // The launcher's pid: if SIGTERM stopped only the launcher, the binary would keep the
       // stdout pipe open and the transport would never close.
       process.kill(transport.pid!, "SIGTERM");
-      const outcome = await Promise.race([transportClosed.then(() => "closed"), Bun.sleep(SIGNAL_EXIT_TIMEOUT_MS).then(() => "timeout")]);
+      const outcome = await Promise.race([
+        transportClosed.then(() => "closed"),
+        Bun.sleep(SIGNAL_EXIT_TIMEOUT_MS).then(() => "timeout"),
+      ]);
       expect(outcome).toBe("closed");
     } finally {
       await client.close();

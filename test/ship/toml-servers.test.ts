@@ -78,7 +78,11 @@ describe("editTomlServer", () => {
     ["a table defined twice", `[a]\nx = 1\n[a]\ny = 2\n`, /not valid TOML/],
     ["ptyhub defined with dotted keys", `mcp_servers.ptyhub.command = "x"\n`, /inline table or with dotted keys/],
     ["ptyhub as an inline table", `[mcp_servers]\nptyhub = { command = "x" }\n`, /inline table or with dotted keys/],
-    ["mcp_servers as an inline table", `mcp_servers = { other = { command = "x" } }\n`, /mcp_servers is written as an inline table/],
+    [
+      "mcp_servers as an inline table",
+      `mcp_servers = { other = { command = "x" } }\n`,
+      /mcp_servers is written as an inline table/,
+    ],
     ["mcp_servers that is not a table", `mcp_servers = 3\n`, /mcp_servers is not a table/],
   ];
   for (const [what, text, message] of refusals) {

@@ -33,11 +33,15 @@ export interface McpOptions {
 
 export async function startMcp(opts: McpOptions = {}): Promise<Mcp> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, PTYHUB_LOG_LEVEL: "debug", ...opts.env })) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries({ ...process.env, PTYHUB_LOG_LEVEL: "debug", ...opts.env }))
+    if (v !== undefined) env[k] = v;
   const transport = new StdioClientTransport({ command: "bun", args: [CLI], env, stderr: "pipe" });
   let stderr = "";
   const log: string[] = [];
-  const client = new Client({ name: "ptyhub-ssh-test", version: "0" }, { capabilities: opts.elicit ? { elicitation: {} } : {} });
+  const client = new Client(
+    { name: "ptyhub-ssh-test", version: "0" },
+    { capabilities: opts.elicit ? { elicitation: {} } : {} },
+  );
   const elicitations: ElicitRequest["params"][] = [];
   if (opts.elicit) {
     const handler = opts.elicit;
@@ -53,7 +57,11 @@ export async function startMcp(opts: McpOptions = {}): Promise<Mcp> {
   return {
     elicitations,
     async call(name, args, timeoutMs = 60_000) {
-      const r = (await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs })) as { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, any> };
+      const r = (await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs })) as {
+        isError?: boolean;
+        content: { type: string; text: string }[];
+        structuredContent?: Record<string, any>;
+      };
       const text = r.content.map((c) => c.text).join("\n");
       const data = r.structuredContent ?? {};
       log.push(text, JSON.stringify(data));

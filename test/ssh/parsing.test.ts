@@ -7,7 +7,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { hostOptions, parseHop, resolveHost } from "../../src/ssh/config.ts";
-import { addKnownHost, checkHostKey, fingerprint, hashName, keyTypeOf, keysFor, knownHostsName, knownTypes } from "../../src/ssh/known-hosts.ts";
+import {
+  addKnownHost,
+  checkHostKey,
+  fingerprint,
+  hashName,
+  keyTypeOf,
+  keysFor,
+  knownHostsName,
+  knownTypes,
+} from "../../src/ssh/known-hosts.ts";
 import { remoteBashRc, setupScript } from "../../src/ssh/remote.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ssh-parse-"));
@@ -28,7 +37,10 @@ function blob(type: string, seed: string): Buffer {
 }
 
 describe("ssh config", () => {
-  const system = file("system_config", "Host *\n  User sys-user\n  Port 2222\n  ServerAliveInterval 99\n  HashKnownHosts yes\n");
+  const system = file(
+    "system_config",
+    "Host *\n  User sys-user\n  Port 2222\n  ServerAliveInterval 99\n  HashKnownHosts yes\n",
+  );
   const included = file("extra.conf", "Host inc-*\n  HostName included.example\n");
   const user = file(
     "config",
@@ -58,7 +70,14 @@ describe("ssh config", () => {
 
   test("first obtained value wins; wildcards; negation; IdentityFile accumulates with tokens", () => {
     const h = resolveHost({ host: "web-1" }, files);
-    expect(h).toMatchObject({ hostname: "web-1.internal", port: 2201, user: "deploy", identitiesOnly: true, proxyJump: "bastion,admin@gate:2200", connectTimeout: 7 });
+    expect(h).toMatchObject({
+      hostname: "web-1.internal",
+      port: 2201,
+      user: "deploy",
+      identitiesOnly: true,
+      proxyJump: "bastion,admin@gate:2200",
+      connectTimeout: 7,
+    });
     expect(h.identityFiles).toEqual([join(homedir(), ".ssh", "key one"), join(homedir(), ".ssh", "id_deploy")]);
     expect(h.identitiesNamed).toBe(true);
     expect(h.serverAliveInterval).toBe(3);
@@ -76,7 +95,14 @@ describe("ssh config", () => {
     const h = resolveHost({ host: "web-1.bad" }, files);
     expect(h).toMatchObject({ hostname: "web-1.bad.internal", user: "deploy", port: 1 });
     const other = resolveHost({ host: "plain.example" }, files);
-    expect(other).toMatchObject({ hostname: "plain.example", user: "sys-user", port: 2222, proxyJump: null, identitiesNamed: false, serverAliveInterval: 99 });
+    expect(other).toMatchObject({
+      hostname: "plain.example",
+      user: "sys-user",
+      port: 2222,
+      proxyJump: null,
+      identitiesNamed: false,
+      serverAliveInterval: 99,
+    });
     expect(other.identityFiles[0]).toBe(join(homedir(), ".ssh", "id_rsa"));
     expect(other.knownHostsFiles[0]).toBe(join(homedir(), ".ssh", "known_hosts"));
   });
@@ -161,11 +187,29 @@ describe("remote setup script", () => {
   });
 
   test("user text is quoted; the nonce is only in a file, never on a command line", () => {
-    const s = setupScript({ command: "echo 'hi'", cwd: "~/x y", env: { A: "it's" }, sessionId: "t1", nonce: "abc123", cols: 80, rows: 24, agentForward: false, timeoutMs: 1000 }, null, "cmd");
+    const s = setupScript(
+      {
+        command: "echo 'hi'",
+        cwd: "~/x y",
+        env: { A: "it's" },
+        sessionId: "t1",
+        nonce: "abc123",
+        cols: 80,
+        rows: 24,
+        agentForward: false,
+        timeoutMs: 1000,
+      },
+      null,
+      "cmd",
+    );
     expect(s).toContain("A='it'\\''s'; export A");
     expect(s).toContain("c='~/x y'");
     expect(s).not.toContain("abc123");
-    const sh = setupScript({ sessionId: "t1", nonce: "abc123", cols: 80, rows: 24, agentForward: false, timeoutMs: 1000 }, "zsh", "shell");
+    const sh = setupScript(
+      { sessionId: "t1", nonce: "abc123", cols: 80, rows: 24, agentForward: false, timeoutMs: 1000 },
+      "zsh",
+      "shell",
+    );
     expect(sh).toContain(`printf '%s\\n' 'abc123' > "$d/nonce"`);
     expect(sh.split("abc123").length).toBe(2);
     expect(sh).toContain("command -v 'zsh'");

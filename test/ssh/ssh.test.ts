@@ -12,7 +12,21 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { createServer, type Server } from "node:net";
-import { cleanup, createTestUser, currentUser, freePort, haveSshd, isRoot, keygen, killQuietly, run, scratchDir, startSshd, type Sshd, type TestUser } from "./sshd.ts";
+import {
+  cleanup,
+  createTestUser,
+  currentUser,
+  freePort,
+  haveSshd,
+  isRoot,
+  keygen,
+  killQuietly,
+  run,
+  scratchDir,
+  startSshd,
+  type Sshd,
+  type TestUser,
+} from "./sshd.ts";
 import { startMcp, type Mcp } from "./mcp.ts";
 import { fingerprint, keysFor } from "../../src/ssh/known-hosts.ts";
 
@@ -32,7 +46,12 @@ let scratch: string;
 let agentPid = 0;
 let agentSock = "";
 const ssh = join(homedir(), ".ssh");
-const keys = { plain: join(ssh, "id_ed25519"), enc: join(ssh, "id_enc"), stranger: join(ssh, "id_stranger"), agent: "" };
+const keys = {
+  plain: join(ssh, "id_ed25519"),
+  enc: join(ssh, "id_enc"),
+  stranger: join(ssh, "id_stranger"),
+  agent: "",
+};
 /** The human's answers, per test. */
 let answers: { passphrase?: string; password?: string; action?: "accept" | "decline" | "cancel" } = {};
 
@@ -109,13 +128,20 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     await keygen(keys.stranger);
     keys.agent = await keygen(join(scratch, "agent_key"));
     const authorized = [keys.plain, keys.enc, keys.agent].map((k) => readFileSync(k + ".pub", "utf8")).join("");
-    [sshd, jumpSshd] = await Promise.all([startSshd({ authorizedKeys: authorized, password: isRoot }), startSshd({ authorizedKeys: authorized })]);
+    [sshd, jumpSshd] = await Promise.all([
+      startSshd({ authorizedKeys: authorized, password: isRoot }),
+      startSshd({ authorizedKeys: authorized }),
+    ]);
     if (isRoot) user = await createTestUser("/bin/sh");
     writeKnownHosts([knownHostsLine(sshd), knownHostsLine(jumpSshd)]);
     writeConfig("");
     // A test ssh-agent holding a key that exists nowhere else.
     agentSock = join(scratch, "agent.sock");
-    const agent = Bun.spawn(["ssh-agent", "-D", "-a", agentSock], { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
+    const agent = Bun.spawn(["ssh-agent", "-D", "-a", agentSock], {
+      stdout: "ignore",
+      stderr: "ignore",
+      stdin: "ignore",
+    });
     agentPid = agent.pid;
     for (let i = 0; i < 100 && !existsSync(agentSock); i++) await Bun.sleep(20);
     const add = await run(["ssh-add", keys.agent], { env: { SSH_AUTH_SOCK: agentSock } });
@@ -134,7 +160,13 @@ describe.skipIf(!enabled)("ssh sessions", () => {
   test("key auth: a remote bash with shell integration, exact exit codes and cwd, on one connection", async () => {
     const r = await open(mcp, target(), { name: "key" });
     expect(r.error).toBeNull();
-    expect(r.data).toMatchObject({ kind: "ssh", target: `${currentUser}@127.0.0.1:${sshd.port}`, pid: null, shell_integration: true, state: "prompt" });
+    expect(r.data).toMatchObject({
+      kind: "ssh",
+      target: `${currentUser}@127.0.0.1:${sshd.port}`,
+      pid: null,
+      shell_integration: true,
+      state: "prompt",
+    });
     const connections = sshd.connections().length;
     const a = await mcp.call("term_exec", { session: "key", command: "echo hello; false" });
     expect(a.data).toMatchObject({ status: "done", exit_code: 1, output: "hello", via: "shell" });
@@ -148,7 +180,10 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     await mcp.call("term_send", { session: "key", text: "exit 3", wait_ms: 2000 });
     await waitExited(mcp, "key", 3000);
     const listed = await mcp.call("term_list", {});
-    expect(listed.data.sessions.find((x: { session: string }) => x.session === "key")).toMatchObject({ state: "exited", exit_code: 3 });
+    expect(listed.data.sessions.find((x: { session: string }) => x.session === "key")).toMatchObject({
+      state: "exited",
+      exit_code: 3,
+    });
     await mcp.call("term_close", { session: "key" });
   }, 30_000);
 
@@ -166,16 +201,28 @@ describe.skipIf(!enabled)("ssh sessions", () => {
 
   test("POSIX sh login shell: per-command markers give exit codes and cwd; cwd/env/command options apply remotely", async () => {
     if (!user) return;
-    const r = await open(mcp, target({ user: user.name }), { name: "dash", cwd: "/tmp", env: { GREETING: "it's here" } });
+    const r = await open(mcp, target({ user: user.name }), {
+      name: "dash",
+      cwd: "/tmp",
+      env: { GREETING: "it's here" },
+    });
     expect(r.error).toBeNull();
     expect(r.data).toMatchObject({ kind: "ssh", target: `${user.name}@127.0.0.1:${sshd.port}`, state: "prompt" });
     const a = await mcp.call("term_exec", { session: "dash", command: 'echo "$GREETING"; pwd; whoami; (exit 3)' });
-    expect(a.data).toMatchObject({ status: "done", exit_code: 3, output: `it's here\n/tmp\n${user.name}`, via: "marker" });
+    expect(a.data).toMatchObject({
+      status: "done",
+      exit_code: 3,
+      output: `it's here\n/tmp\n${user.name}`,
+      via: "marker",
+    });
     const b = await mcp.call("term_exec", { session: "dash", command: "cd / && ls -d /etc" });
     expect(b.data).toMatchObject({ exit_code: 0, output: "/etc", cwd: "/" });
     // The setup dir is gone once the shell has read its rc (counted for this run's own user only:
     // other runs on the machine share /tmp).
-    const dirs = await mcp.call("term_exec", { session: "dash", command: 'find "${TMPDIR:-/tmp}" -maxdepth 1 -name "ptyhub.*" -user "$(id -un)" | wc -l' });
+    const dirs = await mcp.call("term_exec", {
+      session: "dash",
+      command: 'find "${TMPDIR:-/tmp}" -maxdepth 1 -name "ptyhub.*" -user "$(id -un)" | wc -l',
+    });
     expect(dirs.data.output.trim()).toBe("0");
     await mcp.call("term_close", { session: "dash" });
 
@@ -199,7 +246,9 @@ describe.skipIf(!enabled)("ssh sessions", () => {
   }, 30_000);
 
   test("~/.ssh/config: first match wins across wildcard Host blocks; IdentitiesOnly keys", async () => {
-    writeConfig(`Host web-1\n  Port ${sshd.port}\n  User ${currentUser}\n\nHost web-*\n  HostName 127.0.0.1\n  Port 1\n  User nobody\n  IdentityFile ~/.ssh/id_ed25519\n  IdentitiesOnly yes\n  ServerAliveInterval 5\n`);
+    writeConfig(
+      `Host web-1\n  Port ${sshd.port}\n  User ${currentUser}\n\nHost web-*\n  HostName 127.0.0.1\n  Port 1\n  User nobody\n  IdentityFile ~/.ssh/id_ed25519\n  IdentitiesOnly yes\n  ServerAliveInterval 5\n`,
+    );
     try {
       const r = await open(mcp, { host: "web-1" }, { name: "alias" });
       expect(r.error).toBeNull();
@@ -218,13 +267,18 @@ describe.skipIf(!enabled)("ssh sessions", () => {
       // Only the agent holds an authorized key: the named identity file is a stranger.
       const r = await open(withAgent, target({ identity_file: keys.stranger }), { name: "agent" });
       expect(r.error).toBeNull();
-      const plain = await withAgent.call("term_exec", { session: "agent", command: 'echo "sock=${SSH_AUTH_SOCK:-none}"' });
+      const plain = await withAgent.call("term_exec", {
+        session: "agent",
+        command: 'echo "sock=${SSH_AUTH_SOCK:-none}"',
+      });
       expect(plain.data.output).toBe("sock=none");
       const fwd = await open(withAgent, target({ identity_file: keys.stranger, forward_agent: true }), { name: "fwd" });
       expect(fwd.error).toBeNull();
       const listed = await withAgent.call("term_exec", { session: "fwd", command: "ssh-add -l" });
       expect(listed.data.exit_code).toBe(0);
-      expect(listed.data.output).toContain(fingerprint(Buffer.from(readFileSync(keys.agent + ".pub", "utf8").split(" ")[1] ?? "", "base64")));
+      expect(listed.data.output).toContain(
+        fingerprint(Buffer.from(readFileSync(keys.agent + ".pub", "utf8").split(" ")[1] ?? "", "base64")),
+      );
     } finally {
       await withAgent.close();
     }
@@ -235,7 +289,9 @@ describe.skipIf(!enabled)("ssh sessions", () => {
   }, 30_000);
 
   test("encrypted key: the passphrase comes from the human through elicitation and appears nowhere", async () => {
-    const human = await startMcp({ elicit: () => ({ action: answers.action ?? "accept", content: { passphrase: answers.passphrase ?? "" } }) });
+    const human = await startMcp({
+      elicit: () => ({ action: answers.action ?? "accept", content: { passphrase: answers.passphrase ?? "" } }),
+    });
     try {
       answers = { passphrase: PASSPHRASE };
       const r = await open(human, keyOnly({ identity_file: keys.enc }), { name: "enc" });
@@ -267,7 +323,9 @@ describe.skipIf(!enabled)("ssh sessions", () => {
 
   test("password login (keyboard-interactive) through elicitation", async () => {
     if (!user) return;
-    const human = await startMcp({ elicit: () => ({ action: answers.action ?? "accept", content: { password: answers.password ?? "" } }) });
+    const human = await startMcp({
+      elicit: () => ({ action: answers.action ?? "accept", content: { password: answers.password ?? "" } }),
+    });
     try {
       answers = { password: user.password };
       const r = await open(human, target({ user: user.name, identity_file: keys.stranger }), { name: "pw" });
@@ -285,7 +343,11 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     try {
       const hk = pwOnly.hostKeyPub.split(/\s+/);
       writeFileSync(join(ssh, "known_hosts"), `[127.0.0.1]:${pwOnly.port} ${hk[0]} ${hk[1]}\n`, { flag: "a" });
-      const r = await open(human2, { host: "127.0.0.1", port: pwOnly.port, user: user.name, identity_file: keys.stranger }, { name: "pw2" });
+      const r = await open(
+        human2,
+        { host: "127.0.0.1", port: pwOnly.port, user: user.name, identity_file: keys.stranger },
+        { name: "pw2" },
+      );
       expect(r.error).toBeNull();
       expect(human2.elicitations[0]!.message).toContain("Password");
       await human2.call("term_close", { session: "pw2" });
@@ -308,7 +370,11 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     expect(strict.error?.hint).toContain('"accept-new"');
     expect(keysFor([join(ssh, "known_hosts")], `[localhost]:${sshd.port}`)).toHaveLength(0);
 
-    const accepted = await open(mcp, { host: "localhost", port: sshd.port, host_key: "accept-new" }, { name: "newhost" });
+    const accepted = await open(
+      mcp,
+      { host: "localhost", port: sshd.port, host_key: "accept-new" },
+      { name: "newhost" },
+    );
     expect(accepted.error).toBeNull();
     // ssh-keygen -F finds the recorded key (hashed or not, as HashKnownHosts says).
     const found = await run(["ssh-keygen", "-F", `[localhost]:${sshd.port}`, "-f", join(ssh, "known_hosts")]);
@@ -351,7 +417,9 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     expect(e.data.output).toBe("via-jump");
     await mcp.call("term_close", { session: "jumped" });
 
-    writeConfig(`Host bastion\n  HostName 127.0.0.1\n  Port ${jumpSshd.port}\n\nHost inner\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  ProxyJump bastion\n`);
+    writeConfig(
+      `Host bastion\n  HostName 127.0.0.1\n  Port ${jumpSshd.port}\n\nHost inner\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  ProxyJump bastion\n`,
+    );
     try {
       const viaConfig = await open(mcp, { host: "inner" }, { name: "inner" });
       expect(viaConfig.error).toBeNull();
@@ -378,9 +446,20 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     await mcp.call("term_resize", { session: "tty", cols: 90, rows: 25 });
     expect((await mcp.call("term_exec", { session: "tty", command: "stty size" })).data.output).toBe("25 90");
 
-    const vim = await mcp.call("term_send", { session: "tty", text: `vim -u NONE -N ${join(scratch, "file.txt")}`, wait_ms: 3000, until: "file.txt" });
+    const vim = await mcp.call("term_send", {
+      session: "tty",
+      text: `vim -u NONE -N ${join(scratch, "file.txt")}`,
+      wait_ms: 3000,
+      until: "file.txt",
+    });
     expect(vim.data.alt_screen).toBe(true);
-    await mcp.call("term_send", { session: "tty", text: "ihello from vim", enter: false, keys: ["escape"], wait_ms: 300 });
+    await mcp.call("term_send", {
+      session: "tty",
+      text: "ihello from vim",
+      enter: false,
+      keys: ["escape"],
+      wait_ms: 300,
+    });
     const quit = await mcp.call("term_send", { session: "tty", text: ":wq", wait_ms: 3000 });
     expect(quit.data.alt_screen).toBe(false);
     expect(readFileSync(join(scratch, "file.txt"), "utf8")).toBe("hello from vim\n");
@@ -434,7 +513,11 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", () => resolve()));
     try {
       const t0 = Date.now();
-      const mute = await open(mcp, { host: "127.0.0.1", port: (silent.address() as { port: number }).port, connect_timeout_s: 1 });
+      const mute = await open(mcp, {
+        host: "127.0.0.1",
+        port: (silent.address() as { port: number }).port,
+        connect_timeout_s: 1,
+      });
       expect(mute.error?.code).toBe("SSH_CONNECT_FAILED");
       expect(mute.error?.message).toContain("handshake");
       expect(Date.now() - t0).toBeLessThan(4000);
@@ -455,35 +538,39 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     expect(invalid.error?.code).toBe("INVALID_ARGUMENT");
   }, 40_000);
 
-  test.skipIf(!haveDaemon)("a persistent SSH session lives in the daemon and survives an MCP server restart", async () => {
-    // A private daemon: its own runtime dir (socket) and state dir.
-    const base = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT!, "dm-"));
-    const socket = join(base, "r", "ptyhub", "daemon.sock");
-    const env = {
-      XDG_RUNTIME_DIR: join(base, "r"),
-      XDG_STATE_HOME: join(base, "s"),
-      PTYHUB_SOCKET: socket,
-      PTYHUB_PERSISTENT: undefined,
-    };
-    mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
-    const first = await startMcp({ env });
-    try {
-      const r = await first.call("term_open", { name: "remote", persistent: true, env: histEnv(), ssh: target() });
-      expect(r.error).toBeNull();
-      expect(r.data).toMatchObject({ kind: "ssh", persistent: true, attach: "ptyhub attach remote" });
-      await first.call("term_exec", { session: "remote", command: "cd /tmp && KEEP=42" });
-    } finally {
-      await first.close();
-    }
-    const second = await startMcp({ env });
-    try {
-      const e = await second.call("term_exec", { session: "remote", command: 'echo "$KEEP $PWD"' });
-      expect(e.data).toMatchObject({ status: "done", exit_code: 0, output: "42 /tmp" });
-      await second.call("term_close", { session: "remote" });
-    } finally {
-      await second.close();
-      const stopEnv = { XDG_STATE_HOME: env.XDG_STATE_HOME, PTYHUB_SOCKET: socket };
-      await run(["bun", CLI, "daemon", "--stop"], { env: stopEnv });
-    }
-  }, 30_000);
+  test.skipIf(!haveDaemon)(
+    "a persistent SSH session lives in the daemon and survives an MCP server restart",
+    async () => {
+      // A private daemon: its own runtime dir (socket) and state dir.
+      const base = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT!, "dm-"));
+      const socket = join(base, "r", "ptyhub", "daemon.sock");
+      const env = {
+        XDG_RUNTIME_DIR: join(base, "r"),
+        XDG_STATE_HOME: join(base, "s"),
+        PTYHUB_SOCKET: socket,
+        PTYHUB_PERSISTENT: undefined,
+      };
+      mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
+      const first = await startMcp({ env });
+      try {
+        const r = await first.call("term_open", { name: "remote", persistent: true, env: histEnv(), ssh: target() });
+        expect(r.error).toBeNull();
+        expect(r.data).toMatchObject({ kind: "ssh", persistent: true, attach: "ptyhub attach remote" });
+        await first.call("term_exec", { session: "remote", command: "cd /tmp && KEEP=42" });
+      } finally {
+        await first.close();
+      }
+      const second = await startMcp({ env });
+      try {
+        const e = await second.call("term_exec", { session: "remote", command: 'echo "$KEEP $PWD"' });
+        expect(e.data).toMatchObject({ status: "done", exit_code: 0, output: "42 /tmp" });
+        await second.call("term_close", { session: "remote" });
+      } finally {
+        await second.close();
+        const stopEnv = { XDG_STATE_HOME: env.XDG_STATE_HOME, PTYHUB_SOCKET: socket };
+        await run(["bun", CLI, "daemon", "--stop"], { env: stopEnv });
+      }
+    },
+    30_000,
+  );
 });

@@ -4,7 +4,16 @@
  * per-connection sshd processes it forked (they would otherwise outlive the listener and count as
  * leftovers of the test run), found by walking /proc for its descendants.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
@@ -20,21 +29,44 @@ export function scratchDir(prefix: string): string {
   return mkdtempSync(join(base, prefix));
 }
 
-export async function run(argv: string[], opts: { env?: Record<string, string>; stdin?: string } = {}): Promise<{ code: number; out: string; err: string }> {
+export async function run(
+  argv: string[],
+  opts: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<{ code: number; out: string; err: string }> {
   const proc = Bun.spawn(argv, {
     env: { ...(process.env as Record<string, string>), ...opts.env },
     stdin: opts.stdin === undefined ? "ignore" : new TextEncoder().encode(opts.stdin),
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, out, err };
 }
 
 /** Generates a key pair with ssh-keygen; returns the private key's path (the public one is path + ".pub"). */
-export async function keygen(path: string, opts: { type?: string; passphrase?: string; comment?: string } = {}): Promise<string> {
+export async function keygen(
+  path: string,
+  opts: { type?: string; passphrase?: string; comment?: string } = {},
+): Promise<string> {
   // Few KDF rounds: decrypting a passphrase-protected key costs ~70 ms per round in ssh2's pure-JS bcrypt.
-  const r = await run(["ssh-keygen", "-q", "-t", opts.type ?? "ed25519", "-a", "2", "-N", opts.passphrase ?? "", "-C", opts.comment ?? "ptyhub-test", "-f", path]);
+  const r = await run([
+    "ssh-keygen",
+    "-q",
+    "-t",
+    opts.type ?? "ed25519",
+    "-a",
+    "2",
+    "-N",
+    opts.passphrase ?? "",
+    "-C",
+    opts.comment ?? "ptyhub-test",
+    "-f",
+    path,
+  ]);
   if (r.code !== 0) throw new Error(`ssh-keygen failed: ${r.err}`);
   return path;
 }
@@ -142,10 +174,17 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   ];
   const config = join(dir, "sshd_config");
   writeFileSync(config, lines.join("\n") + "\n", { mode: 0o644 });
-  const proc = Bun.spawn([SSHD, "-D", "-e", "-f", config, "-p", String(port)], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const proc = Bun.spawn([SSHD, "-D", "-e", "-f", config, "-p", String(port)], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   let stderr = "";
   void (async () => {
-    for await (const chunk of proc.stderr) { stderr += new TextDecoder().decode(chunk); if (process.env.SSHD_LOGLEVEL) process.stderr.write(new TextDecoder().decode(chunk)); }
+    for await (const chunk of proc.stderr) {
+      stderr += new TextDecoder().decode(chunk);
+      if (process.env.SSHD_LOGLEVEL) process.stderr.write(new TextDecoder().decode(chunk));
+    }
   })();
   // Ready when the port greets with an SSH banner.
   const deadline = Date.now() + 10_000;

@@ -14,7 +14,10 @@ describe("echo stripping", () => {
     expect(stripEcho("abcdef\nghij\nout", "abcdefghij", true)).toEqual({ status: "stripped", rest: "out" });
   });
   test("continuation prompts of multi-line input are skipped", () => {
-    expect(stripEcho("for i in 1 2:\n...     print(i)\n1", "for i in 1 2:\n    print(i)", false)).toEqual({ status: "stripped", rest: "\n1" });
+    expect(stripEcho("for i in 1 2:\n...     print(i)\n1", "for i in 1 2:\n    print(i)", false)).toEqual({
+      status: "stripped",
+      rest: "\n1",
+    });
   });
   test("no echo (echo off, or other output first) is reported as absent", () => {
     expect(stripEcho("hello world", "secret", true)).toEqual({ status: "absent", rest: "hello world" });

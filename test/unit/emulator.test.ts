@@ -24,7 +24,9 @@ describe("golden escape-sequence fixtures → rendered text", () => {
   for (const f of fixtures as Fixture[]) {
     test(f.name, () => {
       const em = new Emulator({ cols: f.cols ?? 80, rows: 10, resetLineOnBareCr: () => true });
-      const chunks = f.chunksHex ? f.chunksHex.map((h) => Uint8Array.from(Buffer.from(h, "hex"))) : (f.chunks ?? [f.input!]).map((c) => enc.encode(c));
+      const chunks = f.chunksHex
+        ? f.chunksHex.map((h) => Uint8Array.from(Buffer.from(h, "hex")))
+        : (f.chunks ?? [f.input!]).map((c) => enc.encode(c));
       for (const c of chunks) em.ingest(c);
       expect(renderAll(em)).toEqual(f.expect);
       em.dispose();
@@ -46,7 +48,12 @@ describe("emulator history", () => {
 
   test("marks report exact positions mid-stream", () => {
     const seen: Array<{ data: string; row: number; col: number }> = [];
-    const em = new Emulator({ cols: 80, rows: 5, oscId: 6973, onOsc: (e) => seen.push({ data: e.data, row: e.pos.row, col: e.pos.col }) });
+    const em = new Emulator({
+      cols: 80,
+      rows: 5,
+      oscId: 6973,
+      onOsc: (e) => seen.push({ data: e.data, row: e.pos.row, col: e.pos.col }),
+    });
     em.ingest(enc.encode("$ cmd\r\n\x1b]6973;n;C\x07a\r\nb\r\nc\r\nd\r\ne\r\nf\r\npartial\x1b]6973;n;D;0\x07$ "));
     expect(seen).toEqual([
       { data: "n;C", row: 1, col: 0 },
@@ -71,7 +78,7 @@ describe("plain-text fast path", () => {
   test("gives exactly what the parser gives (history, line numbers, screen, cursor)", () => {
     let seed = 7;
     let fastLines = 0;
-    const rand = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
     for (let trial = 0; trial < 20; trial++) {
       const cols = 20 + Math.floor(rand() * 100);
       const rows = 5 + Math.floor(rand() * 30);

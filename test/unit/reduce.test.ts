@@ -21,7 +21,13 @@ describe("reducers", () => {
     const r = reduceOutput("npx jest", out)!;
     expect(r.note).toBe("reduced (test run): dropped 2 passing-test lines");
     expect(r.text).not.toContain("✓ subtracts");
-    const facts = ["FAIL src/b.test.ts", "● math › adds", "src/b.test.ts:12:5", "✕ adds", "Tests:       1 failed, 1 passed"];
+    const facts = [
+      "FAIL src/b.test.ts",
+      "● math › adds",
+      "src/b.test.ts:12:5",
+      "✕ adds",
+      "Tests:       1 failed, 1 passed",
+    ];
     for (const fact of facts) expect(r.text).toContain(fact);
   });
 
@@ -54,10 +60,10 @@ describe("reducers", () => {
       "error[E0425]: cannot find value `x` in this scope",
       " --> src/main.rs:3:13",
       "  |",
-      "3 |     println!(\"{}\", x);",
+      '3 |     println!("{}", x);',
       "  |                    ^ not found in this scope",
       "",
-      "error: could not compile `app` (bin \"app\") due to 1 previous error",
+      'error: could not compile `app` (bin "app") due to 1 previous error',
     ].join("\n");
     const r = reduceOutput("cargo build", out)!;
     expect(r.note).toBe("reduced (build): dropped 2 progress lines");

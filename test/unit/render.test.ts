@@ -45,7 +45,14 @@ describe("rendering with a token budget", () => {
   });
 
   test("gaps (evicted before anyone read them) are reported even within budget", () => {
-    const r = render([{ text: "head", lineNo: 1 }, { gap: true, fromLine: 2, toLine: 50, chars: 400 }, { text: "tail", lineNo: 51 }], 4000);
+    const r = render(
+      [
+        { text: "head", lineNo: 1 },
+        { gap: true, fromLine: 2, toLine: 50, chars: 400 },
+        { text: "tail", lineNo: 51 },
+      ],
+      4000,
+    );
     expect(r.output).toContain("49 lines (2–50) were dropped");
     expect(r.truncated).toEqual({ omitted_lines: 49, from_line: 2, to_line: 50, original_tokens: 2 + (100 + 49) + 2 });
   });

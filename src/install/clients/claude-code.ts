@@ -14,9 +14,14 @@ function configDir(machine: InstallEnvironment): string {
 export const claudeCode: McpClient = {
   id: "claude-code",
   displayName: "Claude Code",
-  installedMarkers: (machine) => [joinFor(machine, configDir(machine), ".claude.json"), joinFor(machine, machine.home, ".claude")],
+  installedMarkers: (machine) => [
+    joinFor(machine, configDir(machine), ".claude.json"),
+    joinFor(machine, machine.home, ".claude"),
+  ],
   configPath: (machine, scope) =>
-    scope === "project" ? joinFor(machine, machine.cwd, ".mcp.json") : joinFor(machine, configDir(machine), ".claude.json"),
+    scope === "project"
+      ? joinFor(machine, machine.cwd, ".mcp.json")
+      : joinFor(machine, configDir(machine), ".claude.json"),
   format: {
     kind: "json",
     serversKey: "mcpServers",

@@ -12,5 +12,9 @@ export const claudeDesktop: McpClient = {
   installedMarkers: (machine) => [joinFor(machine, electronAppData(machine), "Claude")],
   configPath: (machine, scope) =>
     scope === "user" ? joinFor(machine, electronAppData(machine), "Claude", "claude_desktop_config.json") : undefined,
-  format: { kind: "json", serversKey: "mcpServers", entry: (launch) => ({ command: launch.command, args: launch.args }) },
+  format: {
+    kind: "json",
+    serversKey: "mcpServers",
+    entry: (launch) => ({ command: launch.command, args: launch.args }),
+  },
 };

@@ -6,7 +6,8 @@ export const cursor: McpClient = {
   id: "cursor",
   displayName: "Cursor",
   installedMarkers: (machine) => [joinFor(machine, machine.home, ".cursor")],
-  configPath: (machine, scope) => joinFor(machine, scope === "project" ? machine.cwd : machine.home, ".cursor", "mcp.json"),
+  configPath: (machine, scope) =>
+    joinFor(machine, scope === "project" ? machine.cwd : machine.home, ".cursor", "mcp.json"),
   format: {
     kind: "json",
     serversKey: "mcpServers",

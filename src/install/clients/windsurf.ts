@@ -8,5 +8,9 @@ export const windsurf: McpClient = {
   installedMarkers: (machine) => [joinFor(machine, machine.home, ".codeium", "windsurf")],
   configPath: (machine, scope) =>
     scope === "user" ? joinFor(machine, machine.home, ".codeium", "windsurf", "mcp_config.json") : undefined,
-  format: { kind: "json", serversKey: "mcpServers", entry: (launch) => ({ command: launch.command, args: launch.args }) },
+  format: {
+    kind: "json",
+    serversKey: "mcpServers",
+    entry: (launch) => ({ command: launch.command, args: launch.args }),
+  },
 };

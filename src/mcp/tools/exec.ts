@@ -1,13 +1,36 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { hint, MAX_SESSION_ID_CHARS, maxTokens, stateEnum, truncation, truncationNote, withHint, withOutput } from "../schemas.ts";
+import {
+  hint,
+  MAX_SESSION_ID_CHARS,
+  maxTokens,
+  stateEnum,
+  truncation,
+  truncationNote,
+  withHint,
+  withOutput,
+} from "../schemas.ts";
 import { processConfig } from "../../config.ts";
 import { reduceOutput } from "../../reduce/index.ts";
 
 const input = z.strictObject({
-  command: z.string().min(1).max(100_000).describe("One shell command line, typed at the session's prompt (multi-line scripts are run as one command)."),
-  session: z.string().max(MAX_SESSION_ID_CHARS).optional().describe("A shell session; default: the shell session `main`, created on first use."),
-  timeout_ms: z.number().int().min(0).max(600_000).default(30_000).describe("How long to wait. After it the command keeps running and the result says status \"running\"."),
+  command: z
+    .string()
+    .min(1)
+    .max(100_000)
+    .describe("One shell command line, typed at the session's prompt (multi-line scripts are run as one command)."),
+  session: z
+    .string()
+    .max(MAX_SESSION_ID_CHARS)
+    .optional()
+    .describe("A shell session; default: the shell session `main`, created on first use."),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(600_000)
+    .default(30_000)
+    .describe('How long to wait. After it the command keeps running and the result says status "running".'),
   max_tokens: maxTokens,
   reduce: z
     .boolean()
@@ -38,10 +61,10 @@ export const termExec = defineTool({
   description:
     "Run one command in a persistent shell session and wait until it finishes. Returns its exact exit_code, its own output (no echo, no prompt) and the cwd after it. " +
     "cd, export, venvs and background jobs persist between calls. " +
-    "status: \"done\" (finished), \"running\" (timeout_ms passed; it keeps running: follow with term_read, stop with term_send keys:[\"ctrl+c\"]), " +
-    "\"input\" (it waits at a password, yes/no prompt, pager or full-screen app: answer with term_send or " +
+    'status: "done" (finished), "running" (timeout_ms passed; it keeps running: follow with term_read, stop with term_send keys:["ctrl+c"]), ' +
+    '"input" (it waits at a password, yes/no prompt, pager or full-screen app: answer with term_send or ' +
     "term_secret; " +
-    "state \"continuation\": the line is unfinished, send the rest or ctrl+c). " +
+    'state "continuation": the line is unfinished, send the rest or ctrl+c). ' +
     "via says how completion was known: shell (shell integration), marker, exit (the shell exited), prompt, timeout. " +
     "For REPLs and interactive programs use term_send.",
   input,

@@ -10,4 +10,14 @@ import { termResize } from "./resize.ts";
 import { termSecret } from "./secret.ts";
 import { termSerial } from "./serial.ts";
 
-export const TOOLS: readonly ToolDef[] = [termExec, termOpen, termSend, termRead, termList, termClose, termResize, termSecret, termSerial] as unknown as ToolDef[];
+export const TOOLS: readonly ToolDef[] = [
+  termExec,
+  termOpen,
+  termSend,
+  termRead,
+  termList,
+  termClose,
+  termResize,
+  termSecret,
+  termSerial,
+] as unknown as ToolDef[];

@@ -24,7 +24,13 @@ const output = z.object({
   ),
   remote_sessions: z
     .array(
-      z.object({ session: z.string(), state: z.string(), idle_ms: z.number().int(), created_at: z.string(), attached: z.boolean() }),
+      z.object({
+        session: z.string(),
+        state: z.string(),
+        idle_ms: z.number().int(),
+        created_at: z.string(),
+        attached: z.boolean(),
+      }),
     )
     .optional(),
   serial_ports: z
@@ -43,12 +49,15 @@ const output = z.object({
 export const termList = defineTool({
   name: "term_list",
   title: "List sessions",
-  description: "List terminal sessions with their state (prompt, running, password, …), whether they are alive, exit codes and idle time.",
+  description:
+    "List terminal sessions with their state (prompt, running, password, …), whether they are alive, exit codes and idle time.",
   input: z.strictObject({
     ssh_host: z
       .union([z.string().min(1).max(255), sshParams])
       .optional()
-      .describe("Also list the persistent sessions on this host (an alias or term_open's ssh object), resumable with term_open {ssh: {host, resume}}."),
+      .describe(
+        "Also list the persistent sessions on this host (an alias or term_open's ssh object), resumable with term_open {ssh: {host, resume}}.",
+      ),
     serial_ports: z
       .boolean()
       .optional()
@@ -77,15 +86,25 @@ export const termList = defineTool({
     const remote = r.remote_sessions?.length
       ? "\nremote: " +
         r.remote_sessions
-          .map((s) => `${s.session} · ${s.state} · idle ${Math.round(s.idle_ms / 1000)}s${s.attached ? " · attached" : ""}`)
+          .map(
+            (s) =>
+              `${s.session} · ${s.state} · idle ${Math.round(s.idle_ms / 1000)}s${s.attached ? " · attached" : ""}`,
+          )
           .join("\n        ")
       : r.remote_sessions
         ? "\n[no remote sessions]"
         : "";
     if (r.sessions.length === 0) return "[no sessions]" + ports + remote;
-    return r.sessions
-      .map((s) => `${s.session} · ${s.kind} · ${s.target} · ${s.alive ? s.state : `exited ${s.exit_code ?? "?"}`}${s.cwd ? ` · ${s.cwd}` : ""} · idle ${Math.round(s.idle_ms / 1000)}s${s.persistent ? " · persistent" : ""}${s.attached ? " · attached" : ""}`)
-      .join("\n") + ports + remote;
+    return (
+      r.sessions
+        .map(
+          (s) =>
+            `${s.session} · ${s.kind} · ${s.target} · ${s.alive ? s.state : `exited ${s.exit_code ?? "?"}`}${s.cwd ? ` · ${s.cwd}` : ""} · idle ${Math.round(s.idle_ms / 1000)}s${s.persistent ? " · persistent" : ""}${s.attached ? " · attached" : ""}`,
+        )
+        .join("\n") +
+      ports +
+      remote
+    );
   },
 });
 

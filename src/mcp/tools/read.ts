@@ -1,14 +1,35 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { cursor, maxTokens, sessionId, stateEnum, truncation, truncationNote, untilPattern, viaEnum, withOutput } from "../schemas.ts";
+import {
+  cursor,
+  maxTokens,
+  sessionId,
+  stateEnum,
+  truncation,
+  truncationNote,
+  untilPattern,
+  viaEnum,
+  withOutput,
+} from "../schemas.ts";
 
 const input = z.strictObject({
   session: sessionId,
-  mode: z.enum(["new", "screen", "diff", "history"]).default("new").describe("new: output since your last read · screen: the visible screen · diff: only screen rows changed since your last screen/diff read · history: scrollback lines by number"),
+  mode: z
+    .enum(["new", "screen", "diff", "history"])
+    .default("new")
+    .describe(
+      "new: output since your last read · screen: the visible screen · diff: only screen rows changed since your last screen/diff read · history: scrollback lines by number",
+    ),
   from: z.number().int().optional().describe("history: first line (1-based; negative counts from the end)."),
   to: z.number().int().optional().describe("history: last line (inclusive; negative counts from the end)."),
   until: untilPattern("Regex awaited in output newer than this call."),
-  wait_ms: z.number().int().min(0).max(600_000).optional().describe("How long `new` waits for output when there is none yet (default 2000; 0 for screen/history)."),
+  wait_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(600_000)
+    .optional()
+    .describe("How long `new` waits for output when there is none yet (default 2000; 0 for screen/history)."),
   max_tokens: maxTokens,
 });
 

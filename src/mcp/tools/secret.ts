@@ -7,26 +7,27 @@ export const termSecret = defineTool({
   name: "term_secret",
   title: "Ask the human for a secret",
   description:
-    "When a session waits for a password, passphrase or token (state \"password\"), ask the human for it through the client (MCP elicitation) and type it into the session. " +
+    'When a session waits for a password, passphrase or token (state "password"), ask the human for it through the client (MCP elicitation) and type it into the session. ' +
     "The secret never reaches you, the logs, or any later output. Then follow up with term_read or term_send.",
   input: z.strictObject({
     session: sessionId,
-    prompt: z.string().max(500).optional().describe("What to ask the human, e.g. \"sudo password for deploy@web1\"."),
+    prompt: z.string().max(500).optional().describe('What to ask the human, e.g. "sudo password for deploy@web1".'),
     enter: z.boolean().default(true).describe("Press Enter after the secret."),
   }),
   output: z.object({ session: z.string(), sent: z.boolean(), action: z.enum(["accept", "decline", "cancel"]) }),
   annotations: { destructiveHint: false, openWorldHint: false },
   async run(args, ctx) {
     await ctx.host.check(args.session, ctx);
-    const typeItYourself =
-      `Ask the human to type it themselves: \`ptyhub attach ${args.session}\` in a terminal (ctrl+\\ detaches).`;
+    const typeItYourself = `Ask the human to type it themselves: \`ptyhub attach ${args.session}\` in a terminal (ctrl+\\ detaches).`;
     if (!ctx.elicit) {
       const why = "this MCP client cannot ask the human for input (no elicitation support)";
       throw new AppError("ELICITATION_UNSUPPORTED", why, typeItYourself);
     }
     const answer = await ctx.elicit(args.prompt ?? `A secret for terminal session '${args.session}'`, {
       type: "object",
-      properties: { secret: { type: "string", title: "Secret", description: "Typed into the terminal; never shown to the model." } },
+      properties: {
+        secret: { type: "string", title: "Secret", description: "Typed into the terminal; never shown to the model." },
+      },
       required: ["secret"],
     });
     const secret = answer.content?.secret;

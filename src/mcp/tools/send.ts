@@ -1,14 +1,36 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { cursor, hint, maxTokens, sessionId, stateEnum, truncation, truncationNote, untilPattern, viaEnum } from "../schemas.ts";
+import {
+  cursor,
+  hint,
+  maxTokens,
+  sessionId,
+  stateEnum,
+  truncation,
+  truncationNote,
+  untilPattern,
+  viaEnum,
+} from "../schemas.ts";
 import { withHint, withOutput } from "../schemas.ts";
 
 const input = z.strictObject({
   session: sessionId,
-  text: z.string().max(100_000).optional().describe("Text typed literally (no escape decoding); multi-line text is pasted as one unit."),
+  text: z
+    .string()
+    .max(100_000)
+    .optional()
+    .describe("Text typed literally (no escape decoding); multi-line text is pasted as one unit."),
   enter: z.boolean().optional().describe("Press Enter after `text` (default true when text is given)."),
-  keys: z.array(z.string().max(32)).max(256).optional().describe("Named keys sent after text/Enter: ctrl+c, ctrl+d, escape, tab, up, down, left, right, home, end, pageup, pagedown, backspace, delete, f1–f12, alt+x, shift+tab (C-c and ^C also work)."),
-  until: untilPattern("Regex to wait for in output that appears after this call (the echo of your input never matches)."),
+  keys: z
+    .array(z.string().max(32))
+    .max(256)
+    .optional()
+    .describe(
+      "Named keys sent after text/Enter: ctrl+c, ctrl+d, escape, tab, up, down, left, right, home, end, pageup, pagedown, backspace, delete, f1–f12, alt+x, shift+tab (C-c and ^C also work).",
+    ),
+  until: untilPattern(
+    "Regex to wait for in output that appears after this call (the echo of your input never matches).",
+  ),
   wait_ms: z.number().int().min(0).max(600_000).default(5000).describe("Upper bound on the wait."),
   max_tokens: maxTokens,
 });
@@ -42,7 +64,10 @@ export const termSend = defineTool({
   },
   text(r) {
     const header = `[state ${r.state} · via ${r.via}${r.matched !== null ? ` · matched ${JSON.stringify(r.matched)}` : ""}${r.exit_code !== null ? ` · exit ${r.exit_code}` : ""}${truncationNote(r.truncated)}]`;
-    const body = r.alt_screen && r.screen !== null ? `${r.output ? r.output + "\n" : ""}--- screen (cursor ${r.cursor.row},${r.cursor.col}) ---\n${r.screen}` : r.output;
+    const body =
+      r.alt_screen && r.screen !== null
+        ? `${r.output ? r.output + "\n" : ""}--- screen (cursor ${r.cursor.row},${r.cursor.col}) ---\n${r.screen}`
+        : r.output;
     return withOutput(withHint(header, r.hint), body);
   },
 });

@@ -19,7 +19,6 @@ const output = z.object({
   ri: line,
 });
 
-
 export const termSerial = defineTool({
   name: "term_serial",
   title: "Control a serial line",
