@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { ctx, defaults, newHost } from "../helpers/host.ts";
 import { Secrets } from "../../src/session/redaction.ts";
+import { waitFor } from "../../src/session/wait.ts";
 
 const SECRET = "hunter2-very-secret";
 const host = newHost();
@@ -49,6 +50,13 @@ describe("redaction", () => {
     expect(s.via).toBe("until");
     expect(s.matched).toBe("again:[secret]");
     expect(JSON.stringify(s)).not.toContain("hunter2");
+    // `until` can match before the shell reports the command done: wait for its end mark (the
+    // prompt) before the next term_exec, which would otherwise answer SESSION_BUSY.
+    const session = host.manager.get("sec");
+    const atPrompt = await waitFor(session, () => (session.phase === "prompt" ? { done: true } : null), {
+      timeoutMs: 5000,
+    });
+    expect(atPrompt).toBe(true);
 
     const e = await host.exec(
       { session: "sec", command: `mkdir -p "/tmp/$token-dir" && cd "/tmp/$token-dir" && echo "$token"`, ...defaults },
