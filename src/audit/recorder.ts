@@ -132,12 +132,14 @@ export class SessionAudit {
     if (kind === "closed") {
       w.unsubscribe();
       this.watched.delete(id);
+      this.trail.release(id);
     }
   }
 
   dispose(): void {
     if (this.pruner) clearInterval(this.pruner);
     for (const w of this.watched.values()) w.unsubscribe();
+    this.trail.releaseAll();
     this.watched.clear();
   }
 }
