@@ -30,7 +30,8 @@ const PUSH_TITLE = "\x1b[22;0t";
 const POP_TITLE = "\x1b[23;0t";
 
 const USAGE =
-  "Usage: ptyhub attach SESSION [--resize]\n  ctrl+\\ detaches (the session keeps running)\n  --resize  make the session follow this window's size\n";
+  "Usage: ptyhub attach SESSION [--resize]\n  ctrl+\\ detaches (the session keeps running)\n  --resize  make the " +
+  "session follow this window's size\n";
 
 interface AttachResult {
   session: string;

@@ -228,7 +228,8 @@ export class DaemonHost implements SessionHost {
         throw new AppError(
           "SESSION_NOT_FOUND",
           `no session '${session}'`,
-          "Open it with term_open, or pick one from term_list (no ptyhub daemon is running, so there are no persistent sessions).",
+          "Open it with term_open, or pick one from term_list (no ptyhub daemon is running, so there are no " +
+            "persistent sessions).",
         );
       }
       throw err;

@@ -122,7 +122,8 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
     }
     if (values.project) {
       io.err(
-        "ptyhub install: --http registers a bearer token, which must not go into a project's shared config; leave out --project",
+        "ptyhub install: --http registers a bearer token, which must not go into a project's shared config; leave out " +
+          "--project",
       );
       return EXIT_USAGE;
     }

@@ -22,9 +22,12 @@ import { addHeaderNote, clampBudget, clampNote, fitToClient } from "./client-bud
 const log = logger("mcp");
 
 const INSTRUCTIONS =
-  "ptyhub gives you real, persistent terminals. Use term_exec for shell commands (exact exit codes; state like cd/export persists in the default session `main`). " +
-  "Use term_open + term_send for REPLs, prompts, editors and anything interactive; term_read to follow long-running output. " +
-  'Results are rendered text within a token budget; a `truncated` result names the omitted line range for term_read mode:"history". ' +
+  "ptyhub gives you real, persistent terminals. Use term_exec for shell commands (exact exit codes; state like " +
+  "cd/export persists in the default session `main`). " +
+  "Use term_open + term_send for REPLs, prompts, editors and anything interactive; term_read to follow long-running " +
+  "output. " +
+  "Results are rendered text within a token budget; a `truncated` result names the omitted line range for term_read " +
+  'mode:"history". ' +
   "Never put passwords in tool arguments: use term_secret.";
 
 function describeIssues(error: z.ZodError): string {

@@ -45,7 +45,8 @@ export function assertCanExec(session: Session): void {
     throw new AppError(
       "INVALID_ARGUMENT",
       `session '${session.id}' runs ${session.target}, not a shell, so term_exec cannot know when a command ends`,
-      "Drive programs and REPLs with term_send (use `until` to wait for their prompt), or term_exec in a shell session.",
+      "Drive programs and REPLs with term_send (use `until` to wait for their prompt), or term_exec in a shell " +
+        "session.",
     );
   }
 }

@@ -213,7 +213,8 @@ async function tcpConnectOne(
     return await bounded(connected, deadline, signal, () =>
       connectFailed(
         `no answer from ${describe(h)} within ${secs} s (connect timeout)`,
-        "The host may be down, or a firewall drops the packets. Check the address and port; raise connect_timeout_s for slow links.",
+        "The host may be down, or a firewall drops the packets. Check the address and port; raise connect_timeout_s " +
+          "for slow links.",
       ),
     );
   } catch (err) {
@@ -413,14 +414,16 @@ function authError(h: ResolvedHost, role: string, report: AuthReport, shared: Au
     return new AppError(
       "ELICITATION_UNSUPPORTED",
       `login to ${who} needs ${[...new Set(shared.needsHuman)].join(" and ")} (tried: ${tried}), and this MCP client cannot ask the human (no elicitation support)`,
-      "Load the key into ssh-agent (ssh-add) before starting ptyhub, or use a key without a passphrase; or open a local session, run `ssh` in it and let the human type the secret in `ptyhub attach <session>`.",
+      "Load the key into ssh-agent (ssh-add) before starting ptyhub, or use a key without a passphrase; or open a " +
+        "local session, run `ssh` in it and let the human type the secret in `ptyhub attach <session>`.",
       false,
     );
   }
   return new AppError(
     "SSH_AUTH_FAILED",
     `login to ${who} failed (tried: ${tried}${accepts})`,
-    "Check the user name (ssh.user or User in ~/.ssh/config), install your public key in the server's authorized_keys, load it into ssh-agent, or name it with ssh.identity_file.",
+    "Check the user name (ssh.user or User in ~/.ssh/config), install your public key in the server's " +
+      "authorized_keys, load it into ssh-agent, or name it with ssh.identity_file.",
     false,
   );
 }
@@ -481,7 +484,8 @@ export async function connectSsh(p: SshParams, o: ConnectOptions = {}): Promise<
     throw new AppError(
       "INVALID_ARGUMENT",
       "forward_agent needs a running ssh-agent, and SSH_AUTH_SOCK names none here",
-      "Start ssh-agent and add your key (ssh-add) in the environment ptyhub runs in, or open the session without forward_agent.",
+      "Start ssh-agent and add your key (ssh-add) in the environment ptyhub runs in, or open the session without " +
+        "forward_agent.",
     );
   }
   const shared: AuthShared = {

@@ -120,7 +120,8 @@ function badKey(raw: string): AppError {
   return new AppError(
     "INVALID_ARGUMENT",
     `unknown key name '${raw}'`,
-    "Use names like enter, tab, escape, backspace, up, down, left, right, home, end, pageup, pagedown, delete, f1–f12, ctrl+c, alt+x, shift+tab (C-c and ^C also work), break (serial lines). Send plain text with `text`.",
+    "Use names like enter, tab, escape, backspace, up, down, left, right, home, end, pageup, pagedown, delete, " +
+      "f1–f12, ctrl+c, alt+x, shift+tab (C-c and ^C also work), break (serial lines). Send plain text with `text`.",
   );
 }
 

@@ -6,7 +6,8 @@ export const termClose = defineTool({
   name: "term_close",
   title: "Close a session",
   description:
-    "End a session and everything it started (the whole process group, background jobs too): the signal first (default HUP), then TERM, then KILL. Closing an already closed session succeeds.",
+    "End a session and everything it started (the whole process group, background jobs too): the signal first " +
+    "(default HUP), then TERM, then KILL. Closing an already closed session succeeds.",
   input: z.strictObject({
     session: sessionId,
     signal: z

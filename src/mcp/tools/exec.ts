@@ -59,9 +59,11 @@ export const termExec = defineTool({
   name: "term_exec",
   title: "Run a shell command",
   description:
-    "Run one command in a persistent shell session and wait until it finishes. Returns its exact exit_code, its own output (no echo, no prompt) and the cwd after it. " +
+    "Run one command in a persistent shell session and wait until it finishes. Returns its exact exit_code, its own " +
+    "output (no echo, no prompt) and the cwd after it. " +
     "cd, export, venvs and background jobs persist between calls. " +
-    'status: "done" (finished), "running" (timeout_ms passed; it keeps running: follow with term_read, stop with term_send keys:["ctrl+c"]), ' +
+    'status: "done" (finished), "running" (timeout_ms passed; it keeps running: follow with term_read, stop with ' +
+    'term_send keys:["ctrl+c"]), ' +
     '"input" (it waits at a password, yes/no prompt, pager or full-screen app: answer with term_send or ' +
     "term_secret; " +
     'state "continuation": the line is unfinished, send the rest or ctrl+c). ' +

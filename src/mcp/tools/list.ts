@@ -50,13 +50,15 @@ export const termList = defineTool({
   name: "term_list",
   title: "List sessions",
   description:
-    "List terminal sessions with their state (prompt, running, password, …), whether they are alive, exit codes and idle time.",
+    "List terminal sessions with their state (prompt, running, password, …), whether they are alive, exit codes and " +
+    "idle time.",
   input: z.strictObject({
     ssh_host: z
       .union([z.string().min(1).max(255), sshParams])
       .optional()
       .describe(
-        "Also list the persistent sessions on this host (an alias or term_open's ssh object), resumable with term_open {ssh: {host, resume}}.",
+        "Also list the persistent sessions on this host (an alias or term_open's ssh object), resumable with " +
+          "term_open {ssh: {host, resume}}.",
       ),
     serial_ports: z
       .boolean()

@@ -19,7 +19,8 @@ export const sshParams = z.strictObject({
     .min(1)
     .max(255)
     .describe(
-      "Host name, IP or ~/.ssh/config alias (HostName, User, Port, IdentityFile, ProxyJump… apply); user@host and host:port also work.",
+      "Host name, IP or ~/.ssh/config alias (HostName, User, Port, IdentityFile, ProxyJump… apply); user@host and " +
+        "host:port also work.",
     ),
   user: z
     .string()
@@ -49,7 +50,8 @@ export const sshParams = z.strictObject({
     .enum(["strict", "accept-new"])
     .optional()
     .describe(
-      "strict (default): the host key must be in ~/.ssh/known_hosts. accept-new: record an unknown host's key; a changed key is refused either way.",
+      "strict (default): the host key must be in ~/.ssh/known_hosts. accept-new: record an unknown host's key; a " +
+        "changed key is refused either way.",
     ),
   keepalive_s: z
     .number()
@@ -58,7 +60,8 @@ export const sshParams = z.strictObject({
     .max(3600)
     .optional()
     .describe(
-      "Keepalive interval in seconds (default: ServerAliveInterval, else 10); a host silent for 4 intervals ends the session.",
+      "Keepalive interval in seconds (default: ServerAliveInterval, else 10); a host silent for 4 intervals ends the " +
+        "session.",
     ),
   connect_timeout_s: z
     .number()
@@ -67,13 +70,15 @@ export const sshParams = z.strictObject({
     .max(300)
     .optional()
     .describe(
-      "Bound on connecting and logging in, without time spent waiting for the human (default: ConnectTimeout, else 15).",
+      "Bound on connecting and logging in, without time spent waiting for the human (default: ConnectTimeout, else " +
+        "15).",
     ),
   remote_persist: z
     .boolean()
     .optional()
     .describe(
-      "Run the shell in a ptyhub daemon on the remote host (installed there by ptyhub, no root): it survives dropped connections; ptyhub reconnects, and what ran meanwhile is read once (default false).",
+      "Run the shell in a ptyhub daemon on the remote host (installed there by ptyhub, no root): it survives dropped " +
+        "connections; ptyhub reconnects, and what ran meanwhile is read once (default false).",
     ),
   resume: z
     .string()
@@ -81,7 +86,8 @@ export const sshParams = z.strictObject({
     .max(64)
     .optional()
     .describe(
-      "Reattach to this remote persistent session (ids from term_list {ssh_host}), from any machine or after a restart.",
+      "Reattach to this remote persistent session (ids from term_list {ssh_host}), from any machine or after a " +
+        "restart.",
     ),
 });
 
@@ -117,7 +123,8 @@ const input = z.strictObject({
     .max(10_000)
     .optional()
     .describe(
-      "Program or shell command line to run. Default: the user's shell, with shell integration (exact completion and exit codes for term_exec).",
+      "Program or shell command line to run. Default: the user's shell, with shell integration (exact completion and " +
+        "exit codes for term_exec).",
     ),
   args: z
     .array(z.string().max(10_000))
@@ -132,7 +139,8 @@ const input = z.strictObject({
   ssh: sshParams
     .optional()
     .describe(
-      "Open over SSH: a remote login shell (or `command` on the remote host) on a PTY. Passwords and passphrases are asked of the human, never passed as arguments.",
+      "Open over SSH: a remote login shell (or `command` on the remote host) on a PTY. Passwords and passphrases are " +
+        "asked of the human, never passed as arguments.",
     ),
   serial: serialParams.optional().describe("Open a serial line (a board's or router's console)."),
   persistent: z.boolean().optional().describe("Host the session so it survives MCP server restarts."),
@@ -140,7 +148,8 @@ const input = z.strictObject({
     .enum(SANDBOX_MODES)
     .optional()
     .describe(
-      "Confine a local session (default none): read-only writes only to its own temp dir ($TMPDIR); workspace also under cwd. Enforced by the OS; reads stay allowed.",
+      "Confine a local session (default none): read-only writes only to its own temp dir ($TMPDIR); workspace also " +
+        "under cwd. Enforced by the OS; reads stay allowed.",
     ),
 });
 
@@ -164,9 +173,12 @@ export const termOpen = defineTool({
   name: "term_open",
   title: "Open a terminal session",
   description:
-    "Start a persistent terminal session: your shell (default), a program (python3, node, psql, vim…), or a command line. " +
-    "State (cwd, env, running programs) persists across calls. Returns once the session is ready (first prompt, or output settled) with what it printed. " +
-    "With `ssh`, the same on a remote host: one login (keys from ssh-agent or ~/.ssh; passwords and passphrases are asked of the human), then every call rides that connection. " +
+    "Start a persistent terminal session: your shell (default), a program (python3, node, psql, vim…), or a command " +
+    "line. " +
+    "State (cwd, env, running programs) persists across calls. Returns once the session is ready (first prompt, or " +
+    "output settled) with what it printed. " +
+    "With `ssh`, the same on a remote host: one login (keys from ssh-agent or ~/.ssh; passwords and passphrases are " +
+    "asked of the human), then every call rides that connection. " +
     'Unknown host keys are refused unless ssh.host_key is "accept-new". ' +
     "With `serial`, a serial line (boot logs, bootloader prompts, consoles); " +
     "term_serial changes its settings, DTR/RTS and sends a break. " +

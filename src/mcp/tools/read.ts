@@ -18,7 +18,8 @@ const input = z.strictObject({
     .enum(["new", "screen", "diff", "history"])
     .default("new")
     .describe(
-      "new: output since your last read · screen: the visible screen · diff: only screen rows changed since your last screen/diff read · history: scrollback lines by number",
+      "new: output since your last read · screen: the visible screen · diff: only screen rows changed since your last " +
+        "screen/diff read · history: scrollback lines by number",
     ),
   from: z.number().int().optional().describe("history: first line (1-based; negative counts from the end)."),
   to: z.number().int().optional().describe("history: last line (inclusive; negative counts from the end)."),
@@ -52,8 +53,10 @@ export const termRead = defineTool({
   name: "term_read",
   title: "Read a session",
   description:
-    "Read a session without typing: new output since your last read (waits up to wait_ms for some), the screen, a diff of changed screen rows (cheap for watching TUIs), " +
-    "or history lines by number (to fetch what a truncated result omitted). `dropped` counts characters lost to buffer limits since your last read.",
+    "Read a session without typing: new output since your last read (waits up to wait_ms for some), the screen, a " +
+    "diff of changed screen rows (cheap for watching TUIs), " +
+    "or history lines by number (to fetch what a truncated result omitted). `dropped` counts characters lost to " +
+    "buffer limits since your last read.",
   input,
   output,
   annotations: { readOnlyHint: true, openWorldHint: false },

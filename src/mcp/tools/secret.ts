@@ -7,7 +7,8 @@ export const termSecret = defineTool({
   name: "term_secret",
   title: "Ask the human for a secret",
   description:
-    'When a session waits for a password, passphrase or token (state "password"), ask the human for it through the client (MCP elicitation) and type it into the session. ' +
+    'When a session waits for a password, passphrase or token (state "password"), ask the human for it through the ' +
+    "client (MCP elicitation) and type it into the session. " +
     "The secret never reaches you, the logs, or any later output. Then follow up with term_read or term_send.",
   input: z.strictObject({
     session: sessionId,

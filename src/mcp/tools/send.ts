@@ -26,7 +26,8 @@ const input = z.strictObject({
     .max(256)
     .optional()
     .describe(
-      "Named keys sent after text/Enter: ctrl+c, ctrl+d, escape, tab, up, down, left, right, home, end, pageup, pagedown, backspace, delete, f1–f12, alt+x, shift+tab (C-c and ^C also work).",
+      "Named keys sent after text/Enter: ctrl+c, ctrl+d, escape, tab, up, down, left, right, home, end, pageup, " +
+        "pagedown, backspace, delete, f1–f12, alt+x, shift+tab (C-c and ^C also work).",
     ),
   until: untilPattern(
     "Regex to wait for in output that appears after this call (the echo of your input never matches).",
@@ -53,9 +54,12 @@ export const termSend = defineTool({
   name: "term_send",
   title: "Type text or keys",
   description:
-    "Type into a session (REPLs, prompts, editors, ctrl+c) and return what appeared after it, without the echo of your input. " +
-    "Waits until `until` matches new output; without `until`, until a shell reports the command finished (via shell), the program waits at a prompt/password/yes-no/pager (via prompt), " +
-    "or output stops changing (via settle: a guess, check state). Full-screen apps (vim, less, htop) also return `screen`.",
+    "Type into a session (REPLs, prompts, editors, ctrl+c) and return what appeared after it, without the echo of " +
+    "your input. " +
+    "Waits until `until` matches new output; without `until`, until a shell reports the command finished (via shell), " +
+    "the program waits at a prompt/password/yes-no/pager (via prompt), " +
+    "or output stops changing (via settle: a guess, check state). Full-screen apps (vim, less, htop) also return " +
+    "`screen`.",
   input,
   output,
   annotations: { destructiveHint: true, openWorldHint: true },
