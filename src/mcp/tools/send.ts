@@ -10,8 +10,9 @@ import {
   truncationNote,
   untilPattern,
   viaEnum,
+  withHint,
+  withOutput,
 } from "../schemas.ts";
-import { withHint, withOutput } from "../schemas.ts";
 
 const input = z.strictObject({
   session: sessionId,
