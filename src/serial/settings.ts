@@ -26,18 +26,6 @@ export interface SerialSpec extends LineSettings {
   reconnect: boolean;
 }
 
-/** term_open's `serial` object as it arrives (snake_case, defaults left out); parseSerialSpec checks it. */
-export type SerialOpenParams = {
-  path: string;
-  baud?: number;
-  data_bits?: DataBits;
-  parity?: Parity;
-  stop_bits?: StopBits;
-  flow?: Flow;
-  newline?: Newline;
-  reconnect?: boolean;
-};
-
 export const PARITIES: readonly Parity[] = ["none", "even", "odd", "mark", "space"];
 export const FLOWS: readonly Flow[] = ["none", "rtscts", "xonxoff"];
 export const NEWLINES: readonly Newline[] = ["cr", "lf", "crlf"];

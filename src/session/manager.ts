@@ -20,7 +20,7 @@ import type { HostEvent } from "./host.ts";
 import { Emitter } from "../util/emitter.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { checkSerialOpen } from "../serial/open.ts";
-import type { SerialOpenParams } from "../serial/settings.ts";
+import type { SerialOpenParams } from "../serial/params.ts";
 
 const log = logger("manager");
 
