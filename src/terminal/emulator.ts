@@ -56,6 +56,11 @@ export interface EmulatorOptions {
 const FAST_PATH_MIN_LINES = 256;
 /** How far ahead one fast-path step looks (Bun delivers PTY output in chunks of up to ~64 KiB). */
 const FAST_PATH_SCAN_BYTES = 1 << 17;
+/**
+ * What is converted first to decide: styled output (most pieces that are not plain) shows a
+ * non-plain byte within a few lines, so it costs a probe of this size instead of a full scan.
+ */
+const FAST_PATH_PROBE_BYTES = 4096;
 /** First byte that is not plain text: outside printable ASCII, or a CR/LF not in a CR LF pair. */
 const NOT_PLAIN = /[^\x20-\x7e\r\n]|\r(?!\n)|(?<!\r)\n/g;
 
@@ -136,12 +141,13 @@ export class Emulator {
     this.bytesIn += data.length;
     let start = 0;
     while (start < data.length) {
-      const fastEnd = this.fastPath(data, start);
-      if (fastEnd > start) {
-        start = fastEnd;
+      const fast = this.fastPath(data, start);
+      if (fast.consumed > start) {
+        start = fast.consumed;
         continue;
       }
-      const end = pieceEnd(data, start, this.markPrefix);
+      // A read rarely ends at a line end: the parser finishes the cursor's line, the fast path takes the rest.
+      const end = Math.min(pieceEnd(data, start, this.markPrefix), fast.finishLineAt ?? Infinity);
       const piece = start === 0 && end === data.length ? data : data.subarray(start, end);
       // Filtered per piece: a mark inside the chunk may change whether the filter applies.
       this.core.writeSync(this.crFilter.apply(piece, this.altScreen));
@@ -262,34 +268,39 @@ export class Emulator {
   /**
    * The plain-text fast path (see FAST_PATH_MIN_LINES). Applies only where the result is the
    * same as parsing: normal screen, cursor at column 0 of a blank area, no scroll region, ASCII
-   * charset, auto-wrap on, no pending CR. Returns the index after the consumed text, or `start`.
+   * charset, auto-wrap on, no pending CR. Consumes up to `consumed` (`start`: nothing). When only
+   * the cursor's unfinished line stands in the way of a plain run, `finishLineAt` is where that
+   * line ends, for the parser to take first.
    */
-  private fastPath(data: Uint8Array, start: number): number {
+  private fastPath(data: Uint8Array, start: number): FastPathResult {
+    const declined: FastPathResult = { consumed: start, finishLineAt: null };
     const buf = this.term.buffer.normal;
-    if (this.opts.fastPath === false) return start;
-    if (this.altScreen || buf.cursorX !== 0 || this.crFilter.pending || !this.term.modes.wraparoundMode) return start;
+    if (this.opts.fastPath === false) return declined;
+    if (this.altScreen || this.crFilter.pending || !this.term.modes.wraparoundMode) return declined;
     const rows = this.term.rows;
     if (
       this.core.buffer.scrollTop !== 0 ||
       this.core.buffer.scrollBottom !== rows - 1 ||
       this.core._charsetService.charset !== undefined
     )
-      return start;
-    // Plain text: printable ASCII, and CR only as part of CR LF. Native regex, not a byte loop.
-    const scanEnd = Math.min(data.length, start + FAST_PATH_SCAN_BYTES);
-    const scanned = Buffer.from(data.buffer, data.byteOffset + start, scanEnd - start).toString("latin1");
-    NOT_PLAIN.lastIndex = 0;
-    const stop = NOT_PLAIN.exec(scanned)?.index ?? scanned.length;
-    const lastCrLf = scanned.lastIndexOf("\r\n", stop - 2);
-    if (lastCrLf < 0) return start;
-    const text = scanned.slice(0, lastCrLf + 2);
+      return declined;
+    const scanned = plainRun(data, start);
+    if (scanned === null) return declined;
+    const { text: run, stop } = scanned;
+    if (buf.cursorX !== 0) {
+      const lineEnd = run.indexOf("\r\n");
+      if (lineEnd < 0 || countLines(run, lineEnd + 2, stop) < FAST_PATH_MIN_LINES) return declined;
+      return { consumed: start, finishLineAt: start + lineEnd + 2 };
+    }
+    const lastCrLf = run.lastIndexOf("\r\n", stop - 2);
+    if (lastCrLf < 0) return declined;
+    const text = run.slice(0, lastCrLf + 2);
     const lastLineEnd = start + text.length;
     const all = text.split("\r\n");
     all.pop(); // after the last CR LF
-    const lines = all.length;
-    if (lines < FAST_PATH_MIN_LINES) return start;
+    if (all.length < FAST_PATH_MIN_LINES) return declined;
     for (let y = buf.cursorY; y < rows; y++)
-      if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) return start;
+      if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) return declined;
 
     const cols = this.term.cols;
     const rowsOf = (line: string) => Math.max(1, Math.ceil(line.length / cols));
@@ -297,7 +308,7 @@ export class Emulator {
     let tailStart = all.length;
     let tailRows = 0;
     while (tailStart > 0 && tailRows + rowsOf(all[tailStart - 1]!) <= rows - 1) tailRows += rowsOf(all[--tailStart]!);
-    if (tailStart === all.length) return start;
+    if (tailStart === all.length) return declined;
 
     this.syncHistory();
     this.fastPathLines += tailStart;
@@ -315,7 +326,7 @@ export class Emulator {
       this.redrawing = false;
     }
     this.syncHistory();
-    return lastLineEnd;
+    return { consumed: lastLineEnd, finishLineAt: null };
   }
 
   /** Copies rows that entered xterm's scrollback into history and re-anchors. */
@@ -374,6 +385,45 @@ export class Emulator {
     for (let y = 0; y <= last; y++) this.pushLine(buf.getLine(buf.baseY + y));
     this.resetSeen = true;
   }
+}
+
+interface FastPathResult {
+  consumed: number;
+  finishLineAt: number | null;
+}
+
+/**
+ * The text from `start` as a latin1 string, with `stop` at its first byte that is not plain text;
+ * null when that comes within the first few lines (most pieces of styled output end here, after
+ * converting a small probe instead of FAST_PATH_SCAN_BYTES).
+ */
+function plainRun(data: Uint8Array, start: number): { text: string; stop: number } | null {
+  const probeEnd = Math.min(data.length, start + FAST_PATH_PROBE_BYTES);
+  const probe = latin1(data, start, probeEnd);
+  NOT_PLAIN.lastIndex = 0;
+  const probeStop = NOT_PLAIN.exec(probe)?.index;
+  if (probeStop !== undefined) {
+    if (countLines(probe, 0, probeStop) < FAST_PATH_MIN_LINES) return null;
+    return { text: probe, stop: probeStop };
+  }
+  if (probeEnd === data.length) return { text: probe, stop: probe.length };
+  const text = latin1(data, start, Math.min(data.length, start + FAST_PATH_SCAN_BYTES));
+  NOT_PLAIN.lastIndex = 0;
+  return { text, stop: NOT_PLAIN.exec(text)?.index ?? text.length };
+}
+
+function latin1(data: Uint8Array, from: number, to: number): string {
+  return Buffer.from(data.buffer, data.byteOffset + from, to - from).toString("latin1");
+}
+
+/** CR LF pairs in text[from, to), counting no further than FAST_PATH_MIN_LINES. */
+function countLines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let at = text.indexOf("\r\n", from); at >= 0 && at + 2 <= to && n < FAST_PATH_MIN_LINES; ) {
+    n++;
+    at = text.indexOf("\r\n", at + 2);
+  }
+  return n;
 }
 
 /** ED 2, or ED 0 from the screen's home position: the whole screen is about to be erased. */

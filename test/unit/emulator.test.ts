@@ -107,6 +107,24 @@ describe("plain-text fast path", () => {
     }
     expect(fastLines).toBeGreaterThan(10_000); // the comparison did exercise the fast path
   });
+
+  test("reads that end mid-line (as PTY reads do) still take the fast path, with the parser's result", () => {
+    const cols = 80;
+    const rows = 24;
+    const text = Array.from({ length: 20_000 }, (_, i) => String(i + 1)).join("\r\n") + "\r\n";
+    const bytes = enc.encode(text);
+    const fast = new Emulator({ cols, rows });
+    const slow = new Emulator({ cols, rows, fastPath: false });
+    // 4095-byte reads, as a PTY master delivers: almost every one ends inside a line.
+    for (let at = 0; at < bytes.length; at += 4095) {
+      fast.ingest(bytes.subarray(at, at + 4095));
+      slow.ingest(bytes.subarray(at, at + 4095));
+    }
+    expect(snapshot(fast)).toEqual(snapshot(slow));
+    expect(fast.fastPathLines).toBeGreaterThan(18_000);
+    fast.dispose();
+    slow.dispose();
+  });
 });
 
 describe("screen clears keep absolute positions", () => {
