@@ -108,16 +108,16 @@ function elide(
   let tailStart = histEnd - reach;
   while (tailStart > headEnd && h.lineNo(tailStart) === h.lineNo(tailStart - 1)) tailStart--;
   if (tailStart - headEnd < reach) return null;
-  let chars = 0;
+  // Distinct runs only need counting until they outnumber what could be shown.
   let runs = 0;
   let prev: string | null = null;
-  for (let r = headEnd; r < tailStart; r++) {
+  for (let r = headEnd; r < tailStart && runs <= reach; r++) {
     const text = h.text(r);
-    chars += text.length;
     if (text !== prev) runs++;
     prev = text;
   }
   if (runs <= reach) return null;
+  const chars = h.charsBetween(headEnd, tailStart);
   const fromLine = h.lineNo(headEnd);
   return {
     head: session.emulator.rowsBetween(from, headEnd),

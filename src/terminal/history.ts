@@ -47,6 +47,9 @@ export class RowHistory {
   // A ring that grows by doubling up to maxRows: O(1) push and evict, small for quiet sessions.
   private texts: string[] = new Array<string>(INITIAL_CAPACITY);
   private lineNos = new Float64Array(INITIAL_CAPACITY);
+  /** Per row: characters pushed before it over the session's life (sizes of ranges in O(1)). */
+  private charsBefore = new Float64Array(INITIAL_CAPACITY);
+  private pushedChars = 0;
   private start = 0;
   private count = 0;
   private chars = 0;
@@ -54,6 +57,8 @@ export class RowHistory {
   private first = 0;
   private evictedLastLineNo = 0;
   private captures = new Set<HeadCapture>();
+  /** The same captures as an array, rebuilt on change: eviction walks it once per row. */
+  private captureList: HeadCapture[] = [];
   /** Characters evicted over the session's life. */
   evictedChars = 0;
 
@@ -88,6 +93,8 @@ export class RowHistory {
     const at = this.slot(this.count);
     this.texts[at] = text;
     this.lineNos[at] = wrapped && prev > 0 ? prev : prev + 1;
+    this.charsBefore[at] = this.pushedChars;
+    this.pushedChars += text.length;
     this.count++;
     this.chars += text.length;
     while (this.count > this.maxRows || (this.chars > this.maxChars && this.count > this.minRows)) this.evictOne();
@@ -103,6 +110,13 @@ export class RowHistory {
 
   lineNo(row: number): number {
     return this.lineNos[this.slot(row - this.first)]!;
+  }
+
+  /** Characters of the kept rows [from, to). */
+  charsBetween(from: number, to: number): number {
+    if (to <= from) return 0;
+    const end = to >= this.endRow ? this.pushedChars : this.charsBefore[this.slot(to - this.first)]!;
+    return end - this.charsBefore[this.slot(from - this.first)]!;
   }
 
   /** True when `row` continues the previous row's logical line. */
@@ -137,13 +151,16 @@ export class RowHistory {
     const capacity = Math.min(this.maxRows, this.texts.length * 2);
     const texts = new Array<string>(capacity);
     const lineNos = new Float64Array(capacity);
+    const charsBefore = new Float64Array(capacity);
     for (let k = 0; k < this.count; k++) {
       const from = this.slot(k);
       texts[k] = this.texts[from]!;
       lineNos[k] = this.lineNos[from]!;
+      charsBefore[k] = this.charsBefore[from]!;
     }
     this.texts = texts;
     this.lineNos = lineNos;
+    this.charsBefore = charsBefore;
     this.start = 0;
   }
 
@@ -164,15 +181,17 @@ export class RowHistory {
   capture(startRow: number, maxRows: number): HeadCapture {
     const cap = new HeadCapture(startRow, maxRows);
     this.captures.add(cap);
+    this.captureList = [...this.captures];
     return cap;
   }
 
   release(cap: HeadCapture): void {
-    this.captures.delete(cap);
+    if (this.captures.delete(cap)) this.captureList = [...this.captures];
   }
 
   private offerToCaptures(row: number, text: string, lineNo: number): void {
-    for (const cap of this.captures) {
+    // Per evicted row of a flood: a plain loop (no iterator object) over usually 2–4 captures.
+    for (const cap of this.captureList) {
       if (row < cap.startRow) continue;
       if (row === cap.endRow && cap.rows.length < cap.maxRows) {
         cap.rows.push({ text, lineNo });

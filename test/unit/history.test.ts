@@ -14,6 +14,20 @@ describe("row history", () => {
     expect(h.rowOfLine(200)).toBe(199);
   });
 
+  test("sizes of ranges of kept rows, across ring growth and eviction", () => {
+    const h = new RowHistory(300, 10, 1_000_000);
+    const text = (i: number) => "x".repeat(i % 17);
+    for (let i = 0; i < 1000; i++) h.push(text(i), false);
+    const sum = (from: number, to: number) => {
+      let n = 0;
+      for (let r = from; r < to; r++) n += h.text(r).length;
+      return n;
+    };
+    for (const [from, to] of [[700, 1000], [700, 701], [850, 999], [900, 900], [999, 1000]] as const) {
+      expect(h.charsBetween(from, to)).toBe(sum(from, to));
+    }
+  });
+
   test("wrapped rows share a line number", () => {
     const h = new RowHistory();
     h.push("a", false);
