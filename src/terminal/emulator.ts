@@ -54,6 +54,8 @@ export interface EmulatorOptions {
  * screen are parsed. Worth it from this many lines; below, the parser is cheap enough.
  */
 const FAST_PATH_MIN_LINES = 256;
+/** Each of those lines ends in CR LF: less input than this cannot hold them. */
+const FAST_PATH_MIN_BYTES = 2 * FAST_PATH_MIN_LINES;
 /** How far ahead one fast-path step looks (Bun delivers PTY output in chunks of up to ~64 KiB). */
 const FAST_PATH_SCAN_BYTES = 1 << 17;
 /**
@@ -275,7 +277,7 @@ export class Emulator {
   private fastPath(data: Uint8Array, start: number): FastPathResult {
     const declined: FastPathResult = { consumed: start, finishLineAt: null };
     const buf = this.term.buffer.normal;
-    if (this.opts.fastPath === false) return declined;
+    if (this.opts.fastPath === false || data.length - start < FAST_PATH_MIN_BYTES) return declined;
     if (this.altScreen || this.crFilter.pending || !this.term.modes.wraparoundMode) return declined;
     const rows = this.term.rows;
     if (
@@ -433,8 +435,10 @@ function isWholeScreenErase(params: (number | number[])[], cursorX: number, curs
 }
 
 /**
- * End index of the parse piece starting at `start` (see PIECE_MAX_*); a piece also ends right
- * after an OSC that starts with `mark` (terminated by BEL or ST).
+ * End index of the parse piece starting at `start` (see PIECE_MAX_*). A piece also ends right
+ * after an OSC that starts with `mark` (terminated by BEL or ST) when a bare CR follows in the
+ * chunk: the mark may change how the CR filter treats it. Otherwise the mark's state changes
+ * nothing in the rest of the chunk, and one parse call is cheaper than several.
  */
 function pieceEnd(data: Uint8Array, start: number, mark: Uint8Array | null): number {
   const limit = Math.min(data.length, start + PIECE_MAX_BYTES);
@@ -444,14 +448,29 @@ function pieceEnd(data: Uint8Array, start: number, mark: Uint8Array | null): num
     if (b === 0x0a || b === 0x0b || b === 0x0c) {
       if (++feeds >= PIECE_MAX_LINE_FEEDS) return i + 1;
     } else if (b === 0x1b && mark && startsWithAt(data, i, mark)) {
-      for (let j = i + mark.length; j < data.length; j++) {
-        if (data[j] === 0x07) return j + 1;
-        if (data[j] === 0x1b && data[j + 1] === 0x5c) return j + 2;
-      }
-      return data.length;
+      const end = oscEnd(data, i + mark.length);
+      if (end === data.length || hasBareCr(data, end)) return end;
+      i = end - 1;
     }
   }
   return limit;
+}
+
+/** Index after the BEL or ST that ends the OSC whose body starts at `from` (the chunk's end if none). */
+function oscEnd(data: Uint8Array, from: number): number {
+  for (let j = from; j < data.length; j++) {
+    if (data[j] === 0x07) return j + 1;
+    if (data[j] === 0x1b && data[j + 1] === 0x5c) return j + 2;
+  }
+  return data.length;
+}
+
+/** A CR at or after `from` that is not part of CR LF (or ends the chunk): one the CR filter acts on. */
+function hasBareCr(data: Uint8Array, from: number): boolean {
+  for (let at = data.indexOf(0x0d, from); at >= 0; at = data.indexOf(0x0d, at + 1)) {
+    if (data[at + 1] !== 0x0a) return true;
+  }
+  return false;
 }
 
 function startsWithAt(data: Uint8Array, at: number, prefix: Uint8Array): boolean {
