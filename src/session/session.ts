@@ -464,8 +464,10 @@ export class Session {
         this.currentCommand.end = pos;
         this.currentCommand.exitCode = mark.exitCode;
         this.lastExit = mark.exitCode;
-        // Mid-parse: tell subscribers once this chunk is through.
-        queueMicrotask(() => this.events.emit("command_finished"));
+        // Mid-parse: tell subscribers later, after this turn. The daemon forwards events to every
+        // MCP server it serves; sent now, that frame would go out (and wake the server) ahead of
+        // the term_exec result this mark completes.
+        setImmediate(() => this.events.emit("command_finished"));
       }
     } else {
       // A: a prompt follows.
