@@ -51,9 +51,11 @@ export interface EmulatorOptions {
 /**
  * Plain text (printable ASCII in whole CR LF lines) bypasses the parser when there is a lot of
  * it: the rows that would scroll off go straight into history, and only the rows that stay on
- * screen are parsed. Worth it from this many lines; below, the parser is cheap enough.
+ * screen are parsed. Worth it from this many lines; below, the parser is cheap enough. Measured
+ * on `yes` lines in 4 KiB reads (what a PTY hands over while the reader keeps up): 18 ms of CPU
+ * per 256 KiB at 64, 27 ms at 256 (where 83-line reads all went through the parser).
  */
-const FAST_PATH_MIN_LINES = 256;
+const FAST_PATH_MIN_LINES = 64;
 /** Each of those lines ends in CR LF: less input than this cannot hold them. */
 const FAST_PATH_MIN_BYTES = 2 * FAST_PATH_MIN_LINES;
 /** How far ahead one fast-path step looks (Bun delivers PTY output in chunks of up to ~64 KiB). */
