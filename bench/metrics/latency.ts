@@ -10,6 +10,7 @@ import { PtyaiShell, PtyhubShell, ptyaiModeLabel, type PtyaiMode, type Timed } f
 import { median, fmt, ratio } from "../lib/stats.ts";
 import { emptyResult, peer, type Ctx, type MetricResult, type Row } from "../lib/types.ts";
 import { runInterleaved } from "../lib/interleave.ts";
+import { SessionProbe } from "../lib/session-probe.ts";
 
 const COMMAND = "echo hi";
 /** Output, a pause longer than ptyai's short settle, then the awaited word. */
@@ -22,6 +23,10 @@ export const TARGET_SPEEDUP = 5;
  */
 export const TARGET_VS_FLOOR = 1.3;
 const MINIMAL = "minimal SDK server tools/call";
+const BARE = "bare PTY (no MCP)";
+const HUB_LIST = "ptyhub term_list";
+const INPROC_LIST = "ptyhub in-process term_list";
+const SESSION_ONLY = "ptyhub session, no MCP";
 
 interface Subject {
   label: string;
@@ -38,6 +43,7 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
   const servers: McpServer[] = [];
   let bare: BareShell | null = null;
   let aiShellRef: PtyaiShell | null = null;
+  let probe: SessionProbe | null = null;
   try {
     const subjects: Subject[] = [];
     const add = (label: string, run: () => Promise<Timed>, extra: Partial<Subject> = {}) =>
@@ -67,6 +73,20 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
     const inprocShell = new PtyhubShell(inproc);
     add("ptyhub in-process term_exec", () => inprocShell.exec(COMMAND, "hi"), {
       note: "PTYHUB_PERSISTENT=0: session inside the MCP server",
+    });
+
+    // For the breakdown: the same servers without a terminal (term_list), and the session layer
+    // without MCP (bench/probe/session-exec.ts).
+    const listed = async (server: McpServer): Promise<Timed> => {
+      const c = await server.call("term_list", {});
+      return { ms: c.ms, ok: !c.result.isError, detail: c.result.isError ? c.text.slice(0, 200) : "" };
+    };
+    add(HUB_LIST, () => listed(hub), { note: "no terminal: MCP, ptyhub's tool layer and the daemon hop" });
+    add(INPROC_LIST, () => listed(inproc), { note: "no terminal: MCP and ptyhub's tool layer" });
+    const sessionProbe = await SessionProbe.open();
+    probe = sessionProbe;
+    add(SESSION_ONLY, () => sessionProbe.exec(COMMAND, "hi"), {
+      note: "LocalHost.exec in its own process: PTY, emulator, completion, guard, audit; timed inside",
     });
 
     const aiShell = ctx.ptyai
@@ -118,7 +138,7 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
 
     bare = await BareShell.open();
     const bareShell = bare;
-    add("bare PTY (no MCP)", async () => ({ ms: await bareShell.run(COMMAND, "hi"), ok: true, detail: "" }), {
+    add(BARE, async () => ({ ms: await bareShell.run(COMMAND, "hi"), ok: true, detail: "" }), {
       note: "Bun.spawn terminal, bash, prompt seen after output",
     });
 
@@ -201,7 +221,7 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
     });
     const medianOf = (label: string) => median(subjects.find((s) => s.label === label)?.row.samples ?? []);
     const minimalMed = medianOf(MINIMAL);
-    const bareMed = medianOf("bare PTY (no MCP)");
+    const bareMed = medianOf(BARE);
     const floor = minimalMed !== null && bareMed !== null ? minimalMed + bareMed : null;
     const inprocMed = medianOf("ptyhub in-process term_exec");
     res.checks.push({
@@ -212,6 +232,7 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
           : `${fmt(hubMed, "ms")} (in-process ${fmt(inprocMed, "ms")}) vs ${fmt(floor, "ms")} = ${fmt(minimalMed, "ms")} + ${fmt(bareMed, "ms")}`,
       met: floor !== null && hubMed !== null ? hubMed <= TARGET_VS_FLOOR * floor : null,
     });
+    res.tables.push(breakdown(medianOf, hubMed, inprocMed));
     // ptyai's best correct mode: the fastest one whose every sample was correct.
     const correctPeers = subjects.filter(
       (s) =>
@@ -240,6 +261,7 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
   } finally {
     for (const s of servers) await s.close();
     await bare?.close();
+    await probe?.close();
     for (const s of servers)
       if (s.leftovers.length)
         res.notes.push(
@@ -247,4 +269,46 @@ export async function latency(ctx: Ctx): Promise<MetricResult> {
         );
   }
   return res;
+}
+
+/**
+ * Where `echo hi` goes beyond its floor, from the medians above (differences of medians, so an
+ * estimate: each part is what one more layer adds to the layer below it).
+ */
+function breakdown(medianOf: (label: string) => number | null, hubMed: number | null, inprocMed: number | null) {
+  const minimal = medianOf(MINIMAL);
+  const bare = medianOf(BARE);
+  const inprocList = medianOf(INPROC_LIST);
+  const hubList = medianOf(HUB_LIST);
+  const sessionOnly = medianOf(SESSION_ONLY);
+  const diff = (a: number | null, b: number | null) => (a !== null && b !== null ? a - b : null);
+  const parts: Array<[string, number | null, string]> = [
+    ["MCP round trip (floor)", minimal, "minimal SDK server, one trivial tool"],
+    ["PTY round trip (floor)", bare, "bash in a bare PTY: type, see output and prompt"],
+    ["ptyhub's tool layer", diff(inprocList, minimal), "in-process term_list − minimal server"],
+    ["daemon hop", diff(hubList, inprocList), "term_list through the daemon − in-process term_list"],
+    [
+      "session: emulator, completion, guard, audit",
+      diff(sessionOnly, bare),
+      "LocalHost.exec without MCP − bare PTY round trip",
+    ],
+    [
+      "rest (the exec call's own MCP and hop costs)",
+      diff(hubMed, (hubList ?? Number.NaN) + (sessionOnly ?? Number.NaN)),
+      "daemon term_exec − daemon term_list − session without MCP",
+    ],
+    ["= ptyhub term_exec (daemon)", hubMed, ""],
+    ["in-process term_exec, for comparison", inprocMed, ""],
+  ];
+  return {
+    title: "Where ptyhub's `echo hi` goes (differences of the medians above)",
+    kind: "value" as const,
+    rows: parts.map(([subject, value, note]) => ({
+      subject,
+      unit: "ms" as const,
+      samples: [],
+      value: value !== null && Number.isFinite(value) ? value : null,
+      note,
+    })),
+  };
 }

@@ -23,7 +23,13 @@ describe("row history", () => {
       for (let r = from; r < to; r++) n += h.text(r).length;
       return n;
     };
-    for (const [from, to] of [[700, 1000], [700, 701], [850, 999], [900, 900], [999, 1000]] as const) {
+    for (const [from, to] of [
+      [700, 1000],
+      [700, 701],
+      [850, 999],
+      [900, 900],
+      [999, 1000],
+    ] as const) {
       expect(h.charsBetween(from, to)).toBe(sum(from, to));
     }
   });
