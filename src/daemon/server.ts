@@ -111,7 +111,7 @@ function serializeScreen(s: Session): string {
   let addon = serializers.get(s);
   if (!addon) {
     addon = new SerializeAddon();
-    s.emulator.term.loadAddon(addon as never);
+    s.emulator.term.loadAddon(addon);
     serializers.set(s, addon);
   }
   return addon.serialize({ scrollback: ATTACH_SCROLLBACK_ROWS });
@@ -304,7 +304,8 @@ export class DaemonServer {
       return;
     }
     // Peer credentials: the kernel's word on who connected (not something the peer can claim).
-    const fd = (socket as unknown as { fd?: number }).fd;
+    // Bun's socket has its fd at run time, though its typings leave it out.
+    const fd = "fd" in socket && typeof socket.fd === "number" ? socket.fd : undefined;
     const uid = peerUid(fd);
     if (uid !== null && this.myUid >= 0 && uid !== this.myUid) {
       log.warn(`refused a connection from uid ${uid} (this daemon belongs to uid ${this.myUid})`);

@@ -4,7 +4,12 @@
  * Calls run concurrently; each honours the client's cancellation through its AbortSignal.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ElicitRequestFormParamsSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { VERSION } from "../version.ts";
 import { AppError } from "../errors.ts";
@@ -57,7 +62,7 @@ export function createMcpServer(opts: ServerOptions): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     // Without an outputSchema, clients hand the model the text rendering instead of the JSON.
     const tools = client().form === "text" ? toolListing().map(({ outputSchema: _omitted, ...t }) => t) : toolListing();
-    return { tools: tools as never };
+    return { tools };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -85,10 +90,10 @@ export function createMcpServer(opts: ServerOptions): Server {
         signal: extra.signal,
         elicit: caps?.elicitation
           ? async (message, requestedSchema) => {
-              const r = await server.elicitInput(
-                { message, requestedSchema: requestedSchema as never },
-                { signal: extra.signal },
-              );
+              // Checked, not cast: a schema that came from the daemon is only known to be a record.
+              const params = ElicitRequestFormParamsSchema.safeParse({ message, requestedSchema });
+              if (!params.success) throw new Error(`not an elicitation form schema: ${params.error.message}`);
+              const r = await server.elicitInput(params.data, { signal: extra.signal });
               return { action: r.action, content: r.content as Record<string, unknown> | undefined };
             }
           : undefined,

@@ -19,6 +19,7 @@ import {
   type AuthenticationType,
   type AuthHandlerMiddleware,
   type ParsedKey,
+  type PublicKeyEntry,
   type Prompt,
 } from "ssh2";
 import { logger } from "../log.ts";
@@ -67,6 +68,13 @@ export function agentSocket(): string | null {
 function display(path: string): string {
   const home = homedir();
   return path.startsWith(home + "/") ? "~" + path.slice(home.length) : path;
+}
+
+/** The key of an agent identity: ssh2 hands over parsed keys or `{ pubKey }` entries. */
+function identityKey(k: ParsedKey | PublicKeyEntry): ParsedKey | Buffer | string {
+  if (!("pubKey" in k)) return k;
+  const inner = k.pubKey;
+  return "pubKey" in inner ? inner.pubKey : inner;
 }
 
 function first(k: ParsedKey | ParsedKey[] | Error): ParsedKey | Error {
@@ -232,7 +240,7 @@ class RecordingAgent extends OpenSSHAgent {
     super.getIdentities((err, keys) => {
       if (err || !keys) return cb(err ?? new Error("no keys"));
       const parsed = keys
-        .map((k) => first(utils.parseKey(k as never)))
+        .map((k) => first(utils.parseKey(identityKey(k))))
         .filter((k): k is ParsedKey => !(k instanceof Error));
       const allowed = this.only ? parsed.filter((k) => this.only!.some((b) => b.equals(k.getPublicSSH()))) : parsed;
       this.offered = allowed.map((k) => k.getPublicSSH());
@@ -375,15 +383,18 @@ export function authHandler(host: ResolvedHost, shared: AuthShared, report: Auth
   return (authsLeft, _partial, next) => {
     const left = (authsLeft as AuthenticationType[] | null) ?? null;
     if (left) report.serverMethods = [...left];
+    // ssh2 ends authentication when `next` gets false, which @types/ssh2's NextAuthHandler leaves
+    // out: the one place this file steps outside those typings.
+    const giveUp = () => next(false as never);
     void (async () => {
       while (step < methods.length) {
         const method = await methods[step++]!(left);
         if (method) return next(method);
       }
-      next(false as never);
+      giveUp();
     })().catch((err) => {
       log.debug(`auth sequence failed: ${(err as Error).message}`);
-      next(false as never);
+      giveUp();
     });
   };
 }

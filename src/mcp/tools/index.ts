@@ -20,4 +20,4 @@ export const TOOLS: readonly ToolDef[] = [
   termResize,
   termSecret,
   termSerial,
-] as unknown as ToolDef[];
+];
