@@ -13,5 +13,19 @@ export const AuditConfigSchema = z
       .int()
       .min(4096)
       .default(10 * 1024 * 1024),
+    /** Also record each session's screen output in asciicast v2 (SESSION.cast), for `asciinema play`. */
+    recording: z.boolean().default(false),
+    /** A recording stops growing past this size (a marker event says so). */
+    recording_max_bytes: z
+      .number()
+      .int()
+      .min(4096)
+      .default(50 * 1024 * 1024),
   })
-  .default({ enabled: true, retention_days: 30, max_file_bytes: 10 * 1024 * 1024 });
+  .default({
+    enabled: true,
+    retention_days: 30,
+    max_file_bytes: 10 * 1024 * 1024,
+    recording: false,
+    recording_max_bytes: 50 * 1024 * 1024,
+  });

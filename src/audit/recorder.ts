@@ -9,6 +9,7 @@ import type { SessionManager } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
 import type { GuardDecision } from "../guard/guard.ts";
 import { AuditTrail, type AuditEntry, type AuditSettings } from "./trail.ts";
+import { SessionRecording } from "./recording.ts";
 
 /** A human's keystrokes are written as one entry per line, or per this many characters. */
 const HUMAN_CHUNK_CHARS = 1000;
@@ -31,11 +32,12 @@ interface Watched {
 export class SessionAudit {
   private readonly trail: AuditTrail;
   private readonly watched = new Map<string, Watched>();
+  private readonly recordings = new Map<string, SessionRecording>();
   private readonly pruner: ReturnType<typeof setInterval> | null = null;
   private readonly decoder = new TextDecoder();
 
   constructor(
-    settings: AuditSettings,
+    private readonly settings: AuditSettings,
     private readonly manager: SessionManager,
   ) {
     this.trail = new AuditTrail(settings);
@@ -105,6 +107,10 @@ export class SessionAudit {
     };
     w.unsubscribe = session.subscribe(() => this.scanMarks(w));
     this.watched.set(id, w);
+    if (this.settings.recording) {
+      const recording = SessionRecording.begin(this.trail.directory, session, this.settings.recording_max_bytes);
+      if (recording) this.recordings.set(id, recording);
+    }
   }
 
   /** Command boundaries the shell reported since the last look. */
@@ -129,6 +135,8 @@ export class SessionAudit {
     if (w.human !== "") this.flushHuman(w, false);
     const exit = w.session.exit;
     this.trail.record(id, { event: kind, exit_code: exit?.exitCode ?? null, reason: exit?.reason ?? null });
+    this.recordings.get(id)?.end();
+    this.recordings.delete(id);
     if (kind === "closed") {
       w.unsubscribe();
       this.watched.delete(id);
@@ -139,6 +147,8 @@ export class SessionAudit {
   dispose(): void {
     if (this.pruner) clearInterval(this.pruner);
     for (const w of this.watched.values()) w.unsubscribe();
+    for (const r of this.recordings.values()) r.end();
+    this.recordings.clear();
     this.trail.releaseAll();
     this.watched.clear();
   }

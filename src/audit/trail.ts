@@ -21,17 +21,23 @@ import {
 import { join } from "node:path";
 import { ensurePrivateDir, stateDir } from "../paths.ts";
 import { logger } from "../log.ts";
+import { CAST_SUFFIX } from "./recording.ts";
 
 const log = logger("audit");
 
 /** Rotated files kept per session, beyond the current one. */
 const ROTATED_KEEP = 5;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Files the retention period applies to: trails and recordings (recording.ts). */
+const PRUNED_SUFFIXES = [".jsonl", CAST_SUFFIX];
 
 export interface AuditSettings {
   enabled: boolean;
   retention_days: number;
   max_file_bytes: number;
+  /** asciicast recordings (recording.ts) beside the trail. */
+  recording: boolean;
+  recording_max_bytes: number;
 }
 
 /** One line of the trail; `t` and `session` are filled in by the trail. */
@@ -71,6 +77,11 @@ export class AuditTrail {
     return this.settings.enabled;
   }
 
+  /** The directory of the trails (created on first use). */
+  get directory(): string {
+    return (this.dir ??= auditDir());
+  }
+
   record(session: string, entry: AuditEntry): void {
     if (!this.settings.enabled) return;
     try {
@@ -103,16 +114,17 @@ export class AuditTrail {
     for (const session of [...this.open.keys()]) this.release(session);
   }
 
-  /** Deletes trail files not written to within the retention period. */
+  /** Deletes trail files and recordings not written to within the retention period. */
   prune(now = Date.now()): number {
     if (!this.settings.enabled || this.settings.retention_days === 0) return 0;
     let removed = 0;
     try {
       const dir = (this.dir ??= auditDir());
       for (const name of readdirSync(dir)) {
-        if (!name.endsWith(".jsonl")) continue;
+        const suffix = PRUNED_SUFFIXES.find((s) => name.endsWith(s));
+        if (!suffix) continue;
         // A live session's current file is being written to, however long it was quiet.
-        if (this.open.has(name.slice(0, -".jsonl".length))) continue;
+        if (this.open.has(name.slice(0, -suffix.length))) continue;
         const path = join(dir, name);
         if (now - statSync(path).mtimeMs > this.settings.retention_days * DAY_MS) {
           unlinkSync(path);

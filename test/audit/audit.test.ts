@@ -163,7 +163,13 @@ describe("what a human types in attach", () => {
 
 describe("trail files", () => {
   test("rotate past the size limit and are deleted after the retention period", () => {
-    const audit = new AuditTrail({ enabled: true, retention_days: 1, max_file_bytes: 4096 });
+    const audit = new AuditTrail({
+      enabled: true,
+      retention_days: 1,
+      max_file_bytes: 4096,
+      recording: false,
+      recording_max_bytes: 4096,
+    });
     for (let i = 0; i < 200; i++) audit.record("rot", { event: "typed", text: "x".repeat(100), i });
     const files = trailFiles("rot");
     expect(files.length).toBeGreaterThan(1);
