@@ -35,19 +35,43 @@ function spawnFailed(message: string, hint: string, retryable = false): AppError
   return new AppError("SPAWN_FAILED", message, hint, retryable);
 }
 
-/** `uname -sm` → the release platform name, for the platforms ptyhub is built for. */
-export function platformOf(uname: string): string | null {
+/** The C library a Linux host runs programs with: a glibc build does not start on musl (Alpine). */
+export type Libc = "gnu" | "musl";
+
+/**
+ * `uname -sm` (and the libc) → the release platform name, for the platforms ptyhub is built for
+ * (build.ts names musl builds `linux-<arch>-musl`).
+ */
+export function platformOf(uname: string, libc: Libc = "gnu"): string | null {
   const [os, machine] = uname.trim().split(/\s+/);
   const arch = ARCHES[machine ?? ""] ?? null;
   if (!arch) return null;
-  if (os === "Linux") return `linux-${arch}`;
+  if (os === "Linux") return libc === "musl" ? `linux-${arch}-musl` : `linux-${arch}`;
   if (os === "Darwin") return `darwin-${arch}`;
   return null;
 }
 
+/** Loaders that tell the libcs apart, as install.sh does: a musl loader and no glibc one is musl. */
+const MUSL_LOADERS = "/lib/ld-musl-*.so.1";
+const GLIBC_LOADERS = "/lib*/ld-linux*.so.*";
+/** Prints `musl` or `gnu` for the host it runs on. */
+export const LIBC_PROBE =
+  `if ls ${MUSL_LOADERS} >/dev/null 2>&1 && ! ls ${GLIBC_LOADERS} >/dev/null 2>&1; ` +
+  "then echo musl; else echo gnu; fi";
+
 /** This process's platform, in the same names. */
 export function localPlatform(): string {
-  return `${process.platform}-${process.arch}`;
+  if (process.platform !== "linux") return `${process.platform}-${process.arch}`;
+  return platformOf(`Linux ${process.arch === "x64" ? "x86_64" : "aarch64"}`, localLibc()) ?? "unknown";
+}
+
+let libcHere: Libc | null = null;
+
+function localLibc(): Libc {
+  if (libcHere) return libcHere;
+  const r = Bun.spawnSync(["sh", "-c", LIBC_PROBE], { stdout: "pipe", stderr: "ignore" });
+  libcHere = r.stdout.toString().trim() === "musl" ? "musl" : "gnu";
+  return libcHere;
 }
 
 /** True when this process is a compiled ptyhub binary (not bun running the sources). */
@@ -114,24 +138,30 @@ export function execText(client: Client, command: string, timeoutMs = EXEC_TIMEO
   });
 }
 
-const PROBE = `uname -sm; printf '%s\\n' "\${XDG_CACHE_HOME:-$HOME/.cache}"; command -v ptyhub || echo`;
+const PROBE = `uname -sm; printf '%s\\n' "\${XDG_CACHE_HOME:-$HOME/.cache}"; ${LIBC_PROBE}; command -v ptyhub || echo`;
 
 interface Probe {
   uname: string;
   cacheDir: string;
+  libc: Libc;
   installed: string | null;
 }
 
 async function probe(client: Client): Promise<Probe> {
   const r = await execText(client, PROBE);
-  const [uname = "", cacheDir = "", installed = ""] = r.out.split("\n").map((l) => l.trim());
+  const [uname = "", cacheDir = "", libc = "", installed = ""] = r.out.split("\n").map((l) => l.trim());
   if (!uname || !cacheDir.startsWith("/")) {
     throw spawnFailed(
       `the remote host did not answer the platform probe (uname -sm): ${(r.err || r.out).trim().slice(0, 200)}`,
       "remote_persist needs a POSIX host with uname and a home directory.",
     );
   }
-  return { uname, cacheDir, installed: installed.startsWith("/") ? installed : null };
+  return {
+    uname,
+    cacheDir,
+    libc: libc === "musl" ? "musl" : "gnu",
+    installed: installed.startsWith("/") ? installed : null,
+  };
 }
 
 /** The remote file's sha256, or null when it is missing (sha256sum on Linux, shasum on macOS). */
@@ -178,7 +208,7 @@ export interface RemoteBinaryOptions {
  */
 export async function remoteBinary(client: Client, opts: RemoteBinaryOptions): Promise<string | null> {
   const p = await probe(client);
-  const platform = platformOf(p.uname);
+  const platform = platformOf(p.uname, p.libc);
   const local = platform ? localBinaryFor(platform) : null;
   if (!local) {
     if (p.installed) {
@@ -187,7 +217,7 @@ export async function remoteBinary(client: Client, opts: RemoteBinaryOptions): P
     }
     throw spawnFailed(
       platform
-        ? `this ptyhub has no binary for the remote host's platform (${p.uname.trim()} → ${platform}) to put there`
+        ? `this ptyhub has no binary for the remote host's platform (${p.uname.trim()}, ${p.libc} → ${platform}) to put there`
         : `ptyhub is not built for the remote host's platform (uname -sm: ${p.uname.trim()})`,
       `Install ptyhub on the remote host yourself: ${INSTALL_ONE_LINER} (or run it there from source), ` +
         "then retry; or open the session without remote_persist.",
