@@ -98,4 +98,8 @@ export async function ensureSerialShell(
   }
   session.adoptMarkers();
   installedOn.set(session, line.generation);
+  // The prompt mark comes before the shell draws our PS1. Typed before that prompt (and its ready
+  // mark) is drawn, a command's echo lands above it, and the prompt then looks like the shell
+  // dropping the typed line (seen once in a full test run under load: `sleep 30` came back "done").
+  await waitForPromptDrawn(session, PROMPT_DRAW_MS + wireMs, signal, true);
 }

@@ -75,6 +75,20 @@ describe("a shell at the far end", () => {
     expect(history.output.split("__ptyhub_nonce=").length - 1).toBe(2);
   });
 
+  test("a far end slow to draw its prompt after the marker setup still runs the first command", async () => {
+    // bash runs PROMPT_COMMAND between the setup's prompt mark and drawing our PS1: a command typed
+    // in that gap was echoed above the prompt, which then looked like the shell dropping the line.
+    const dir = tempDir();
+    const slowShell = join(dir, "slow-prompt-shell");
+    writeFileSync(slowShell, "#!/bin/sh\nexport PROMPT_COMMAND='sleep 0.5'\nexec bash --norc --noprofile \"$@\"\n", {
+      mode: 0o755,
+    });
+    const line = keep(await shellLine(dir, slowShell));
+    await host.open({ name: "slow", serial: { path: line.path } }, ctx);
+    const r = await host.exec({ session: "slow", command: "echo first", ...defaults }, ctx);
+    expect(r).toMatchObject({ status: "done", exit_code: 0, via: "marker", output: "first" });
+  });
+
   test("a command still running after the timeout reports running; ctrl+c ends it", async () => {
     const line = keep(await shellLine(tempDir()));
     await host.open({ name: "long", serial: { path: line.path } }, ctx);
