@@ -38,24 +38,24 @@ export class RoutingHost implements SessionHost {
     this.local = local instanceof LocalHostSlot ? local : LocalHostSlot.holding(local);
   }
 
-  private isLocal(id: string): boolean {
+  /** This process's host if it has session `id`; null: the daemon's (or nobody's). */
+  private localWith(id: string): LocalHost | null {
     const local = this.local.current;
     if (!local) {
       validateSessionId(id); // as the manager would: an invalid id is refused before any routing
-      return false;
+      return null;
     }
     try {
       local.manager.get(id);
-      return true;
+      return local;
     } catch (err) {
-      if (err instanceof AppError && err.code === "SESSION_NOT_FOUND") return false;
+      if (err instanceof AppError && err.code === "SESSION_NOT_FOUND") return null;
       throw err; // An invalid id: the error says so.
     }
   }
 
   private hostOf(id: string): SessionHost {
-    const local = this.local.current;
-    return local && this.isLocal(id) ? local : this.daemon;
+    return this.localWith(id) ?? this.daemon;
   }
 
   private localNames(): Set<string> {
@@ -88,7 +88,7 @@ export class RoutingHost implements SessionHost {
       return (await this.local.get()).open({ ...p, name: this.pickName(taken), persistent: false }, ctx);
     }
     if (p.name !== undefined) {
-      if (this.isLocal(p.name)) throw this.exists(p.name);
+      if (this.localWith(p.name)) throw this.exists(p.name);
       return this.daemon.open({ ...p, persistent: true }, ctx);
     }
     await this.daemon.connection(true);
@@ -127,8 +127,8 @@ export class RoutingHost implements SessionHost {
     p: { session: string; signal?: CloseSignal },
     ctx: CallContext,
   ): Promise<{ session: string; closed: true; exit_code: number | null }> {
-    const local = this.local.current;
-    if (local && this.isLocal(p.session)) return local.close(p);
+    const local = this.localWith(p.session);
+    if (local) return local.close(p);
     try {
       return await this.daemon.close(p, ctx);
     } catch (err) {
