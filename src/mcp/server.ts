@@ -17,6 +17,7 @@ import { toolListing } from "./listing.ts";
 import { clip } from "../util/quote.ts";
 import { clientProfile, type ClientProfile, type ResultFormSetting } from "./client-profile.ts";
 import { addHeaderNote, clampBudget, clampNote, fitToClient } from "./client-budget.ts";
+import { OnDemandSchemaValidator } from "./schema-validator.ts";
 
 const log = logger("mcp");
 
@@ -56,7 +57,11 @@ export interface ServerOptions {
 export function createMcpServer(opts: ServerOptions): Server {
   const server = new Server(
     { name: "ptyhub", title: "ptyhub", version: VERSION },
-    { capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: new OnDemandSchemaValidator(),
+    },
   );
   let profile: ClientProfile | null = null;
   // clientInfo is known once initialize has run, before any tools/list or tools/call.
