@@ -40,6 +40,15 @@ function toolDefs(): Promise<Map<string, ToolDef>> {
   return toolsByName;
 }
 
+/**
+ * Loads the tool definitions once tools/list has been answered (a timer, so the answer is written
+ * first): the client is reading the listing then, and its model takes longer still to make a first
+ * tools/call, which so finds them loaded.
+ */
+function preloadToolDefs(): void {
+  setTimeout(() => toolDefs().catch((err) => log.warn(`loading the tool definitions failed: ${String(err)}`)), 0);
+}
+
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 5)
@@ -71,6 +80,7 @@ export function createMcpServer(opts: ServerOptions): Server {
     // Without an outputSchema, clients hand the model the text rendering instead of the JSON.
     const listing = await toolListing();
     const tools = client().form === "text" ? listing.map(({ outputSchema: _omitted, ...t }) => t) : listing;
+    preloadToolDefs();
     return { tools: tools as never };
   });
 
