@@ -10,7 +10,7 @@
  * (`.tar.gz`, `.zip` for Windows) holding just that binary, and `dist/SHA256SUMS` over the
  * archives of this run. Needs `tar` and, for Windows, `zip` on PATH.
  */
-import { computeToolListing } from "./src/mcp/listing.ts";
+import { computeToolListing } from "./src/mcp/compute-listing.ts";
 import { parseArgs } from "node:util";
 import { chmod, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -54,6 +54,27 @@ const noNativeAddons: BunPlugin = {
   },
 };
 
+/**
+ * How a release binary's code is bundled (bench/diag/startup-stages.ts builds its probe the same way).
+ * `splitting` puts every dynamically imported module graph (the CLI's verbs, ssh2, the session stack)
+ * in its own chunk inside the binary, read only when first imported: one bundle holding everything
+ * cost ~7 ms of every start just to load, before any of it ran.
+ */
+export function bundleOptions(version: string) {
+  return {
+    minify: true,
+    bytecode: true,
+    splitting: true,
+    format: "esm",
+    define: {
+      PTYHUB_BUILD_VERSION: JSON.stringify(version),
+      // tools/list, generated from the zod schemas now rather than at every start (src/mcp/listing.ts).
+      PTYHUB_TOOL_LISTING: JSON.stringify(JSON.stringify(computeToolListing())),
+    },
+    plugins: [noNativeAddons],
+  } satisfies Partial<Bun.BuildConfig>;
+}
+
 interface BuiltTarget {
   target: ReleaseTarget;
   binaryPath: string;
@@ -74,15 +95,7 @@ async function compile(target: ReleaseTarget, version: string, outDir: string): 
       autoloadDotenv: false,
       autoloadBunfig: false,
     },
-    minify: true,
-    bytecode: true,
-    format: "esm",
-    define: {
-      PTYHUB_BUILD_VERSION: JSON.stringify(version),
-      // tools/list, generated from the zod schemas now rather than at every start (src/mcp/listing.ts).
-      PTYHUB_TOOL_LISTING: JSON.stringify(JSON.stringify(computeToolListing())),
-    },
-    plugins: [noNativeAddons],
+    ...bundleOptions(version),
     metafile: true,
     throw: false,
   });

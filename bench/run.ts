@@ -137,7 +137,7 @@ async function main(): Promise<number> {
       binary = { label: "ptyhub-binary", command: b.value, args: [], env: ptyhubEnv };
       binaryHow = b.value.startsWith(join(WORK, "dist"))
         ? "release build (build.ts)"
-        : "bun build --compile --minify --bytecode (no build.ts build)";
+        : "bun build --compile --minify --bytecode --splitting (no build.ts build)";
       setupNotes.push(`ptyhub binary: ${relative(REPO, b.value)} (${b.note}).`);
     } else setupNotes.push(`ptyhub binary unavailable: ${b.reason}`);
   }

@@ -6,7 +6,8 @@
  */
 import { loadConfig, type Config } from "./config.ts";
 import type { Logger } from "./log.ts";
-import { LocalHost, type SessionHost } from "./session/host.ts";
+import type { SessionHost } from "./session/host.ts";
+import { LocalHostSlot } from "./session/local-slot.ts";
 import { DaemonHost } from "./daemon/host.ts";
 import { RoutingHost } from "./daemon/routing.ts";
 import { returnMemoryWhenSessionsEnd } from "./session/memory.ts";
@@ -21,14 +22,19 @@ export interface App {
 }
 
 export function createApp(config: Config = loadConfig()): App {
-  const local = new LocalHost(config);
-  returnMemoryWhenSessionsEnd(local.manager);
+  // This process's own sessions, and the session stack with them, load with the first one opened.
+  const local = new LocalHostSlot(async () => {
+    const { LocalHost } = await import("./session/host.ts");
+    const made = new LocalHost(config);
+    returnMemoryWhenSessionsEnd(made.manager);
+    return made;
+  });
   const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault: config.persistent });
   return {
     config,
     host,
     shutdown: () => host.shutdown(),
-    killNow: () => local.manager.killAllNow(),
+    killNow: () => local.current?.manager.killAllNow(),
   };
 }
 

@@ -154,11 +154,7 @@ export function parseHostResult<M extends HostMethod>(method: M, value: unknown,
   return r.data;
 }
 
-/** The session a call acts on, if it names one (routing key). */
-export function sessionOf(params: object): string | undefined {
-  const s: unknown = Reflect.get(params, "session");
-  return typeof s === "string" ? s : undefined;
-}
+export { sessionOf } from "./host-target.ts";
 
 /** Why a value does not fit a schema, in a few words. */
 export function describeIssues(error: z.ZodError): string {

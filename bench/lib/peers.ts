@@ -158,7 +158,7 @@ function findBinary(dir: string): string | null {
 /**
  * The compiled ptyhub binary, rebuilt when its sources change. It is built the way releases are,
  * with the project's build.ts (host target) into bench/.work/dist; if build.ts is missing or
- * fails, with a plain `bun build --compile --minify --bytecode` into bench/.work/ptyhub.
+ * fails, with a plain `bun build --compile --minify --bytecode --splitting` into bench/.work/ptyhub.
  */
 export function ensureBinary(log: (msg: string) => void): Availability<string> {
   mkdirSync(WORK, { recursive: true });
@@ -185,9 +185,20 @@ export function ensureBinary(log: (msg: string) => void): Availability<string> {
     log(`  ${failure}falling back to bun build --compile`);
   }
   const out = join(WORK, "ptyhub");
-  log("compiling ptyhub (bun build --compile --minify --bytecode) …");
+  log("compiling ptyhub (bun build --compile --minify --bytecode --splitting) …");
   const r = run(
-    ["bun", "build", "--compile", "--minify", "--bytecode", "--format=esm", "src/cli.ts", "--outfile", out],
+    [
+      "bun",
+      "build",
+      "--compile",
+      "--minify",
+      "--bytecode",
+      "--splitting",
+      "--format=esm",
+      "src/cli.ts",
+      "--outfile",
+      out,
+    ],
     REPO,
     300_000,
   );

@@ -22,36 +22,14 @@ import {
   type ExitFrame,
   type HelloFrame,
 } from "./protocol.ts";
+import { DaemonConnectError } from "./connect-error.ts";
 
 const log = logger("daemon-client");
 
 /** How long the daemon has to answer our hello; it answers at once unless it is wedged. */
 const HELLO_TIMEOUT_MS = 5000;
 
-/**
- * Why a connection could not be made. `absent` (no socket) and `stale` (a socket nobody listens
- * on: the daemon died) mean "not running" and a new daemon may be started; `closed` is a daemon
- * that hung up during the hello (it was exiting), also safe to replace; the others are final.
- */
-export type ConnectFailure = "absent" | "stale" | "closed" | "denied" | "incompatible" | "refused" | "timeout";
-
-export class DaemonConnectError extends AppError {
-  constructor(
-    readonly kind: ConnectFailure,
-    message: string,
-    hint: string,
-    /** The daemon's pid, when it said hello (an incompatible daemon can still be stopped by it). */
-    readonly daemonPid: number | null = null,
-  ) {
-    super("DAEMON_UNAVAILABLE", message, hint, kind !== "incompatible" && kind !== "denied" && kind !== "refused");
-    this.name = "DaemonConnectError";
-  }
-
-  /** True when no daemon is serving this socket (so one may be started). */
-  get notRunning(): boolean {
-    return this.kind === "absent" || this.kind === "stale" || this.kind === "closed";
-  }
-}
+export { DaemonConnectError, type ConnectFailure } from "./connect-error.ts";
 
 type HandshakeOptions = Omit<ConnectOptions, "socket">;
 

@@ -17,10 +17,11 @@ import type { SendParams, SendResult } from "../session/send.ts";
 import type { ReadParams, ReadResult } from "../session/read.ts";
 import type { CloseSignal } from "../backend/backend.ts";
 import { logger } from "../log.ts";
-import { DaemonConnectError, type DaemonClient } from "./client.ts";
+import type { DaemonClient } from "./client.ts";
+import { DaemonConnectError } from "./connect-error.ts";
 import { daemonPaths } from "./paths.ts";
-import { sessionOf, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
-import { reachDaemon } from "./start.ts";
+import type { HostMethod, HostParams, HostResult } from "../host-api.ts";
+import { sessionOf } from "../host-target.ts";
 import { isClientEnv, sessionEnvAllow } from "../session/client-env.ts";
 
 const log = logger("daemon-host");
@@ -95,7 +96,12 @@ export class DaemonHost implements SessionHost {
         if (!start) throw err;
       }
     }
-    const attempt = reachDaemon({ role: this.role, env: this.env, start }).then((c) => {
+    // The client and the code that starts a daemon load with the first connection: an MCP server
+    // answers initialize and tools/list without them.
+    const reach = import("./start.ts").then(({ reachDaemon }) =>
+      reachDaemon({ role: this.role, env: this.env, start }),
+    );
+    const attempt = reach.then((c) => {
       this.adopt(c);
       return c;
     });

@@ -12,7 +12,10 @@ import type { SendParams, SendResult } from "../session/send.ts";
 import type { ReadParams, ReadResult } from "../session/read.ts";
 import type { CloseSignal } from "../backend/backend.ts";
 import type { DaemonHost } from "./host.ts";
-import { sessionOf, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
+import { LocalHostSlot } from "../session/local-slot.ts";
+import { validateSessionId } from "../session/session-id.ts";
+import type { HostMethod, HostParams, HostResult } from "../host-api.ts";
+import { sessionOf } from "../host-target.ts";
 
 /** Attempts at an automatic name when another client takes the one we picked meanwhile. */
 const AUTO_NAME_ATTEMPTS = 8;
@@ -24,29 +27,39 @@ export interface RoutingOptions {
 
 export class RoutingHost implements SessionHost {
   private nextAuto = 1;
+  /** This process's host; a slot made lazily loads the session stack with the first local session. */
+  private readonly local: LocalHostSlot;
 
   constructor(
-    readonly local: LocalHost,
+    local: LocalHost | LocalHostSlot,
     readonly daemon: DaemonHost,
     private readonly opts: RoutingOptions = { persistentByDefault: true },
-  ) {}
+  ) {
+    this.local = local instanceof LocalHostSlot ? local : LocalHostSlot.holding(local);
+  }
 
-  private isLocal(id: string): boolean {
+  /** This process's host if it has session `id`; null: the daemon's (or nobody's). */
+  private localWith(id: string): LocalHost | null {
+    const local = this.local.current;
+    if (!local) {
+      validateSessionId(id); // as the manager would: an invalid id is refused before any routing
+      return null;
+    }
     try {
-      this.local.manager.get(id);
-      return true;
+      local.manager.get(id);
+      return local;
     } catch (err) {
-      if (err instanceof AppError && err.code === "SESSION_NOT_FOUND") return false;
+      if (err instanceof AppError && err.code === "SESSION_NOT_FOUND") return null;
       throw err; // An invalid id: the error says so.
     }
   }
 
   private hostOf(id: string): SessionHost {
-    return this.isLocal(id) ? this.local : this.daemon;
+    return this.localWith(id) ?? this.daemon;
   }
 
   private localNames(): Set<string> {
-    return new Set(this.local.manager.list().map((s) => s.session));
+    return new Set(this.local.current?.manager.list().map((s) => s.session));
   }
 
   private pickName(taken: Set<string>): string {
@@ -69,13 +82,13 @@ export class RoutingHost implements SessionHost {
     if (!persistent) {
       if (p.name !== undefined) {
         if (await this.daemon.has(p.name)) throw this.exists(p.name);
-        return this.local.open({ ...p, persistent: false }, ctx);
+        return (await this.local.get()).open({ ...p, persistent: false }, ctx);
       }
       const taken = new Set([...this.localNames(), ...(await this.daemon.names())]);
-      return this.local.open({ ...p, name: this.pickName(taken), persistent: false }, ctx);
+      return (await this.local.get()).open({ ...p, name: this.pickName(taken), persistent: false }, ctx);
     }
     if (p.name !== undefined) {
-      if (this.isLocal(p.name)) throw this.exists(p.name);
+      if (this.localWith(p.name)) throw this.exists(p.name);
       return this.daemon.open({ ...p, persistent: true }, ctx);
     }
     await this.daemon.connection(true);
@@ -93,7 +106,7 @@ export class RoutingHost implements SessionHost {
 
   exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
     if (p.session === undefined)
-      return this.opts.persistentByDefault ? this.daemon.exec(p, ctx) : this.local.exec(p, ctx);
+      return this.opts.persistentByDefault ? this.daemon.exec(p, ctx) : this.local.get().then((h) => h.exec(p, ctx));
     return this.hostOf(p.session).exec(p, ctx);
   }
 
@@ -106,7 +119,7 @@ export class RoutingHost implements SessionHost {
   }
 
   async list(ctx: CallContext): Promise<SessionInfo[]> {
-    const [local, remote] = await Promise.all([this.local.list(), this.daemon.list(ctx)]);
+    const [local, remote] = await Promise.all([this.local.current?.list() ?? [], this.daemon.list(ctx)]);
     return [...local, ...remote];
   }
 
@@ -114,13 +127,14 @@ export class RoutingHost implements SessionHost {
     p: { session: string; signal?: CloseSignal },
     ctx: CallContext,
   ): Promise<{ session: string; closed: true; exit_code: number | null }> {
-    if (this.isLocal(p.session)) return this.local.close(p);
+    const local = this.localWith(p.session);
+    if (local) return local.close(p);
     try {
       return await this.daemon.close(p, ctx);
     } catch (err) {
       // Perhaps an in-process session closed earlier: closing it again succeeds (the local
       // manager remembers), and an unknown name stays SESSION_NOT_FOUND.
-      if (err instanceof AppError && err.code === "SESSION_NOT_FOUND") return this.local.close(p);
+      if (err instanceof AppError && err.code === "SESSION_NOT_FOUND") return (await this.local.get()).close(p);
       throw err;
     }
   }
@@ -141,10 +155,10 @@ export class RoutingHost implements SessionHost {
   }
 
   /** A host API call: to the host of the session it names; naming none, to the default host. */
-  call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
+  async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
     const session = sessionOf(params);
-    const host =
-      session !== undefined ? this.hostOf(session) : this.opts.persistentByDefault ? this.daemon : this.local;
+    if (session !== undefined) return this.hostOf(session).call(method, params, ctx);
+    const host = this.opts.persistentByDefault ? this.daemon : await this.local.get();
     return host.call(method, params, ctx);
   }
 

@@ -1,13 +1,10 @@
 /**
  * What tools/list answers: each tool's name, description, annotations and JSON Schemas, generated
- * from its zod schemas. Generating them costs ~10 ms at start-up, so build.ts computes the listing
- * once at build time and stamps it into the binary (PTYHUB_TOOL_LISTING); from source it is
- * computed on first use.
+ * from its zod schemas (src/mcp/compute-listing.ts). Generating them costs ~10 ms, and the tool
+ * definitions they come from more again, so build.ts computes the listing once at build time and
+ * stamps it into the binary (PTYHUB_TOOL_LISTING): a binary answers tools/list without loading
+ * the tool definitions at all. From source it is computed on first use.
  */
-import { z } from "zod";
-import { ERROR_CODES } from "../errors.ts";
-import { TOOLS } from "./tools/index.ts";
-
 declare const PTYHUB_TOOL_LISTING: string | undefined;
 
 export interface ListedTool {
@@ -19,48 +16,11 @@ export interface ListedTool {
   annotations: Record<string, unknown>;
 }
 
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const js = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
-  delete js.$schema;
-  return js;
-}
-
-/**
- * The output schema as declared: the tool's result, or the error shape every tool may return
- * (`{ error: { code, message, hint, retryable } }`, with isError). Clients such as the MCP SDK
- * validate structuredContent against outputSchema even on errors, so both must be in it.
- */
-function outputSchema(schema: z.ZodType, errorSchema: Record<string, unknown>): Record<string, unknown> {
-  return { type: "object", anyOf: [jsonSchema(schema, "output"), errorSchema] };
-}
-
-/** Computes the listing from the zod schemas (build time, or first use when running from source). */
-export function computeToolListing(): ListedTool[] {
-  const errorSchema = jsonSchema(
-    z.strictObject({
-      error: z.strictObject({
-        code: z.enum(ERROR_CODES),
-        message: z.string(),
-        hint: z.string(),
-        retryable: z.boolean(),
-      }),
-    }),
-    "output",
-  );
-  return TOOLS.map((t) => ({
-    name: t.name,
-    title: t.title,
-    description: t.description,
-    inputSchema: jsonSchema(t.input, "input"),
-    outputSchema: outputSchema(t.output, errorSchema),
-    annotations: { title: t.title, ...t.annotations },
-  }));
-}
-
 let cached: ListedTool[] | null = null;
 
-export function toolListing(): ListedTool[] {
-  cached ??=
-    typeof PTYHUB_TOOL_LISTING === "string" ? (JSON.parse(PTYHUB_TOOL_LISTING) as ListedTool[]) : computeToolListing();
+export async function toolListing(): Promise<ListedTool[]> {
+  if (cached) return cached;
+  if (typeof PTYHUB_TOOL_LISTING === "string") cached = JSON.parse(PTYHUB_TOOL_LISTING) as ListedTool[];
+  else cached = (await import("./compute-listing.ts")).computeToolListing();
   return cached;
 }

@@ -15,7 +15,6 @@ import { VERSION } from "../version.ts";
 import { AppError } from "../errors.ts";
 import type { SessionHost } from "../session/host.ts";
 import { logger } from "../log.ts";
-import { TOOLS } from "./tools/index.ts";
 import type { ToolContext, ToolDef } from "./tool.ts";
 import { errorResult, okResult } from "./result.ts";
 import { registerResources } from "./resources.ts";
@@ -23,6 +22,7 @@ import { toolListing } from "./listing.ts";
 import { clip } from "../util/quote.ts";
 import { clientProfile, type ClientProfile, type ResultFormSetting } from "./client-profile.ts";
 import { addHeaderNote, clampBudget, clampNote, fitToClient } from "./client-budget.ts";
+import { OnDemandSchemaValidator } from "./schema-validator.ts";
 
 const log = logger("mcp");
 
@@ -34,6 +34,25 @@ const INSTRUCTIONS =
   "Results are rendered text within a token budget; a `truncated` result names the omitted line range for term_read " +
   'mode:"history". ' +
   "Never put passwords in tool arguments: use term_secret.";
+
+/**
+ * The tool definitions by name, loaded on the first tools/call: their zod schemas take a while to
+ * build, and initialize and tools/list (src/mcp/listing.ts) need none of them.
+ */
+let toolsByName: Promise<Map<string, ToolDef>> | null = null;
+function toolDefs(): Promise<Map<string, ToolDef>> {
+  toolsByName ??= import("./tools/index.ts").then(({ TOOLS }) => new Map(TOOLS.map((t) => [t.name, t])));
+  return toolsByName;
+}
+
+/**
+ * Loads the tool definitions once tools/list has been answered (a timer, so the answer is written
+ * first): the client is reading the listing then, and its model takes longer still to make a first
+ * tools/call, which so finds them loaded.
+ */
+function preloadToolDefs(): void {
+  setTimeout(() => toolDefs().catch((err) => log.warn(`loading the tool definitions failed: ${String(err)}`)), 0);
+}
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -52,28 +71,34 @@ export interface ServerOptions {
 export function createMcpServer(opts: ServerOptions): Server {
   const server = new Server(
     { name: "ptyhub", title: "ptyhub", version: VERSION },
-    { capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: new OnDemandSchemaValidator(),
+    },
   );
-  const byName = new Map<string, ToolDef>(TOOLS.map((t) => [t.name, t]));
   let profile: ClientProfile | null = null;
   // clientInfo is known once initialize has run, before any tools/list or tools/call.
   const client = (): ClientProfile => (profile ??= clientProfile(server.getClientVersion(), opts.resultForm));
   server.oninitialized = () => log.info(`client ${client().name}: ${client().form} results`);
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     // Without an outputSchema, clients hand the model the text rendering instead of the JSON.
-    const tools = client().form === "text" ? toolListing().map(({ outputSchema: _omitted, ...t }) => t) : toolListing();
+    const listing = await toolListing();
+    const tools = client().form === "text" ? listing.map(({ outputSchema: _omitted, ...t }) => t) : listing;
+    preloadToolDefs();
     return { tools };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: rawArgs } = request.params;
-    const tool = byName.get(name);
     try {
+      const byName = await toolDefs();
+      const tool = byName.get(name);
       if (!tool)
         throw new AppError(
           "INVALID_ARGUMENT",
           `unknown tool '${String(name).slice(0, 80)}'`,
-          `Tools: ${TOOLS.map((t) => t.name).join(", ")}.`,
+          `Tools: ${[...byName.keys()].join(", ")}.`,
         );
       const parsed = tool.input.safeParse(rawArgs ?? {});
       if (!parsed.success) {

@@ -20,11 +20,12 @@ import type { HostEvent } from "./host.ts";
 import { Emitter } from "../util/emitter.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { checkSerialOpen } from "../serial/open.ts";
+import { validateSessionId } from "./session-id.ts";
 import type { SerialOpenParams } from "../serial/params.ts";
 
 const log = logger("manager");
 
-export const SESSION_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
+export { SESSION_ID_RE, validateSessionId } from "./session-id.ts";
 export const DEFAULT_SESSION = "main";
 /** How often idle sessions are looked for (the timeout itself is configurable). */
 const IDLE_SWEEP_MS = 30_000;
@@ -88,16 +89,6 @@ export interface SessionInfo {
   attached: boolean;
   pid: number | null;
   cwd: string | null;
-}
-
-export function validateSessionId(id: string): void {
-  if (!SESSION_ID_RE.test(id)) {
-    throw new AppError(
-      "INVALID_ARGUMENT",
-      `invalid session id '${id.length > 80 ? id.slice(0, 80) + "…" : id}'`,
-      "Session ids are 1–64 characters of letters, digits, '.', '_' and '-'.",
-    );
-  }
 }
 
 export class SessionManager {
