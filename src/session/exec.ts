@@ -6,6 +6,7 @@
  */
 import { AppError } from "../errors.ts";
 import { commandLine } from "../terminal/shell-integration.ts";
+import { splitJobNotices } from "../terminal/job-notices.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import type { HeadCapture } from "../terminal/history.ts";
@@ -37,6 +38,8 @@ export interface ExecResult {
   state: string;
   /** What to do next, when the result alone does not say (a continuation prompt). */
   hint?: string;
+  /** The shell's own notices of background jobs that ended meanwhile: not the command's output. */
+  job_notices?: string[];
 }
 
 export function assertCanExec(session: Session): void {
@@ -81,7 +84,8 @@ export async function execCommand(
         verdict.kind === "redrawn"
           ? await cancelDroppedLine(session, verdict.mark, typedAt, line, signal)
           : commandItems(session, verdict, seq0, typedAt, typedCapture, line, p.max_tokens);
-      const rendered = render(items, p.max_tokens, (t) => session.redact(t));
+      const own = splitJobNotices(items, session.family, p.command);
+      const rendered = render(own.items, p.max_tokens, (t) => session.redact(t));
       session.setCursor(clientId, session.emulator.cursorPos());
       const result: ExecResult = {
         session: session.id,
@@ -95,6 +99,7 @@ export async function execCommand(
         state: session.state(),
       };
       if (verdict.kind === "continuation") result.hint = CONTINUATION_HINT;
+      if (own.notices.length > 0) result.job_notices = own.notices;
       return result;
     } finally {
       session.release(typedCapture);

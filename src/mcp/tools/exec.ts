@@ -52,6 +52,10 @@ const output = z.object({
   truncated: truncation,
   state: stateEnum,
   hint,
+  job_notices: z
+    .array(z.string())
+    .optional()
+    .describe("The shell's notices of background jobs that ended meanwhile ([1]+ Done …): not this command's output."),
   reduced: z.string().optional().describe("When `reduce` rewrote the output: which reducer, and what it dropped."),
 });
 
@@ -88,6 +92,7 @@ export const termExec = defineTool({
     const where = r.cwd ? ` · cwd ${r.cwd}` : "";
     const reduced = r.reduced ? ` · ${r.reduced}` : "";
     const header = `${head} · ${r.duration_ms} ms · via ${r.via}${where}${truncationNote(r.truncated)}${reduced}]`;
-    return withOutput(withHint(header, r.hint), r.output);
+    const jobs = r.job_notices ? `\njobs: ${r.job_notices.join("; ")}` : "";
+    return withOutput(withHint(header, r.hint) + jobs, r.output);
   },
 });
