@@ -186,10 +186,18 @@ describe.each(shells)("$name", (sh) => {
     done(await run("printf 'a\\r\\nb\\r\\n'"), "a\nb");
   });
 
-  test("a nested shell answers input at its prompt; exiting it comes back with the exit code", async () => {
+  test("a nested shell answers input at its prompt, runs commands; exiting it comes back with the exit code", async () => {
     const { r, ms } = await timed(() => run("bash --norc"));
     expect(r).toMatchObject({ status: "input", via: "prompt", exit_code: null, state: "prompt" });
+    expect(r.hint).toContain("bash");
     expect(ms).toBeLessThan(PROMPTLY_MS);
+    // The nested bash got the hooks: term_exec works in it, with bash's own exit codes.
+    expect(await run("echo inner; false")).toMatchObject({
+      status: "done",
+      exit_code: 1,
+      output: "inner",
+      via: "shell",
+    });
     const back = await host.send({ session: s, text: "exit 4", ...send }, ctx);
     expect(back.exit_code).toBe(4);
     expect(back.state).toBe("prompt");
@@ -268,11 +276,19 @@ describe.each(shells)("$name", (sh) => {
     await host.close({ session: f }, ctx);
   });
 
-  test("exec bash: an honest input at the new shell's prompt, not a wait to the timeout", async () => {
+  test("exec bash: the new shell gets the hooks, so the session is not left busy", async () => {
     const e = await openShell(sh);
     const { r, ms } = await timed(() => host.exec({ session: e, command: "exec bash --norc", ...exec }, ctx));
-    expect(r).toMatchObject({ status: "input", via: "prompt", exit_code: null });
+    expect(r).toMatchObject({ status: "input", via: "prompt", exit_code: null, state: "prompt", output: "" });
     expect(ms).toBeLessThan(PROMPTLY_MS);
+    const again = await host.exec({ session: e, command: "echo replaced; (exit 7)", ...exec }, ctx);
+    expect(again).toMatchObject({ status: "done", exit_code: 7, output: "replaced", via: "shell" });
+    expect(await host.exec({ session: e, command: "exit 3", ...exec }, ctx)).toMatchObject({
+      status: "done",
+      exit_code: 3,
+      via: "exit",
+      state: "exited",
+    });
     await host.close({ session: e }, ctx);
   });
 });
