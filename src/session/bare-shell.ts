@@ -2,6 +2,7 @@
  * Telling that a shell without ptyhub's hooks (`exec bash`, a nested `zsh`) waits at its prompt,
  * from the process and the tty alone, without typing anything (see reintegrate.ts).
  */
+import { foregroundLeader } from "../backend/process-tree.ts";
 import { shellFamilyOf, type ShellFamily } from "../terminal/shell-integration.ts";
 import type { Session } from "./session.ts";
 
@@ -12,24 +13,30 @@ import type { Session } from "./session.ts";
 const USER_SWITCHERS = new Set(["su", "runuser", "doas"]);
 
 /**
- * The shell in the terminal's foreground process group: exactly one bash, zsh or fish, or a POSIX
- * sh alone. bash, zsh and fish may have helpers beside it (fish's first run generates completions
- * in its own group): bareShell's tty checks tell their line editor reading. A POSIX sh is only
- * believed alone: the screen is all there is to tell its prompt by.
+ * The shell reading the terminal: the leader of its foreground process group, when that is a shell
+ * we know (helpers it runs, such as fish's first-run completion generator and the shells that
+ * one starts, are in its group but never its leader); or, behind `su` (which stays the leader and
+ * waits), the one shell in the group. A POSIX sh is only believed alone: the screen is all there
+ * is to tell its prompt by, and a script's `sh` running `sleep` shows a prompt-like line too.
+ * Local sessions only: elsewhere the processes are out of sight.
  */
 export function foregroundShell(session: Session): ShellFamily | null {
-  if (session.exit || session.integration === "none") return null;
-  const names = (session.backendHandle.foregroundCommands?.() ?? []).filter((n) => !USER_SWITCHERS.has(n));
-  const shells = names.map((n) => shellFamilyOf(n)).filter((f) => f !== null);
-  // Helpers may run `sh -c` themselves (fish's completion generator runs man): not the reader.
-  const editors = shells.filter((f) => f !== "sh");
-  if (editors.length === 1) return editors[0]!;
-  return names.length === 1 && shells.length === 1 ? shells[0]! : null;
+  if (session.exit || session.integration === "none" || session.kind !== "local" || session.pid === null) return null;
+  const leader = foregroundLeader(session.pid);
+  if (leader === null) return null;
+  const names = session.backendHandle.foregroundCommands?.() ?? [];
+  let family = shellFamilyOf(leader);
+  if (!family && USER_SWITCHERS.has(leader)) {
+    const shells = names.map((n) => shellFamilyOf(n)).filter((f) => f !== null);
+    family = shells.length === 1 ? shells[0]! : null;
+  }
+  if (family === "sh" && names.filter((n) => !USER_SWITCHERS.has(n)).length > 1) return null;
+  return family;
 }
 
 /**
- * A shell without our hooks waits at its prompt: a command runs per the marks, the foreground is
- * a lone known shell, and its line editor reads keys (callers also wait for quiet output).
+ * A shell without our hooks waits at its prompt: a command runs per the marks, a known shell reads
+ * the terminal (foregroundShell), and its line editor reads keys (callers also wait for quiet output).
  * bash, zsh and fish read in raw mode with bracketed paste on; a script's `read -n1` is raw too,
  * but without bracketed paste. Their prompt is not always on screen to tell instead: while marks
  * say a command runs, the bare-CR filter clears a line that is redrawn (fish's prompt). POSIX sh
