@@ -114,7 +114,8 @@ async function install(
  * Before a term_exec: makes sure the commands are typed for the shell that will read them.
  * A shell without hooks at the prompt gets them; a shell with hooks (marks say it is at its
  * prompt) that is not the family the session types for (a nested shell exited) is adopted.
- * Throws SESSION_BUSY, with what to do, when a bare shell is there but could not be integrated.
+ * Throws SESSION_BUSY, with what to do, when a bare shell is there but could not be integrated, or
+ * the command waits at a prompt no hook marks (a REPL, a shell out of sight).
  */
 export async function followShell(session: Session, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   if (session.execBusy) return; // the other term_exec answers for the prompt; claimExec says so
@@ -123,7 +124,11 @@ export async function followShell(session: Session, timeoutMs: number, signal?: 
     if (family && family !== session.family) session.adoptShell(family, integrationOf(family));
     return;
   }
-  if ((session.phase !== "running" && session.phase !== "prompt") || !foregroundShell(session)) return;
+  if (session.phase !== "running" && session.phase !== "prompt") return;
+  if (!foregroundShell(session)) {
+    if (session.phase === "running" && session.state() === "prompt") throw atForeignPrompt(session);
+    return;
+  }
   // A new shell may still be starting: give it a moment to reach its prompt.
   await waitFor<true>(session, () => (quietBareShell(session) ? { done: true } : { retryInMs: PROMPT_QUIET_MS }), {
     timeoutMs: Math.min(timeoutMs, BARE_PROMPT_WAIT_MS),
@@ -138,5 +143,19 @@ export async function followShell(session: Session, timeoutMs: number, signal?: 
       "(installing it got no answer), so term_exec cannot know when a command ends",
     "Drive this shell with term_send (until: its prompt), or `exit` it with term_send to return to the session's " +
       "shell, or open a new session with term_open.",
+  );
+}
+
+/**
+ * The command waits at a prompt that no hook marks: a REPL it started, or a shell ptyhub cannot
+ * see (over SSH or serial the processes are out of sight). More precise than "still running".
+ */
+function atForeignPrompt(session: Session): AppError {
+  return new AppError(
+    "SESSION_BUSY",
+    `session '${session.id}' runs a command that seems to wait at a prompt of its own (a REPL, or a shell it started ` +
+      "that ptyhub cannot see to integrate), so term_exec cannot know when a line typed there ends",
+    "Drive it with term_send (until: its prompt); leave it (exit, quit(), ctrl+d) to get the session's shell " +
+      "back, or open a new session with term_open.",
   );
 }

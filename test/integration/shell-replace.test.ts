@@ -118,3 +118,22 @@ test.if(process.getuid?.() === 0 && Bun.which("su") !== null)(
     await host.close({ session: s }, ctx);
   },
 );
+
+test.if(Bun.which("python3") !== null)(
+  "a REPL the command started: SESSION_BUSY that says it waits at its own prompt; leaving it brings the shell back",
+  async () => {
+    const s = await openShell("bash");
+    expect(await host.exec({ session: s, command: "python3 -q", ...exec }, ctx)).toMatchObject({
+      status: "input",
+      state: "prompt",
+    });
+    await expect(host.exec({ session: s, command: "1+1", ...exec }, ctx)).rejects.toThrow(/prompt of its own/);
+    const left = await host.send({ session: s, text: "quit()", ...send }, ctx);
+    expect(left).toMatchObject({ state: "prompt", exit_code: 0 });
+    expect(await host.exec({ session: s, command: "echo shell-again", ...exec }, ctx)).toMatchObject({
+      status: "done",
+      output: "shell-again",
+    });
+    await host.close({ session: s }, ctx);
+  },
+);
