@@ -76,7 +76,10 @@ export class Session {
   readonly id: string;
   readonly kind: BackendKind;
   readonly target: string;
-  /** Changes only once, from "none" to "marker", when a serial line's shell gets markers. */
+  /**
+   * Changes from "none" to "marker" when a serial line's shell gets markers (adoptMarkers), and
+   * with `family` when another shell takes the prompt (adoptShell).
+   */
   integration: Integration;
   family: ShellFamily | null;
   readonly persistent: boolean;
