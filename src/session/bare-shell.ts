@@ -16,22 +16,24 @@ const USER_SWITCHERS = new Set(["su", "runuser", "doas"]);
  * The shell reading the terminal: the leader of its foreground process group, when that is a shell
  * we know (helpers it runs, such as fish's first-run completion generator and the shells that
  * one starts, are in its group but never its leader); or, behind `su` (which stays the leader and
- * waits), the one shell in the group. A POSIX sh is only believed alone: the screen is all there
- * is to tell its prompt by, and a script's `sh` running `sleep` shows a prompt-like line too.
- * Local sessions only: elsewhere the processes are out of sight.
+ * waits), the one shell in the group. With `alone`, a POSIX sh counts only without company: the
+ * screen is all there is to tell its prompt by, and a script's `sh` running `sleep` shows a
+ * prompt-like line too. The leader takes two /proc reads; the group (a scan of /proc, about a
+ * millisecond) is read only for sh and su. Local sessions only: elsewhere the processes are out
+ * of sight.
  */
-export function foregroundShell(session: Session): ShellFamily | null {
+export function foregroundShell(session: Session, alone = true): ShellFamily | null {
   if (session.exit || session.integration === "none" || session.kind !== "local" || session.pid === null) return null;
   const leader = foregroundLeader(session.pid);
   if (leader === null) return null;
-  const names = session.backendHandle.foregroundCommands?.() ?? [];
-  let family = shellFamilyOf(leader);
-  if (!family && USER_SWITCHERS.has(leader)) {
-    const shells = names.map((n) => shellFamilyOf(n)).filter((f) => f !== null);
-    family = shells.length === 1 ? shells[0]! : null;
-  }
-  if (family === "sh" && names.filter((n) => !USER_SWITCHERS.has(n)).length > 1) return null;
-  return family;
+  const family = shellFamilyOf(leader);
+  if (family !== null && (family !== "sh" || !alone)) return family;
+  if (family === null && !USER_SWITCHERS.has(leader)) return null;
+  const names = (session.backendHandle.foregroundCommands?.() ?? []).filter((n) => !USER_SWITCHERS.has(n));
+  if (family === "sh") return names.length === 1 ? family : null;
+  const shells = names.map((n) => shellFamilyOf(n)).filter((f) => f !== null);
+  if (shells.length !== 1) return null;
+  return shells[0] === "sh" && alone && names.length > 1 ? null : shells[0]!;
 }
 
 /**

@@ -120,7 +120,8 @@ async function install(
 export async function followShell(session: Session, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   if (session.execBusy) return; // the other term_exec answers for the prompt; claimExec says so
   if (session.phase === "prompt" && !bareShell(session)) {
-    const family = foregroundShell(session);
+    // Marks say this shell has our hooks: only its family matters, company or not.
+    const family = foregroundShell(session, false);
     if (family && family !== session.family) session.adoptShell(family, integrationOf(family));
     return;
   }
