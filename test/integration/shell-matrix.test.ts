@@ -224,6 +224,8 @@ describe.each(shells)("$name", (sh) => {
     expect(listed.output).toContain("sleep 30");
     expect(listed.job_notices).toBeUndefined();
     expect(await run(sh.killJob)).toMatchObject({ status: "done", exit_code: 0 });
+    // Reaped, so the job table is empty again for the tests after this one (job numbers restart).
+    expect(await run("wait")).toMatchObject({ status: "done" });
     done(await run("echo after-jobs"), "after-jobs");
   });
 
