@@ -218,6 +218,14 @@ describe.each(shells)("$name", (sh) => {
       expect(r.job_notices).toHaveLength(1);
       expect(r.job_notices![0]).toMatch(sh.jobNotice);
     } else expect(r.job_notices).toBeUndefined();
+    // The same for a command line typed with term_send that the shell reports done.
+    expect(await run("sleep 0.3 &")).toMatchObject({ status: "done", exit_code: 0 });
+    // A pattern that never comes: the wait ends when the shell reports the command done.
+    const sent = await host.send({ session: s, text: "sleep 1; echo sent", until: "NEVER_PRINTED", ...send }, ctx);
+    if (sh.via === "shell") {
+      expect(sent).toMatchObject({ via: "shell", exit_code: 0, output: "sent", matched: null });
+      if (sh.jobNotice) expect(sent.job_notices?.[0]).toMatch(sh.jobNotice);
+    }
     // The job table itself is what `jobs` prints: kept as its output.
     expect(await run("sleep 30 &")).toMatchObject({ status: "done", exit_code: 0 });
     const listed = await run("jobs");

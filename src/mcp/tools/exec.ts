@@ -2,12 +2,14 @@ import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import {
   hint,
+  jobNotices,
   MAX_SESSION_ID_CHARS,
   maxTokens,
   stateEnum,
   truncation,
   truncationNote,
   withHint,
+  withJobNotices,
   withOutput,
 } from "../schemas.ts";
 import { processConfig } from "../../config.ts";
@@ -52,10 +54,7 @@ const output = z.object({
   truncated: truncation,
   state: stateEnum,
   hint,
-  job_notices: z
-    .array(z.string())
-    .optional()
-    .describe("The shell's notices of background jobs that ended meanwhile ([1]+ Done …): not this command's output."),
+  job_notices: jobNotices,
   reduced: z.string().optional().describe("When `reduce` rewrote the output: which reducer, and what it dropped."),
 });
 
@@ -92,7 +91,6 @@ export const termExec = defineTool({
     const where = r.cwd ? ` · cwd ${r.cwd}` : "";
     const reduced = r.reduced ? ` · ${r.reduced}` : "";
     const header = `${head} · ${r.duration_ms} ms · via ${r.via}${where}${truncationNote(r.truncated)}${reduced}]`;
-    const jobs = r.job_notices ? `\njobs: ${r.job_notices.join("; ")}` : "";
-    return withOutput(withHint(header, r.hint) + jobs, r.output);
+    return withOutput(withJobNotices(withHint(header, r.hint), r.job_notices), r.output);
   },
 });
