@@ -4,10 +4,11 @@
  * hooks, so no command in it would ever be marked done. It gets the same hooks a session's start
  * installs (shell-scripts.ts), minus the loading of the user's rc files (that shell loaded its own
  * already), from a file it is told to source with one typed line:
- *  - the file is private (0600, in the private runtime dir) and removes itself once read, so the
+ *  - the file is private (0600, in the private runtime dir) and removes itself once read (quietly:
+ *    a sandbox may forbid it; ptyhub removes it after), so the
  *    nonce never appears on a command line nor in the shell's history;
- *  - the typed line starts with a space (bash with ignorespace, fish and zsh with
- *    HIST_IGNORE_SPACE keep it out of history) and checks that the file is readable (a shell of
+ *  - the typed line starts with a space, which keeps it out of history (fish always, bash with
+ *    ignorespace, zsh with HIST_IGNORE_SPACE) and checks that the file is readable (a shell of
  *    another user may not read it: then nothing happens, and the caller finds no marks);
  *  - the file ends with an R mark: the end mark of the next prompt reports the line that installed
  *    the hooks, not a command (Session drops it).
@@ -54,11 +55,11 @@ export function reinstallFor(family: ShellFamily, nonce: string, dir: string): R
   if (family === "fish") {
     const script =
       `set -g __ptyhub_nonce ${nonce}\n${hooksOf(family)}` +
-      `command rm -f -- ${quoted}\nprintf ${reinstalled} $__ptyhub_nonce\n`;
+      `command rm -f -- ${quoted} 2>/dev/null\nprintf ${reinstalled} $__ptyhub_nonce\n`;
     return { path, script, line: ` test -r ${quoted}; and source ${quoted}` };
   }
   const script =
     `__ptyhub_nonce=${nonce}\n${hooksOf(family)}` +
-    `command rm -f -- ${quoted}\nprintf ${reinstalled} "$__ptyhub_nonce"\n`;
+    `command rm -f -- ${quoted} 2>/dev/null\nprintf ${reinstalled} "$__ptyhub_nonce"\n`;
   return { path, script, line: ` [ -r ${quoted} ] && . ${quoted}` };
 }

@@ -14,7 +14,7 @@ describe("hooks for a running shell", () => {
     expect(r.line.startsWith(" ")).toBe(true);
     expect(r.line).toContain(`'${r.path}'`);
     expect(r.script).toContain(nonce);
-    expect(r.script).toContain(`command rm -f -- '${r.path}'`);
+    expect(r.script).toContain(`command rm -f -- '${r.path}' 2>/dev/null`);
     expect(r.script).toContain(";R\\007");
     // The user's rc files were loaded by that shell already: not again.
     expect(r.script).not.toMatch(/\.bashrc|\.zshrc|PTYHUB_USER_ENV|PTYHUB_NONCE/);
