@@ -15,7 +15,7 @@ import type { MarkRecord, Session } from "./session.ts";
 import { region, rowStart } from "./output.ts";
 import { withoutEcho } from "./echo-items.ts";
 import { ensureReady } from "./ready.ts";
-import { followShell, installHooks } from "./reintegrate.ts";
+import { adoptPromptShell, followShell, installHooks } from "./reintegrate.ts";
 import { bareShell } from "./bare-shell.ts";
 import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict } from "./completion.ts";
 
@@ -69,6 +69,7 @@ export async function execCommand(
   try {
     await ensureReady(session, p.timeout_ms, signal);
     session.assertAlive(); // it may have exited while we waited for its prompt
+    adoptPromptShell(session);
     const seq0 = session.lastMarkSeq;
     const typedAt = session.emulator.cursorPos();
     const typedCapture = session.captureFrom(typedAt);

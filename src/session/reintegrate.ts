@@ -21,7 +21,7 @@ import { integrationOf, reinstallFor } from "../terminal/shell-reinstall.ts";
 import { PROMPT_QUIET_MS } from "./completion.ts";
 import type { Session } from "./session.ts";
 import { waitFor } from "./wait.ts";
-import { bareShell, foregroundShell } from "./bare-shell.ts";
+import { atOurPrompt, bareShell, foregroundShell } from "./bare-shell.ts";
 import { rowStart } from "./output.ts";
 import type { Pos } from "../terminal/emulator.ts";
 
@@ -111,30 +111,30 @@ async function install(
 }
 
 /**
- * Before a term_exec: makes sure the commands are typed for the shell that will read them.
- * A shell without hooks at the prompt gets them; a shell with hooks (marks say it is at its
- * prompt) that is not the family the session types for (a nested shell exited) is adopted.
+ * Before a term_exec claims the prompt: a shell without hooks there gets them (then
+ * adoptPromptShell, once the prompt is drawn, picks the family to type for).
  * Throws SESSION_BUSY, with what to do, when a bare shell is there but could not be integrated, or
  * the command waits at a prompt no hook marks (a REPL, a shell out of sight).
  */
 export async function followShell(session: Session, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   if (session.execBusy) return; // the other term_exec answers for the prompt; claimExec says so
-  if (session.phase === "prompt" && !bareShell(session)) {
-    // Marks say this shell has our hooks: only its family matters, company or not.
-    const family = foregroundShell(session, false);
-    if (family && family !== session.family) session.adoptShell(family, integrationOf(family));
-    return;
-  }
+  if (session.phase === "prompt" && !bareShell(session)) return;
   if (session.phase !== "running" && session.phase !== "prompt") return;
   if (!foregroundShell(session)) {
     if (session.phase === "running" && session.state() === "prompt") throw atForeignPrompt(session);
     return;
   }
-  // A new shell may still be starting: give it a moment to reach its prompt.
-  await waitFor<true>(session, () => (quietBareShell(session) ? { done: true } : { retryInMs: PROMPT_QUIET_MS }), {
-    timeoutMs: Math.min(timeoutMs, BARE_PROMPT_WAIT_MS),
-    signal,
-  });
+  // A new shell may still be starting: give it a moment to reach its prompt. Our own prompt drawn
+  // meanwhile (its ready mark was merely late) settles it the other way.
+  await waitFor<boolean>(
+    session,
+    () => {
+      if (quietBareShell(session)) return { done: true };
+      if (!foregroundShell(session) || (session.phase === "prompt" && atOurPrompt(session))) return { done: false };
+      return { retryInMs: PROMPT_QUIET_MS };
+    },
+    { timeoutMs: Math.min(timeoutMs, BARE_PROMPT_WAIT_MS), signal },
+  );
   const family = quietBareShell(session);
   if (!family) return;
   if ((await installHooks(session, family, timeoutMs, signal))?.ok) return;
@@ -145,6 +145,16 @@ export async function followShell(session: Session, timeoutMs: number, signal?: 
     "Drive this shell with term_send (until: its prompt), or `exit` it with term_send to return to the session's " +
       "shell, or open a new session with term_open.",
   );
+}
+
+/**
+ * At a prompt our hooks drew (call once it is drawn): commands are typed for the shell that drew
+ * it, which after a nested shell exited is the one below again. Its company does not matter.
+ */
+export function adoptPromptShell(session: Session): void {
+  if (session.phase !== "prompt") return;
+  const family = foregroundShell(session, false);
+  if (family && family !== session.family) session.adoptShell(family, integrationOf(family));
 }
 
 /**

@@ -47,19 +47,32 @@ export interface Reinstall {
   line: string;
 }
 
-/** The script and the typed line that install `family`'s hooks into a running shell. */
+/** A function every family's hooks define: present means the shell has them already. */
+const HOOKED_BY: Record<ShellFamily, string> = {
+  bash: "__ptyhub_precmd",
+  zsh: "__ptyhub_precmd",
+  fish: "__ptyhub_prompt",
+  sh: "__ptyhub_c",
+};
+
+/**
+ * The script and the typed line that install `family`'s hooks into a running shell. A shell that
+ * has them already (its ready mark was merely late) is left as it is: twice installed, every
+ * prompt would report two ends.
+ */
 export function reinstallFor(family: ShellFamily, nonce: string, dir: string): Reinstall {
   const path = join(dir, `reinstall-${randomBytes(6).toString("hex")}.${family}`);
   const quoted = quotePosix(path);
   const reinstalled = `'\\033]6973;%s;R\\007'`;
+  const hooked = HOOKED_BY[family];
   if (family === "fish") {
     const script =
-      `set -g __ptyhub_nonce ${nonce}\n${hooksOf(family)}` +
-      `command rm -f -- ${quoted} 2>/dev/null\nprintf ${reinstalled} $__ptyhub_nonce\n`;
+      `if not functions -q ${hooked}\nset -g __ptyhub_nonce ${nonce}\n${hooksOf(family)}` +
+      `printf ${reinstalled} $__ptyhub_nonce\nend\ncommand rm -f -- ${quoted} 2>/dev/null\n`;
     return { path, script, line: ` test -r ${quoted}; and source ${quoted}` };
   }
   const script =
-    `__ptyhub_nonce=${nonce}\n${hooksOf(family)}` +
-    `command rm -f -- ${quoted} 2>/dev/null\nprintf ${reinstalled} "$__ptyhub_nonce"\n`;
+    `if ! command -v ${hooked} >/dev/null 2>&1; then\n__ptyhub_nonce=${nonce}\n${hooksOf(family)}` +
+    `printf ${reinstalled} "$__ptyhub_nonce"\nfi\ncommand rm -f -- ${quoted} 2>/dev/null\n`;
   return { path, script, line: ` [ -r ${quoted} ] && . ${quoted}` };
 }

@@ -34,7 +34,7 @@ describe("hooks for a running shell", () => {
 });
 
 describe("a bash given the hooks by sourcing the file", () => {
-  test("prints R, then at its prompt the end mark, the prompt mark and the ready mark", async () => {
+  test("prints R, then at its prompt the end mark, the prompt mark and the ready mark; once", async () => {
     const { mkdtempSync, existsSync, writeFileSync } = await import("node:fs");
     const { join } = await import("node:path");
     const { tmpdir } = await import("node:os");
@@ -42,8 +42,10 @@ describe("a bash given the hooks by sourcing the file", () => {
     const nonce = "feedface";
     const r = reinstallFor("bash", nonce, dir);
     writeFileSync(r.path, r.script, { mode: 0o600 });
+    // Sourced a second time (a shell whose ready mark was late), it changes nothing.
+    const again = `cat > '${r.path}' <<'PTYHUB_EOF'\n${r.script}PTYHUB_EOF\n${r.line.trim()}`;
     // A non-interactive bash runs what the prompt would: PROMPT_COMMAND, then PS1's expansion.
-    const script = `${r.line.trim()}\neval "$PROMPT_COMMAND"\nprintf '%s' "\${PS1@P}"`;
+    const script = `${r.line.trim()}\n${again}\neval "$PROMPT_COMMAND"\nprintf '%s' "\${PS1@P}"`;
     const proc = Bun.spawn(["bash", "--norc", "-c", script], { stdout: "pipe", stderr: "pipe" });
     const out = await new Response(proc.stdout).text();
     expect(await proc.exited).toBe(0);
