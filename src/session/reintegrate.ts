@@ -4,14 +4,15 @@
  *    prompt would never be marked, so the session would stay "running" and every later term_exec
  *    would answer SESSION_BUSY.
  *  - `bash`, `zsh`, `fish` typed at the prompt: a nested shell, likewise without hooks.
- * Such a shell is recognised without typing anything: the session's last mark says a command is
- * running, yet the terminal's foreground process group is one process, a shell we know, sitting
- * at something prompt-like with its line editor reading keys; then its family's hooks are
- * installed the way shell-reinstall.ts describes, and the session completes commands through
- * them. When a nested shell exits, the outer shell's marks take over again, and the next
- * term_exec types for that shell (its family is read from the foreground process again).
- * Only local sessions show their foreground process; elsewhere the session stays honest
- * (`input` at the new prompt, SESSION_BUSY with a hint after), never stuck in a wait.
+ * Such a shell is recognised without typing anything (bare-shell.ts): the session's last mark says
+ * a command is running (or, with per-command markers, a prompt without our ready mark is on the
+ * cursor's row), yet a shell we know leads the terminal's foreground process group, its line
+ * editor reading keys. Then its family's hooks are installed the way shell-reinstall.ts
+ * describes, and the session completes commands through them. When a nested shell exits, the
+ * outer shell's marks take over again, and the next term_exec types for that shell (its family is
+ * read from the foreground process again). Only local sessions show their processes; elsewhere
+ * the session stays honest (`input` at the new prompt, then a SESSION_BUSY that says the command
+ * waits at a prompt of its own), never stuck in a wait.
  */
 import { unlinkSync, writeFileSync } from "node:fs";
 import { AppError } from "../errors.ts";
