@@ -54,6 +54,19 @@ export function foregroundCommands(sid: number): string[] {
 }
 
 /**
+ * Name of the leader of the foreground process group (the process whose pid is the group's id) on
+ * the terminal that session leader `sid` controls: the program a job started with, not the helpers
+ * it runs (Linux only; null elsewhere, or when that leader is gone).
+ */
+export function foregroundLeader(sid: number): string | null {
+  if (process.platform !== "linux") return null;
+  const leader = readStat(sid);
+  if (!leader || leader.tpgid <= 0) return null;
+  const head = readStat(leader.tpgid);
+  return head && head.session === sid && head.state !== "Z" ? head.comm : null;
+}
+
+/**
  * Names of the live processes of session `sid` in process group `pgrp` (Linux only; [] elsewhere):
  * with the group from the terminal itself (tcgetpgrp), this works after the leader is gone.
  */

@@ -73,6 +73,17 @@ export function withHint(header: string, hintText: string | undefined): string {
   return hintText ? `${header}\nhint: ${hintText}` : header;
 }
 
+/** The shell's notices of background jobs that ended meanwhile (src/terminal/job-notices.ts). */
+export const jobNotices = z
+  .array(z.string())
+  .optional()
+  .describe("The shell's notices of background jobs that ended meanwhile ([1]+ Done …): not this command's output.");
+
+/** The header with a `jobs:` line after it when the shell printed job notices. */
+export function withJobNotices(header: string, notices: string[] | undefined): string {
+  return notices ? `${header}\njobs: ${notices.join("; ")}` : header;
+}
+
 export const viaEnum = z.enum(["exit", "shell", "marker", "until", "prompt", "settle", "timeout"]);
 
 /** "… N lines omitted" summary for headers, with how to fetch them (the text form has no schema to say so). */

@@ -18,6 +18,7 @@ import type { Session } from "../session/session.ts";
 import { SH_SCRIPT } from "../terminal/shell-scripts.ts";
 import { waitFor } from "../session/wait.ts";
 import { waitForPromptDrawn } from "../session/ready.ts";
+import { atOurPrompt } from "../session/bare-shell.ts";
 
 /** Time for the shell to answer, on top of the time the line takes on the wire both ways. */
 const SHELL_ANSWER_MS = 3000;
@@ -29,14 +30,6 @@ const installedOn = new WeakMap<Session, number>();
 
 /** After a command's end mark, how long its prompt (with the ready mark) may take to arrive. */
 const PROMPT_DRAW_MS = 1000;
-
-/** The prompt the cursor sits at was drawn by our PS1: its ready mark is on the cursor's row. */
-function atOurPrompt(session: Session): boolean {
-  const row = session.emulator.cursorPos().row;
-  const marks = session.marksAfter(0);
-  for (let i = marks.length - 1; i >= 0; i--) if (marks[i]!.kind === "ready") return marks[i]!.pos.row === row;
-  return false;
-}
 
 /** Whether the far end's shell still has the marker functions, as far as the line shows. */
 async function stillInstalled(session: Session, generation: number, signal?: AbortSignal): Promise<boolean> {

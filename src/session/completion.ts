@@ -22,6 +22,7 @@ import { waitFor, type CheckResult } from "./wait.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import { itemsText, region } from "./output.ts";
+import { bareShell, foregroundShell } from "./bare-shell.ts";
 
 /** A prompt-like last line (or a continuation prompt) must stay unchanged this long to be believed. */
 export const PROMPT_QUIET_MS = 60;
@@ -206,12 +207,18 @@ function inputCheck(session: Session): Check {
       ? { done: { kind: "input" } }
       : { retryInMs: SCREEN_INPUT_QUIET_MS - quietFor };
   }
-  // A prompt of something without our integration (a nested shell, `exec bash`, a REPL started by
-  // the command): it waits for input. Only text, so it must hold as long as a settle to count.
+  // A shell the command started (`exec bash`, a nested shell) reads keys at its own prompt: the
+  // process and the tty say so (bare-shell.ts), so it needs no settle.
+  const shell = foregroundShell(session);
+  if (shell && bareShell(session)) return { done: { kind: "input" } };
+  // A prompt of something else without our integration (a REPL started by the command): it waits
+  // for input. Only text, so it must hold as long as a settle to count.
   if (state === "prompt") {
     return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "input" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
   }
-  return null;
+  // A shell may turn its line editor on without printing anything more (its prompt came first):
+  // no output would wake this check again, so look again after a while.
+  return shell ? { retryInMs: SETTLE_QUIET_MS } : null;
 }
 
 function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesAtStart: number): Check {

@@ -6,6 +6,7 @@
  */
 import { AppError } from "../errors.ts";
 import { commandLine } from "../terminal/shell-integration.ts";
+import { splitJobNotices } from "../terminal/job-notices.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import type { HeadCapture } from "../terminal/history.ts";
@@ -14,6 +15,8 @@ import type { MarkRecord, Session } from "./session.ts";
 import { region, rowStart } from "./output.ts";
 import { withoutEcho } from "./echo-items.ts";
 import { ensureReady } from "./ready.ts";
+import { adoptPromptShell, followShell, installHooks } from "./reintegrate.ts";
+import { bareShell } from "./bare-shell.ts";
 import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict } from "./completion.ts";
 
 /** After a shell dropped a line, how long to wait for its prompt to be drawn again after ctrl+c. */
@@ -37,6 +40,8 @@ export interface ExecResult {
   state: string;
   /** What to do next, when the result alone does not say (a continuation prompt). */
   hint?: string;
+  /** The shell's own notices of background jobs that ended meanwhile: not the command's output. */
+  job_notices?: string[];
 }
 
 export function assertCanExec(session: Session): void {
@@ -59,10 +64,12 @@ export async function execCommand(
 ): Promise<ExecResult> {
   const t0 = performance.now();
   assertCanExec(session);
+  await followShell(session, p.timeout_ms, signal);
   const release = session.claimExec(clientId);
   try {
     await ensureReady(session, p.timeout_ms, signal);
     session.assertAlive(); // it may have exited while we waited for its prompt
+    adoptPromptShell(session);
     const seq0 = session.lastMarkSeq;
     const typedAt = session.emulator.cursorPos();
     const typedCapture = session.captureFrom(typedAt);
@@ -77,11 +84,17 @@ export async function execCommand(
         timeoutMs: remaining,
         signal,
       });
+      // The command started a shell of its own (`exec bash`, `bash`): it gets our hooks, and its
+      // prompt, where they were typed, is not the command's output.
+      const shell = verdict.kind === "input" ? bareShell(session) : null;
+      const leftMs = Math.max(0, p.timeout_ms - (performance.now() - t0));
+      const installed = shell ? await installHooks(session, shell, leftMs, signal) : null;
       const items =
         verdict.kind === "redrawn"
           ? await cancelDroppedLine(session, verdict.mark, typedAt, line, signal)
-          : commandItems(session, verdict, seq0, typedAt, typedCapture, line, p.max_tokens);
-      const rendered = render(items, p.max_tokens, (t) => session.redact(t));
+          : commandItems(session, verdict, seq0, typedAt, typedCapture, line, p.max_tokens, installed?.at ?? null);
+      const own = splitJobNotices(items, session.family, p.command);
+      const rendered = render(own.items, p.max_tokens, (t) => session.redact(t));
       session.setCursor(clientId, session.emulator.cursorPos());
       const result: ExecResult = {
         session: session.id,
@@ -95,6 +108,8 @@ export async function execCommand(
         state: session.state(),
       };
       if (verdict.kind === "continuation") result.hint = CONTINUATION_HINT;
+      if (shell && installed) result.hint = shellStartedHint(shell, installed.ok);
+      if (own.notices.length > 0) result.job_notices = own.notices;
       return result;
     } finally {
       session.release(typedCapture);
@@ -102,6 +117,19 @@ export async function execCommand(
   } finally {
     release();
   }
+}
+
+function shellStartedHint(family: string, integrated: boolean): string {
+  if (!integrated) {
+    return (
+      `The command left ${family} waiting at its prompt, and it did not take ptyhub's shell integration ` +
+      "(another user's shell?): drive it with term_send; `exit` leaves it."
+    );
+  }
+  return (
+    `The command left ${family} waiting at its prompt, now with ptyhub's shell integration: term_exec runs ` +
+    "commands in it; `exit` leaves it (after `exec`, that ends the session)."
+  );
 }
 
 function statusOf(v: Verdict): ExecResult["status"] {
@@ -125,9 +153,11 @@ function commandItems(
   typedCapture: HeadCapture,
   line: string,
   maxTokens: number,
+  /** Where hooks were typed into a shell the command started: its output ends there. */
+  installedAt: Pos | null,
 ): Item[] {
   const start = v.kind === "end" ? v.start : (session.marksAfter(seq0).find((m) => m.kind === "start") ?? null);
-  let endPos: Pos | null = v.kind === "end" ? v.end.pos : null;
+  let endPos: Pos | null = v.kind === "end" ? v.end.pos : installedAt;
   // A continuation prompt's row is the shell asking, not output.
   if (v.kind === "continuation") endPos = rowStart(v.mark.pos);
   if (start) {

@@ -11,6 +11,7 @@
 import { AppError } from "../errors.ts";
 import { encodeKeys, isBreakKey } from "../terminal/keys.ts";
 import { render, type Truncation } from "../terminal/render.ts";
+import { splitJobNotices } from "../terminal/job-notices.ts";
 import type { Session } from "./session.ts";
 import { itemsText, OutputScanner, region, rowStart } from "./output.ts";
 import { dropChars, withoutEcho } from "./echo-items.ts";
@@ -47,6 +48,8 @@ export interface SendResult {
   truncated: Truncation | null;
   /** What to do next, when the result alone does not say (a continuation prompt). */
   hint?: string;
+  /** The shell's own notices of background jobs that ended meanwhile: not the command's output. */
+  job_notices?: string[];
 }
 
 /** Compiles a caller's `until` pattern (linear-time RE2 semantics: src/terminal/pattern.ts). */
@@ -146,7 +149,11 @@ export async function sendInput(
     if (verdict.kind === "end") end = verdict.end.pos;
     else if (verdict.kind === "continuation") end = rowStart(verdict.mark.pos);
     const items = dropChars(region(session, from, end, capture, Infinity, p.max_tokens).items, echoChars ?? 0);
-    return finishSend(session, items, verdict, clientId, p.max_tokens);
+    // A command line the shell reports done: its output is the command's, as in term_exec.
+    const own = verdict.kind === "end" ? splitJobNotices(items, session.family, p.text ?? "") : null;
+    const result = finishSend(session, own ? own.items : items, verdict, clientId, p.max_tokens);
+    if (own && own.notices.length > 0) result.job_notices = own.notices;
+    return result;
   } finally {
     session.release(capture);
   }

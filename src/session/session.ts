@@ -76,7 +76,10 @@ export class Session {
   readonly id: string;
   readonly kind: BackendKind;
   readonly target: string;
-  /** Changes only once, from "none" to "marker", when a serial line's shell gets markers. */
+  /**
+   * Changes from "none" to "marker" when a serial line's shell gets markers (adoptMarkers), and
+   * with `family` when another shell takes the prompt (adoptShell).
+   */
   integration: Integration;
   family: ShellFamily | null;
   readonly persistent: boolean;
@@ -102,6 +105,8 @@ export class Session {
   private activityAt = Date.now();
   private attachedHumans = 0;
   private execOwnerId: string | null = null;
+  /** Hooks were just installed into a running shell: its first end mark reports the installing line. */
+  private reinstallEndPending = false;
 
   private readonly changes = new Emitter<void>();
   private readonly cursors = new Map<string, ReadCursor>();
@@ -308,6 +313,15 @@ export class Session {
     this.family = "sh";
   }
 
+  /**
+   * Another shell now reads the session's commands: one that replaced the shell (`exec zsh`) or
+   * runs inside it, or the outer one again after a nested shell exited (src/session/reintegrate.ts).
+   */
+  adoptShell(family: ShellFamily, integration: Integration): void {
+    this.family = family;
+    this.integration = integration;
+  }
+
   /** The backend itself, for what only one kind offers (term_serial's line control). */
   get backendHandle(): Backend {
     return this.backend;
@@ -440,8 +454,17 @@ export class Session {
 
   /** Called mid-parse for OSC 6973: a shell-integration mark at `pos`. */
   private onMark(data: string, pos: Pos): void {
-    const mark = parseMark(data, this.nonce);
+    let mark = parseMark(data, this.nonce);
     if (!mark) return; // Not ours: wrong nonce, so program output that merely looks like a mark.
+    if (mark.kind === "reinstalled") {
+      this.reinstallEndPending = true;
+      return;
+    }
+    if (this.reinstallEndPending) {
+      this.reinstallEndPending = false;
+      // The status of the line that sourced the hooks: the prompt that follows is all it says.
+      if (mark.kind === "end") mark = { kind: "prompt" };
+    }
     const record: MarkRecord = { seq: ++this.markSeq, kind: mark.kind, pos, exitCode: null, cwd: null };
     // The line editor reads input after the prompt (B) and after a continuation prompt (P).
     this.ready = mark.kind === "ready" || mark.kind === "continuation";

@@ -131,6 +131,8 @@ export type Mark =
   | { kind: "ready" }
   | { kind: "start" }
   | { kind: "continuation" }
+  /** R: hooks were installed into a running shell (shell-reinstall.ts); its next end mark is no command's. */
+  | { kind: "reinstalled" }
   | { kind: "end"; exitCode: number | null; cwd: string | null };
 
 const ESCAPES: Record<string, string> = { "%25": "%", "%3B": ";", "%0A": "\n", "%07": "\x07", "%1B": "\x1b" };
@@ -145,6 +147,7 @@ export function parseMark(data: string, nonce: string): Mark | null {
   if (kind === "B") return { kind: "ready" };
   if (kind === "C") return { kind: "start" };
   if (kind === "P") return { kind: "continuation" };
+  if (kind === "R") return { kind: "reinstalled" };
   if (kind === "D") {
     const parts = rest.split(";");
     const code = Number.parseInt(parts[1] ?? "", 10);

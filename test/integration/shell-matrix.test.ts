@@ -37,6 +37,8 @@ interface ShellCase {
   killJob: string;
   viMode: [string, string] | null;
   setE: boolean;
+  /** The notice the shell prints when a background job ends (null: it prints none in a session). */
+  jobNotice: RegExp | null;
 }
 
 const busyboxDir = mkdtempSync(join(tmpdir(), "ptyhub-busybox-"));
@@ -52,6 +54,7 @@ const shells: ShellCase[] = [
     killJob: "kill -9 %1",
     viMode: ["set -o vi", "set -o emacs"],
     setE: true,
+    jobNotice: /^\[1\]\+ +Done +sleep 0\.3$/,
   },
   {
     name: "zsh",
@@ -64,6 +67,7 @@ const shells: ShellCase[] = [
     killJob: "kill -9 %1",
     viMode: ["bindkey -v", "bindkey -e"],
     setE: true,
+    jobNotice: /^\[1\] +\+ done +sleep 0\.3$/,
   },
   {
     name: "fish",
@@ -76,6 +80,7 @@ const shells: ShellCase[] = [
     killJob: "kill -9 (jobs -p)",
     viMode: ["fish_vi_key_bindings", "fish_default_key_bindings"],
     setE: false,
+    jobNotice: /^fish: Job 1, 'sleep 0\.3 &' has ended$/,
   },
   {
     name: "dash",
@@ -88,6 +93,7 @@ const shells: ShellCase[] = [
     killJob: "kill -9 %1",
     viMode: null,
     setE: true,
+    jobNotice: null,
   },
 ];
 if (Bun.which("busybox")) {
@@ -104,6 +110,7 @@ if (Bun.which("busybox")) {
     killJob: "kill -9 %1",
     viMode: ["set -o vi", "set +o vi"],
     setE: true,
+    jobNotice: null,
   });
 } else console.warn("busybox is not installed: its column of the matrix is skipped");
 
@@ -179,10 +186,18 @@ describe.each(shells)("$name", (sh) => {
     done(await run("printf 'a\\r\\nb\\r\\n'"), "a\nb");
   });
 
-  test("a nested shell answers input at its prompt; exiting it comes back with the exit code", async () => {
+  test("a nested shell answers input at its prompt, runs commands; exiting it comes back with the exit code", async () => {
     const { r, ms } = await timed(() => run("bash --norc"));
     expect(r).toMatchObject({ status: "input", via: "prompt", exit_code: null, state: "prompt" });
+    expect(r.hint).toContain("bash");
     expect(ms).toBeLessThan(PROMPTLY_MS);
+    // The nested bash got the hooks: term_exec works in it, with bash's own exit codes.
+    expect(await run("echo inner; false")).toMatchObject({
+      status: "done",
+      exit_code: 1,
+      output: "inner",
+      via: "shell",
+    });
     const back = await host.send({ session: s, text: "exit 4", ...send }, ctx);
     expect(back.exit_code).toBe(4);
     expect(back.state).toBe("prompt");
@@ -195,11 +210,31 @@ describe.each(shells)("$name", (sh) => {
     done(await run("stty echo"), "");
   });
 
-  test("a background job finishing during the next command", async () => {
+  test("a background job finishing during the next command: its notice is not that command's output", async () => {
     expect(await run("sleep 0.3 &")).toMatchObject({ status: "done", exit_code: 0 });
     const r = await run("sleep 1; echo next");
-    expect(r).toMatchObject({ status: "done", exit_code: 0 });
-    expect(r.output).toContain("next");
+    done(r, "next");
+    if (sh.jobNotice) {
+      expect(r.job_notices).toHaveLength(1);
+      expect(r.job_notices![0]).toMatch(sh.jobNotice);
+    } else expect(r.job_notices).toBeUndefined();
+    // The same for a command line typed with term_send that the shell reports done.
+    expect(await run("sleep 0.3 &")).toMatchObject({ status: "done", exit_code: 0 });
+    // A pattern that never comes: the wait ends when the shell reports the command done.
+    const sent = await host.send({ session: s, text: "sleep 1; echo sent", until: "NEVER_PRINTED", ...send }, ctx);
+    if (sh.via === "shell") {
+      expect(sent).toMatchObject({ via: "shell", exit_code: 0, output: "sent", matched: null });
+      if (sh.jobNotice) expect(sent.job_notices?.[0]).toMatch(sh.jobNotice);
+    }
+    // The job table itself is what `jobs` prints: kept as its output.
+    expect(await run("sleep 30 &")).toMatchObject({ status: "done", exit_code: 0 });
+    const listed = await run("jobs");
+    expect(listed.output).toContain("sleep 30");
+    expect(listed.job_notices).toBeUndefined();
+    expect(await run(sh.killJob)).toMatchObject({ status: "done", exit_code: 0 });
+    // Reaped, so the job table is empty again for the tests after this one (job numbers restart).
+    expect(await run("wait")).toMatchObject({ status: "done" });
+    done(await run("echo after-jobs"), "after-jobs");
   });
 
   test("ctrl+z of a foreground job ends the wait at once; the job can be killed", async () => {
@@ -251,11 +286,19 @@ describe.each(shells)("$name", (sh) => {
     await host.close({ session: f }, ctx);
   });
 
-  test("exec bash: an honest input at the new shell's prompt, not a wait to the timeout", async () => {
+  test("exec bash: the new shell gets the hooks, so the session is not left busy", async () => {
     const e = await openShell(sh);
     const { r, ms } = await timed(() => host.exec({ session: e, command: "exec bash --norc", ...exec }, ctx));
-    expect(r).toMatchObject({ status: "input", via: "prompt", exit_code: null });
+    expect(r).toMatchObject({ status: "input", via: "prompt", exit_code: null, state: "prompt", output: "" });
     expect(ms).toBeLessThan(PROMPTLY_MS);
+    const again = await host.exec({ session: e, command: "echo replaced; (exit 7)", ...exec }, ctx);
+    expect(again).toMatchObject({ status: "done", exit_code: 7, output: "replaced", via: "shell" });
+    expect(await host.exec({ session: e, command: "exit 3", ...exec }, ctx)).toMatchObject({
+      status: "done",
+      exit_code: 3,
+      via: "exit",
+      state: "exited",
+    });
     await host.close({ session: e }, ctx);
   });
 });

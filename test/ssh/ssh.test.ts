@@ -199,6 +199,21 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     }
   }, 30_000);
 
+  test("exec bash on the remote host: input at its prompt, then a SESSION_BUSY that says why, never stuck", async () => {
+    await open(mcp, target(), { name: "execd" });
+    const t0 = Date.now();
+    const r = await mcp.call("term_exec", { session: "execd", command: "exec bash --norc", timeout_ms: 20_000 });
+    // Over SSH the new shell's process is out of sight: the prompt text is all there is.
+    expect(r.data).toMatchObject({ status: "input", state: "prompt", exit_code: null });
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    const busy = await mcp.call("term_exec", { session: "execd", command: "echo x" });
+    expect(busy.error).toMatchObject({ code: "SESSION_BUSY" });
+    expect(busy.error!.message).toContain("prompt of its own");
+    const typed = await mcp.call("term_send", { session: "execd", text: "echo by-hand", until: "by-hand" });
+    expect(typed.data.matched).toBe("by-hand");
+    await mcp.call("term_close", { session: "execd" });
+  }, 30_000);
+
   test("POSIX sh login shell: per-command markers give exit codes and cwd; cwd/env/command options apply remotely", async () => {
     if (!user) return;
     const r = await open(mcp, target({ user: user.name }), {

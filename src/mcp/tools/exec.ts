@@ -2,12 +2,14 @@ import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import {
   hint,
+  jobNotices,
   MAX_SESSION_ID_CHARS,
   maxTokens,
   stateEnum,
   truncation,
   truncationNote,
   withHint,
+  withJobNotices,
   withOutput,
 } from "../schemas.ts";
 import { processConfig } from "../../config.ts";
@@ -52,6 +54,7 @@ const output = z.object({
   truncated: truncation,
   state: stateEnum,
   hint,
+  job_notices: jobNotices,
   reduced: z.string().optional().describe("When `reduce` rewrote the output: which reducer, and what it dropped."),
 });
 
@@ -88,6 +91,6 @@ export const termExec = defineTool({
     const where = r.cwd ? ` · cwd ${r.cwd}` : "";
     const reduced = r.reduced ? ` · ${r.reduced}` : "";
     const header = `${head} · ${r.duration_ms} ms · via ${r.via}${where}${truncationNote(r.truncated)}${reduced}]`;
-    return withOutput(withHint(header, r.hint), r.output);
+    return withOutput(withJobNotices(withHint(header, r.hint), r.job_notices), r.output);
   },
 });

@@ -3,6 +3,7 @@ import { defineTool } from "../tool.ts";
 import {
   cursor,
   hint,
+  jobNotices,
   maxTokens,
   sessionId,
   stateEnum,
@@ -11,6 +12,7 @@ import {
   untilPattern,
   viaEnum,
   withHint,
+  withJobNotices,
   withOutput,
 } from "../schemas.ts";
 
@@ -49,6 +51,7 @@ const output = z.object({
   cursor,
   truncated: truncation,
   hint,
+  job_notices: jobNotices,
 });
 
 export const termSend = defineTool({
@@ -73,6 +76,6 @@ export const termSend = defineTool({
       r.alt_screen && r.screen !== null
         ? `${r.output ? r.output + "\n" : ""}--- screen (cursor ${r.cursor.row},${r.cursor.col}) ---\n${r.screen}`
         : r.output;
-    return withOutput(withHint(header, r.hint), body);
+    return withOutput(withJobNotices(withHint(header, r.hint), r.job_notices), body);
   },
 });

@@ -1,0 +1,67 @@
+/**
+ * Telling that a shell without ptyhub's hooks (`exec bash`, a nested `zsh`) waits at its prompt,
+ * from the process and the tty alone, without typing anything (see reintegrate.ts).
+ */
+import { foregroundLeader } from "../backend/process-tree.ts";
+import { shellFamilyOf, type ShellFamily } from "../terminal/shell-integration.ts";
+import type { Session } from "./session.ts";
+
+/**
+ * Programs that start a shell as another user and wait for it in the same process group
+ * (`exec su -`): the shell beside them is the one reading the terminal.
+ */
+const USER_SWITCHERS = new Set(["su", "runuser", "doas"]);
+
+/**
+ * The shell reading the terminal: the leader of its foreground process group, when that is a shell
+ * we know (helpers it runs, such as fish's first-run completion generator and the shells that
+ * one starts, are in its group but never its leader); or, behind `su` (which stays the leader and
+ * waits), the one shell in the group. With `alone`, a POSIX sh counts only without company: the
+ * screen is all there is to tell its prompt by, and a script's `sh` running `sleep` shows a
+ * prompt-like line too. The leader takes two /proc reads; the group (a scan of /proc, about a
+ * millisecond) is read only for sh and su. Local sessions only: elsewhere the processes are out
+ * of sight.
+ */
+export function foregroundShell(session: Session, alone = true): ShellFamily | null {
+  if (session.exit || session.integration === "none" || session.kind !== "local" || session.pid === null) return null;
+  const leader = foregroundLeader(session.pid);
+  if (leader === null) return null;
+  const family = shellFamilyOf(leader);
+  if (family !== null && (family !== "sh" || !alone)) return family;
+  if (family === null && !USER_SWITCHERS.has(leader)) return null;
+  const names = (session.backendHandle.foregroundCommands?.() ?? []).filter((n) => !USER_SWITCHERS.has(n));
+  if (family === "sh") return names.length === 1 ? family : null;
+  const shells = names.map((n) => shellFamilyOf(n)).filter((f) => f !== null);
+  if (shells.length !== 1) return null;
+  return shells[0] === "sh" && alone && names.length > 1 ? null : shells[0]!;
+}
+
+/**
+ * A shell without our hooks waits at its prompt: a command runs per the marks, a known shell reads
+ * the terminal (foregroundShell), and its line editor reads keys (callers also wait for quiet output).
+ * bash, zsh and fish read in raw mode with bracketed paste on; a script's `read -n1` is raw too,
+ * but without bracketed paste. Their prompt is not always on screen to tell instead: while marks
+ * say a command runs, the bare-CR filter clears a line that is redrawn (fish's prompt). POSIX sh
+ * shells (dash reads in canonical mode) only have the screen: a prompt-like last line.
+ */
+export function bareShell(session: Session): ShellFamily | null {
+  // Markers only wrap term_exec's lines: after `exec bash` typed with term_send, the phase still
+  // says "prompt", and only our prompt's missing ready mark tells that another shell drew it.
+  // (Another sh there is not told from ours: the same family, typed for the same way.)
+  const unmarked = session.integration === "marker" && session.phase === "prompt" && !atOurPrompt(session);
+  if (session.phase !== "running" && !unmarked) return null;
+  const family = foregroundShell(session);
+  if (!family || (unmarked && family === session.family)) return null;
+  if (family === "sh") return session.state() === "prompt" ? family : null;
+  const tty = session.backendHandle.ttyModes();
+  if (!tty || tty.canonical) return null;
+  return session.emulator.bracketedPaste || session.state() === "prompt" ? family : null;
+}
+
+/** The prompt the cursor sits at was drawn by our PS1: its ready mark is on the cursor's row. */
+export function atOurPrompt(session: Session): boolean {
+  const row = session.emulator.cursorPos().row;
+  const marks = session.marksAfter(0);
+  for (let i = marks.length - 1; i >= 0; i--) if (marks[i]!.kind === "ready") return marks[i]!.pos.row === row;
+  return false;
+}

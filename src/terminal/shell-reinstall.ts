@@ -1,0 +1,78 @@
+/**
+ * Shell integration for a shell that is already running: one that replaced the session's shell
+ * (`exec bash`, `exec su -`) or runs inside it (`bash`, `zsh -f`). Such a shell starts without our
+ * hooks, so no command in it would ever be marked done. It gets the same hooks a session's start
+ * installs (shell-scripts.ts), minus the loading of the user's rc files (that shell loaded its own
+ * already), from a file it is told to source with one typed line:
+ *  - the file is private (0600, in the private runtime dir) and removes itself once read (quietly:
+ *    a sandbox may forbid it; ptyhub removes it after), so the
+ *    nonce never appears on a command line nor in the shell's history;
+ *  - the typed line starts with a space, which keeps it out of history (fish always, bash with
+ *    ignorespace, zsh with HIST_IGNORE_SPACE) and checks that the file is readable (a shell of
+ *    another user may not read it: then nothing happens, and the caller finds no marks);
+ *  - the file ends with an R mark: the end mark of the next prompt reports the line that installed
+ *    the hooks, not a command (Session drops it).
+ */
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { BASH_SCRIPT, FISH_SCRIPT, SH_SCRIPT, ZSH_ZSHRC } from "./shell-scripts.ts";
+import { quotePosix, type Integration, type ShellFamily } from "./shell-integration.ts";
+
+/** Where each startup script's hooks begin: everything before loads the user's own files. */
+const HOOKS_AFTER: Record<ShellFamily, [script: string, anchor: string]> = {
+  bash: [BASH_SCRIPT, `if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi\n`],
+  zsh: [ZSH_ZSHRC, `[[ -r "\${ZDOTDIR:-$HOME}/.zshrc" ]] && source "\${ZDOTDIR:-$HOME}/.zshrc"\n`],
+  fish: [FISH_SCRIPT, "set -e PTYHUB_NONCE\n"],
+  sh: [SH_SCRIPT, "  unset ENV\nfi\n"],
+};
+
+/** The hooks part of a family's startup script (throws when the script no longer has its anchor). */
+function hooksOf(family: ShellFamily): string {
+  const [script, anchor] = HOOKS_AFTER[family];
+  const at = script.indexOf(anchor);
+  if (at < 0) throw new Error(`${family} integration script changed: update HOOKS_AFTER`);
+  return script.slice(at + anchor.length);
+}
+
+/** The completion strategy a shell family gets: hooks, or per-command markers (POSIX sh). */
+export function integrationOf(family: ShellFamily): Integration {
+  return family === "sh" ? "marker" : "shell";
+}
+
+export interface Reinstall {
+  /** Where the script goes (the caller writes it, 0600, and removes it if the shell did not). */
+  path: string;
+  script: string;
+  /** What to type at the shell's prompt (without the final Enter). */
+  line: string;
+}
+
+/** A function every family's hooks define: present means the shell has them already. */
+const HOOKED_BY: Record<ShellFamily, string> = {
+  bash: "__ptyhub_precmd",
+  zsh: "__ptyhub_precmd",
+  fish: "__ptyhub_prompt",
+  sh: "__ptyhub_c",
+};
+
+/**
+ * The script and the typed line that install `family`'s hooks into a running shell. A shell that
+ * has them already (its ready mark was merely late) is left as it is: twice installed, every
+ * prompt would report two ends.
+ */
+export function reinstallFor(family: ShellFamily, nonce: string, dir: string): Reinstall {
+  const path = join(dir, `reinstall-${randomBytes(6).toString("hex")}.${family}`);
+  const quoted = quotePosix(path);
+  const reinstalled = `'\\033]6973;%s;R\\007'`;
+  const hooked = HOOKED_BY[family];
+  if (family === "fish") {
+    const script =
+      `if not functions -q ${hooked}\nset -g __ptyhub_nonce ${nonce}\n${hooksOf(family)}` +
+      `printf ${reinstalled} $__ptyhub_nonce\nend\ncommand rm -f -- ${quoted} 2>/dev/null\n`;
+    return { path, script, line: ` test -r ${quoted}; and source ${quoted}` };
+  }
+  const script =
+    `if ! command -v ${hooked} >/dev/null 2>&1; then\n__ptyhub_nonce=${nonce}\n${hooksOf(family)}` +
+    `printf ${reinstalled} "$__ptyhub_nonce"\nfi\ncommand rm -f -- ${quoted} 2>/dev/null\n`;
+  return { path, script, line: ` [ -r ${quoted} ] && . ${quoted}` };
+}
