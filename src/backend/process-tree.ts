@@ -54,16 +54,27 @@ export function foregroundCommands(sid: number): string[] {
 }
 
 /**
- * Name of the leader of the foreground process group (the process whose pid is the group's id) on
+ * Pid and name of the leader of the foreground process group (the process whose pid is the group's id) on
  * the terminal that session leader `sid` controls: the program a job started with, not the helpers
  * it runs (Linux only; null elsewhere, or when that leader is gone).
  */
-export function foregroundLeader(sid: number): string | null {
+export function foregroundLeader(sid: number): { pid: number; comm: string } | null {
   if (process.platform !== "linux") return null;
   const leader = readStat(sid);
   if (!leader || leader.tpgid <= 0) return null;
   const head = readStat(leader.tpgid);
-  return head && head.session === sid && head.state !== "Z" ? head.comm : null;
+  return head && head.session === sid && head.state !== "Z" ? { pid: head.pid, comm: head.comm } : null;
+}
+
+/** A process's arguments, argv[0] first (Linux only; null when unreadable). */
+export function commandArgs(pid: number): string[] | null {
+  if (process.platform !== "linux") return null;
+  try {
+    const raw = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    return raw.split("\0").slice(0, raw.endsWith("\0") ? -1 : undefined);
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -2,7 +2,7 @@
  * Telling that a shell without ptyhub's hooks (`exec bash`, a nested `zsh`) waits at its prompt,
  * from the process and the tty alone, without typing anything (see reintegrate.ts).
  */
-import { foregroundLeader } from "../backend/process-tree.ts";
+import { commandArgs, foregroundLeader } from "../backend/process-tree.ts";
 import { shellFamilyOf, type ShellFamily } from "../terminal/shell-integration.ts";
 import type { Session } from "./session.ts";
 
@@ -24,9 +24,12 @@ const USER_SWITCHERS = new Set(["su", "runuser", "doas"]);
  */
 export function foregroundShell(session: Session, alone = true): ShellFamily | null {
   if (session.exit || session.integration === "none" || session.kind !== "local" || session.pid === null) return null;
-  const leader = foregroundLeader(session.pid);
-  if (leader === null) return null;
+  const head = foregroundLeader(session.pid);
+  if (head === null) return null;
+  const leader = head.comm;
   const family = shellFamilyOf(leader);
+  // `bash script.sh` leads the group as "bash" too; its `read -e` must never get the install line.
+  if (family !== null && !interactiveShellArgs(commandArgs(head.pid) ?? [])) return null;
   if (family !== null && (family !== "sh" || !alone)) return family;
   if (family === null && !USER_SWITCHERS.has(leader)) return null;
   const names = (session.backendHandle.foregroundCommands?.() ?? []).filter((n) => !USER_SWITCHERS.has(n));
@@ -34,6 +37,26 @@ export function foregroundShell(session: Session, alone = true): ShellFamily | n
   const shells = names.map((n) => shellFamilyOf(n)).filter((f) => f !== null);
   if (shells.length !== 1) return null;
   return shells[0] === "sh" && alone && names.length > 1 ? null : shells[0]!;
+}
+
+/** Options of bash, zsh and fish that take the next argument as their value. */
+const OPTIONS_WITH_VALUE = new Set(["--rcfile", "--init-file", "-o", "+o", "-O", "+O", "-C", "--init-command"]);
+/** Options that make a shell run a command instead of reading the terminal. */
+const COMMAND_OPTIONS = new Set(["-c", "--command"]);
+
+/**
+ * Whether a shell's arguments (argv[0] first) make it interactive: options only. A script path
+ * or a `-c` command means it runs that, even when it reads a line from the terminal meanwhile.
+ */
+export function interactiveShellArgs(argv: readonly string[]): boolean {
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (COMMAND_OPTIONS.has(arg) || /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg)) return false;
+    if (OPTIONS_WITH_VALUE.has(arg)) i++;
+    else if (arg === "--") return i === argv.length - 1;
+    else if (!arg.startsWith("-") && !arg.startsWith("+")) return false;
+  }
+  return true;
 }
 
 /**

@@ -137,3 +137,17 @@ test.if(Bun.which("python3") !== null)(
     await host.close({ session: s }, ctx);
   },
 );
+
+test("a bash script reading a line with readline (read -e) is not taken for a new shell", async () => {
+  const s = await openShell("bash");
+  const script = join(binDir, "ask.sh");
+  await Bun.write(script, 'read -e -p "answer? " a\necho "got:$a"\n');
+  // Raw mode and bracketed paste, with bash leading the foreground group: only its arguments say
+  // it runs a script, which must not be sent the hooks' install line.
+  const r = await host.exec({ session: s, command: `bash ${script}`, timeout_ms: 3000, max_tokens: 4000 }, ctx);
+  expect(r.status).not.toBe("done");
+  expect(r.output).not.toContain("[ -r");
+  const answered = await host.send({ session: s, text: "yes", until: "got:", ...send }, ctx);
+  expect(answered.output).toContain("got:yes");
+  await host.close({ session: s }, ctx);
+});

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parseMark } from "../../src/terminal/shell-integration.ts";
 import { integrationOf, reinstallFor } from "../../src/terminal/shell-reinstall.ts";
+import { interactiveShellArgs } from "../../src/session/bare-shell.ts";
 
 describe("hooks for a running shell", () => {
   const nonce = "0123456789abcdef01234567";
@@ -52,5 +53,22 @@ describe("a bash given the hooks by sourcing the file", () => {
     const marks = [...out.matchAll(/\x1b\]6973;([^\x07]*)\x07/g)].map((m) => parseMark(m[1]!, nonce)?.kind);
     expect(marks).toEqual(["reinstalled", "end", "prompt", "ready"]);
     expect(existsSync(r.path)).toBe(false);
+  });
+});
+
+describe("interactive shells are told from scripts by their arguments", () => {
+  test("options only: interactive; a script, -c or an option's value followed by a script: not", () => {
+    expect(interactiveShellArgs(["bash"])).toBe(true);
+    expect(interactiveShellArgs(["-bash"])).toBe(true);
+    expect(interactiveShellArgs(["bash", "-l"])).toBe(true);
+    expect(interactiveShellArgs(["bash", "--norc", "--noprofile", "-i"])).toBe(true);
+    expect(interactiveShellArgs(["bash", "--rcfile", "/tmp/x.rc", "-i"])).toBe(true);
+    expect(interactiveShellArgs(["zsh", "-f"])).toBe(true);
+    expect(interactiveShellArgs(["fish", "--init-command", "set x 1"])).toBe(true);
+    expect(interactiveShellArgs(["bash", "ask.sh"])).toBe(false);
+    expect(interactiveShellArgs(["bash", "-c", "read -e a"])).toBe(false);
+    expect(interactiveShellArgs(["bash", "-lc", "read -e a"])).toBe(false);
+    expect(interactiveShellArgs(["fish", "--command", "read"])).toBe(false);
+    expect(interactiveShellArgs(["bash", "--rcfile", "/tmp/x.rc", "ask.sh"])).toBe(false);
   });
 });
