@@ -10,7 +10,7 @@
 import { Terminal, type IBufferLine, type IMarker } from "@xterm/headless";
 import { RowHistory, type HeadCapture, type Row } from "./history.ts";
 import { BareCrFilter } from "./cr-filter.ts";
-import { xtermCore, type XtermCore } from "./xterm-internals.ts";
+import { lineText, xtermCore, type XtermCore } from "./xterm-internals.ts";
 
 /** xterm's own scrollback: only a staging area between parse pieces, so small. */
 const EMULATOR_SCROLLBACK = 1000;
@@ -348,7 +348,7 @@ export class Emulator {
   }
 
   private pushLine(line: IBufferLine | undefined): void {
-    if (line) this.history.push(line.translateToString(true), line.isWrapped);
+    if (line) this.history.push(lineText(line), line.isWrapped);
   }
 
   private reanchor(): void {
