@@ -17,16 +17,23 @@ const EVERY_OUTPUT_BYTES = 1024 * 1024;
 
 const reasons: CollectReason[] = [];
 let waiters: Array<{ reason: CollectReason; resolve: () => void }> = [];
-const stop = returnMemoryWhenSessionsEnd(host.manager, {
-  collect: (why) => {
-    reasons.push(why);
-    for (const w of waiters.filter((w) => w.reason === why)) w.resolve();
-    waiters = waiters.filter((w) => w.reason !== why);
-  },
-  afterOutputBytes: AFTER_OUTPUT_BYTES,
-  everyOutputBytes: EVERY_OUTPUT_BYTES,
-});
-afterAll(stop);
+/** No least interval between flood collections, unless a test sets one. */
+let floodMinIntervalMs = 0;
+let stop = start();
+afterAll(() => stop());
+
+function start(): () => void {
+  return returnMemoryWhenSessionsEnd(host.manager, {
+    collect: (why) => {
+      reasons.push(why);
+      for (const w of waiters.filter((w) => w.reason === why)) w.resolve();
+      waiters = waiters.filter((w) => w.reason !== why);
+    },
+    afterOutputBytes: AFTER_OUTPUT_BYTES,
+    everyOutputBytes: EVERY_OUTPUT_BYTES,
+    floodMinIntervalMs,
+  });
+}
 afterEach(() => {
   reasons.length = 0;
 });
@@ -82,4 +89,21 @@ test("a flood collects every so many bytes while it runs, and once more after it
   // Not exactly six: the shell's prompt and echo count too, and the last may be pending.
   expect(reasons.filter((r) => r === "flood").length).toBeGreaterThanOrEqual(4);
   await host.close({ session: "flood" }, ctx);
+}, 90_000);
+
+test("collections during a flood keep their least interval, however fast the output", async () => {
+  stop();
+  floodMinIntervalMs = 60_000;
+  stop = start();
+  await host.open({ name: "spaced" }, ctx);
+  const after = nextCollection("paused", 30_000);
+  const r = await host.exec(
+    { session: "spaced", command: "yes | head -c 6000000", timeout_ms: 60_000, max_tokens: 200 },
+    ctx,
+  );
+  expect(r.status).toBe("done");
+  await after;
+  // Six intervals' worth of bytes, but one minute between collections: the first one only.
+  expect(reasons.filter((r) => r === "flood")).toHaveLength(1);
+  await host.close({ session: "spaced" }, ctx);
 }, 90_000);
