@@ -112,7 +112,8 @@ async function ptyhubTwoFloods(spec: ServerSpec, floodMs: number): Promise<TwoFl
     const stoppedAt = performance.now();
     const { peak, helpers } = stop();
     const after = await afterStop(server, stoppedAt);
-    if (after.rss.includes(null)) throw new Error(`ptyhub's server ended after the floods: ${server.stderr.slice(-600)}`);
+    if (after.rss.includes(null))
+      throw new Error(`ptyhub's server ended after the floods: ${server.stderr.slice(-600)}`);
     return {
       idle,
       peak,
