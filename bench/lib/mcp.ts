@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { isolatedEnv } from "./env.ts";
 import { readlinkSync } from "node:fs";
-import { awaitGone, cpuSeconds, killAll, processesWithEnv, rssMb, SERVER_VAR } from "./procs.ts";
+import { awaitGone, cpuSeconds, killAll, processesWithEnv, pssMb, rssMb, SERVER_VAR } from "./procs.ts";
 
 function exeOf(pid: number): string | null {
   try {
@@ -143,6 +143,28 @@ export class McpServer {
       }
     }
     return { server, helpers, total: server === null ? null : server + helpers };
+  }
+
+  /**
+   * Like rssAll, but PSS (see pssMb): the memory the server and its helpers take together, with
+   * the pages they share (the one executable both run) counted once.
+   */
+  pssAll(): { server: number | null; helpers: number; total: number | null } {
+    const pid = this.pid;
+    if (pid === null) return { server: null, helpers: 0, total: null };
+    const server = pssMb(pid);
+    let helpers = 0;
+    for (const p of this.helperPids(pid)) helpers += pssMb(p) ?? 0;
+    return { server, helpers, total: server === null ? null : server + helpers };
+  }
+
+  /** Processes of this server other than itself running the same executable (ptyhub's daemon). */
+  private helperPids(pid: number): number[] {
+    const exe = exeOf(pid);
+    if (!exe) return [];
+    return processesWithEnv(SERVER_VAR, this.tag)
+      .filter((p) => p.pid !== pid && exeOf(p.pid) === exe)
+      .map((p) => p.pid);
   }
 
   /** CPU seconds used so far by the server and its helpers (the same processes as rssAll). */

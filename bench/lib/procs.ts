@@ -19,6 +19,22 @@ export function rssMb(pid: number): number | null {
   }
 }
 
+/**
+ * Proportional set size of one process in MB (smaps_rollup Pss), or null when it is gone: its
+ * resident pages, each shared page divided among the processes mapping it. Summed over processes
+ * that share pages (ptyhub's MCP server and daemon run one executable), it counts those pages
+ * once, where a sum of RSS counts them once per process.
+ */
+export function pssMb(pid: number): number | null {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "latin1");
+    const m = /^Pss:\s+(\d+)\s+kB/m.exec(rollup);
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
 /** CPU time (user + system) one process has used, in seconds, or null when it is gone. */
 export function cpuSeconds(pid: number): number | null {
   try {

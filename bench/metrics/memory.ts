@@ -13,6 +13,7 @@ import { McpServer, structured, type ServerSpec } from "../lib/mcp.ts";
 import { PtyaiShell, PtyhubShell } from "../lib/shells.ts";
 import { fmt, max, median, p95 } from "../lib/stats.ts";
 import { emptyResult, peer, type Ctx, type MetricResult, type Row } from "../lib/types.ts";
+import { twoFloods } from "./memory-two-floods.ts";
 
 export const TARGET_IDLE_MB = 60;
 export const TARGET_PER_SESSION_MB = 1.5;
@@ -426,6 +427,8 @@ export async function memoryAndFlood(ctx: Ctx): Promise<[MetricResult, MetricRes
     kind: "value",
     rows: memRows,
   });
+  // Issue #11: two sessions flooding at once for 60 s, and the RSS after they stop.
+  await twoFloods(mem, hubSpec, ctx.ptyai, ctx.smoke);
 
   const respRows: Row[] = [];
   for (const [label, fl] of [

@@ -8,7 +8,7 @@
  * The xterm version is pinned in package.json. `xtermCore` checks the shape at construction and
  * fails loudly, and test/unit/xterm-internals.test.ts fails the day an upgrade changes it.
  */
-import type { Terminal } from "@xterm/headless";
+import type { IBufferLine, Terminal } from "@xterm/headless";
 
 /** The parts of xterm's internals we rely on. */
 export interface XtermCore {
@@ -43,4 +43,76 @@ export function xtermCore(term: Terminal): XtermCore {
     );
   }
   return core;
+}
+
+/**
+ * A buffer line's cells as xterm keeps them: per cell three numbers, the first holding the code
+ * point (or a flag saying the text is in `_combined`) and the cell's width.
+ */
+interface InternalLine {
+  _data: Uint32Array;
+  _combined: Record<number, string>;
+  getTrimmedLength(): number;
+}
+
+/** Masks of a cell's first number (xterm's `Content` constants). */
+const CODEPOINT_MASK = 0x1fffff;
+const IS_COMBINED_MASK = 0x200000;
+const WIDTH_SHIFT = 22;
+/** What xterm shows for a cell with nothing in it (WHITESPACE_CELL_CHAR). */
+const BLANK_CELL = 0x20;
+
+function isInternalLine(line: unknown): line is InternalLine {
+  if (typeof line !== "object" || line === null) return false;
+  const l = line as Record<string, unknown>;
+  return l._data instanceof Uint32Array && typeof l._combined === "object" && typeof l.getTrimmedLength === "function";
+}
+
+/** The public line view's BufferLine, or null when this xterm build no longer has it. */
+function internalLine(line: IBufferLine): InternalLine | null {
+  const inner: unknown = Reflect.get(line, "_line");
+  return isInternalLine(inner) ? inner : null;
+}
+
+/** Whether `lineText` reads this line through xterm's internals (tests check it still does). */
+export function readsInternals(line: IBufferLine): boolean {
+  return internalLine(line) !== null;
+}
+
+/** UTF-16 code units of the row being converted, reused from row to row. */
+const units: number[] = [];
+
+/**
+ * The same text as `line.translateToString(true)`, built as one flat string. xterm's own builds
+ * the row one `+=` per cell, which in JavaScriptCore is a tree of rope strings (one per cell) that
+ * stays a tree until someone reads the text: measured, 40 MB of 48-character lines left 2 million
+ * strings and 65 MB of heap in a 42,000-row history, and ~36 bytes of garbage per byte parsed.
+ * Falls back to xterm's own where its internals are not there.
+ */
+export function lineText(line: IBufferLine): string {
+  const inner = internalLine(line);
+  if (!inner) return line.translateToString(true);
+  const data = inner._data;
+  const end = inner.getTrimmedLength();
+  let n = 0;
+  for (let x = 0; x < end; ) {
+    const content = data[3 * x]!;
+    const code = content & CODEPOINT_MASK;
+    if (content & IS_COMBINED_MASK) {
+      const text = inner._combined[x] ?? "";
+      for (let k = 0; k < text.length; k++) units[n++] = text.charCodeAt(k);
+    } else if (code === 0) {
+      units[n++] = BLANK_CELL;
+    } else if (code < 0x10000) {
+      units[n++] = code;
+    } else {
+      // Outside the basic plane: a surrogate pair, as String.fromCodePoint would give.
+      units[n++] = 0xd800 + ((code - 0x10000) >> 10);
+      units[n++] = 0xdc00 + ((code - 0x10000) & 0x3ff);
+    }
+    // A wide character's second cell is skipped, as xterm does (its width is in the first).
+    x += content >> WIDTH_SHIFT || 1;
+  }
+  units.length = n;
+  return String.fromCharCode.apply(null, units);
 }
