@@ -42,6 +42,10 @@ describe("redaction", () => {
     expect(r.via).toBe("until");
     expect(r.matched).toBe("got:[secret]");
     expect(JSON.stringify(r)).not.toContain("hunter2");
+    // The match can come before the shell reports `read; echo` done; typed before its end mark, the
+    // next line's wait would end on that mark (via shell: the running command ended), not on `until`.
+    const sec = host.manager.get("sec");
+    await waitFor(sec, () => (sec.phase === "prompt" ? { done: true } : null), { timeoutMs: 5000 });
 
     const s = await host.send(
       { session: "sec", text: `echo "again:$token"`, until: "again:[a-z0-9-]+", wait_ms: 5000, max_tokens: 4000 },
