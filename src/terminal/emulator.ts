@@ -67,7 +67,7 @@ const FAST_PATH_SCAN_BYTES = 1 << 17;
 const FAST_PATH_PROBE_BYTES = 4096;
 
 export class Emulator {
-  readonly term: Terminal;
+  private readonly xterm: Terminal;
   readonly history: RowHistory;
   private readonly core: XtermCore;
   /** Marker on the normal buffer's first row not yet copied into history. */
@@ -76,6 +76,12 @@ export class Emulator {
   private resetSeen = false;
   /** Set while the fast path redraws the screen itself: its own clear is not the program's. */
   private redrawing = false;
+  /**
+   * The lines the fast path left on screen (each ending in CR LF), not yet drawn into xterm: the
+   * next fast-path step moves them to history as text, so a flood of plain text is drawn once when
+   * something looks at the screen (or other output comes), not once per read.
+   */
+  private pendingScreen: string | null = null;
   /** Bytes parsed over the session's life. */
   bytesIn = 0;
   /** Lines that took the plain-text fast path (observability and tests). */
@@ -84,26 +90,26 @@ export class Emulator {
   private readonly markPrefix: Uint8Array | null;
 
   constructor(private readonly opts: EmulatorOptions) {
-    this.term = new Terminal({
+    this.xterm = new Terminal({
       cols: opts.cols,
       rows: opts.rows,
       scrollback: EMULATOR_SCROLLBACK,
       allowProposedApi: true,
       logLevel: "off",
     });
-    this.core = xtermCore(this.term);
+    this.core = xtermCore(this.xterm);
     this.history = opts.history ?? new RowHistory();
     this.crFilter = new BareCrFilter(opts.resetLineOnBareCr ?? (() => false));
     this.markPrefix = opts.oscId !== undefined ? new TextEncoder().encode(`\x1b]${opts.oscId};`) : null;
     if (opts.oscId !== undefined && opts.onOsc) {
       const onOsc = opts.onOsc;
-      this.term.parser.registerOscHandler(opts.oscId, (data) => {
+      this.xterm.parser.registerOscHandler(opts.oscId, (data) => {
         onOsc({ data, pos: this.cursorPos() });
         return true;
       });
     }
     // RIS (ESC c) replaces xterm's buffers, which invalidates our anchor: copy the screen out first.
-    this.term.parser.registerEscHandler({ final: "c" }, () => {
+    this.xterm.parser.registerEscHandler({ final: "c" }, () => {
       this.finalizeScreenBeforeReset();
       return false;
     });
@@ -111,8 +117,8 @@ export class Emulator {
     // printed after it would land on rows that already have absolute numbers before the command's
     // start mark. Terminals like VTE scroll the cleared screen into scrollback instead; do the same
     // (history keeps the old rows, the cleared screen starts at fresh rows after them).
-    this.term.parser.registerCsiHandler({ final: "J" }, (params) => {
-      if (isWholeScreenErase(params, this.term.buffer.active.cursorX, this.term.buffer.active.cursorY)) {
+    this.xterm.parser.registerCsiHandler({ final: "J" }, (params) => {
+      if (isWholeScreenErase(params, this.xterm.buffer.active.cursorX, this.xterm.buffer.active.cursorY)) {
         this.scrollScreenIntoHistory();
       } else if (params[0] === 3) {
         this.syncHistory(); // ED 3 drops xterm's scrollback: copy out what is not in history yet
@@ -122,20 +128,26 @@ export class Emulator {
     this.reanchor();
   }
 
+  /** The xterm instance, its screen brought up to date first (for addons: the attach serializer). */
+  get term(): Terminal {
+    this.materialize();
+    return this.xterm;
+  }
+
   get cols(): number {
-    return this.term.cols;
+    return this.xterm.cols;
   }
   get rows(): number {
-    return this.term.rows;
+    return this.xterm.rows;
   }
   get altScreen(): boolean {
-    return this.term.buffer.active.type === "alternate";
+    return this.xterm.buffer.active.type === "alternate";
   }
   get applicationCursorKeys(): boolean {
-    return this.term.modes.applicationCursorKeysMode;
+    return this.xterm.modes.applicationCursorKeysMode;
   }
   get bracketedPaste(): boolean {
-    return this.term.modes.bracketedPasteMode;
+    return this.xterm.modes.bracketedPasteMode;
   }
 
   /** Parses bytes from the program. Synchronous: marks and state are current when it returns. */
@@ -151,6 +163,7 @@ export class Emulator {
       // A read rarely ends at a line end: the parser finishes the cursor's line, the fast path takes the rest.
       const end = Math.min(pieceEnd(data, start, this.markPrefix), fast.finishLineAt ?? Infinity);
       const piece = start === 0 && end === data.length ? data : data.subarray(start, end);
+      this.materialize();
       // Filtered per piece: a mark inside the chunk may change whether the filter applies.
       this.core.writeSync(this.crFilter.apply(piece, this.altScreen));
       this.syncHistory();
@@ -159,20 +172,23 @@ export class Emulator {
   }
 
   resize(cols: number, rows: number): void {
+    this.materialize();
     this.syncHistory();
-    this.term.resize(cols, rows);
+    this.xterm.resize(cols, rows);
     // Reflow may have moved rows of the old screen into scrollback: they are final now.
     this.syncHistory();
   }
 
   dispose(): void {
+    this.pendingScreen = null;
     this.anchor?.dispose();
-    this.term.dispose();
+    this.xterm.dispose();
   }
 
   /** The normal buffer's cursor as an absolute position. */
   cursorPos(): Pos {
-    const buf = this.term.buffer.normal;
+    this.materialize();
+    const buf = this.xterm.buffer.normal;
     const index = buf.baseY + buf.cursorY;
     const col = buf.cursorX;
     const line = buf.getLine(index);
@@ -187,7 +203,8 @@ export class Emulator {
 
   /** Absolute row number after the last row with content (at least the cursor row). */
   contentEndRow(): number {
-    const buf = this.term.buffer.normal;
+    this.materialize();
+    const buf = this.xterm.buffer.normal;
     let last = buf.baseY + buf.cursorY;
     for (let i = buf.length - 1; i > last; i--) {
       if (buf.getLine(i)!.translateToString(true).length > 0) {
@@ -200,6 +217,7 @@ export class Emulator {
 
   /** Rows [from, to) of the normal buffer's output, from history or the live buffer. */
   rowsBetween(from: number, to: number): Row[] {
+    this.materialize();
     const out: Row[] = [];
     const h = this.history;
     const start = Math.max(from, h.firstRow);
@@ -207,7 +225,7 @@ export class Emulator {
     for (let r = start; r < histEnd; r++) out.push({ text: h.text(r), lineNo: h.lineNo(r) });
     const liveStart = Math.max(start, h.endRow);
     if (liveStart >= to) return out;
-    const buf = this.term.buffer.normal;
+    const buf = this.xterm.buffer.normal;
     const base = this.anchorIndex();
     let lineNo = this.lineNoOfRow(liveStart);
     for (let r = liveStart; r < to; r++) {
@@ -221,10 +239,11 @@ export class Emulator {
 
   /** Logical line number (1-based, absolute) of an absolute row. */
   lineNoOfRow(row: number): number {
+    this.materialize();
     const h = this.history;
     if (row < h.endRow) return h.has(row) ? h.lineNo(row) : h.firstLineNo;
     let lineNo = h.lastLineNo;
-    const buf = this.term.buffer.normal;
+    const buf = this.xterm.buffer.normal;
     const base = this.anchorIndex();
     for (let r = h.endRow; r <= row; r++) {
       const line = buf.getLine(base + (r - h.endRow));
@@ -235,21 +254,24 @@ export class Emulator {
 
   /** Text of the active screen, one string per row, trailing blanks trimmed. */
   screenLines(): string[] {
-    const buf = this.term.buffer.active;
+    this.materialize();
+    const buf = this.xterm.buffer.active;
     const lines: string[] = [];
-    for (let y = 0; y < this.term.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? "");
+    for (let y = 0; y < this.xterm.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? "");
     return lines;
   }
 
   /** The active screen's cursor, 1-based. */
   screenCursor(): { row: number; col: number } {
-    const buf = this.term.buffer.active;
+    this.materialize();
+    const buf = this.xterm.buffer.active;
     return { row: buf.cursorY + 1, col: buf.cursorX + 1 };
   }
 
   /** Text of the cursor's row before the cursor (on the active screen). */
   textBeforeCursor(): string {
-    const buf = this.term.buffer.active;
+    this.materialize();
+    const buf = this.xterm.buffer.active;
     return buf.getLine(buf.baseY + buf.cursorY)?.translateToString(true, 0, buf.cursorX) ?? "";
   }
 
@@ -264,7 +286,7 @@ export class Emulator {
 
   private anchorIndex(): number {
     const a = this.anchor;
-    return a && !a.isDisposed ? a.line : this.term.buffer.normal.baseY;
+    return a && !a.isDisposed ? a.line : this.xterm.buffer.normal.baseY;
   }
 
   /**
@@ -276,10 +298,10 @@ export class Emulator {
    */
   private fastPath(data: Uint8Array, start: number): FastPathResult {
     const declined: FastPathResult = { consumed: start, finishLineAt: null };
-    const buf = this.term.buffer.normal;
+    const buf = this.xterm.buffer.normal;
     if (this.opts.fastPath === false || data.length - start < FAST_PATH_MIN_BYTES) return declined;
-    if (this.altScreen || this.crFilter.pending || !this.term.modes.wraparoundMode) return declined;
-    const rows = this.term.rows;
+    if (this.altScreen || this.crFilter.pending || !this.xterm.modes.wraparoundMode) return declined;
+    const rows = this.xterm.rows;
     if (
       this.core.buffer.scrollTop !== 0 ||
       this.core.buffer.scrollBottom !== rows - 1 ||
@@ -288,7 +310,9 @@ export class Emulator {
       return declined;
     const run = plainRun(data, start);
     if (run === null) return declined;
-    if (buf.cursorX !== 0) {
+    // Pending lines are on screen as far as the output goes: the cursor is at column 0 below them.
+    const pending = this.pendingScreen;
+    if (pending === null && buf.cursorX !== 0) {
       // The first CR LF ends the cursor's line; the lines after it are the fast path's.
       if (run.lines - 1 < FAST_PATH_MIN_LINES) return declined;
       return { consumed: start, finishLineAt: start + run.text.indexOf("\r\n") + 2 };
@@ -307,10 +331,11 @@ export class Emulator {
     lineStarts[n] = lastCrLf + 2;
     const lineLen = (k: number) => lineStarts[k + 1]! - 2 - lineStarts[k]!;
     if (n < FAST_PATH_MIN_LINES) return declined;
-    for (let y = buf.cursorY; y < rows; y++)
-      if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) return declined;
+    if (pending === null)
+      for (let y = buf.cursorY; y < rows; y++)
+        if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) return declined;
 
-    const cols = this.term.cols;
+    const cols = this.xterm.cols;
     const rowsOf = (k: number) => Math.max(1, Math.ceil(lineLen(k) / cols));
     // The lines that stay on screen: as many whole lines as fit above the cursor's final row.
     let tailStart = n;
@@ -318,26 +343,45 @@ export class Emulator {
     while (tailStart > 0 && tailRows + rowsOf(tailStart - 1) <= rows - 1) tailRows += rowsOf(--tailStart);
     if (tailStart === n) return declined;
 
-    this.syncHistory();
     this.fastPathLines += tailStart;
-    for (let y = 0; y < buf.cursorY; y++) this.pushLine(buf.getLine(buf.baseY + y));
-    for (let k = 0; k < tailStart; k++) {
-      const from = lineStarts[k]!;
-      const len = lineLen(k);
-      if (len <= cols) this.history.push(text.slice(from, from + len), false);
-      else
-        for (let at = 0; at < len; at += cols)
-          this.history.push(text.slice(from + at, from + Math.min(len, at + cols)), at > 0);
+    if (pending !== null) {
+      // The screen is the pending lines: they scroll off as text, as they were printed.
+      for (let at = 0; at < pending.length; ) {
+        const end = pending.indexOf("\r\n", at);
+        this.pushText(pending, at, end, cols);
+        at = end + 2;
+      }
+    } else {
+      this.syncHistory();
+      for (let y = 0; y < buf.cursorY; y++) this.pushLine(buf.getLine(buf.baseY + y));
     }
-    // Redraw the screen with the remaining lines; ED 2 clears it without touching scrollback.
+    for (let k = 0; k < tailStart; k++) this.pushText(text, lineStarts[k]!, lineStarts[k]! + lineLen(k), cols);
+    this.pendingScreen = text.slice(lineStarts[tailStart]!, lastCrLf + 2);
+    return { consumed: lastLineEnd, finishLineAt: null };
+  }
+
+  /** One line of plain text into history, as the rows it takes at `cols` columns. */
+  private pushText(text: string, from: number, to: number, cols: number): void {
+    const len = to - from;
+    if (len <= cols) this.history.push(text.slice(from, to), false);
+    else
+      for (let at = 0; at < len; at += cols)
+        this.history.push(text.slice(from + at, from + Math.min(len, at + cols)), at > 0);
+  }
+
+  /** Draws the lines the fast path left pending (see pendingScreen) into xterm. */
+  private materialize(): void {
+    const screen = this.pendingScreen;
+    if (screen === null) return;
+    this.pendingScreen = null;
+    // ED 2 clears the screen without touching scrollback (its rows are in history already).
     this.redrawing = true;
     try {
-      this.core.writeSync("\x1b[H\x1b[2J" + text.slice(lineStarts[tailStart]!, lastCrLf + 2));
+      this.core.writeSync(`\x1b[H\x1b[2J${screen}`);
     } finally {
       this.redrawing = false;
     }
     this.syncHistory();
-    return { consumed: lastLineEnd, finishLineAt: null };
   }
 
   /** Copies rows that entered xterm's scrollback into history and re-anchors. */
@@ -349,7 +393,7 @@ export class Emulator {
     }
     // While the alternate screen is active the normal buffer is frozen: nothing to copy.
     if (this.altScreen && this.anchor && !this.anchor.isDisposed) return;
-    const buf = this.term.buffer.normal;
+    const buf = this.xterm.buffer.normal;
     const from = this.anchorIndex();
     const to = buf.baseY;
     if (to <= from && this.anchor && !this.anchor.isDisposed) return;
@@ -364,8 +408,8 @@ export class Emulator {
   private reanchor(): void {
     if (this.altScreen) return;
     this.anchor?.dispose();
-    const buf = this.term.buffer.normal;
-    this.anchor = this.term.registerMarker(-buf.cursorY);
+    const buf = this.xterm.buffer.normal;
+    this.anchor = this.xterm.registerMarker(-buf.cursorY);
   }
 
   /**
@@ -376,9 +420,9 @@ export class Emulator {
   private scrollScreenIntoHistory(): void {
     if (this.redrawing || this.altScreen) return;
     this.syncHistory();
-    const buf = this.term.buffer.normal;
+    const buf = this.xterm.buffer.normal;
     let last = -1;
-    for (let y = this.term.rows - 1; y >= 0 && last < 0; y--) {
+    for (let y = this.xterm.rows - 1; y >= 0 && last < 0; y--) {
       if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) last = y;
     }
     if (last < 0) return; // a blank screen: nothing to keep
@@ -389,9 +433,9 @@ export class Emulator {
 
   private finalizeScreenBeforeReset(): void {
     this.syncHistory();
-    const buf = this.term.buffer.normal;
+    const buf = this.xterm.buffer.normal;
     let last = -1;
-    for (let y = 0; y < this.term.rows; y++)
+    for (let y = 0; y < this.xterm.rows; y++)
       if (buf.getLine(buf.baseY + y)!.translateToString(true).length > 0) last = y;
     for (let y = 0; y <= last; y++) this.pushLine(buf.getLine(buf.baseY + y));
     this.resetSeen = true;
