@@ -59,10 +59,10 @@ export const LIBC_PROBE =
   `if ls ${MUSL_LOADERS} >/dev/null 2>&1 && ! ls ${GLIBC_LOADERS} >/dev/null 2>&1; ` +
   "then echo musl; else echo gnu; fi";
 
-/** This process's platform, in the same names. */
+/** This process's platform, in the same names (Node's arch names are the releases' already). */
 export function localPlatform(): string {
-  if (process.platform !== "linux") return `${process.platform}-${process.arch}`;
-  return platformOf(`Linux ${process.arch === "x64" ? "x86_64" : "aarch64"}`, localLibc()) ?? "unknown";
+  const musl = process.platform === "linux" && localLibc() === "musl";
+  return `${process.platform}-${process.arch}${musl ? "-musl" : ""}`;
 }
 
 let libcHere: Libc | null = null;
@@ -217,7 +217,8 @@ export async function remoteBinary(client: Client, opts: RemoteBinaryOptions): P
     }
     throw spawnFailed(
       platform
-        ? `this ptyhub has no binary for the remote host's platform (${p.uname.trim()}, ${p.libc} → ${platform}) to put there`
+        ? `this ptyhub has no binary for the remote host's platform ` +
+            `(${p.uname.trim()}, ${p.libc} → ${platform}) to put there`
         : `ptyhub is not built for the remote host's platform (uname -sm: ${p.uname.trim()})`,
       `Install ptyhub on the remote host yourself: ${INSTALL_ONE_LINER} (or run it there from source), ` +
         "then retry; or open the session without remote_persist.",

@@ -56,9 +56,8 @@ export class RowHistory {
   /** Absolute number of the oldest row still kept. */
   private first = 0;
   private evictedLastLineNo = 0;
-  private captures = new Set<HeadCapture>();
-  /** The same captures as an array, rebuilt on change: eviction walks it once per row. */
-  private captureList: HeadCapture[] = [];
+  /** An array, not a Set: eviction walks it once per row, and there are usually 2–4. */
+  private captures: HeadCapture[] = [];
   /** Characters evicted over the session's life. */
   evictedChars = 0;
 
@@ -167,7 +166,7 @@ export class RowHistory {
   private evictOne(): void {
     const at = this.start;
     const text = this.texts[at]!;
-    if (this.captures.size > 0) this.offerToCaptures(this.first, text, this.lineNos[at]!);
+    if (this.captures.length > 0) this.offerToCaptures(this.first, text, this.lineNos[at]!);
     this.evictedLastLineNo = this.lineNos[at]!;
     this.texts[at] = "";
     this.start = at + 1 === this.texts.length ? 0 : at + 1;
@@ -180,18 +179,16 @@ export class RowHistory {
   /** Registers a capture of the first rows ≥ startRow that get evicted; release it when done. */
   capture(startRow: number, maxRows: number): HeadCapture {
     const cap = new HeadCapture(startRow, maxRows);
-    this.captures.add(cap);
-    this.captureList = [...this.captures];
+    this.captures.push(cap);
     return cap;
   }
 
   release(cap: HeadCapture): void {
-    if (this.captures.delete(cap)) this.captureList = [...this.captures];
+    this.captures = this.captures.filter((c) => c !== cap);
   }
 
   private offerToCaptures(row: number, text: string, lineNo: number): void {
-    // Per evicted row of a flood: a plain loop (no iterator object) over usually 2–4 captures.
-    for (const cap of this.captureList) {
+    for (const cap of this.captures) {
       if (row < cap.startRow) continue;
       if (row === cap.endRow && cap.rows.length < cap.maxRows) {
         cap.rows.push({ text, lineNo });

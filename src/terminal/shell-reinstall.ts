@@ -15,7 +15,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { BASH_SCRIPT, FISH_SCRIPT, SH_SCRIPT, ZSH_ZSHRC } from "./shell-scripts.ts";
+import { BASH_SCRIPT, FISH_SCRIPT, OSC_MARK_ID, SH_SCRIPT, ZSH_ZSHRC } from "./shell-scripts.ts";
 import { quotePosix, type Integration, type ShellFamily } from "./shell-integration.ts";
 
 /** Where each startup script's hooks begin: everything before loads the user's own files. */
@@ -63,7 +63,7 @@ const HOOKED_BY: Record<ShellFamily, string> = {
 export function reinstallFor(family: ShellFamily, nonce: string, dir: string): Reinstall {
   const path = join(dir, `reinstall-${randomBytes(6).toString("hex")}.${family}`);
   const quoted = quotePosix(path);
-  const reinstalled = `'\\033]6973;%s;R\\007'`;
+  const reinstalled = `'\\033]${OSC_MARK_ID};%s;R\\007'`;
   const hooked = HOOKED_BY[family];
   if (family === "fish") {
     const script =

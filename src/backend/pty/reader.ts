@@ -1,21 +1,18 @@
 /**
  * Reading a PTY master that may flood without stalling everything else on the event loop.
  *
- * Bun waits for the fd in its own epoll (no polling: idle sessions cost no CPU). Each chunk is
- * handed to the consumer synchronously (the session parses it right there), and after SLICE_MS
- * of that (0: every chunk) we yield a whole event-loop turn, so other sessions' fds and timers get their
- * turn. Nothing is read while the consumer is busy or while we yield, so a program that prints
- * faster than we parse fills the kernel's buffer and blocks, as on a real terminal with a slow
- * reader: memory stays bounded whatever it prints.
+ * Bun waits for the fd in its own epoll (no polling: idle sessions cost no CPU). Each piece of a
+ * chunk is handed to the consumer synchronously (the session parses it right there), and after
+ * every piece we yield a whole event-loop turn, so other sessions' fds and timers get their turn.
+ * Nothing is read while the consumer is busy or while we yield, so a program that prints faster
+ * than we parse fills the kernel's buffer and blocks, as on a real terminal with a slow reader:
+ * memory stays bounded whatever it prints.
+ *
+ * Why every piece: measured with `bun run bench` (load 3–6 on 2 cores), yielding after every chunk
+ * gave another session's `echo hi` under a `yes` flood p50 2.8 / p95 15.8 ms, yielding after 2 ms
+ * of parsing p50 8.4 / p95 50 ms; the price is throughput (`seq 1 200000` 263 against 204 ms then).
  */
 
-/**
- * How long read-and-parse may hold the event loop before yielding; 0 yields after every chunk (a
- * PTY read is at most ~4 KiB). Measured with `bun run bench` (load 3–6 on 2 cores): 0 gave another
- * session's `echo hi` under a `yes` flood p50 2.8 / p95 15.8 ms, 2 ms slices p50 8.4 / p95 50 ms;
- * the price is throughput: `seq 1 200000` 263 ms with 0, 204 ms with 2, 194 ms on Bun.Terminal.
- */
-const SLICE_MS = 0;
 /**
  * Largest piece handed to the consumer at once. Bun reads until the fd is drained, so one chunk
  * of a flood can be 130 KiB, whose parse held the event loop for up to 38 ms (plain text) or
@@ -42,7 +39,6 @@ export class PtyReader {
   }
 
   private async pump(onChunk: (data: Uint8Array) => void): Promise<void> {
-    let sliceStart = performance.now();
     for (;;) {
       // A rejected read is EIO: every slave descriptor is closed, which is the PTY's end of file.
       const result = await this.reader.read().catch(() => null);
@@ -50,10 +46,7 @@ export class PtyReader {
       const chunk = result.value;
       for (let at = 0; at < chunk.length; at += MAX_PIECE_BYTES) {
         onChunk(at === 0 && chunk.length <= MAX_PIECE_BYTES ? chunk : chunk.subarray(at, at + MAX_PIECE_BYTES));
-        if (performance.now() - sliceStart >= SLICE_MS) {
-          await nextTurn();
-          sliceStart = performance.now();
-        }
+        await nextTurn();
         if (this.cancelled) return;
       }
     }
