@@ -209,7 +209,8 @@ export class DaemonClient {
           return fail(
             new DaemonConnectError(
               "incompatible",
-              `the running ptyhub daemon (pid ${hello.pid}, version ${hello.version}) speaks protocol ${hello.protocol}; this ptyhub (version ${VERSION}) speaks protocol ${protocol}`,
+              `the running ptyhub daemon (pid ${hello.pid}, version ${hello.version}) speaks protocol ` +
+                `${hello.protocol}; this ptyhub (version ${VERSION}) speaks protocol ${protocol}`,
               "Stop it with `ptyhub daemon --stop` (this ends the sessions it hosts), then retry; or keep using the " +
                 "ptyhub version that started it.",
               typeof hello.pid === "number" ? hello.pid : null,

@@ -98,7 +98,8 @@ async function status(json: boolean): Promise<number> {
     }
     out(
       [
-        `ptyhub daemon pid ${st.pid} · version ${st.version} · protocol ${st.protocol} · up ${formatDuration(st.uptime_ms)}`,
+        `ptyhub daemon pid ${st.pid} · version ${st.version} · protocol ${st.protocol} · up ` +
+          `${formatDuration(st.uptime_ms)}`,
         `sessions ${st.sessions} · clients ${st.clients - 1} · attached ${st.attached}` +
           (st.idle_exit_ms > 0
             ? ` · exits after ${formatDuration(st.idle_exit_ms)} with no session and no client`

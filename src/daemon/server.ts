@@ -374,7 +374,8 @@ export class DaemonServer {
           c,
           new AppError(
             "DAEMON_UNAVAILABLE",
-            `protocol mismatch: this ptyhub daemon (pid ${process.pid}, version ${VERSION}) speaks protocol ${PROTOCOL}, the client (version ${f.version}) speaks ${f.protocol}`,
+            `protocol mismatch: this ptyhub daemon (pid ${process.pid}, version ${VERSION}) speaks protocol ` +
+              `${PROTOCOL}, the client (version ${f.version}) speaks ${f.protocol}`,
             "Stop the daemon with `ptyhub daemon --stop` (this ends its sessions), or use the ptyhub version that " +
               "started it.",
             false,

@@ -116,14 +116,15 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
     const url = httpEndpoint(values.http);
     if (url === null) {
       io.err(
-        `ptyhub install: --http needs the server's http:// or https:// URL, e.g. http://127.0.0.1:6420/mcp (got '${values.http}')`,
+        `ptyhub install: --http needs the server's http:// or https:// URL, e.g. http://127.0.0.1:6420/mcp (got ` +
+          `'${values.http}')`,
       );
       return EXIT_USAGE;
     }
     if (values.project) {
       io.err(
-        "ptyhub install: --http registers a bearer token, which must not go into a project's shared config; leave out " +
-          "--project",
+        "ptyhub install: --http registers a bearer token, which must not go into a project's shared config; leave " +
+          "out --project",
       );
       return EXIT_USAGE;
     }
@@ -148,7 +149,8 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
     if (clients.includes(c)) continue;
     if (positionals[0] !== undefined) {
       io.err(
-        `ptyhub install: ${c.displayName} has no documented HTTP server entry; register \`ptyhub\` (stdio) with it instead`,
+        `ptyhub install: ${c.displayName} has no documented HTTP server entry; register \`ptyhub\` (stdio) with it ` +
+          `instead`,
       );
       return EXIT_USAGE;
     }

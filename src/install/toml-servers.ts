@@ -48,7 +48,8 @@ export function editTomlServer(
 
   if (current !== undefined && headerIndex < 0) {
     throw new ConfigEditError(
-      `${SERVERS_TABLE}.${name} is defined as an inline table or with dotted keys, which this editor does not rewrite; change it by hand`,
+      `${SERVERS_TABLE}.${name} is defined as an inline table or with dotted keys, which this editor does not ` +
+        `rewrite; change it by hand`,
     );
   }
   if (current !== undefined && !isPlainObject(current))

@@ -27,8 +27,8 @@ export const maxTokens = z
   .max(200_000)
   .default(4000)
   .describe(
-    "Output budget in tokens (≈4 characters each). Longer output keeps its head and tail and reports the omitted line " +
-      "range.",
+    "Output budget in tokens (≈4 characters each). Longer output keeps its head and tail and reports the omitted " +
+      "line range.",
   );
 
 /** A caller's `until` pattern: one definition of its bound and accepted syntax for every tool. */

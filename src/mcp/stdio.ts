@@ -11,7 +11,10 @@ import { clip } from "../util/quote.ts";
 
 const log = logger("stdio");
 
-/** The MCP client's name/version (its clientInfo) and this process: read cursors key on it, the audit trail shows it. */
+/**
+ * The MCP client's name/version (its clientInfo) and this process: read cursors key on it, the
+ * audit trail shows it.
+ */
 function clientLabel(info: { name: string; version?: string } | undefined): string {
   return `${info?.name ?? "mcp"}${info?.version ? `/${info.version}` : ""}:${process.pid}`;
 }

@@ -302,9 +302,14 @@ async function sshHop(h: ResolvedHost, sock: Duplex, o: HopOptions): Promise<Cli
           verdict.revoked
             ? `the host key of ${describe(h)}${role} is marked @revoked in known_hosts: ${type} ${fp}`
             : verdict.entry
-              ? `the host key of ${describe(h)}${role} has CHANGED: it presented ${type} ${fp}, which does not match known_hosts${where}. Someone may be intercepting the connection (man-in-the-middle), or the host was reinstalled`
-              : `${describe(h)}${role} presented a ${type} key (${fp}), but known_hosts has only ${verdict.knownTypes.join(", ")} keys for it: refusing to connect`,
-          `Not connected. If the change is expected, verify the new fingerprint out of band, then remove the old entry (ssh-keygen -R ${h.port === 22 ? h.hostKeyName : `'[${h.hostKeyName}]:${h.port}'`}) and connect again with host_key: "accept-new".`,
+              ? `the host key of ${describe(h)}${role} has CHANGED: it presented ${type} ${fp}, which does not match ` +
+                `known_hosts${where}. Someone may be intercepting the connection (man-in-the-middle), or the host ` +
+                `was reinstalled`
+              : `${describe(h)}${role} presented a ${type} key (${fp}), but known_hosts has only ` +
+                `${verdict.knownTypes.join(", ")} keys for it: refusing to connect`,
+          `Not connected. If the change is expected, verify the new fingerprint out of band, then remove the old ` +
+            `entry (ssh-keygen -R ${h.port === 22 ? h.hostKeyName : `'[${h.hostKeyName}]:${h.port}'`}) and connect ` +
+            `again with host_key: "accept-new".`,
           false,
         );
         return false;
@@ -317,7 +322,8 @@ async function sshHop(h: ResolvedHost, sock: Duplex, o: HopOptions): Promise<Cli
       hostKeyError = new AppError(
         "SSH_HOST_KEY_UNKNOWN",
         `the host key of ${describe(h)}${role} is not in known_hosts: ${type} ${fp}`,
-        `Verify the fingerprint out of band, then call term_open again with ssh.host_key: "accept-new" to record it, or add it to ~/.ssh/known_hosts (e.g. run ssh once).`,
+        `Verify the fingerprint out of band, then call term_open again with ssh.host_key: "accept-new" to record it, ` +
+          `or add it to ~/.ssh/known_hosts (e.g. run ssh once).`,
         false,
       );
       return false;
@@ -413,7 +419,8 @@ function authError(h: ResolvedHost, role: string, report: AuthReport, shared: Au
   if (!shared.elicit && shared.needsHuman.length > 0) {
     return new AppError(
       "ELICITATION_UNSUPPORTED",
-      `login to ${who} needs ${[...new Set(shared.needsHuman)].join(" and ")} (tried: ${tried}), and this MCP client cannot ask the human (no elicitation support)`,
+      `login to ${who} needs ${[...new Set(shared.needsHuman)].join(" and ")} (tried: ${tried}), and this MCP client ` +
+        `cannot ask the human (no elicitation support)`,
       "Load the key into ssh-agent (ssh-add) before starting ptyhub, or use a key without a passphrase; or open a " +
         "local session, run `ssh` in it and let the human type the secret in `ptyhub attach <session>`.",
       false,

@@ -27,7 +27,9 @@ import { quotePosix, shellFamilyOf, type Integration, type ShellFamily } from ".
 const log = logger("ssh-remote");
 
 /** The setup line every POSIX host understands; the login shell (even fish or csh) passes it on intact. */
-const SETUP_COMMAND = `/bin/sh -c 'umask 077 && d=$(mktemp -d "\${TMPDIR:-/tmp}/ptyhub.XXXXXXXX") && cat > "$d/setup" && . "$d/setup"'`;
+const SETUP_COMMAND =
+  `/bin/sh -c 'umask 077 && d=$(mktemp -d "\${TMPDIR:-/tmp}/ptyhub.XXXXXXXX") && cat > ` +
+  `"$d/setup" && . "$d/setup"'`;
 
 const CLEANUP_SH = `if [ -n "$PTYHUB_DIR" ]; then rm -rf -- "$PTYHUB_DIR"; fi; unset PTYHUB_DIR\n`;
 
@@ -173,7 +175,9 @@ export function setupScript(req: RemoteLaunchRequest, wantShell: string | null, 
   }
   s += `s=\${SHELL:-/bin/sh}\n`;
   if (wantShell)
-    s += `if ! s=$(command -v ${quotePosix(wantShell)}); then rm -rf -- "$d"; echo 'PTYHUB-SETUP noshell'; exit 4; fi\n`;
+    s +=
+      `if ! s=$(command -v ${quotePosix(wantShell)}); then rm -rf -- "$d"; echo 'PTYHUB-SETUP noshell'; exit 4; ` +
+      `fi\n`;
   s += `rm -f -- "$d/setup"\nprintf 'PTYHUB-SETUP ok %s\\nPTYHUB-SHELL %s\\nPTYHUB-CWD %s\\n' "$d" "$s" "$PWD"\n`;
   return s;
 }

@@ -40,7 +40,10 @@ const CONFIRM_RE =
   /(\[(y\/n|yes\/no)\]|\((y\/n|yes\/no)\)|\[y\/n\/[^\]]*\]|\byes\/no\b[^\n]*\?|\b(continue|proceed|overwrite|are you sure)\b[^\n]*\?)\s*:?\s*$/i;
 const PAGER_RE =
   /^(:|\(END\)|--More--.*|.*\(press h for help or q to quit\)|lines \d+-\d+.*|Manual page .*|HELP -- .*|byte \d+.*|\S*\s*\(END\))\s*$/;
-/** Prompts of REPLs and shells without integration: ">>> ", "... ", "$ ", "# ", "> ", "(gdb) ", "In [3]: ", "mysql> ", "db=# ". */
+/**
+ * Prompts of REPLs and shells without integration: ">>> ", "... ", "$ ", "# ", "> ", "(gdb) ",
+ * "In [3]: ", "mysql> ", "db=# ".
+ */
 const PROMPT_RE = /(^|\s|\S)(>>>|\.\.\.|[$#%>❯➜»λ]|In \[\d+\]:|\([A-Za-z][\w-]*\)|[\w.-]+=?[#>])\s?$/;
 
 export function isPasswordPrompt(text: string): boolean {

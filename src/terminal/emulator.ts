@@ -22,7 +22,10 @@ const EMULATOR_SCROLLBACK = 1000;
 const PIECE_MAX_BYTES = 8192;
 const PIECE_MAX_LINE_FEEDS = 400;
 
-/** A position in the output: absolute row, cell column, the row's text before that column, and the row's line number. */
+/**
+ * A position in the output: absolute row, cell column, the row's text before that column, and the
+ * row's line number.
+ */
 export interface Pos {
   row: number;
   col: number;

@@ -120,7 +120,9 @@ function collapse(items: readonly Item[]): Entry[] {
     }
     if ("gap" in it) {
       const lines = it.toLine - it.fromLine + 1;
-      const text = `[… ${lines} line${lines === 1 ? "" : "s"} (${it.fromLine}–${it.toLine}) were dropped before they could be read …]`;
+      const text =
+        `[… ${lines} line${lines === 1 ? "" : "s"} (${it.fromLine}–${it.toLine}) were dropped before they ` +
+        `could be read …]`;
       out.push({ text, firstLine: it.fromLine, lastLine: it.toLine, lines, tokens: estimateTokens(text), lost: true });
       k++;
       continue;
@@ -159,7 +161,10 @@ function collapse(items: readonly Item[]): Entry[] {
 }
 
 function omittedNotice(lines: number, from: number, to: number): string {
-  return `[… ${lines} line${lines === 1 ? "" : "s"} omitted (lines ${from}–${to}); read them with term_read mode:"history" from:${from} to:${to} …]`;
+  return (
+    `[… ${lines} line${lines === 1 ? "" : "s"} omitted (lines ${from}–${to}); read them with term_read ` +
+    `mode:"history" from:${from} to:${to} …]`
+  );
 }
 
 /** Number of runs of identical lines (what collapsing would leave), without allocating. */

@@ -18,8 +18,8 @@ const input = z.strictObject({
     .enum(["new", "screen", "diff", "history"])
     .default("new")
     .describe(
-      "new: output since your last read · screen: the visible screen · diff: only screen rows changed since your last " +
-        "screen/diff read · history: scrollback lines by number",
+      "new: output since your last read · screen: the visible screen · diff: only screen rows changed since your " +
+        "last screen/diff read · history: scrollback lines by number",
     ),
   from: z.number().int().optional().describe("history: first line (1-based; negative counts from the end)."),
   to: z.number().int().optional().describe("history: last line (inclusive; negative counts from the end)."),

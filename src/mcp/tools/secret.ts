@@ -19,7 +19,8 @@ export const termSecret = defineTool({
   annotations: { destructiveHint: false, openWorldHint: false },
   async run(args, ctx) {
     await ctx.host.check(args.session, ctx);
-    const typeItYourself = `Ask the human to type it themselves: \`ptyhub attach ${args.session}\` in a terminal (ctrl+\\ detaches).`;
+    const typeItYourself =
+      `Ask the human to type it themselves: \`ptyhub attach ${args.session}\` in a terminal ` + "(ctrl+\\ detaches).";
     if (!ctx.elicit) {
       const why = "this MCP client cannot ask the human for input (no elicitation support)";
       throw new AppError("ELICITATION_UNSUPPORTED", why, typeItYourself);
