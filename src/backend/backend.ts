@@ -36,6 +36,8 @@ export interface Backend {
   ttyModes(): TtyModes | null;
   /** Names of the programs in the terminal's foreground process group, where visible (local). */
   foregroundCommands?(): string[];
+  /** The terminal's foreground process group (tcgetpgrp: no /proc read), where visible (local). */
+  foregroundGroup?(): number | null;
   /**
    * Lets go of the program without ending it, when it can outlive us (a remote persistent session
    * keeps running for a later resume). Used when the host shuts down; absent: close("HUP").

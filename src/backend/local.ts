@@ -132,9 +132,14 @@ export class LocalBackend implements Backend {
     return readLocalModes(this.pty.slavePath);
   }
 
+  foregroundGroup(): number | null {
+    if (this.exitInfo || this.masterClosed) return null;
+    return libc.tcgetpgrp(this.pty.master);
+  }
+
   foregroundCommands(): string[] {
     if (this.exitInfo || this.masterClosed) return [];
-    const pgrp = libc.tcgetpgrp(this.pty.master);
+    const pgrp = this.foregroundGroup();
     return pgrp === null ? [] : groupCommands(this.proc.pid, pgrp);
   }
 

@@ -154,9 +154,21 @@ export async function followShell(session: Session, timeoutMs: number, signal?: 
  */
 export function adoptPromptShell(session: Session): void {
   if (session.phase !== "prompt") return;
+  // The shell at the prompt is the leader of the terminal's foreground group. Within one group it
+  // changes only by exec, and a shell exec'd there has no hooks until reintegration adopts it (which
+  // changes the family); a nested shell that exited hands the terminal back to another group. So one
+  // ioctl tells whether the /proc reads (three files, most of the session layer's syscalls per
+  // command) can tell anything new.
+  const group = session.backendHandle.foregroundGroup?.() ?? null;
+  const seen = checkedPromptShell.get(session);
+  if (group !== null && seen?.group === group && seen.family === session.family) return;
   const family = foregroundShell(session, false);
   if (family && family !== session.family) session.adoptShell(family, integrationOf(family));
+  if (group !== null) checkedPromptShell.set(session, { group, family: session.family });
 }
+
+/** Per session, the foreground group whose shell adoptPromptShell last read, and the family then. */
+const checkedPromptShell = new WeakMap<Session, { group: number; family: ShellFamily | null }>();
 
 /**
  * The command waits at a prompt that no hook marks: a REPL it started, or a shell ptyhub cannot

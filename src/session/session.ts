@@ -245,13 +245,15 @@ export class Session {
     const em = this.emulator;
     const cursor = em.screenCursor();
     if (this.exitInfo === null && this.currentPhase === "continuation") return "continuation";
+    const atShellPrompt = this.atShellPrompt();
     return classify({
       exited: this.exitInfo !== null,
-      atShellPrompt: this.atShellPrompt(),
+      atShellPrompt,
       beforeCursor: em.textBeforeCursor(),
       cursorOnLastRow: cursor.row === em.rows,
       altScreen: em.altScreen,
-      tty: this.backend.ttyModes(),
+      // At a marked prompt the modes decide nothing, and reading them opens the tty (every result).
+      tty: atShellPrompt === true ? null : this.backend.ttyModes(),
       foreground: () => this.backend.foregroundCommands?.() ?? [],
     });
   }
