@@ -69,6 +69,11 @@ const FAST_PATH_SCAN_BYTES = 1 << 17;
  */
 const FAST_PATH_PROBE_BYTES = 4096;
 
+const CR = 0x0d;
+const LF = 0x0a;
+/** A lone CR, as a held one (see pendingScreen) goes to the bare-CR filter. */
+const CR_ONLY = new Uint8Array([CR]);
+
 export class Emulator {
   private readonly xterm: Terminal;
   readonly history: RowHistory;
@@ -80,9 +85,11 @@ export class Emulator {
   /** Set while the fast path redraws the screen itself: its own clear is not the program's. */
   private redrawing = false;
   /**
-   * The lines the fast path left on screen (each ending in CR LF), not yet drawn into xterm: the
-   * next fast-path step moves them to history as text, so a flood of plain text is drawn once when
-   * something looks at the screen (or other output comes), not once per read.
+   * The lines the fast path left on screen (each ending in CR LF, but for an unfinished last one
+   * shorter than a row, where the cursor is), not yet drawn into xterm: the next fast-path step
+   * moves them to history as text, so a flood of plain text is drawn once when something looks at
+   * the screen (or other output comes), not once per read. A read that ended inside a CR LF leaves
+   * the CR here too, last: held, it lets the next read's LF go on in the fast path.
    */
   private pendingScreen: string | null = null;
   /** Bytes parsed over the session's life. */
@@ -311,19 +318,27 @@ export class Emulator {
       this.core._charsetService.charset !== undefined
     )
       return declined;
-    const run = plainRun(data, start);
-    if (run === null) return declined;
-    // Pending lines are on screen as far as the output goes: the cursor is at column 0 below them.
     const pending = this.pendingScreen;
+    // The last step ended on a CR (a read split a CR LF): held, as its meaning is the next byte's.
+    const heldCr = pending?.endsWith("\r") === true;
+    const crLf = heldCr && data[start] === LF;
+    if (heldCr && !crLf) return declined;
+    const run = plainRun(data, crLf ? start + 1 : start);
+    if (run === null) return declined;
     if (pending === null && buf.cursorX !== 0) {
       // The first CR LF ends the cursor's line; the lines after it are the fast path's.
       if (run.lines - 1 < FAST_PATH_MIN_LINES) return declined;
       return { consumed: start, finishLineAt: start + run.text.indexOf("\r\n") + 2 };
     }
-    const lastCrLf = run.text.lastIndexOf("\r\n");
+    // A line the last step left unfinished (pending, after its last CR LF) goes on in this run.
+    const pendingCrLf = pending === null ? -1 : pending.lastIndexOf("\r\n");
+    const carryFrom = pending === null ? 0 : pendingCrLf < 0 ? 0 : pendingCrLf + 2;
+    const carry = pending !== null && carryFrom < pending.length ? pending.slice(carryFrom) : "";
+    const text = crLf ? `${carry}\n${run.text}` : carry + run.text;
+    const runStart = crLf ? start + 1 : start;
+    const runOffset = text.length - run.text.length;
+    const lastCrLf = text.lastIndexOf("\r\n");
     if (lastCrLf < 0) return declined;
-    const text = run.text;
-    const lastLineEnd = start + lastCrLf + 2;
     // Where each line starts, and the end after the last one; strings are made only for history.
     let n = 0;
     for (let at = 0; at <= lastCrLf; ) {
@@ -349,7 +364,7 @@ export class Emulator {
     this.fastPathLines += tailStart;
     if (pending !== null) {
       // The screen is the pending lines: they scroll off as text, as they were printed.
-      for (let at = 0; at < pending.length; ) {
+      for (let at = 0; at < carryFrom; ) {
         const end = pending.indexOf("\r\n", at);
         this.pushText(pending, at, end, cols);
         at = end + 2;
@@ -359,8 +374,16 @@ export class Emulator {
       for (let y = 0; y < buf.cursorY; y++) this.pushLine(buf.getLine(buf.baseY + y));
     }
     for (let k = 0; k < tailStart; k++) this.pushText(text, lineStarts[k]!, lineStarts[k]! + lineLen(k), cols);
-    this.pendingScreen = text.slice(lineStarts[tailStart]!, lastCrLf + 2);
-    return { consumed: lastLineEnd, finishLineAt: null };
+    // An unfinished last line stays pending too (the cursor after it), unless it would wrap: the
+    // next read would otherwise go through the parser only to finish it, drawing the whole screen
+    // first (a PTY read rarely ends at a line end).
+    const keepsTail = text.length - (lastCrLf + 2) < cols;
+    const runEnd = runStart + run.text.length;
+    const holdsCr = keepsTail && runEnd === data.length - 1 && data[runEnd] === CR;
+    const screen = text.slice(lineStarts[tailStart]!, keepsTail ? text.length : lastCrLf + 2);
+    this.pendingScreen = holdsCr ? `${screen}\r` : screen;
+    if (!keepsTail) return { consumed: runStart + lastCrLf + 2 - runOffset, finishLineAt: null };
+    return { consumed: holdsCr ? data.length : runEnd, finishLineAt: null };
   }
 
   /** One line of plain text into history, as the rows it takes at `cols` columns. */
@@ -378,9 +401,12 @@ export class Emulator {
     if (screen === null) return;
     this.pendingScreen = null;
     // ED 2 clears the screen without touching scrollback (its rows are in history already).
+    const heldCr = screen.endsWith("\r");
     this.redrawing = true;
     try {
-      this.core.writeSync(`\x1b[H\x1b[2J${screen}`);
+      this.core.writeSync(`\x1b[H\x1b[2J${heldCr ? screen.slice(0, -1) : screen}`);
+      // A held CR goes through the filter, as it would have come: its meaning is the next byte's.
+      if (heldCr) this.core.writeSync(this.crFilter.apply(CR_ONLY, this.altScreen));
     } finally {
       this.redrawing = false;
     }

@@ -125,6 +125,58 @@ describe("plain-text fast path", () => {
     fast.dispose();
     slow.dispose();
   });
+
+  test("a read ending on a progress line's CR: the next read's text replaces that line", () => {
+    const lines = (from: number) => Array.from({ length: 100 }, (_, i) => `line ${from + i}\r\n`).join("");
+    const chunks = [`${lines(1)}downloading 10%\r`, `done\r\n${lines(101)}`];
+    const fast = new Emulator({ cols: 80, rows: 24, resetLineOnBareCr: () => true });
+    const slow = new Emulator({ cols: 80, rows: 24, fastPath: false, resetLineOnBareCr: () => true });
+    for (const chunk of chunks) {
+      fast.ingest(enc.encode(chunk));
+      slow.ingest(enc.encode(chunk));
+    }
+    expect(renderAll(fast)).toContain("done");
+    expect(renderAll(fast)).not.toContain("doneloading 10%");
+    expect(snapshot(fast)).toEqual(snapshot(slow));
+    expect(fast.fastPathLines).toBeGreaterThan(70); // the first read took the fast path, CR held
+    fast.dispose();
+    slow.dispose();
+  });
+
+  test("reads split anywhere (in a CR LF, a long line, a style; bare CRs) and looks mid-stream: the parser's", () => {
+    let seed = 11;
+    let fastLines = 0;
+    const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let trial = 0; trial < 12; trial++) {
+      const cols = 20 + Math.floor(rand() * 100);
+      const rows = 5 + Math.floor(rand() * 30);
+      const parts: string[] = [];
+      for (let i = 0; i < 6000; i++) {
+        const len = rand() < 0.05 ? Math.floor(rand() * cols * 3) : Math.floor(rand() * 12);
+        parts.push(Array.from({ length: len }, () => String.fromCharCode(0x20 + Math.floor(rand() * 95))).join(""));
+        parts.push(rand() < 0.003 ? "\x1b[1mstyled\x1b[0m" : "", rand() < 0.002 ? "\r" : "\r\n");
+      }
+      const bytes = enc.encode(parts.join(""));
+      // Half the trials with the bare-CR filter on (as while a command runs): a held CR meets it.
+      const filter = trial % 2 === 0;
+      const fast = new Emulator({ cols, rows, resetLineOnBareCr: () => filter });
+      const slow = new Emulator({ cols, rows, fastPath: false, resetLineOnBareCr: () => filter });
+      for (let at = 0; at < bytes.length; ) {
+        // Mostly reads of a few KiB, sometimes a byte or two (a CR without its LF, a line's last bytes).
+        const size = rand() < 0.2 ? 1 + Math.floor(rand() * 3) : 1 + Math.floor(rand() * 9000);
+        fast.ingest(bytes.subarray(at, at + size));
+        slow.ingest(bytes.subarray(at, at + size));
+        at += size;
+        // A reader looking now draws what the fast path left pending, unfinished line included.
+        if (rand() < 0.05) expect(snapshot(fast)).toEqual(snapshot(slow));
+      }
+      expect(snapshot(fast)).toEqual(snapshot(slow));
+      fastLines += fast.fastPathLines;
+      fast.dispose();
+      slow.dispose();
+    }
+    expect(fastLines).toBeGreaterThan(20_000); // of 72,000: the comparison did exercise the fast path
+  });
 });
 
 describe("screen clears keep absolute positions", () => {
