@@ -3,8 +3,8 @@
  * evicted, a gap for rows nobody kept, then history and live rows.
  */
 import type { Pos } from "../terminal/emulator.ts";
-import type { HeadCapture, Row } from "../terminal/history.ts";
-import { rowsToLines, type Gap, type Item } from "../terminal/render.ts";
+import type { HeadCapture, Row, RowHistory } from "../terminal/history.ts";
+import { MIN_TOKEN_BUDGET, rowsToLines, type Gap, type Item } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
 
 export interface Region {
@@ -84,6 +84,8 @@ export function region(
   return { items, droppedChars };
 }
 
+const SPACE = 0x20;
+
 /** Elision applies from this many rows of history in range, per row of budget reach (below). */
 const ELIDE_MIN_FACTOR = 4;
 
@@ -103,9 +105,12 @@ function elide(
   const reach = 2 * (budget + 1);
   const histEnd = Math.min(endRow, h.endRow);
   if (from < h.firstRow || histEnd - from < ELIDE_MIN_FACTOR * reach) return null;
-  let headEnd = from + reach;
+  // Fewer rows still do when their lines cannot fit anyway: what render shows of either end fits in
+  // `budget` tokens, and rows past that many tokens (a lower bound of render's count) never show.
+  const shown = Math.max(MIN_TOKEN_BUDGET, budget);
+  let headEnd = Math.min(from + reach, rowsWithin(h, from, histEnd, 1, shown));
   while (headEnd < histEnd && h.lineNo(headEnd) === h.lineNo(headEnd - 1)) headEnd++;
-  let tailStart = histEnd - reach;
+  let tailStart = Math.max(histEnd - reach, rowsWithin(h, histEnd - 1, from - 1, -1, shown) + 1);
   while (tailStart > headEnd && h.lineNo(tailStart) === h.lineNo(tailStart - 1)) tailStart--;
   if (tailStart - headEnd < reach) return null;
   // Distinct runs only need counting until they outnumber what could be shown.
@@ -124,6 +129,26 @@ function elide(
     gap: { gap: true, kept: true, fromLine, toLine: h.lineNo(tailStart - 1), chars },
     tailStart,
   };
+}
+
+/**
+ * Walking from row `start` by `step` (up to, not including, `stop`): the first row past the rows
+ * whose lines are sure to cost more than `tokens` as render counts them (its estimate is at least
+ * a quarter token per character plus one per line; a run of equal rows may collapse into one).
+ */
+function rowsWithin(h: RowHistory, start: number, stop: number, step: 1 | -1, tokens: number): number {
+  let cost = 0;
+  let prev: string | null = null;
+  let r = start;
+  for (; r !== stop && cost <= tokens; r += step) {
+    const text = h.text(r);
+    if (text === prev) continue;
+    let chars = text.length;
+    while (chars > 0 && text.charCodeAt(chars - 1) === SPACE) chars--; // render trims lines' ends
+    cost += chars / 4 + (h.wrapped(r) ? 0 : 1);
+    prev = text;
+  }
+  return r;
 }
 
 function trimPrefix<T extends { text: string }>(lines: T[], prefix: string): T[] {
