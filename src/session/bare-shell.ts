@@ -64,8 +64,10 @@ export function interactiveShellArgs(argv: readonly string[]): boolean {
  * the terminal (foregroundShell), and its line editor reads keys (callers also wait for quiet output).
  * bash, zsh and fish read in raw mode with bracketed paste on; a script's `read -n1` is raw too,
  * but without bracketed paste. Their prompt is not always on screen to tell instead: while marks
- * say a command runs, the bare-CR filter clears a line that is redrawn (fish's prompt). POSIX sh
- * shells (dash reads in canonical mode) only have the screen: a prompt-like last line.
+ * say a command runs, the bare-CR filter clears a line that is redrawn (fish's prompt). fish
+ * without its configuration (`fish --no-config`) turns bracketed paste on nowhere, and fish never
+ * reads the terminal raw but in its own line editor (its `read` too), so raw mode is enough there.
+ * POSIX sh shells (dash reads in canonical mode) only have the screen: a prompt-like last line.
  */
 export function bareShell(session: Session): ShellFamily | null {
   // Markers only wrap term_exec's lines: after `exec bash` typed with term_send, the phase still
@@ -78,7 +80,7 @@ export function bareShell(session: Session): ShellFamily | null {
   if (family === "sh") return session.state() === "prompt" ? family : null;
   const tty = session.backendHandle.ttyModes();
   if (!tty || tty.canonical) return null;
-  return session.emulator.bracketedPaste || session.state() === "prompt" ? family : null;
+  return session.emulator.bracketedPaste || family === "fish" || session.state() === "prompt" ? family : null;
 }
 
 /** The prompt the cursor sits at was drawn by our PS1: its ready mark is on the cursor's row. */

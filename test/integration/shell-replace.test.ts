@@ -33,6 +33,8 @@ async function openShell(command: string): Promise<string> {
 const targets = [
   { to: "zsh -f", family: "zsh", via: "shell" },
   { to: "fish", family: "fish", via: "shell" },
+  // Without its configuration fish never turns bracketed paste on: raw mode alone tells its prompt.
+  { to: "fish --no-config", family: "fish", via: "shell" },
   { to: "dash", family: "sh", via: "marker" },
   ...(ash ? [{ to: ash, family: "sh", via: "marker" }] : []),
   { to: "bash -l", family: "bash", via: "shell" },
