@@ -38,6 +38,8 @@ export interface Backend {
   foregroundCommands?(): string[];
   /** The terminal's foreground process group (tcgetpgrp: no /proc read), where visible (local). */
   foregroundGroup?(): number | null;
+  /** A process of the foreground group is working (on a CPU, or on disk), where visible (local). */
+  foregroundBusy?(): boolean;
   /**
    * Lets go of the program without ending it, when it can outlive us (a remote persistent session
    * keeps running for a later resume). Used when the host shuts down; absent: close("HUP").

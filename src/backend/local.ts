@@ -11,7 +11,7 @@ import { accessSync, closeSync, constants as fsc } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../errors.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "./backend.ts";
-import { groupCommands, signalNumber, terminateSession } from "./process-tree.ts";
+import { groupBusy, groupCommands, signalNumber, terminateSession } from "./process-tree.ts";
 import { openPty, readLocalModes, setWindowSize, type PtyPair } from "./pty/open.ts";
 import { controllingTtyArgv, type CttyLauncher } from "./pty/launcher.ts";
 import { PtyReader } from "./pty/reader.ts";
@@ -135,6 +135,11 @@ export class LocalBackend implements Backend {
   foregroundGroup(): number | null {
     if (this.exitInfo || this.masterClosed) return null;
     return libc.tcgetpgrp(this.pty.master);
+  }
+
+  foregroundBusy(): boolean {
+    const pgrp = this.foregroundGroup();
+    return pgrp !== null && groupBusy(this.proc.pid, pgrp);
   }
 
   foregroundCommands(): string[] {

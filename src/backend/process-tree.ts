@@ -82,15 +82,28 @@ export function commandArgs(pid: number): string[] | null {
  * with the group from the terminal itself (tcgetpgrp), this works after the leader is gone.
  */
 export function groupCommands(sid: number, pgrp: number): string[] {
+  return groupMembers(sid, pgrp).map((p) => p.comm);
+}
+
+/**
+ * Whether a live process of session `sid` in process group `pgrp` is on (or waiting for) a CPU, or
+ * in uninterruptible sleep (disk): working, not waiting for input (Linux only; false elsewhere).
+ */
+export function groupBusy(sid: number, pgrp: number): boolean {
+  return groupMembers(sid, pgrp).some((p) => p.state === "R" || p.state === "D");
+}
+
+/** The live processes of session `sid` in process group `pgrp`: a scan of /proc, about a millisecond. */
+function groupMembers(sid: number, pgrp: number): ProcStat[] {
   if (process.platform !== "linux") return [];
-  const names: string[] = [];
+  const members: ProcStat[] = [];
   for (const name of readdirSync("/proc")) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57) continue;
     const st = readStat(name);
-    if (st && st.session === sid && st.pgrp === pgrp && st.state !== "Z") names.push(st.comm);
+    if (st && st.session === sid && st.pgrp === pgrp && st.state !== "Z") members.push(st);
   }
-  return names;
+  return members;
 }
 
 /** Whether a process exists (EPERM: it does, but belongs to someone else). */

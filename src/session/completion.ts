@@ -32,8 +32,16 @@ export const INPUT_QUIET_MS = 120;
 export const SCREEN_INPUT_QUIET_MS = 400;
 /** Without a better signal, output that stopped changing for this long is "settled". */
 export const SETTLE_QUIET_MS = 300;
-/** When nothing at all appears after the input, give up waiting after this long. */
+/** When nothing at all appears after the input, give up waiting after this long… */
 export const NOTHING_SETTLE_MS = 600;
+/**
+ * …unless the program is busy (on a CPU or on disk: starting up, as python importing its modules
+ * or a JVM), then up to this long, looking again every BUSY_RECHECK_MS. A python3 REPL's banner
+ * took more than 600 ms in a full test run at load 5 on 2 cores; a silent computation is given up
+ * on after this, as it would not print soon either.
+ */
+export const NOTHING_BUSY_MAX_MS = 5000;
+const BUSY_RECHECK_MS = 100;
 /** Once new output starts arriving, a read lets it finish its burst for this long… */
 export const READ_COALESCE_MS = 40;
 /** …but under a continuous flood returns what is there after this long. */
@@ -225,14 +233,19 @@ function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesA
   // The rest needs a pause in the output; classifying every chunk of a flood would be waste.
   const now = Date.now();
   const quietFor = now - session.lastOutputAt;
-  const waited = now - startedAt;
-  const nothing: Check =
-    waited >= NOTHING_SETTLE_MS ? { done: { kind: "settle" } } : { retryInMs: NOTHING_SETTLE_MS - waited };
-  if (session.emulator.bytesIn === bytesAtStart) return nothing;
+  const nothing = (): Check => nothingYet(session, now - startedAt);
+  if (session.emulator.bytesIn === bytesAtStart) return nothing();
   if (quietFor < PROMPT_QUIET_MS) return { retryInMs: PROMPT_QUIET_MS - quietFor };
-  if (spec.produced && !spec.produced()) return nothing;
+  if (spec.produced && !spec.produced()) return nothing();
   if (session.state() !== "running" && !session.emulator.altScreen) return { done: { kind: "prompt" } };
   return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "settle" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
+}
+
+/** Nothing appeared after `waited` ms: the answer is "settled", unless the program is still busy. */
+function nothingYet(session: Session, waited: number): Check {
+  if (waited < NOTHING_SETTLE_MS) return { retryInMs: NOTHING_SETTLE_MS - waited };
+  if (waited < NOTHING_BUSY_MAX_MS && session.backendHandle.foregroundBusy?.()) return { retryInMs: BUSY_RECHECK_MS };
+  return { done: { kind: "settle" } };
 }
 
 function coalesceCheck(
@@ -254,10 +267,7 @@ function coalesceCheck(
 function openCheck(session: Session, startedAt: number): Check {
   if (session.integration !== "none") return session.phase !== "starting" ? { done: { kind: "ready" } } : null;
   const quietFor = Date.now() - session.lastOutputAt;
-  if (session.emulator.bytesIn === 0) {
-    const waited = Date.now() - startedAt;
-    return waited >= NOTHING_SETTLE_MS ? { done: { kind: "settle" } } : { retryInMs: NOTHING_SETTLE_MS - waited };
-  }
+  if (session.emulator.bytesIn === 0) return nothingYet(session, Date.now() - startedAt);
   if (looksLikePrompt(session.emulator.textBeforeCursor())) {
     return quietFor >= PROMPT_QUIET_MS ? { done: { kind: "prompt" } } : { retryInMs: PROMPT_QUIET_MS - quietFor };
   }

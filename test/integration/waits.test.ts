@@ -43,6 +43,23 @@ describe("waits that are never fooled", () => {
     await host.close({ session: "py" }, ctx);
   });
 
+  test("term_open of a program busy before its prompt (a slow start) waits for the prompt", async () => {
+    // 1.5 s on the CPU before anything is printed, as a REPL importing much on a loaded machine.
+    const script = "import time\nt=time.time()\nwhile time.time()-t<1.5: pass\ninput('ready> ')";
+    const t0 = performance.now();
+    const o = await host.open({ name: "slow", command: "python3", args: ["-c", script] }, ctx);
+    expect(performance.now() - t0).toBeGreaterThan(1400);
+    expect(o.state).toBe("prompt");
+    expect(o.output).toContain("ready>");
+    // A program that waits without working is still taken as settled soon: `cat` prints nothing.
+    const t1 = performance.now();
+    const idle = await host.open({ name: "idle", command: "cat" }, ctx);
+    expect(performance.now() - t1).toBeLessThan(1400);
+    expect(idle.state).toBe("running");
+    await host.close({ session: "slow" }, ctx);
+    await host.close({ session: "idle" }, ctx);
+  });
+
   test("term_exec 'echo a; sleep 2; echo b' is done only after b", async () => {
     const t0 = performance.now();
     const r = await host.exec({ command: "echo a; sleep 2; echo b", ...defaults }, ctx);
