@@ -14,6 +14,7 @@
  * now and then. Sessions that print little never cause one.
  */
 import type { SessionManager } from "./manager.ts";
+import type { Emulator } from "../terminal/emulator.ts";
 import { logger } from "../log.ts";
 
 const log = logger("memory");
@@ -89,6 +90,8 @@ export function returnMemoryWhenSessionsEnd(manager: SessionManager, opts: Retur
     schedule(SECOND_COLLECT_MS, () => collect("second pass"));
   };
 
+  // The sessions whose output is tapped, with the untap (their emulators' scrollback is trimmed after a pause).
+  const open = new Map<string, { emulator: Emulator; untap: () => void }>();
   // Output since the last collection after a pause, and since the last one during a flood (a flood's
   // collections leave the garbage of its last seconds, which the one after the pause frees); and a
   // pause detector armed only while output flows.
@@ -104,6 +107,8 @@ export function returnMemoryWhenSessionsEnd(manager: SessionManager, opts: Retur
     if (sincePause < afterOutputBytes) return;
     sincePause = 0;
     sinceFlood = 0;
+    // Before the collection, so that what the trims free is collected with the rest.
+    for (const session of open.values()) session.emulator.trimScrollback();
     collectTwice("paused");
   };
   const armPause = (ms: number) => {
@@ -123,21 +128,21 @@ export function returnMemoryWhenSessionsEnd(manager: SessionManager, opts: Retur
     }
   };
 
-  const untaps = new Map<string, () => void>();
   const off = manager.subscribeEvents((event) => {
     if (event.kind === "opened") {
-      untaps.set(event.session, manager.get(event.session).tapOutput(onOutput));
+      const session = manager.get(event.session);
+      open.set(event.session, { emulator: session.emulator, untap: session.tapOutput(onOutput) });
       return;
     }
     if (event.kind !== "closed" && event.kind !== "exited") return;
-    untaps.get(event.session)?.();
-    untaps.delete(event.session);
+    open.get(event.session)?.untap();
+    open.delete(event.session);
     schedule(COLLECT_AFTER_END_MS, () => collectTwice("ended"));
   });
   return () => {
     off();
-    for (const untap of untaps.values()) untap();
-    untaps.clear();
+    for (const session of open.values()) session.untap();
+    open.clear();
     if (timer) clearTimeout(timer);
     if (pauseTimer) clearTimeout(pauseTimer);
   };
