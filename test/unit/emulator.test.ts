@@ -90,6 +90,32 @@ describe("emulator history", () => {
     twin.dispose();
   });
 
+  test("trimming while the fast path holds the screen's lines pending changes nothing either", () => {
+    const plain = (n: number) => enc.encode(Array.from({ length: n }, (_, i) => `p${i + 1}`).join("\r\n") + "\r\n");
+    const styled = (n: number) =>
+      enc.encode(Array.from({ length: n }, (_, i) => `\x1b[1ms${i + 1}\x1b[0m`).join("\r\n") + "\r\n");
+    const trimmed = new Emulator({ cols: 80, rows: 24 });
+    const twin = new Emulator({ cols: 80, rows: 24 });
+    // Styled lines fill xterm's scrollback through the parser; the plain run after them takes the
+    // fast path, which leaves the last screen of lines pending (not drawn into xterm).
+    for (const data of [styled(1500), plain(3000)])
+      for (let at = 0; at < data.length; at += 4096) {
+        trimmed.ingest(data.subarray(at, at + 4096));
+        twin.ingest(data.subarray(at, at + 4096));
+      }
+    expect(trimmed.fastPathLines).toBeGreaterThan(0);
+    trimmed.trimScrollback();
+    expect(renderAll(trimmed)).toEqual(renderAll(twin));
+    expect(trimmed.cursorPos()).toEqual(twin.cursorPos());
+    expect(trimmed.term.buffer.normal.length).toBe(24 + SCROLLBACK_KEPT_ROWS);
+    const more = styled(300);
+    trimmed.ingest(more);
+    twin.ingest(more);
+    expect(renderAll(trimmed)).toEqual(renderAll(twin));
+    trimmed.dispose();
+    twin.dispose();
+  });
+
   test("under the alternate screen the normal buffer is not trimmed", () => {
     const em = new Emulator({ cols: 80, rows: 24, fastPath: false });
     em.ingest(enc.encode(Array.from({ length: 2000 }, (_, i) => `n${i + 1}`).join("\r\n") + "\r\n"));
