@@ -25,6 +25,7 @@ import { logger } from "../log.ts";
 import type { CallContext, LocalHost } from "../session/host.ts";
 import type { SessionDefaults } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
+import { SCROLLBACK_KEPT_ROWS } from "../terminal/emulator.ts";
 import { Conn } from "./conn.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { peerUid, tryLock, type Lock } from "./native.ts";
@@ -49,7 +50,7 @@ const log = logger("daemon");
 const LOCK_WAIT_MS = 8000;
 const LOCK_POLL_MS = 50;
 /** Rows of scrollback replayed to an attaching human above the current screen. */
-const ATTACH_SCROLLBACK_ROWS = 200;
+const ATTACH_SCROLLBACK_ROWS = SCROLLBACK_KEPT_ROWS;
 /**
  * Unsent output allowed to pile up for an attached human whose terminal cannot keep up; beyond
  * it the viewer is disconnected rather than letting the daemon's memory grow without bound.

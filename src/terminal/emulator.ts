@@ -15,6 +15,11 @@ import { lineText, xtermCore, type XtermCore } from "./xterm-internals.ts";
 /** xterm's own scrollback: only a staging area between parse pieces, so small. */
 const EMULATOR_SCROLLBACK = 1000;
 /**
+ * Rows of xterm's scrollback that trimScrollback keeps: what an attaching human is replayed above
+ * the screen (the daemon's attach serializes them from xterm, not from history).
+ */
+export const SCROLLBACK_KEPT_ROWS = 200;
+/**
  * Input is parsed in pieces small enough that no piece can push more rows into xterm's
  * scrollback than it holds before we copy them out: ≤ 8 KiB makes ≤ 410 rows at the minimum
  * width of 20 columns, plus at most 400 line feeds.
@@ -187,6 +192,24 @@ export class Emulator {
     this.xterm.resize(cols, rows);
     // Reflow may have moved rows of the old screen into scrollback: they are final now.
     this.syncHistory();
+  }
+
+  /**
+   * Frees the rows of xterm's scrollback that history already holds, but the last
+   * SCROLLBACK_KEPT_ROWS. After a flood the staging area is full: EMULATOR_SCROLLBACK rows of
+   * cells (~1.6 KB each at 120 columns, 3.3 MB for two sessions measured in a heap snapshot), all
+   * copies of history rows, kept for the session's life unless trimmed. Nothing is lost: only rows
+   * above the anchor go, and they are in history. Under the alternate screen the normal buffer is
+   * frozen with rows not yet copied, so it is left alone.
+   */
+  trimScrollback(): void {
+    if (this.altScreen) return;
+    this.syncHistory();
+    const buf = this.xterm.buffer.normal;
+    if (buf.baseY <= SCROLLBACK_KEPT_ROWS || this.anchorIndex() < buf.baseY) return;
+    // xterm trims a buffer from the top when its scrollback option shrinks (markers move with it).
+    this.xterm.options.scrollback = SCROLLBACK_KEPT_ROWS;
+    this.xterm.options.scrollback = EMULATOR_SCROLLBACK;
   }
 
   dispose(): void {

@@ -21,6 +21,15 @@ export const HISTORY_MAX_ROWS = 120_000;
 export const HISTORY_MAX_CHARS = 2_000_000;
 /** Initial ring capacity; it doubles as rows arrive, up to HISTORY_MAX_ROWS. */
 const INITIAL_CAPACITY = 256;
+/**
+ * Line numbers and character counts are kept per row as 32-bit offsets from a base (half the
+ * memory of doubles: at HISTORY_MAX_ROWS that is 0.9 MB less per session, what a flood leaves
+ * behind in every session it fills). Both grow without bound over a session's life, but the rows
+ * kept span few of them: line numbers at most one per row, characters at most the rows' text
+ * (≤ HISTORY_MAX_CHARS past MIN_ROWS, ≤ MIN_ROWS rows of a few screen widths below). When a value
+ * would not fit, the base moves up to the oldest row's value (O(rows), once per ~4 billion).
+ */
+const OFFSET_LIMIT = 2 ** 32;
 
 /** One screen row's text and the absolute logical line it belongs to (wrapped rows share one). */
 export interface Row {
@@ -46,9 +55,15 @@ export class HeadCapture {
 export class RowHistory {
   // A ring that grows by doubling up to maxRows: O(1) push and evict, small for quiet sessions.
   private texts: string[] = new Array<string>(INITIAL_CAPACITY);
-  private lineNos = new Float64Array(INITIAL_CAPACITY);
-  /** Per row: characters pushed before it over the session's life (sizes of ranges in O(1)). */
-  private charsBefore = new Float64Array(INITIAL_CAPACITY);
+  /** Per row: its line number, as an offset from lineBase. */
+  private lineNos = new Uint32Array(INITIAL_CAPACITY);
+  private lineBase = 0;
+  /**
+   * Per row: characters pushed before it over the session's life (sizes of ranges in O(1)), as an
+   * offset from charBase.
+   */
+  private charsBefore = new Uint32Array(INITIAL_CAPACITY);
+  private charBase = 0;
   private pushedChars = 0;
   private start = 0;
   private count = 0;
@@ -65,6 +80,8 @@ export class RowHistory {
     private readonly maxRows = HISTORY_MAX_ROWS,
     private readonly minRows = HISTORY_MIN_ROWS,
     private readonly maxChars = HISTORY_MAX_CHARS,
+    /** OFFSET_LIMIT; tests pass a small one to move the bases often. */
+    private readonly offsetLimit = OFFSET_LIMIT,
   ) {}
 
   /** Absolute row number of the oldest kept row. */
@@ -80,7 +97,7 @@ export class RowHistory {
   }
   /** Logical line number of the last finalized row (0 before any row). */
   get lastLineNo(): number {
-    return this.count > 0 ? this.lineNos[this.slot(this.count - 1)]! : this.evictedLastLineNo;
+    return this.count > 0 ? this.lineBase + this.lineNos[this.slot(this.count - 1)]! : this.evictedLastLineNo;
   }
 
   push(text: string, wrapped: boolean): void {
@@ -89,10 +106,13 @@ export class RowHistory {
       if (this.count < this.maxRows) this.grow();
       else this.evictOne();
     }
+    const lineNo = wrapped && prev > 0 ? prev : prev + 1;
+    if (lineNo - this.lineBase >= this.offsetLimit || this.pushedChars - this.charBase >= this.offsetLimit)
+      this.rebase(lineNo, this.pushedChars);
     const at = this.slot(this.count);
     this.texts[at] = text;
-    this.lineNos[at] = wrapped && prev > 0 ? prev : prev + 1;
-    this.charsBefore[at] = this.pushedChars;
+    this.lineNos[at] = lineNo - this.lineBase;
+    this.charsBefore[at] = this.pushedChars - this.charBase;
     this.pushedChars += text.length;
     this.count++;
     this.chars += text.length;
@@ -108,14 +128,14 @@ export class RowHistory {
   }
 
   lineNo(row: number): number {
-    return this.lineNos[this.slot(row - this.first)]!;
+    return this.lineBase + this.lineNos[this.slot(row - this.first)]!;
   }
 
   /** Characters of the kept rows [from, to). */
   charsBetween(from: number, to: number): number {
     if (to <= from) return 0;
-    const end = to >= this.endRow ? this.pushedChars : this.charsBefore[this.slot(to - this.first)]!;
-    return end - this.charsBefore[this.slot(from - this.first)]!;
+    const end = to >= this.endRow ? this.pushedChars : this.charBase + this.charsBefore[this.slot(to - this.first)]!;
+    return end - (this.charBase + this.charsBefore[this.slot(from - this.first)]!);
   }
 
   /** True when `row` continues the previous row's logical line. */
@@ -149,8 +169,8 @@ export class RowHistory {
   private grow(): void {
     const capacity = Math.min(this.maxRows, this.texts.length * 2);
     const texts = new Array<string>(capacity);
-    const lineNos = new Float64Array(capacity);
-    const charsBefore = new Float64Array(capacity);
+    const lineNos = new Uint32Array(capacity);
+    const charsBefore = new Uint32Array(capacity);
     for (let k = 0; k < this.count; k++) {
       const from = this.slot(k);
       texts[k] = this.texts[from]!;
@@ -163,11 +183,35 @@ export class RowHistory {
     this.start = 0;
   }
 
+  /**
+   * Moves both bases up to the oldest kept row's values (with no row kept, to the values about to
+   * be pushed), so that `lineNo` and `chars` fit as offsets. Rows too old to fit beside them are
+   * evicted first (counted as any eviction); within the limits above this never happens.
+   */
+  private rebase(lineNo: number, chars: number): void {
+    const oldestLineNo = () => this.lineBase + this.lineNos[this.start]!;
+    const oldestChars = () => this.charBase + this.charsBefore[this.start]!;
+    while (this.count > 0 && (lineNo - oldestLineNo() >= this.offsetLimit || chars - oldestChars() >= this.offsetLimit))
+      this.evictOne();
+    const lineBase = this.count > 0 ? oldestLineNo() : lineNo;
+    const charBase = this.count > 0 ? oldestChars() : chars;
+    const lineShift = lineBase - this.lineBase;
+    const charShift = charBase - this.charBase;
+    for (let k = 0; k < this.count; k++) {
+      const i = this.slot(k);
+      this.lineNos[i] = this.lineNos[i]! - lineShift;
+      this.charsBefore[i] = this.charsBefore[i]! - charShift;
+    }
+    this.lineBase = lineBase;
+    this.charBase = charBase;
+  }
+
   private evictOne(): void {
     const at = this.start;
     const text = this.texts[at]!;
-    if (this.captures.length > 0) this.offerToCaptures(this.first, text, this.lineNos[at]!);
-    this.evictedLastLineNo = this.lineNos[at]!;
+    const lineNo = this.lineBase + this.lineNos[at]!;
+    if (this.captures.length > 0) this.offerToCaptures(this.first, text, lineNo);
+    this.evictedLastLineNo = lineNo;
     this.texts[at] = "";
     this.start = at + 1 === this.texts.length ? 0 : at + 1;
     this.count--;

@@ -7,6 +7,7 @@
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { ctx, newHost } from "../helpers/host.ts";
 import { OUTPUT_PAUSE_MS, returnMemoryWhenSessionsEnd, type CollectReason } from "../../src/session/memory.ts";
+import { SCROLLBACK_KEPT_ROWS } from "../../src/terminal/emulator.ts";
 
 const host = newHost();
 afterAll(() => host.shutdown());
@@ -63,6 +64,30 @@ test("a lot of output, then a pause: one collection, with the session still open
   expect(reasons).not.toContain("flood");
   expect(host.manager.get("paused").alive).toBe(true);
   await host.close({ session: "paused" }, ctx);
+}, 60_000);
+
+test("after the pause, xterm's scrollback keeps only what an attach replays; history keeps every row", async () => {
+  await host.open({ name: "styled" }, ctx);
+  const collected = nextCollection("paused");
+  // Styled lines go through xterm's parser (not the plain-text fast path), so its scrollback fills.
+  const r = await host.exec(
+    {
+      session: "styled",
+      command: String.raw`seq 1 30000 | awk '{print "\033[1m" $0 "\033[0m"}'`,
+      timeout_ms: 30_000,
+      max_tokens: 200,
+    },
+    ctx,
+  );
+  expect(r.status).toBe("done");
+  await collected;
+  const em = host.manager.get("styled").emulator;
+  expect(em.term.buffer.normal.length).toBe(em.rows + SCROLLBACK_KEPT_ROWS);
+  const texts = em.rowsBetween(0, em.contentEndRow()).map((row) => row.text);
+  const first = texts.indexOf("1");
+  expect(first).toBeGreaterThanOrEqual(0);
+  expect(texts.slice(first, first + 30000)).toEqual(Array.from({ length: 30000 }, (_, i) => String(i + 1)));
+  await host.close({ session: "styled" }, ctx);
 }, 60_000);
 
 test("a little output never causes a collection", async () => {

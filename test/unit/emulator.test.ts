@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { Emulator } from "../../src/terminal/emulator.ts";
+import { Emulator, SCROLLBACK_KEPT_ROWS } from "../../src/terminal/emulator.ts";
 import { rowsToLines } from "../../src/terminal/render.ts";
 import fixtures from "../fixtures/escape-sequences.json" with { type: "json" };
 
@@ -59,6 +59,74 @@ describe("emulator history", () => {
       { data: "n;C", row: 1, col: 0 },
       { data: "n;D;0", row: 7, col: 7 },
     ]);
+    em.dispose();
+  });
+
+  test("trimming xterm's scrollback after a flood keeps every row, line number, the screen and the cursor", () => {
+    const lines = (prefix: string, n: number) =>
+      enc.encode(Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`).join("\r\n") + "\r\n$ ");
+    // The parser path (no fast path), in PTY-sized reads: xterm's own scrollback fills up.
+    const trimmed = new Emulator({ cols: 80, rows: 24, fastPath: false });
+    const twin = new Emulator({ cols: 80, rows: 24, fastPath: false });
+    const feed = (data: Uint8Array) => {
+      for (let at = 0; at < data.length; at += 4096) {
+        trimmed.ingest(data.subarray(at, at + 4096));
+        twin.ingest(data.subarray(at, at + 4096));
+      }
+    };
+    feed(lines("n", 5000));
+    expect(trimmed.term.buffer.normal.length).toBeGreaterThan(24 + SCROLLBACK_KEPT_ROWS);
+    trimmed.trimScrollback();
+    expect(trimmed.term.buffer.normal.length).toBe(24 + SCROLLBACK_KEPT_ROWS);
+    expect(renderAll(trimmed)).toEqual(renderAll(twin));
+    expect(trimmed.cursorPos()).toEqual(twin.cursorPos());
+    expect(trimmed.screenLines()).toEqual(twin.screenLines());
+    // Output after the trim is numbered as if nothing happened, and the staging area fills again.
+    feed(lines("m", 3000));
+    expect(renderAll(trimmed)).toEqual(renderAll(twin));
+    expect(trimmed.history.endRow).toBe(twin.history.endRow);
+    expect(trimmed.term.buffer.normal.length).toBe(twin.term.buffer.normal.length);
+    trimmed.dispose();
+    twin.dispose();
+  });
+
+  test("trimming while the fast path holds the screen's lines pending changes nothing either", () => {
+    const plain = (n: number) => enc.encode(Array.from({ length: n }, (_, i) => `p${i + 1}`).join("\r\n") + "\r\n");
+    const styled = (n: number) =>
+      enc.encode(Array.from({ length: n }, (_, i) => `\x1b[1ms${i + 1}\x1b[0m`).join("\r\n") + "\r\n");
+    const trimmed = new Emulator({ cols: 80, rows: 24 });
+    const twin = new Emulator({ cols: 80, rows: 24 });
+    // Styled lines fill xterm's scrollback through the parser; the plain run after them takes the
+    // fast path, which leaves the last screen of lines pending (not drawn into xterm).
+    for (const data of [styled(1500), plain(3000)])
+      for (let at = 0; at < data.length; at += 4096) {
+        trimmed.ingest(data.subarray(at, at + 4096));
+        twin.ingest(data.subarray(at, at + 4096));
+      }
+    expect(trimmed.fastPathLines).toBeGreaterThan(0);
+    trimmed.trimScrollback();
+    expect(renderAll(trimmed)).toEqual(renderAll(twin));
+    expect(trimmed.cursorPos()).toEqual(twin.cursorPos());
+    expect(trimmed.term.buffer.normal.length).toBe(24 + SCROLLBACK_KEPT_ROWS);
+    const more = styled(300);
+    trimmed.ingest(more);
+    twin.ingest(more);
+    expect(renderAll(trimmed)).toEqual(renderAll(twin));
+    trimmed.dispose();
+    twin.dispose();
+  });
+
+  test("under the alternate screen the normal buffer is not trimmed", () => {
+    const em = new Emulator({ cols: 80, rows: 24, fastPath: false });
+    em.ingest(enc.encode(Array.from({ length: 2000 }, (_, i) => `n${i + 1}`).join("\r\n") + "\r\n"));
+    const before = em.term.buffer.normal.length;
+    em.ingest(enc.encode("\x1b[?1049hfull-screen app"));
+    em.trimScrollback();
+    expect(em.term.buffer.normal.length).toBe(before);
+    em.ingest(enc.encode("\x1b[?1049l"));
+    em.trimScrollback();
+    expect(em.term.buffer.normal.length).toBe(24 + SCROLLBACK_KEPT_ROWS);
+    expect(renderAll(em).slice(0, 2)).toEqual(["n1", "n2"]);
     em.dispose();
   });
 

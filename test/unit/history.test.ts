@@ -34,6 +34,44 @@ describe("row history", () => {
     }
   });
 
+  test("offsets from moving bases answer as the full numbers would, across growth and eviction", () => {
+    // 4096 instead of 2^32 (above what the kept rows span: ≤ 300 lines, ≤ 2,000 + 40 characters):
+    // the bases move every ~250 rows, as they would after ~4 billion.
+    const small = new RowHistory(300, 20, 2_000, 4096);
+    const full = new RowHistory(300, 20, 2_000);
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let i = 0; i < 5000; i++) {
+      const text = "x".repeat(next() % 40);
+      const wrapped = next() % 3 === 0;
+      small.push(text, wrapped);
+      full.push(text, wrapped);
+      if (i % 97 !== 0) continue;
+      expect(small.firstRow).toBe(full.firstRow);
+      expect(small.lastLineNo).toBe(full.lastLineNo);
+      expect(small.firstLineNo).toBe(full.firstLineNo);
+      expect(small.evictedChars).toBe(full.evictedChars);
+      for (let r = full.firstRow; r < full.endRow; r++) {
+        expect(small.lineNo(r)).toBe(full.lineNo(r));
+        expect(small.wrapped(r)).toBe(full.wrapped(r));
+        expect(small.charsBetween(r, full.endRow)).toBe(full.charsBetween(r, full.endRow));
+      }
+      const line = full.lineNo(full.endRow - 1) - 5;
+      expect(small.rowOfLine(line)).toBe(full.rowOfLine(line));
+    }
+    expect(full.charsBetween(full.firstRow, full.endRow) + full.evictedChars).toBeGreaterThan(4096 * 15);
+  });
+
+  test("rows whose span cannot be held as offsets are evicted and counted", () => {
+    const h = new RowHistory(100, 1, 1_000_000, 16);
+    for (let i = 0; i < 3; i++) h.push("x".repeat(10), false);
+    // The third row would start 20 ≥ 16 characters after the first: the first goes.
+    expect(h.size).toBe(2);
+    expect(h.evictedChars).toBe(10);
+    expect([h.lineNo(1), h.lineNo(2)]).toEqual([2, 3]);
+    expect(h.charsBetween(1, 3)).toBe(20);
+  });
+
   test("wrapped rows share a line number", () => {
     const h = new RowHistory();
     h.push("a", false);
