@@ -412,10 +412,10 @@ export class Emulator {
   /** One line of plain text into history, as the rows it takes at `cols` columns. */
   private pushText(text: string, from: number, to: number, cols: number): void {
     const len = to - from;
-    if (len <= cols) this.history.push(text.slice(from, to), false);
+    if (len <= cols) this.history.pushSlice(text, from, to, false);
     else
       for (let at = 0; at < len; at += cols)
-        this.history.push(text.slice(from + at, from + Math.min(len, at + cols)), at > 0);
+        this.history.pushSlice(text, from + at, from + Math.min(len, at + cols), at > 0);
   }
 
   /** Draws the lines the fast path left pending (see pendingScreen) into xterm. */

@@ -107,4 +107,40 @@ describe("row history", () => {
     for (let i = 0; i < 30; i++) h.push("after", false);
     expect(cap.rows.length).toBe(3);
   });
+
+  test("rows pushed as slices of shared runs read, count, evict and capture as whole strings do", () => {
+    // Small bases (see above) and a character budget, so eviction, growth and rebasing all happen.
+    const sliced = new RowHistory(200, 20, 1_500, 4096);
+    const whole = new RowHistory(200, 20, 1_500, 4096);
+    const caps = [sliced.capture(3000, 25), whole.capture(3000, 25)] as const;
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let run = 0; run < 600; run++) {
+      // A run as the fast path reads it: lines back to back in one string.
+      const lines = Array.from({ length: 1 + (next() % 12) }, () => "abcdefghij".slice(0, next() % 11));
+      const text = lines.join("\r\n");
+      let at = 0;
+      for (const line of lines) {
+        const wrapped = next() % 5 === 0;
+        sliced.pushSlice(text, at, at + line.length, wrapped);
+        whole.push(line, wrapped);
+        at += line.length + 2;
+      }
+      if (next() % 4 === 0) {
+        sliced.push("own row", false);
+        whole.push("own row", false);
+      }
+    }
+    expect(sliced.firstRow).toBe(whole.firstRow);
+    expect(sliced.evictedChars).toBe(whole.evictedChars);
+    expect(sliced.evictedChars).toBeGreaterThan(0);
+    for (let r = whole.firstRow; r < whole.endRow; r++) {
+      expect(sliced.text(r)).toBe(whole.text(r));
+      expect(sliced.lineNo(r)).toBe(whole.lineNo(r));
+      expect(sliced.charsBetween(r, whole.endRow)).toBe(whole.charsBetween(r, whole.endRow));
+    }
+    expect(caps[0].rows.map((row) => row.text)).toEqual(caps[1].rows.map((row) => row.text));
+    expect(caps[0].rows.length).toBe(25);
+    expect(caps[0].droppedChars).toBe(caps[1].droppedChars);
+  });
 });
