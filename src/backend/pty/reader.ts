@@ -11,7 +11,9 @@
  * Why every piece: measured with `bun run bench` (load 3–6 on 2 cores), yielding after every chunk
  * gave another session's `echo hi` under a `yes` flood p50 2.8 / p95 15.8 ms, yielding after 2 ms
  * of parsing p50 8.4 / p95 50 ms; the price is throughput (`seq 1 200000` 263 against 204 ms then).
+ * A flood that goes on while other sessions are live is also paced (flood-pacer.ts).
  */
+import { FloodPacer } from "./flood-pacer.ts";
 
 /**
  * Largest piece handed to the consumer at once. Bun reads until the fd is drained, so one chunk
@@ -30,6 +32,7 @@ export class PtyReader {
   // Bun reads a dup of the fd and closes that dup when the stream ends or is cancelled.
   private readonly reader;
   private cancelled = false;
+  private readonly pacer = new FloodPacer();
   /** Resolves when reading ended: end of file, EIO (the slave side is gone everywhere), or cancel. */
   readonly ended: Promise<void>;
 
@@ -39,16 +42,25 @@ export class PtyReader {
   }
 
   private async pump(onChunk: (data: Uint8Array) => void): Promise<void> {
-    for (;;) {
-      // A rejected read is EIO: every slave descriptor is closed, which is the PTY's end of file.
-      const result = await this.reader.read().catch(() => null);
-      if (!result || result.done || this.cancelled) return;
-      const chunk = result.value;
-      for (let at = 0; at < chunk.length; at += MAX_PIECE_BYTES) {
-        onChunk(at === 0 && chunk.length <= MAX_PIECE_BYTES ? chunk : chunk.subarray(at, at + MAX_PIECE_BYTES));
-        await nextTurn();
-        if (this.cancelled) return;
+    try {
+      for (;;) {
+        // A rejected read is EIO: every slave descriptor is closed, which is the PTY's end of file.
+        const result = await this.reader.read().catch(() => null);
+        if (!result || result.done || this.cancelled) return;
+        const chunk = result.value;
+        this.pacer.arrived(performance.now());
+        for (let at = 0; at < chunk.length; at += MAX_PIECE_BYTES) {
+          const start = performance.now();
+          onChunk(at === 0 && chunk.length <= MAX_PIECE_BYTES ? chunk : chunk.subarray(at, at + MAX_PIECE_BYTES));
+          const end = performance.now();
+          const pause = this.pacer.parsed(end - start, end);
+          await (pause > 0 ? Bun.sleep(pause) : nextTurn());
+          this.pacer.resumed(performance.now());
+          if (this.cancelled) return;
+        }
       }
+    } finally {
+      this.pacer.dispose();
     }
   }
 
