@@ -19,7 +19,6 @@ interface ProcStat {
   state: string;
   pgrp: number;
   session: number;
-  tpgid: number;
 }
 
 function readStat(pid: string | number): ProcStat | null {
@@ -29,7 +28,7 @@ function readStat(pid: string | number): ProcStat | null {
   } catch {
     return null;
   }
-  // pid (comm) state ppid pgrp session tty_nr tpgid …; comm may contain spaces and parentheses.
+  // pid (comm) state ppid pgrp session …; comm may contain spaces and parentheses.
   const close = stat.lastIndexOf(")");
   const f = stat.slice(close + 2).split(" ");
   return {
@@ -38,31 +37,18 @@ function readStat(pid: string | number): ProcStat | null {
     state: f[0]!,
     pgrp: Number(f[2]),
     session: Number(f[3]),
-    tpgid: Number(f[5]),
   };
 }
 
 /**
- * Names of the processes in the foreground process group of the terminal that session leader
- * `sid` controls (Linux only; [] elsewhere). `git log` shows up as ["git", "less"].
+ * Pid and name of the leader of process group `pgrp` (the process whose pid is the group's id),
+ * when it is a live process of session `sid`: with the terminal's foreground group (tcgetpgrp),
+ * the program a job started with, not the helpers it runs (Linux only; null elsewhere, or when
+ * that leader is gone).
  */
-export function foregroundCommands(sid: number): string[] {
-  if (process.platform !== "linux") return [];
-  const leader = readStat(sid);
-  if (!leader || leader.tpgid <= 0) return [];
-  return groupCommands(sid, leader.tpgid);
-}
-
-/**
- * Pid and name of the leader of the foreground process group (the process whose pid is the group's id) on
- * the terminal that session leader `sid` controls: the program a job started with, not the helpers
- * it runs (Linux only; null elsewhere, or when that leader is gone).
- */
-export function foregroundLeader(sid: number): { pid: number; comm: string } | null {
+export function groupLeader(sid: number, pgrp: number): { pid: number; comm: string } | null {
   if (process.platform !== "linux") return null;
-  const leader = readStat(sid);
-  if (!leader || leader.tpgid <= 0) return null;
-  const head = readStat(leader.tpgid);
+  const head = readStat(pgrp);
   return head && head.session === sid && head.state !== "Z" ? { pid: head.pid, comm: head.comm } : null;
 }
 

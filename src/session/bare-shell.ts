@@ -2,7 +2,7 @@
  * Telling that a shell without ptyhub's hooks (`exec bash`, a nested `zsh`) waits at its prompt,
  * from the process and the tty alone, without typing anything (see reintegrate.ts).
  */
-import { commandArgs, foregroundLeader } from "../backend/process-tree.ts";
+import { commandArgs, groupLeader } from "../backend/process-tree.ts";
 import { shellFamilyOf, type ShellFamily } from "../terminal/shell-integration.ts";
 import type { Session } from "./session.ts";
 
@@ -18,13 +18,14 @@ const USER_SWITCHERS = new Set(["su", "runuser", "doas"]);
  * one starts, are in its group but never its leader); or, behind `su` (which stays the leader and
  * waits), the one shell in the group. With `alone`, a POSIX sh counts only without company: the
  * screen is all there is to tell its prompt by, and a script's `sh` running `sleep` shows a
- * prompt-like line too. The leader takes two /proc reads; the group (a scan of /proc, about a
- * millisecond) is read only for sh and su. Local sessions only: elsewhere the processes are out
- * of sight.
+ * prompt-like line too. The leader takes an ioctl and a /proc read; the group (a scan of /proc,
+ * about a millisecond) is read only for sh and su. Local sessions only: elsewhere the processes are
+ * out of sight.
  */
 export function foregroundShell(session: Session, alone = true): ShellFamily | null {
   if (session.exit || session.integration === "none" || session.kind !== "local" || session.pid === null) return null;
-  const head = foregroundLeader(session.pid);
+  const group = session.backendHandle.foregroundGroup?.() ?? null;
+  const head = group === null ? null : groupLeader(session.pid, group);
   if (head === null) return null;
   const leader = head.comm;
   const family = shellFamilyOf(leader);

@@ -355,8 +355,8 @@ export class Emulator {
     }
     // A line the last step left unfinished (pending, after its last CR LF) goes on in this run.
     const pendingCrLf = pending === null ? -1 : pending.lastIndexOf("\r\n");
-    const carryFrom = pending === null ? 0 : pendingCrLf < 0 ? 0 : pendingCrLf + 2;
-    const carry = pending !== null && carryFrom < pending.length ? pending.slice(carryFrom) : "";
+    const carryFrom = pendingCrLf < 0 ? 0 : pendingCrLf + 2;
+    const carry = pending === null ? "" : pending.slice(carryFrom);
     const text = crLf ? `${carry}\n${run.text}` : carry + run.text;
     const runStart = crLf ? start + 1 : start;
     const runOffset = text.length - run.text.length;
@@ -542,7 +542,7 @@ function scanPlain(data: Uint8Array, from: number, to: number): { stop: number; 
   for (; i < to; i++) {
     const b = data[i]!;
     if (b >= 0x20 && b <= 0x7e) continue;
-    if (b === 0x0d && data[i + 1] === 0x0a) {
+    if (b === CR && data[i + 1] === LF) {
       i++;
       lines++;
       continue;
