@@ -47,9 +47,17 @@ export interface SerialOsConstants {
   TIOCCBRK: number;
   TIOCEXCL: number;
   TIOCNXCL: number;
-  /** Linux: read/write termios2 (custom rates); macOS: tcgetattr/tcsetattr + IOSSIOSPEED. */
+  /**
+   * Linux: read/write the kernel's struct termios (standard rates, as B-codes in c_cflag: what
+   * stty, glibc and every driver understand) and termios2 (custom rates only, with BOTHER); macOS:
+   * tcgetattr/tcsetattr + IOSSIOSPEED, and 0 here.
+   */
+  TCGETS: number;
+  TCSETS: number;
   TCGETS2: number;
   TCSETS2: number;
+  /** Linux: the c_cflag speed code of each standard rate; empty where the rate is set apart. */
+  speedCodes: ReadonlyMap<number, number>;
   IOSSIOSPEED: number;
   /** Modem line bits of TIOCMGET/TIOCMSET. */
   TIOCM_DTR: number;
@@ -63,6 +71,17 @@ export interface SerialOsConstants {
   LOCK_NB: number;
   LOCK_UN: number;
 }
+
+/** asm-generic/termbits.h: B50 … B38400 are 1–15, B57600 … B4000000 are 0o10001–0o10017. */
+const LINUX_SPEED_CODES: ReadonlyMap<number, number> = new Map([
+  ...[50, 75, 110, 134, 150, 200, 300, 600, 1200, 1800, 2400, 4800, 9600, 19200, 38400].map(
+    (baud, i): [number, number] => [baud, i + 1],
+  ),
+  ...[
+    57600, 115200, 230400, 460800, 500000, 576000, 921600, 1000000, 1152000, 1500000, 2000000, 2500000, 3000000,
+    3500000, 4000000,
+  ].map((baud, i): [number, number] => [baud, 0o10001 + i]),
+]);
 
 const LINUX: SerialOsConstants = {
   // struct termios2: 4 flags (u32), c_line (u8), c_cc[19], c_ispeed, c_ospeed = 44 bytes.
@@ -102,8 +121,11 @@ const LINUX: SerialOsConstants = {
   TIOCCBRK: 0x5428,
   TIOCEXCL: 0x540c,
   TIOCNXCL: 0x540d,
+  TCGETS: 0x5401,
+  TCSETS: 0x5402,
   TCGETS2: 0x802c542a,
   TCSETS2: 0x402c542b,
+  speedCodes: LINUX_SPEED_CODES,
   IOSSIOSPEED: 0,
   TIOCM_DTR: 0x002,
   TIOCM_RTS: 0x004,
@@ -154,8 +176,11 @@ const DARWIN: SerialOsConstants = {
   TIOCCBRK: 0x2000747a,
   TIOCEXCL: 0x2000740d,
   TIOCNXCL: 0x2000740e,
+  TCGETS: 0,
+  TCSETS: 0,
   TCGETS2: 0,
   TCSETS2: 0,
+  speedCodes: new Map(),
   IOSSIOSPEED: 0x80085402,
   TIOCM_DTR: 0x002,
   TIOCM_RTS: 0x004,

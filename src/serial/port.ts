@@ -27,7 +27,7 @@ import { AppError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { serialConstants, type SerialOsConstants } from "./constants.ts";
 import { libc, LibcError, type Libc } from "./libc.ts";
-import { decodeLine, encodeLine } from "./termios.ts";
+import { decodeLine, encodeLine, isCustomRate } from "./termios.ts";
 import { listSerialPorts, lockHolders } from "./enumerate.ts";
 import { PARITIES, type LineSettings } from "./settings.ts";
 
@@ -157,6 +157,9 @@ function openReader(fd: number) {
 }
 type ByteReader = ReturnType<typeof openReader>;
 type ReadResult = Awaited<ReturnType<ByteReader["read"]>>;
+
+/** How a kernel without termios2 ioctls (or an emulator that does not pass them on) answers. */
+const TERMIOS2_MISSING: ReadonlySet<string> = new Set(["ENOSYS", "EINVAL", "ENOTTY"]);
 
 export class FfiPort implements LinePort {
   isOpen = true;
@@ -343,15 +346,26 @@ export class FfiPort implements LinePort {
   }
 
   private getAttr(): void {
-    if (this.c.TCGETS2) this.lib.ioctl(this.fd, this.c.TCGETS2, this.termios, "TCGETS2");
-    else this.lib.tcgetattr(this.fd, this.termios);
+    if (!this.c.TCGETS) {
+      this.lib.tcgetattr(this.fd, this.termios);
+      return;
+    }
+    // termios2 tells a custom rate; where the kernel or an emulator (qemu-user 7.2) lacks it,
+    // the plain struct (a prefix of termios2) still tells every standard rate.
+    try {
+      this.lib.ioctl(this.fd, this.c.TCGETS2, this.termios, "TCGETS2");
+    } catch (err) {
+      if (!(err instanceof LibcError) || !TERMIOS2_MISSING.has(err.code)) throw err;
+      this.lib.ioctl(this.fd, this.c.TCGETS, this.termios, "TCGETS");
+    }
   }
 
   private apply(s: LineSettings): void {
     this.getAttr();
     encodeLine(this.termios, this.c, s);
-    if (this.c.TCSETS2) {
-      this.lib.ioctl(this.fd, this.c.TCSETS2, this.termios, "TCSETS2");
+    if (this.c.TCSETS) {
+      if (isCustomRate(this.c, s.baud)) this.lib.ioctl(this.fd, this.c.TCSETS2, this.termios, "TCSETS2");
+      else this.lib.ioctl(this.fd, this.c.TCSETS, this.termios, "TCSETS");
     } else {
       this.lib.tcsetattr(this.fd, this.termios);
       // macOS: any rate, standard or not, through IOSSIOSPEED (speed_t is the rate itself).

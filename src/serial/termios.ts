@@ -51,9 +51,10 @@ export function encodeLine(buf: Uint8Array, c: SerialOsConstants, s: LineSetting
   if (s.stopBits === 2) cflag |= c.CSTOPB;
   cflag |= parityBits(c, s.parity);
   if (s.flow === "rtscts") cflag |= c.CRTSCTS;
-  // Linux: BOTHER says "the rate is in c_ispeed/c_ospeed", for standard and custom rates alike;
+  // Linux: a standard rate is its B-code in c_cflag (set with TCSETS: stty and drivers without
+  // BOTHER support read it); any other rate is BOTHER, "the rate is in c_ispeed/c_ospeed" (TCSETS2).
   // CIBAUD left 0 makes the input rate follow the output rate.
-  cflag |= c.BOTHER;
+  cflag |= c.speedCodes.get(s.baud) ?? c.BOTHER;
   setFlag(buf, c, "cflag", cflag);
   setSpeed(buf, c, c.ispeedOffset, s.baud);
   setSpeed(buf, c, c.ospeedOffset, s.baud);
@@ -94,7 +95,21 @@ export function decodeLine(buf: Uint8Array, c: SerialOsConstants): LineSettings 
   }
   const stopBits: StopBits = cflag & c.CSTOPB ? 2 : 1;
   const flow: Flow = cflag & c.CRTSCTS ? "rtscts" : iflag & c.IXON ? "xonxoff" : "none";
-  return { baud: getSpeed(buf, c, c.ospeedOffset), dataBits, parity, stopBits, flow };
+  return { baud: decodeBaud(buf, c, cflag), dataBits, parity, stopBits, flow };
+}
+
+/** Linux: the B-code in c_cflag names a standard rate; BOTHER (or macOS) means c_ospeed holds it. */
+function decodeBaud(buf: Uint8Array, c: SerialOsConstants, cflag: number): number {
+  const code = cflag & c.CBAUD;
+  if (c.CBAUD !== 0 && code !== c.BOTHER) {
+    for (const [baud, known] of c.speedCodes) if (known === code) return baud;
+  }
+  return getSpeed(buf, c, c.ospeedOffset);
+}
+
+/** Whether `baud` must be set apart from c_cflag (Linux: termios2 with BOTHER). */
+export function isCustomRate(c: SerialOsConstants, baud: number): boolean {
+  return c.CBAUD !== 0 && !c.speedCodes.has(baud);
 }
 
 /** Whether the line is raw as encodeLine leaves it (no echo, no canonical mode, no output processing). */

@@ -142,6 +142,16 @@ describe("term_serial and break", () => {
     expect(brk.baud).toBe(250000);
   });
 
+  test("a standard rate is set as its B-code: stty and the driver read it back (not 'speed 0')", async () => {
+    const line = keep(await ptyPair(tempDir()));
+    await host.open({ name: "stty", serial: { path: line.path, baud: 9600 } }, ctx);
+    const stty = Bun.spawnSync(["stty", "-F", line.path], { stdout: "pipe", stderr: "pipe" });
+    expect(stty.stdout.toString()).toContain("speed 9600 baud");
+    await host.serial({ session: "stty", baud: 57600 }, ctx);
+    const after = Bun.spawnSync(["stty", "-F", line.path], { stdout: "pipe", stderr: "pipe" });
+    expect(after.stdout.toString()).toContain("speed 57600 baud");
+  });
+
   test('keys: ["break"] needs a serial line, and is refused elsewhere before anything is typed', async () => {
     const line = keep(await ptyPair(tempDir()));
     await host.open({ name: "brk", serial: { path: line.path } }, ctx);

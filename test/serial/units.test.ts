@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { serialConstants } from "../../src/serial/constants.ts";
-import { decodeLine, encodeLine, isRaw } from "../../src/serial/termios.ts";
+import { decodeLine, encodeLine, isCustomRate, isRaw } from "../../src/serial/termios.ts";
 import { DEFAULT_LINE, FLOWS, PARITIES, parseSerialSpec, type LineSettings } from "../../src/serial/settings.ts";
 import { mapNewlines } from "../../src/backend/serial.ts";
 import { classify } from "../../src/terminal/classify.ts";
@@ -38,16 +38,38 @@ describe("termios", () => {
     });
   }
 
-  test("linux: 7E2 with RTS/CTS is the exact cflag bits, with BOTHER and the rate in c_ospeed", () => {
+  test("linux: 7E2 at 9600 with RTS/CTS is the exact cflag bits, with the rate as its B-code (B9600)", () => {
     const buf = new Uint8Array(linux.termiosSize);
     encodeLine(buf, linux, { baud: 9600, dataBits: 7, parity: "even", stopBits: 2, flow: "rtscts" });
     const dv = new DataView(buf.buffer);
     const cflag = dv.getUint32(8, true);
-    // CS7 | CSTOPB | CREAD | PARENB | HUPCL | CLOCAL | BOTHER | CRTSCTS
-    expect(cflag).toBe((0o40 | 0o100 | 0o200 | 0o400 | 0o2000 | 0o4000 | 0o10000 | 0x80000000) >>> 0);
+    // CS7 | CSTOPB | CREAD | PARENB | HUPCL | CLOCAL | B9600 | CRTSCTS
+    expect(cflag).toBe((0o40 | 0o100 | 0o200 | 0o400 | 0o2000 | 0o4000 | 0o15 | 0x80000000) >>> 0);
     expect(dv.getUint32(0, true)).toBe(0); // iflag: no IXON/IXOFF, no ICRNL
-    expect(dv.getUint32(36, true)).toBe(9600);
-    expect(dv.getUint32(40, true)).toBe(9600);
+    expect(isCustomRate(linux, 9600)).toBe(false);
+  });
+
+  test("linux: standard rates use their B-codes, others BOTHER with the rate in c_ispeed/c_ospeed", () => {
+    const codes: [number, number][] = [
+      [50, 0o1],
+      [38400, 0o17],
+      [57600, 0o10001],
+      [115200, 0o10002],
+      [4000000, 0o10017],
+    ];
+    for (const [baud, code] of codes) {
+      const buf = new Uint8Array(linux.termiosSize);
+      encodeLine(buf, linux, { baud, dataBits: 8, parity: "none", stopBits: 1, flow: "none" });
+      expect(new DataView(buf.buffer).getUint32(8, true) & linux.CBAUD).toBe(code);
+      expect(decodeLine(buf, linux).baud).toBe(baud);
+    }
+    const custom = new Uint8Array(linux.termiosSize);
+    encodeLine(custom, linux, { baud: 250000, dataBits: 8, parity: "none", stopBits: 1, flow: "none" });
+    const dv = new DataView(custom.buffer);
+    expect(dv.getUint32(8, true) & linux.CBAUD).toBe(0o10000);
+    expect(dv.getUint32(36, true)).toBe(250000);
+    expect(dv.getUint32(40, true)).toBe(250000);
+    expect(isCustomRate(linux, 250000)).toBe(true);
   });
 });
 
