@@ -75,7 +75,7 @@ const VERBS: Record<string, Verb> = {
   },
 };
 
-export async function main(argv: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === "--version" || first === "-v" || first === "version") {
     process.stdout.write(`ptyhub ${VERSION}\n`);
@@ -98,23 +98,25 @@ export async function main(argv: string[]): Promise<number> {
   return verb(rest);
 }
 
-if (import.meta.main) {
-  // `ptyhub ls | head`: a reader that goes away is not an error worth a stack trace.
-  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code === "EPIPE") process.exit(0);
-    throw err;
-  });
-  main(process.argv.slice(2)).then(
-    (code) => {
-      if (code !== 0) process.exitCode = code;
-    },
-    (err: unknown) => {
-      const msg =
-        err instanceof AppError
-          ? `${err.code}: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ""}`
-          : String(err instanceof Error ? err.stack : err);
-      process.stderr.write(`ptyhub: ${msg}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+// This file is only ever an entry point (bun src/cli.ts, the package's bin, the compiled binary), so it
+// runs unconditionally. It must not ask `import.meta.main`: in binaries compiled through the
+// Bun.build() API for Windows that is false (the entry is B:/~BUN/root/plain-api, oven-sh/bun#30084),
+// and the released exe then did nothing at all.
+// `ptyhub ls | head`: a reader that goes away is not an error worth a stack trace.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (err: unknown) => {
+    const msg =
+      err instanceof AppError
+        ? `${err.code}: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ""}`
+        : String(err instanceof Error ? err.stack : err);
+    process.stderr.write(`ptyhub: ${msg}\n`);
+    process.exitCode = 1;
+  },
+);
