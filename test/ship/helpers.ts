@@ -88,16 +88,17 @@ export interface HostBuild {
   checksumsPath: string;
 }
 
-let pendingBuild: Promise<HostBuild> | undefined;
+const pendingBuilds = new Map<string, Promise<HostBuild>>();
 
 /**
- * One fixed directory per checkout, emptied and rebuilt by each run. bun test has no hook that
- * runs after the last test file, so a fresh temp dir per run would pile up ~160 MB each time;
- * this way at most one build is left behind (none under test/run.ts, which removes its TMPDIR).
+ * One fixed directory per checkout and target, emptied and rebuilt by each run. bun test has no
+ * hook that runs after the last test file, so a fresh temp dir per run would pile up ~160 MB each
+ * time; this way at most one build per target is left behind (none under test/run.ts, which
+ * removes its TMPDIR).
  */
-function sharedBuildDir(): string {
+function sharedBuildDir(target: ReleaseTarget): string {
   const checkout = new Bun.CryptoHasher("sha256").update(REPO_ROOT).digest("hex").slice(0, CHECKOUT_HASH_LENGTH);
-  return join(tmpdir(), `ptyhub-ship-dist-${checkout}`);
+  return join(tmpdir(), `ptyhub-ship-dist-${checkout}-${target.bunTarget}`);
 }
 
 /**
@@ -105,21 +106,31 @@ function sharedBuildDir(): string {
  * shared by every ship test. PTYHUB_SHIP_DIST points at an existing build to skip building.
  */
 export function hostBuild(): Promise<HostBuild> {
-  pendingBuild ??= buildHostOnce();
-  return pendingBuild;
-}
-
-async function buildHostOnce(): Promise<HostBuild> {
   const target = hostTarget();
   if (!target) throw new Error(`ptyhub has no release target for ${process.platform}-${process.arch}`);
-  const reuse = process.env.PTYHUB_SHIP_DIST;
-  const outDir = reuse ? resolve(reuse) : sharedBuildDir();
+  return targetBuild(target, process.env.PTYHUB_SHIP_DIST);
+}
+
+/**
+ * Any release target, cross-compiled by build.ts once per test run (`reuse`: a directory that
+ * already holds its build).
+ */
+export function targetBuild(target: ReleaseTarget, reuse?: string): Promise<HostBuild> {
+  let pending = pendingBuilds.get(target.bunTarget);
+  if (!pending) {
+    pending = buildOnce(target, reuse);
+    pendingBuilds.set(target.bunTarget, pending);
+  }
+  return pending;
+}
+
+async function buildOnce(target: ReleaseTarget, reuse: string | undefined): Promise<HostBuild> {
+  const outDir = reuse ? resolve(reuse) : sharedBuildDir(target);
   if (!reuse) {
     rmSync(outDir, { recursive: true, force: true });
-    const result = await runProcess([process.execPath, "build.ts", "--outdir", outDir], {
-      cwd: REPO_ROOT,
-      timeoutMs: BUILD_TIMEOUT_MS,
-    });
+    const argv = [process.execPath, "build.ts", "--outdir", outDir];
+    if (target !== hostTarget()) argv.push("--target", target.bunTarget);
+    const result = await runProcess(argv, { cwd: REPO_ROOT, timeoutMs: BUILD_TIMEOUT_MS });
     if (result.code !== 0)
       throw new Error(`bun run build failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
   }
