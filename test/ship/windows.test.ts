@@ -1,0 +1,170 @@
+/**
+ * The windows-x64 release exe, run here under Wine 8.0 (Debian's wine64): it must start and
+ * serve, whatever path built it. It once printed nothing at all: in exes built through the
+ * Bun.build() API `import.meta.main` is false on Windows (oven-sh/bun#30084).
+ *
+ * What Wine carries (../shared/notes/windows-under-wine.md): loopback TCP and processes, but no
+ * Unix-domain sockets (so no daemon: PTYHUB_PERSISTENT=0) and no stdin from a Linux pipe (so MCP
+ * runs over Streamable HTTP, not stdio). SSH sessions to a real sshd on 127.0.0.1 are how
+ * Windows users reach their hosts today. Stock Wine 8.0 lacks bcryptprimitives.dll's ProcessPrng,
+ * which every Bun exe needs: a 12-line shim (test/ship/wine/bcryptprimitives.c) built with mingw
+ * stands in for it in the test's own Wine prefix.
+ *
+ * Needs /usr/lib/wine/wine64 and x86_64-w64-mingw32-gcc (Debian: wine, wine64,
+ * gcc-mingw-w64-x86-64-win32). Without them the file skips, unless PTYHUB_REQUIRE_WINE=1 (CI sets
+ * it), when a missing tool is a failure.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { findTarget } from "../../scripts/release-targets.ts";
+import { currentUser, haveSshd, keygen, startSshd, type Sshd } from "../ssh/sshd.ts";
+import { BUILD_TIMEOUT_MS, VERSION, isolatedEnv, makeTempDir, runProcess, targetBuild } from "./helpers.ts";
+
+const WINE = "/usr/lib/wine/wine64";
+const WINESERVER = "/usr/lib/wine/wineserver64";
+const MINGW = Bun.which("x86_64-w64-mingw32-gcc");
+const available = existsSync(WINE) && MINGW !== null && haveSshd;
+if (!available && process.env.PTYHUB_REQUIRE_WINE === "1") {
+  throw new Error(`PTYHUB_REQUIRE_WINE=1 but ${WINE}, x86_64-w64-mingw32-gcc or sshd is missing`);
+}
+
+/** A first Wine start sets up its prefix (~10 s); calls through Wine are slower than native ones. */
+const PREFIX_TIMEOUT_MS = 120_000;
+const CALL_TIMEOUT_MS = 60_000;
+const TEST_TIMEOUT_MS = 180_000;
+/** ptyhub refuses HTTP tokens shorter than this. */
+const TOKEN = "wine-smoke-token-0123456789abcdef0123456789";
+
+const target = findTarget("bun-windows-x64");
+if (!target) throw new Error("windows-x64 is no longer a release target");
+
+let sandbox: string;
+let exe: string;
+let env: Record<string, string>;
+let server: ReturnType<typeof Bun.spawn> | undefined;
+let url: string;
+let sshd: Sshd | undefined;
+let identity: string;
+
+/** Reads the server's stderr until its banner names the URL it listens at. */
+async function waitForUrl(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  const dec = new TextDecoder();
+  let text = "";
+  const timer = setTimeout(() => void reader.cancel(), CALL_TIMEOUT_MS);
+  try {
+    for (;;) {
+      const found = /at (http:\/\/\S+\/mcp)\s*$/m.exec(text)?.[1];
+      if (found) return found;
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the exe ended before listening: ${text}`);
+      text += dec.decode(value, { stream: true });
+    }
+  } finally {
+    clearTimeout(timer);
+    reader.releaseLock();
+  }
+}
+
+async function connect(): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+  });
+  const client = new Client({ name: "ptyhub-wine-smoke", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+}
+
+describe.skipIf(!available)("windows-x64 exe under Wine", () => {
+  beforeAll(async () => {
+    const build = await targetBuild(target);
+    sandbox = makeTempDir("wine");
+    exe = build.binaryPath;
+    env = isolatedEnv(join(sandbox, "home"), {
+      WINEPREFIX: join(sandbox, "prefix"),
+      WINEDEBUG: "-all",
+      PTYHUB_PERSISTENT: "0",
+      PTYHUB_HTTP_TOKEN: TOKEN,
+    });
+    const boot = await runProcess([WINE, "wineboot", "--init"], { env, timeoutMs: PREFIX_TIMEOUT_MS });
+    if (boot.code !== 0) throw new Error(`wineboot failed (${boot.code}): ${boot.stderr}`);
+    const shim = join(sandbox, "bcryptprimitives.dll");
+    const source = join(import.meta.dir, "wine", "bcryptprimitives.c");
+    const cc = await runProcess([MINGW!, "-O2", "-shared", "-o", shim, source, "-lbcrypt"]);
+    if (cc.code !== 0) throw new Error(`building the ProcessPrng shim failed: ${cc.stderr}`);
+    copyFileSync(shim, join(env.WINEPREFIX!, "drive_c", "windows", "system32", "bcryptprimitives.dll"));
+
+    const keys = join(sandbox, "keys");
+    mkdirSync(keys);
+    identity = await keygen(join(keys, "id_ed25519"));
+    sshd = await startSshd({ authorizedKeys: await Bun.file(`${identity}.pub`).text() });
+
+    server = Bun.spawn([WINE, exe, "serve", "--http", "--port", "0"], {
+      env,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    // The banner goes to stdout; stderr is drained so the exe never blocks on a full pipe.
+    void new Response(server.stderr).text();
+    url = await waitForUrl(server.stdout as ReadableStream<Uint8Array>);
+  }, BUILD_TIMEOUT_MS + PREFIX_TIMEOUT_MS);
+
+  afterAll(async () => {
+    server?.kill("SIGKILL");
+    await server?.exited;
+    // Every Wine process of the prefix (wineserver, services, the exe's children) ends with it.
+    if (env) await runProcess([WINESERVER, "-k"], { env, timeoutMs: CALL_TIMEOUT_MS });
+    await sshd?.stop();
+    if (sandbox) rmSync(sandbox, { recursive: true, force: true });
+  }, PREFIX_TIMEOUT_MS);
+
+  test("--version prints the stamped version", async () => {
+    const result = await runProcess([WINE, exe, "--version"], { env });
+    expect(result.stdout.trim()).toBe(`ptyhub ${VERSION}`);
+    expect(result.code).toBe(0);
+  });
+
+  test(
+    "MCP over HTTP: initialize, tools/list, and an SSH session with exact exit codes",
+    async () => {
+      const client = await connect();
+      try {
+        expect(client.getServerVersion()).toMatchObject({ name: "ptyhub", version: VERSION });
+        const tools = (await client.listTools()).tools.map((t) => t.name);
+        expect(tools).toEqual(expect.arrayContaining(["term_open", "term_exec", "term_send", "term_read"]));
+
+        const opened = await call(client, "term_open", {
+          name: "remote",
+          ssh: {
+            host: "127.0.0.1",
+            port: sshd!.port,
+            user: currentUser,
+            identity_file: identity,
+            host_key: "accept-new",
+          },
+        });
+        expect(opened.isError, JSON.stringify(opened.content)).toBeFalsy();
+        expect(opened.structuredContent).toMatchObject({ session: "remote", kind: "ssh" });
+
+        const ran = await call(client, "term_exec", { session: "remote", command: "echo from-wine; (exit 3)" });
+        expect(ran.structuredContent).toMatchObject({ status: "done", exit_code: 3, output: "from-wine" });
+        const ok = await call(client, "term_exec", { session: "remote", command: "uname -s" });
+        expect(ok.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "Linux" });
+        const closed = await call(client, "term_close", { session: "remote" });
+        expect(closed.structuredContent).toMatchObject({ session: "remote", closed: true });
+      } finally {
+        await client.close();
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
