@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Subprocess } from "bun";
 import { findTarget } from "../../scripts/release-targets.ts";
 import { currentUser, haveSshd, keygen, startSshd, type Sshd } from "../ssh/sshd.ts";
 import { BUILD_TIMEOUT_MS, VERSION, isolatedEnv, makeTempDir, runProcess, targetBuild } from "./helpers.ts";
@@ -45,7 +46,7 @@ if (!target) throw new Error("windows-x64 is no longer a release target");
 let sandbox: string;
 let exe: string;
 let env: Record<string, string>;
-let server: ReturnType<typeof Bun.spawn> | undefined;
+let server: Subprocess<"ignore", "pipe", "pipe"> | undefined;
 let url: string;
 let sshd: Sshd | undefined;
 let identity: string;
@@ -115,7 +116,7 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
     });
     // The banner goes to stdout; stderr is drained so the exe never blocks on a full pipe.
     void new Response(server.stderr).text();
-    url = await waitForUrl(server.stdout as ReadableStream<Uint8Array>);
+    url = await waitForUrl(server.stdout);
   }, BUILD_TIMEOUT_MS + PREFIX_TIMEOUT_MS);
 
   afterAll(async () => {
