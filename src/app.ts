@@ -29,7 +29,10 @@ export function createApp(config: Config = loadConfig()): App {
     returnMemoryWhenSessionsEnd(made.manager);
     return made;
   });
-  const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault: config.persistent });
+  // Windows has no daemon yet (it listens on a Unix socket): sessions live in this process there,
+  // unless term_open asks for persistent ones.
+  const persistentByDefault = config.persistent && process.platform !== "win32";
+  const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault });
   return {
     config,
     host,

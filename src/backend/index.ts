@@ -11,6 +11,7 @@ import { planLaunch, validateEnv } from "../session/launch.ts";
 import type { Backend, BackendKind } from "./backend.ts";
 import type { SshParams } from "./ssh.ts";
 import { LocalBackend } from "./local.ts";
+import { ConptyBackend } from "./conpty/backend.ts";
 import type { SerialSpec } from "../serial/settings.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { withSandbox } from "../sandbox/plan.ts";
@@ -77,7 +78,8 @@ export async function openBackend(spec: BackendSpec, ctx: OpenContext): Promise<
 function openLocal(spec: LocalSpec, ctx: OpenContext): OpenedBackend {
   const req = { command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env, defaultShell: ctx.config.shell };
   const plan = withSandbox(planLaunch(req, spec.nonce, spec.sessionId), spec.sandbox);
-  const backend = new LocalBackend({ argv: plan.argv, cwd: plan.cwd, env: plan.env, cols: spec.cols, rows: spec.rows });
+  const options = { argv: plan.argv, cwd: plan.cwd, env: plan.env, cols: spec.cols, rows: spec.rows };
+  const backend = process.platform === "win32" ? new ConptyBackend(options) : new LocalBackend(options);
   return {
     kind: "local",
     target: plan.target,

@@ -5,6 +5,7 @@
  * (pty/writer.ts). So a session that floods never slows the others, and a program that prints
  * faster than we parse is paused by the kernel rather than buffered in memory. The program is a
  * session leader, so closing ends its whole session: background jobs included (process-tree.ts).
+ * POSIX only: Windows sessions run on a pseudo console (conpty/backend.ts).
  */
 import type { Subprocess } from "bun";
 import { accessSync, closeSync, constants as fsc } from "node:fs";
@@ -63,13 +64,6 @@ export class LocalBackend implements Backend {
   private closing: Promise<ExitInfo> | null = null;
 
   constructor(opts: LocalSpawnOptions) {
-    if (process.platform === "win32") {
-      throw new AppError(
-        "SPAWN_FAILED",
-        "local terminal sessions are not available on Windows yet",
-        "Use an ssh session (term_open with ssh) from Windows, or run ptyhub under WSL.",
-      );
-    }
     const program = opts.argv[0] ?? "";
     if (!findExecutable(program, opts.cwd, opts.env.PATH ?? "")) {
       throw new AppError("SPAWN_FAILED", `cannot start ${program}: not found or not executable`, SPAWN_HINT);

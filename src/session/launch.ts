@@ -71,7 +71,13 @@ export function validateEnv(env: Record<string, string> | undefined): Record<str
   return env;
 }
 
+/** Windows: the command interpreter (COMSPEC), for the default session and command lines. */
+function windowsShell(): string {
+  return process.env.COMSPEC ?? "C:\\Windows\\System32\\cmd.exe";
+}
+
 export function defaultShellPath(configured?: string): string {
+  if (process.platform === "win32") return configured ?? windowsShell();
   const candidates = [configured, process.env.SHELL, "/bin/bash", "/bin/sh"];
   for (const c of candidates) if (c && existsSync(c)) return c;
   return "/bin/sh";
@@ -113,6 +119,7 @@ export function planLaunch(req: LaunchRequest, nonce: string, sessionId: string)
     };
   }
   const command = req.command?.trim();
+  if (process.platform === "win32") return planWindows(command, cwd, env, req.defaultShell);
   const shell = !command
     ? defaultShellPath(req.defaultShell)
     : /^\S+$/.test(command) && shellFamilyOf(command)
@@ -137,4 +144,27 @@ export function planLaunch(req: LaunchRequest, nonce: string, sessionId: string)
     };
   }
   return { argv: ["/bin/sh", "-c", command!], cwd, env, integration: "none", family: null, target: command! };
+}
+
+/**
+ * Windows has no POSIX shells to integrate with yet: the default session is cmd.exe (or the
+ * configured shell) as it is, and a command line runs through `cmd /d /s /c`. Completion there is
+ * by exit and by what the screen shows, not by marks.
+ */
+function planWindows(
+  command: string | undefined,
+  cwd: string,
+  env: Record<string, string>,
+  configured: string | undefined,
+): LaunchPlan {
+  const shell = defaultShellPath(configured);
+  if (!command) return { argv: [shell], cwd, env, integration: "none", family: null, target: shell };
+  return {
+    argv: [windowsShell(), "/d", "/s", "/c", command],
+    cwd,
+    env,
+    integration: "none",
+    family: null,
+    target: command,
+  };
 }

@@ -4,11 +4,12 @@
  * Bun.build() API `import.meta.main` is false on Windows (oven-sh/bun#30084).
  *
  * What Wine carries (../shared/notes/windows-under-wine.md): loopback TCP and processes, but no
- * Unix-domain sockets (so no daemon: PTYHUB_PERSISTENT=0) and no stdin from a Linux pipe (so MCP
+ * Unix-domain sockets (no daemon: on Windows sessions live in the server unless asked otherwise) and no stdin from a Linux pipe (so MCP
  * runs over Streamable HTTP, not stdio). SSH sessions to a real sshd on 127.0.0.1 are how
  * Windows users reach their hosts today. Stock Wine 8.0 lacks bcryptprimitives.dll's ProcessPrng,
  * which every Bun exe needs: a 12-line shim (test/ship/wine/bcryptprimitives.c) built with mingw
- * stands in for it in the test's own Wine prefix.
+ * stands in for it in the test's own Wine prefix. Local sessions run on a pseudo console (ConPTY
+ * through bun:ffi, src/backend/conpty/); what Wine cannot carry (resize: E_NOTIMPL) is left out.
  *
  * Needs /usr/lib/wine/wine64 and x86_64-w64-mingw32-gcc (Debian: wine, wine64,
  * gcc-mingw-w64-x86-64-win32). Without them the file skips, unless PTYHUB_REQUIRE_WINE=1 (CI sets
@@ -37,6 +38,8 @@ if (!available && process.env.PTYHUB_REQUIRE_WINE === "1") {
 const PREFIX_TIMEOUT_MS = 120_000;
 const CALL_TIMEOUT_MS = 60_000;
 const TEST_TIMEOUT_MS = 180_000;
+/** How often term_list is asked whether a session has exited. */
+const EXIT_POLL_MS = 200;
 /** ptyhub refuses HTTP tokens shorter than this. */
 const TOKEN = "wine-smoke-token-0123456789abcdef0123456789";
 
@@ -92,7 +95,6 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
     env = isolatedEnv(join(sandbox, "home"), {
       WINEPREFIX: join(sandbox, "prefix"),
       WINEDEBUG: "-all",
-      PTYHUB_PERSISTENT: "0",
       PTYHUB_HTTP_TOKEN: TOKEN,
     });
     const boot = await runProcess([WINE, "wineboot", "--init"], { env, timeoutMs: PREFIX_TIMEOUT_MS });
@@ -102,6 +104,12 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
     const cc = await runProcess([MINGW!, "-O2", "-shared", "-o", shim, source, "-lbcrypt"]);
     if (cc.code !== 0) throw new Error(`building the ProcessPrng shim failed: ${cc.stderr}`);
     copyFileSync(shim, join(env.WINEPREFIX!, "drive_c", "windows", "system32", "bcryptprimitives.dll"));
+    // Wine leaves a pseudo console's child on its parent's std handles: this test-only launcher
+    // reopens CONIN$/CONOUT$ before running the command (real Windows needs none).
+    const stdfix = join(sandbox, "stdfix.exe");
+    const fix = await runProcess([MINGW!, "-O2", "-o", stdfix, join(import.meta.dir, "wine", "stdfix.c")]);
+    if (fix.code !== 0) throw new Error(`building the std-handle launcher failed: ${fix.stderr}`);
+    env.PTYHUB_CONPTY_LAUNCHER = `Z:${stdfix.replaceAll("/", "\\")}`;
 
     const keys = join(sandbox, "keys");
     mkdirSync(keys);
@@ -162,6 +170,70 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
         expect(ok.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "Linux" });
         const closed = await call(client, "term_close", { session: "remote" });
         expect(closed.structuredContent).toMatchObject({ session: "remote", closed: true });
+      } finally {
+        await client.close();
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+  /** The session's entry in term_list once it has exited (a pseudo console reports exit by polling). */
+  async function exitedEntry(client: Client, session: string): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + CALL_TIMEOUT_MS;
+    for (;;) {
+      const list = await call(client, "term_list", {});
+      const sessions = (list.structuredContent as { sessions: Record<string, unknown>[] }).sessions;
+      const entry = sessions.find((s) => s.session === session);
+      if (entry?.state === "exited" || Date.now() > deadline) return entry ?? {};
+      await Bun.sleep(EXIT_POLL_MS);
+    }
+  }
+
+  test(
+    "a local cmd.exe on a pseudo console: its output, exit codes, typed input",
+    async () => {
+      const client = await connect();
+      try {
+        const once = await call(client, "term_open", {
+          name: "once",
+          command: "cmd.exe",
+          args: ["/c", "echo from-conpty & exit 5"],
+        });
+        expect(once.isError, JSON.stringify(once.content)).toBeFalsy();
+        expect(once.structuredContent).toMatchObject({ session: "once", kind: "local" });
+        expect(await exitedEntry(client, "once")).toMatchObject({ state: "exited", exit_code: 5 });
+        const screen = await call(client, "term_read", { session: "once", mode: "screen" });
+        expect((screen.structuredContent as { output: string }).output).toContain("from-conpty");
+
+        const shell = await call(client, "term_open", { name: "cmd", command: "cmd.exe" });
+        expect(shell.isError, JSON.stringify(shell.content)).toBeFalsy();
+        const typed = await call(client, "term_send", {
+          session: "cmd",
+          text: "echo typed-%OS%",
+          until: "typed-Windows_NT",
+          wait_ms: 30_000,
+        });
+        expect(typed.structuredContent).toMatchObject({ matched: "typed-Windows_NT" });
+        await call(client, "term_send", { session: "cmd", text: "exit 7", wait_ms: 1000 });
+        expect(await exitedEntry(client, "cmd")).toMatchObject({ state: "exited", exit_code: 7 });
+      } finally {
+        await client.close();
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "closing a pseudo console session ends its program",
+    async () => {
+      const client = await connect();
+      try {
+        await call(client, "term_open", { name: "long", command: "cmd.exe" });
+        const closed = await call(client, "term_close", { session: "long" });
+        // The job object ended the program (and anything it started) with exit code 1.
+        expect(closed.structuredContent).toMatchObject({ session: "long", closed: true, exit_code: 1 });
+        const list = await call(client, "term_list", {});
+        const sessions = (list.structuredContent as { sessions: { session: string }[] }).sessions;
+        expect(sessions.map((s) => s.session)).not.toContain("long");
       } finally {
         await client.close();
       }

@@ -1,0 +1,80 @@
+#!/usr/bin/env bun
+/**
+ * The windows-x64 exe on real Windows (the `windows` job of .github/workflows/ci.yml): over stdio,
+ * with the real MCP SDK client, a local cmd.exe on a pseudo console — output, exit codes, typed
+ * input, resize, close. Wine runs the rest of the smoke on Linux (test/ship/windows.test.ts) but
+ * cannot carry stdio from a Linux pipe, resize or the exact std-handle behaviour: this covers them.
+ *
+ *   bun scripts/windows-smoke.ts PATH\TO\ptyhub.exe
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+const CALL_TIMEOUT_MS = 60_000;
+const EXIT_POLL_MS = 200;
+
+const exe = process.argv[2];
+if (!exe) {
+  process.stderr.write("usage: bun scripts/windows-smoke.ts PATH\\TO\\ptyhub.exe\n");
+  process.exit(2);
+}
+
+const client = new Client({ name: "ptyhub-windows-smoke", version: "1.0.0" });
+await client.connect(
+  new StdioClientTransport({
+    command: exe,
+    args: [],
+    env: { ...process.env, PTYHUB_PERSISTENT: "0" } as Record<string, string>,
+  }),
+);
+
+async function call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const r = (await client.callTool({ name, arguments: args }, undefined, {
+    timeout: CALL_TIMEOUT_MS,
+  })) as CallToolResult;
+  if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content)}`);
+  return r.structuredContent as Record<string, unknown>;
+}
+
+function check(what: string, ok: boolean, got: unknown): void {
+  if (!ok) throw new Error(`${what}: got ${JSON.stringify(got)}`);
+  process.stdout.write(`ok   ${what}\n`);
+}
+
+async function exited(session: string): Promise<Record<string, unknown> | undefined> {
+  const deadline = Date.now() + CALL_TIMEOUT_MS;
+  for (;;) {
+    const { sessions } = (await call("term_list", {})) as { sessions: Record<string, unknown>[] };
+    const entry = sessions.find((s) => s.session === session);
+    if (entry?.state === "exited" || Date.now() > deadline) return entry;
+    await Bun.sleep(EXIT_POLL_MS);
+  }
+}
+
+try {
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  check("tools/list names term_open", tools.includes("term_open"), tools);
+
+  await call("term_open", { name: "once", command: "cmd.exe", args: ["/c", "echo from-conpty & exit 5"] });
+  const once = await exited("once");
+  check("cmd /c exits with its code", once?.exit_code === 5, once);
+  const screen = await call("term_read", { session: "once", mode: "screen" });
+  check("its output is on the screen", String(screen.output).includes("from-conpty"), screen);
+
+  await call("term_open", { name: "cmd", command: "cmd.exe" });
+  const typed = await call("term_send", { session: "cmd", text: "echo typed-%OS%", until: "typed-Windows_NT" });
+  check("typed input reaches cmd.exe", typed.matched === "typed-Windows_NT", typed);
+  await call("term_resize", { session: "cmd", cols: 91, rows: 27 });
+  const mode = await call("term_send", { session: "cmd", text: "mode con", until: "Columns:\\s+91" });
+  check("resize reaches the console", typeof mode.matched === "string", mode);
+  await call("term_send", { session: "cmd", text: "exit 7", wait_ms: 1000 });
+  const cmd = await exited("cmd");
+  check("exit 7 ends the session with code 7", cmd?.exit_code === 7, cmd);
+
+  await call("term_open", { name: "long", command: "cmd.exe" });
+  const closed = await call("term_close", { session: "long" });
+  check("term_close ends the program", closed.closed === true && closed.exit_code !== null, closed);
+} finally {
+  await client.close();
+}
