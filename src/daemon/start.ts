@@ -22,8 +22,13 @@ import { sessionEnvAllow, withoutClientEnv } from "../session/client-env.ts";
 
 const log = logger("daemon-start");
 
-/** Upper bound on starting a daemon, including waiting for another starter. */
-const START_TIMEOUT_MS = 10_000;
+/**
+ * Upper bound on starting a daemon, including waiting for another starter (who holds the start
+ * lock only while alive). On a loaded machine, or under a user-mode emulator (PTYHUB_SELF_WRAPPER),
+ * a start takes well over 10 s, and a live daemon that is still loading has not failed; one that
+ * exits fails at once.
+ */
+const START_TIMEOUT_MS = 60_000;
 /** First poll delay while waiting for a daemon to answer, and the cap of its backoff. */
 const POLL_FIRST_MS = 10;
 const POLL_MAX_MS = 150;
