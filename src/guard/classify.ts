@@ -55,25 +55,24 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
   const lineCtx: RuleContext = { ...ctx };
   for (const input of all) {
     const argv = input.inv.argv;
-    if (argv.length === 0) continue;
-    if (argv[0] === "cd") {
-      lineCtx.cwd = resolveWord(argv[1] ?? "~", lineCtx);
+    if (DIRECTORY_CHANGERS.has(argv[0] ?? "")) {
+      lineCtx.cwd = newDirectory(argv, lineCtx);
       continue;
     }
-    // GNU tools print their help and exit when given --help or --version anywhere.
-    const onlyHelp = argv.includes("--help") || argv.includes("--version");
-    for (const rule of onlyHelp ? [] : rules.builtin) {
+    // An invocation without a program (`exec 3>/dev/vda`, `{ …; } > /dev/vda`) still redirects.
+    for (const rule of asksForHelp(argv) ? [] : rules.builtin) {
       const reason = rule.check(input, lineCtx);
       if (reason) add(rule.id, reason);
     }
-    if (rules.patterns.length > 0) {
+    if (rules.patterns.length > 0 && argv.length > 0) {
       const words = input.inv.argv.join(" ");
       for (const p of rules.patterns) if (p.pattern.test(words)) add(p.id, p.reason);
     }
   }
   if (!rules.disabled.has(FORK_BOMB_RULE)) {
     // A function that starts two copies of itself per call multiplies until the machine stalls.
-    for (const name of parsed.functions) {
+    const functions = [...parsed.functions, ...all.flatMap((x) => x.inv.script?.functions ?? [])];
+    for (const name of new Set(functions)) {
       const calls = all.filter((x) => x.inv.argv[0] === name);
       const piped = calls.some((x) => x.pipeline.filter((p) => p.argv[0] === name).length >= 2);
       if (piped || calls.length >= 3) {
@@ -82,6 +81,34 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
     }
   }
   return findings;
+}
+
+/** Builtins that move the shell: what follows on the line runs in the new directory. */
+const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd", "chdir"]);
+
+/** Where `cd`/`pushd`/`popd` leave the shell; null when it cannot be known (`cd -`, `popd`, `cd $X`). */
+function newDirectory(argv: string[], ctx: RuleContext): string | null {
+  if (argv[0] === "popd") return null;
+  // Options (-P, -L, -e, -@) and `--` come first; the operand follows.
+  let i = 1;
+  while (i < argv.length && /^-[LPe@]+$/.test(argv[i]!)) i++;
+  if (argv[i] === "--") i++;
+  const target = argv[i];
+  if (target === undefined) return argv[0] === "pushd" ? null : resolveWord("~", ctx);
+  if (target === "-" || /^[+-]\d+$/.test(target)) return null;
+  return resolveWord(target, ctx);
+}
+
+/**
+ * GNU tools print their help or version and exit when given --help or --version as an option,
+ * that is, before `--`: after it, it is a file name (`rm -rf -- / --help` removes /).
+ */
+function asksForHelp(argv: string[]): boolean {
+  for (const a of argv.slice(1)) {
+    if (a === "--") return false;
+    if (a === "--help" || a === "--version") return true;
+  }
+  return false;
 }
 
 /** A line typed into a database client's prompt. */

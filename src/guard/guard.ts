@@ -48,6 +48,12 @@ export interface TypedInput {
 /** A shell prompt drawn by a shell we have no integration with (a nested ssh, `su`): `$ ` or `# `. */
 const PLAIN_SHELL_PROMPT = /[$#]\s?$/;
 
+/** The rules the settings leave on, with the pattern rules they add. */
+export function settingsRuleSet(settings: GuardSettings): RuleSet {
+  const patterns = settings.rules.map((r) => ({ id: r.id, pattern: new RegExp(r.pattern), reason: r.reason }));
+  return ruleSet({ disable: settings.disable, patterns });
+}
+
 export class Guard {
   private readonly rules: RuleSet;
 
@@ -60,8 +66,7 @@ export class Guard {
     for (const id of settings.disable) {
       if (!known.has(id)) log.warn(`guard.disable names an unknown rule '${id}' (rules: ${[...known].join(", ")})`);
     }
-    const patterns = settings.rules.map((r) => ({ id: r.id, pattern: new RegExp(r.pattern), reason: r.reason }));
-    this.rules = ruleSet({ disable: settings.disable, patterns });
+    this.rules = settingsRuleSet(settings);
   }
 
   /** term_exec: the command is a shell line typed at the prompt. */

@@ -35,7 +35,7 @@ export interface ParsedLine {
 }
 
 /** Words that open or continue a compound command: what follows them is the command. */
-const LEADING_RESERVED = new Set(["{", "!", "if", "then", "else", "elif", "do", "while", "until", "time"]);
+const LEADING_RESERVED = new Set(["{", "!", "if", "then", "else", "elif", "do", "while", "until"]);
 /** Words that only close a compound command. */
 const CLOSING_RESERVED = new Set(["}", "fi", "done", "esac"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
@@ -136,8 +136,10 @@ class Parser {
         continue;
       }
       if (c === ")") {
-        // An unmatched `)` (e.g. a `case` pattern): not ours to judge, skip it.
+        // An unmatched `)` ends a `case` pattern (`case x in x) rm …`): the words before it are the
+        // `case … in` header and the pattern, not a command; what follows is the command.
         this.i++;
+        words = [];
         continue;
       }
       if (c === "<" || c === ">") {
@@ -252,8 +254,9 @@ class Parser {
         continue;
       }
       if (c === "$" && s[this.i + 1] === "'") {
-        this.i++;
-        continue; // $'…' (ANSI-C quoting) reads like '…' for our purpose
+        this.i += 2;
+        out += this.readAnsiC();
+        continue;
       }
       if (c === '"') {
         this.i++;
@@ -268,6 +271,33 @@ class Parser {
       out += c;
       this.i++;
     }
+    return out;
+  }
+
+  /** `$'…'` after the opening quote: bash's ANSI-C escapes decoded (`$'\x72\x6d'` is `rm`). */
+  private readAnsiC(): string {
+    const s = this.s;
+    let out = "";
+    while (this.i < s.length) {
+      const c = s[this.i]!;
+      if (c === "'") {
+        this.i++;
+        return out;
+      }
+      if (c !== "\\") {
+        out += c;
+        this.i++;
+        continue;
+      }
+      const esc = ANSI_C_ESCAPE.exec(s.slice(this.i + 1, this.i + 11));
+      if (!esc) {
+        this.i++;
+        continue;
+      }
+      out += decodeAnsiC(esc[0]);
+      this.i += 1 + esc[0].length;
+    }
+    this.incomplete = true;
     return out;
   }
 
@@ -346,6 +376,30 @@ class Parser {
   }
 }
 
+/** One escape after the backslash in `$'…'`: hex, octal, unicode, control, or a single character. */
+const ANSI_C_ESCAPE = /^(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|[\s\S])/;
+const ANSI_C_SIMPLE: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  v: "\v",
+};
+
+const MAX_CODE_POINT = 0x10ffff;
+
+function decodeAnsiC(esc: string): string {
+  const head = esc[0]!;
+  if (/^[xuU]./.test(esc)) return String.fromCodePoint(Math.min(parseInt(esc.slice(1), 16), MAX_CODE_POINT));
+  if (/^[0-7]/.test(esc)) return String.fromCharCode(parseInt(esc, 8) & 0xff);
+  if (head === "c") return String.fromCharCode(esc.charCodeAt(1) & 0x1f);
+  return ANSI_C_SIMPLE[head] ?? head;
+}
+
 function newCommand(): SimpleCommand {
   return { argv: [], redirects: [], nested: [], stdin: null };
 }
@@ -354,7 +408,14 @@ function newCommand(): SimpleCommand {
 function finishCommand(cmd: SimpleCommand, words: string[], functions: string[]): void {
   let w = words;
   for (;;) {
-    if (w.length > 0 && LEADING_RESERVED.has(w[0]!)) w = w.slice(1);
+    if (w[0] === "time") {
+      // bash's `time` keyword takes -p (POSIX output format) before the command it times.
+      w = w.slice(1);
+      while (w[0] === "-p" || w[0] === "--") w = w.slice(1);
+    } else if (w[0] === "coproc") {
+      // `coproc NAME { …; }` names the coprocess; `coproc cmd …` runs cmd.
+      w = w.slice(w.length >= 2 && w[2] === "{" ? 2 : 1);
+    } else if (w.length > 0 && LEADING_RESERVED.has(w[0]!)) w = w.slice(1);
     else if (w.length > 0 && ASSIGNMENT.test(w[0]!)) w = w.slice(1);
     else if (w[0] === "function" && w.length >= 2) {
       functions.push(w[1]!);

@@ -11,6 +11,8 @@ export interface Invocation {
   argv: string[];
   /** The parsed command it came from (for redirections and standard input). */
   source: SimpleCommand;
+  /** The script it hands to a shell or `eval`, parsed (its functions count for the fork-bomb rule). */
+  script?: ParsedLine;
 }
 
 /**
@@ -74,6 +76,8 @@ function peel(argv: string[]): string[] | null {
       i++;
       continue;
     }
+    const split = name === "env" ? envSplitString(argv, i) : null;
+    if (split) return [...split.words, ...argv.slice(split.next)];
     if (a.startsWith("-") && a.length > 1) {
       const flag = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
       i += spec.valued.includes(flag) && !a.includes("=") ? 2 : 1;
@@ -88,6 +92,26 @@ function peel(argv: string[]): string[] | null {
     break;
   }
   return argv.slice(i);
+}
+
+/**
+ * `env -S STRING` / `--split-string=STRING` (the `#!/usr/bin/env -S` form): STRING is split into
+ * words, quotes honoured, and those words are the command. Null when argv[i] is not that option.
+ */
+function envSplitString(argv: string[], i: number): { words: string[]; next: number } | null {
+  const a = argv[i]!;
+  let value: string | undefined;
+  let next = i + 1;
+  if (a.startsWith("--split-string")) {
+    if (a.includes("=")) value = a.slice(a.indexOf("=") + 1);
+    else [value, next] = [argv[i + 1], i + 2];
+  } else if (/^-[a-zA-Z0-9]*S/.test(a) && !a.startsWith("--")) {
+    const rest = a.slice(a.indexOf("S") + 1);
+    if (rest) value = rest;
+    else [value, next] = [argv[i + 1], i + 2];
+  } else return null;
+  const words = parseShellLine(value ?? "").pipelines[0]?.[0]?.argv ?? [];
+  return { words, next };
 }
 
 /** The script a shell invocation runs: `-c STRING`, or its standard input when given no file. */
@@ -134,10 +158,12 @@ function resolve(cmd: SimpleCommand, depth: number, out: ReturnType<typeof invoc
   if (argv.length > 0 && depth < MAX_UNWRAP_DEPTH) {
     const script =
       program === "eval" ? argv.slice(1).join(" ") : SHELLS.has(program) ? shellScript(argv, cmd.stdin) : null;
-    if (script) out.push(...invocations(parseShellLine(script), depth + 1));
-    if (program === "su") {
-      const c = argv.findIndex((a) => a === "-c" || a === "--command");
-      if (c !== -1 && argv[c + 1]) out.push(...invocations(parseShellLine(argv[c + 1]!), depth + 1));
+    const c = program === "su" ? argv.findIndex((a) => a === "-c" || a === "--command") : -1;
+    const text = script || (c !== -1 ? argv[c + 1] : undefined);
+    if (text) {
+      const parsed = parseShellLine(text);
+      out.push(...invocations(parsed, depth + 1));
+      return { argv: [program, ...argv.slice(1)], source: cmd, script: parsed };
     }
   }
   return { argv: argv.length > 0 ? [program, ...argv.slice(1)] : [], source: cmd };
