@@ -8,6 +8,7 @@ import { invocations } from "./unwrap.ts";
 import { BUILTIN_RULES, type Rule, type RuleContext } from "./rules.ts";
 import { destructiveSql } from "./sql.ts";
 import { resolveWord } from "./paths.ts";
+import { downloadedThenRun } from "./download-run.ts";
 
 export interface Finding {
   rule: string;
@@ -30,6 +31,7 @@ export interface RuleSet {
 
 export const FORK_BOMB_RULE = "fork-bomb";
 export const SQL_RULE = "sql-destroy";
+const PIPE_TO_SHELL_RULE = "pipe-to-shell";
 
 export function ruleSet(opts: { disable?: string[]; patterns?: PatternRule[] } = {}): RuleSet {
   const disabled = new Set(opts.disable ?? []);
@@ -50,6 +52,30 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
     if (!seen.has(key)) findings.push({ rule, reason });
     seen.add(key);
   };
+  judgeParsed(parsed, ctx, rules, add);
+  // Variables the line sets (`d=/; rm -rf $d`, `c=rm; $c -rf /`) are expanded as the shell will, and
+  // the line judged again with their values.
+  const expanded = expandAssignments(line, parsed.assignments);
+  if (expanded !== line) judgeParsed(parseShellLine(expanded), ctx, rules, add);
+  return findings;
+}
+
+/** `line` with `$NAME`/`${NAME}` replaced by the values the line itself assigned (the last one wins). */
+function expandAssignments(line: string, assignments: { name: string; value: string }[]): string {
+  let out = line;
+  for (const { name, value } of [...assignments].reverse()) {
+    const use = new RegExp(`\\$(\\{${name}\\}|${name}(?![A-Za-z0-9_]))`, "g");
+    out = out.replace(use, () => value);
+  }
+  return out;
+}
+
+function judgeParsed(
+  parsed: ReturnType<typeof parseShellLine>,
+  ctx: RuleContext,
+  rules: RuleSet,
+  add: (rule: string, reason: string) => void,
+): void {
   const all = invocations(parsed);
   // `cd dir && …` moves the rest of the line: relative paths and git checks follow it.
   const lineCtx: RuleContext = { ...ctx };
@@ -69,6 +95,9 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
       for (const p of rules.patterns) if (p.pattern.test(words)) add(p.id, p.reason);
     }
   }
+  const pipeRule = rules.builtin.some((r) => r.id === PIPE_TO_SHELL_RULE);
+  const downloaded = pipeRule ? downloadedThenRun(all, lineCtx) : null;
+  if (downloaded) add(PIPE_TO_SHELL_RULE, downloaded);
   if (!rules.disabled.has(FORK_BOMB_RULE)) {
     // A function that starts two copies of itself per call multiplies until the machine stalls.
     const functions = [...parsed.functions, ...all.flatMap((x) => x.inv.script?.functions ?? [])];
@@ -79,9 +108,15 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
         add(FORK_BOMB_RULE, `fork bomb: the function ${name} keeps starting copies of itself`);
       }
     }
+    // The same in a one-line program: `perl -e 'fork while fork'`, `python -c 'while 1: os.fork()'`.
+    const forking = all.find((x) => x.inv.argv.slice(1).some((a) => FORK_LOOP.test(a)));
+    if (forking) add(FORK_BOMB_RULE, `fork bomb: ${forking.inv.argv[0]} forks in an endless loop`);
   }
-  return findings;
 }
+
+/** Program text that forks forever: `fork while fork`, `while(1) fork`, `while True: os.fork()`, `for(;;) fork()`. */
+const FORK_LOOP =
+  /\bfork\b[\s()]*\b(while|until)\b[\s(]*(\d|true|fork)|\b(while\s*[(]?\s*(1|true|True)\s*[)]?\s*[:{]?|for\s*\(\s*;\s*;\s*\))\s*[\w.]*fork\s*\(/;
 
 /** Builtins that move the shell: what follows on the line runs in the new directory. */
 const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd", "chdir"]);

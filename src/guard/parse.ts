@@ -30,6 +30,8 @@ export interface ParsedLine {
   pipelines: SimpleCommand[][];
   /** Names of the functions the line defines (`f() { …; }`, `function f { …; }`). */
   functions: string[];
+  /** Variables the line sets for what follows (`d=/;`, `export c=rm`), quotes removed, in order. */
+  assignments: { name: string; value: string }[];
   /** A quote, substitution or here-document was not closed. */
   incomplete: boolean;
 }
@@ -47,6 +49,7 @@ class Parser {
   /** Inside `…` a backtick ends the substitution, not starts another. */
   private backticks = 0;
   private readonly functions: string[] = [];
+  private readonly assignments: { name: string; value: string }[] = [];
   /** Here-document delimiters waiting for the next newline, and where to put their bodies. */
   private pendingHeredocs: { delimiter: string; stripTabs: boolean; into: SimpleCommand }[] = [];
 
@@ -54,7 +57,7 @@ class Parser {
 
   parse(): ParsedLine {
     const pipelines = this.parseList(null);
-    return { pipelines, functions: this.functions, incomplete: this.incomplete };
+    return { pipelines, functions: this.functions, assignments: this.assignments, incomplete: this.incomplete };
   }
 
   /** Parses until `stop` (")" or "`") or the end of the text; consumes the stop character. */
@@ -64,6 +67,7 @@ class Parser {
     let cmd = newCommand();
     let words: string[] = [];
     const endCommand = (): void => {
+      recordAssignments(words, this.assignments);
       finishCommand(cmd, words, this.functions);
       const empty = cmd.argv.length + cmd.redirects.length + cmd.nested.length === 0 && cmd.stdin === null;
       if (!empty) pipeline.push(cmd);
@@ -173,7 +177,7 @@ class Parser {
   }
 
   private subList(stop: ")" | "`"): ParsedLine {
-    return { pipelines: this.parseList(stop), functions: [], incomplete: false };
+    return { pipelines: this.parseList(stop), functions: [], assignments: [], incomplete: false };
   }
 
   private readRedirect(cmd: SimpleCommand, _fd: string): void {
@@ -404,9 +408,25 @@ function newCommand(): SimpleCommand {
   return { argv: [], redirects: [], nested: [], stdin: null };
 }
 
+/** Builtins whose NAME=value arguments set shell variables. */
+const DECLARING = new Set(["export", "declare", "local", "readonly", "typeset"]);
+
+/** A command of assignments only (`d=/`), or `export NAME=value`: the variables it leaves set. */
+function recordAssignments(words: string[], into: { name: string; value: string }[]): void {
+  const args = DECLARING.has(words[0] ?? "") ? words.slice(1).filter((w) => !w.startsWith("-")) : words;
+  if (args.length === 0 || !args.every((w) => ASSIGNMENT.test(w))) return;
+  for (const w of args) {
+    const eq = w.indexOf("=");
+    into.push({ name: w.slice(0, eq).replace(/\[.*$|\+$/, ""), value: w.slice(eq + 1) });
+  }
+}
+
+/** An unquoted `$IFS` splits a word as a space would (`rm${IFS}-rf${IFS}/`). */
+const IFS_SPLIT = /\$\{IFS\}|\$IFS(?![A-Za-z0-9_])/;
+
 /** Drops leading reserved words and assignments; records `function NAME` definitions. */
 function finishCommand(cmd: SimpleCommand, words: string[], functions: string[]): void {
-  let w = words;
+  let w = words.flatMap((word) => (IFS_SPLIT.test(word) ? word.split(IFS_SPLIT).filter(Boolean) : [word]));
   for (;;) {
     if (w[0] === "time") {
       // bash's `time` keyword takes -p (POSIX output format) before the command it times.

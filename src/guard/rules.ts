@@ -94,7 +94,7 @@ function gitCommand(argv: string[], ctx: RuleContext): { sub: string; args: stri
   return { sub: argv[i]!, args: argv.slice(i + 1), dir };
 }
 
-const SHELL_INTERPRETERS = new Set([
+export const SHELL_INTERPRETERS = new Set([
   ...["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"],
   ...["python", "python3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh"],
 ]);
@@ -160,7 +160,7 @@ function sqlArguments(program: string, args: string[]): string[] {
       continue;
     }
     // sqlite3 DB "SQL…": every argument after the database file is SQL.
-    if (program.startsWith("sqlite") && operands++ > 0) out.push(a);
+    if ((program.startsWith("sqlite") || program === "duckdb") && operands++ > 0) out.push(a);
   }
   return out;
 }
@@ -220,7 +220,7 @@ export const BUILTIN_RULES: Rule[] = [
     summary: "writing raw data to a device: dd of=/dev/…, or a redirection into a disk device",
     check({ inv }, ctx) {
       const [program, ...args] = inv.argv;
-      if (program === "dd") {
+      if (program === "dd" || program === "dcfldd" || program === "dc3dd") {
         const of = args.find((a) => a.startsWith("of="))?.slice(3);
         if (of && isDevicePath(of, ctx)) return `dd overwrites the device ${of}`;
       }
@@ -239,7 +239,11 @@ export const BUILTIN_RULES: Rule[] = [
       const [program, ...args] = inv.argv;
       const zaps =
         program === "sgdisk" && args.some((a) => /^(-[a-zA-Z]*[Zzo][a-zA-Z]*|--zap(-all)?|--clear)$/.test(a));
-      if (program !== "shred" && program !== "wipefs" && program !== "blkdiscard" && !zaps) return null;
+      // parted … mklabel and cryptsetup luksFormat/erase replace what the device held.
+      const relabels = program === "parted" && args.some((a) => a === "mklabel" || a === "mktable");
+      const encrypts = program === "cryptsetup" && args.some((a) => /^(luksFormat|erase|luksErase)$/.test(a));
+      const wipes = program === "shred" || program === "wipefs" || program === "blkdiscard";
+      if (!wipes && !zaps && !relabels && !encrypts) return null;
       const device = args.find((a) => !a.startsWith("-") && isDevicePath(a, ctx));
       return device ? `${program} destroys the data on ${device}` : null;
     },
@@ -307,6 +311,8 @@ export const BUILTIN_RULES: Rule[] = [
       if (git.sub === "reset" && o.long.has("hard")) what = "git reset --hard throws away";
       else if (git.sub === "checkout" && forced && !o.short.has("b") && !o.short.has("B")) {
         what = "git checkout --force throws away";
+      } else if (git.sub === "switch" && (forced || o.long.has("discard-changes"))) {
+        what = "git switch --discard-changes throws away";
       } else if (git.sub === "clean" && (o.short.has("f") || o.long.has("force")) && !dryRun) {
         what = "git clean -f deletes";
       } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree) {
@@ -372,9 +378,9 @@ export const BUILTIN_RULES: Rule[] = [
         if (stops || toTarget) return `${program} ${[verb, ...units].join(" ")} stops or restarts the machine`;
       }
       if (program === "kexec" && args.some((a) => a === "-e" || a === "--exec")) return "kexec -e restarts the machine";
-      const sysrq = inv.source.redirects.find(
-        (r) => OUTPUT_REDIRECT.test(r.op) && resolveWord(r.target, ctx) === SYSRQ,
-      );
+      const sysrq =
+        inv.source.redirects.some((r) => OUTPUT_REDIRECT.test(r.op) && resolveWord(r.target, ctx) === SYSRQ) ||
+        (program === "tee" && args.some((a) => resolveWord(a, ctx) === SYSRQ));
       if (sysrq) return "writing to /proc/sysrq-trigger can reboot or stop the machine at once";
       if ((program === "init" || program === "telinit") && args.some((a) => a === "0" || a === "6")) {
         return `${program} ${args.join(" ")} stops the machine`;

@@ -4,6 +4,7 @@
  * run another line, which is parsed and judged in turn.
  */
 import { parseShellLine, type ParsedLine, type SimpleCommand } from "./parse.ts";
+import { pipelineText } from "./piped-text.ts";
 
 /** A program about to run, after its wrappers are peeled off. */
 export interface Invocation {
@@ -134,9 +135,9 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
   if (depth > MAX_UNWRAP_DEPTH) return out;
   for (const pipeline of line.pipelines) {
     const invs: Invocation[] = [];
-    for (const cmd of pipeline) {
+    for (const [i, cmd] of pipeline.entries()) {
       for (const nested of cmd.nested) out.push(...invocations(nested, depth + 1));
-      const inv = resolve(cmd, depth, out);
+      const inv = resolve(cmd, depth, out, pipelineText(pipeline.slice(0, i)));
       invs.push(inv);
     }
     invs.forEach((inv, index) => out.push({ inv, pipeline: invs, index }));
@@ -144,20 +145,36 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
   return out;
 }
 
-/** Peels wrappers off `cmd`; scripts it hands to a shell or `eval` are parsed into `out`. */
-function resolve(cmd: SimpleCommand, depth: number, out: ReturnType<typeof invocations>): Invocation {
+/**
+ * Peels wrappers off `cmd`; scripts it hands to a shell or `eval` are parsed into `out`. `piped`
+ * is what the commands before it in the pipe print, when the line alone says (piped-text.ts).
+ */
+function resolve(
+  cmd: SimpleCommand,
+  depth: number,
+  out: ReturnType<typeof invocations>,
+  piped: string | null,
+): Invocation {
   let argv = cmd.argv;
   for (let n = 0; n < MAX_UNWRAP_DEPTH; n++) {
     const inner = peel(argv);
     if (inner === null) break;
-    argv = inner;
+    // xargs appends the words it reads to the command: `echo / | xargs rm -rf` is `rm -rf /`.
+    const input = baseName(argv[0]!) === "xargs" ? (cmd.stdin ?? piped) : null;
+    argv = input ? [...inner, ...input.split(/\s+/).filter(Boolean)] : inner;
   }
   // Assignments after a wrapper (`sudo FOO=1 rm …`) are not the program either.
   while (argv.length > 1 && ENV_ASSIGNMENT.test(argv[0]!)) argv = argv.slice(1);
   const program = baseName(argv[0] ?? "");
   if (argv.length > 0 && depth < MAX_UNWRAP_DEPTH) {
+    const runsScript = program === "eval" || program === "source" || program === "." || SHELLS.has(program);
     const script =
-      program === "eval" ? argv.slice(1).join(" ") : SHELLS.has(program) ? shellScript(argv, cmd.stdin) : null;
+      program === "eval" ? argv.slice(1).join(" ") : SHELLS.has(program) ? shellScript(argv, cmd.stdin ?? piped) : null;
+    // `eval "$(echo … | base64 -d)"`, `sh -c "$(printf …)"`: the substitution's text is known, so is the script.
+    for (const line of runsScript ? cmd.nested : []) {
+      const text = line.pipelines.length === 1 ? pipelineText(line.pipelines[0]!) : null;
+      if (text) out.push(...invocations(parseShellLine(text), depth + 1));
+    }
     const c = program === "su" ? argv.findIndex((a) => a === "-c" || a === "--command") : -1;
     const text = script || (c !== -1 ? argv[c + 1] : undefined);
     if (text) {
