@@ -15,6 +15,7 @@ import { builtinRuleIds, classifyShellLine, classifySqlLine, ruleSet, type Findi
 import type { RuleContext } from "./rules.ts";
 import { DATABASE_PROMPT } from "./sql.ts";
 import { gitBranch, gitStatus } from "./git.ts";
+import { resolveCwd } from "../session/launch.ts";
 
 const log = logger("guard");
 
@@ -72,7 +73,32 @@ export class Guard {
   /** term_exec: the command is a shell line typed at the prompt. */
   async checkExec(session: Session, command: string, ctx: CallContext): Promise<void> {
     if (!this.settings.enabled) return;
-    await this.decide(session, command, classifyShellLine(command, this.ruleContext(session), this.rules), ctx);
+    const findings = classifyShellLine(command, this.ruleContext(session), this.rules);
+    await this.decide(session.id, command, findings, ctx, (d) => this.onDecision(session, d, ctx));
+  }
+
+  /**
+   * term_open: the program a new session starts runs as surely as a typed line. A command line is
+   * what `sh -c` (or the remote shell) runs; a command with `args` is that argv, judged as the shell
+   * line that would run it. Called once the session's id is settled, before anything starts.
+   */
+  async checkOpen(
+    id: string,
+    p: { command?: string; args?: string[]; cwd?: string; ssh?: unknown; serial?: unknown },
+    ctx: CallContext,
+    record: (decision: GuardDecision) => void,
+  ): Promise<void> {
+    if (!this.settings.enabled || p.serial || !p.command) return;
+    const line = p.args === undefined ? p.command : argvLine([p.command, ...p.args]);
+    const local = !p.ssh;
+    const cwd = local ? openCwd(p.cwd) : null;
+    const ruleContext: RuleContext = {
+      cwd,
+      home: local ? homedir() : REMOTE_HOME,
+      gitStatus: (dir) => (local ? gitStatus(dir) : null),
+      gitBranch: (dir) => (local ? gitBranch(dir) : null),
+    };
+    await this.decide(id, line, classifyShellLine(line, ruleContext, this.rules), ctx, record, "start");
   }
 
   /**
@@ -92,10 +118,11 @@ export class Guard {
     const before = session.emulator.textBeforeCursor();
     const line = this.pendingLine(session) + text;
     if (line.trim() === "") return;
+    const record = (d: GuardDecision) => this.onDecision(session, d, ctx);
     if (this.atShellPrompt(session, before)) {
-      await this.decide(session, line, classifyShellLine(line, this.ruleContext(session), this.rules), ctx);
+      await this.decide(session.id, line, classifyShellLine(line, this.ruleContext(session), this.rules), ctx, record);
     } else if (DATABASE_PROMPT.test(before)) {
-      await this.decide(session, line, classifySqlLine(line, this.rules), ctx);
+      await this.decide(session.id, line, classifySqlLine(line, this.rules), ctx, record);
     }
   }
 
@@ -128,42 +155,75 @@ export class Guard {
     };
   }
 
-  private async decide(session: Session, line: string, findings: Finding[], ctx: CallContext): Promise<void> {
+  /** `action` says what would happen: the line is typed into a session, or a new session starts it. */
+  private async decide(
+    sessionId: string,
+    line: string,
+    findings: Finding[],
+    ctx: CallContext,
+    record: (decision: GuardDecision) => void,
+    action: "type" | "start" = "type",
+  ): Promise<void> {
     if (findings.length === 0) return;
+    const doing =
+      action === "type" ? "type this into terminal session" : "start a new terminal session running this as";
     const why = findings.map((f) => `${f.reason} [${f.rule}]`).join("; ");
     const shown = line.length > MAX_SHOWN_LINE ? `${line.slice(0, MAX_SHOWN_LINE)}…` : line;
-    if (ctx.elicit) {
-      let allowed = false;
-      try {
-        const answer = await ctx.elicit(
-          `ptyhub guard: the agent wants to type this into terminal session '${session.id}':\n\n${shown}\n\n` +
-            `Why it was stopped: ${why}.\n\nType it?`,
-          CONFIRM_SCHEMA,
-        );
-        allowed = answer.action === "accept" && answer.content?.allow === true;
-      } catch (err) {
-        // No answer (the request timed out, the client went away): only a yes lets it through.
-        log.info(`guard question for '${session.id}' got no answer: ${(err as Error).message}`);
-      }
-      if (allowed) {
-        this.onDecision(session, { line, findings, outcome: "confirmed" }, ctx);
-        return;
-      }
-      this.onDecision(session, { line, findings, outcome: "declined" }, ctx);
+    const hint = allowHint(sessionId, findings, action);
+    const notDone = action === "type" ? `not typed into '${sessionId}'` : `session '${sessionId}' not started`;
+    if (!ctx.elicit) {
+      record({ line, findings, outcome: "blocked" });
       throw new AppError(
         "BLOCKED_BY_GUARD",
-        `the human did not confirm running this in '${session.id}': ${why}`,
-        "Do not retry it. Ask the human what they want instead, or find a less destructive way.",
+        `${notDone}: ${why}. Nobody was asked: this MCP client cannot ask the human to confirm (no elicitation)`,
+        hint,
         false,
       );
     }
-    this.onDecision(session, { line, findings, outcome: "blocked" }, ctx);
+    let answer: Awaited<ReturnType<NonNullable<CallContext["elicit"]>>> | null = null;
+    try {
+      answer = await ctx.elicit(
+        `ptyhub guard: the agent wants to ${doing} '${sessionId}':\n\n${shown}\n\n` +
+          `Why it was stopped: ${why}.\n\n${action === "type" ? "Type it?" : "Start it?"}`,
+        CONFIRM_SCHEMA,
+      );
+    } catch (err) {
+      // No answer (the request timed out, the client went away): only a yes lets it through.
+      log.info(`guard question for '${sessionId}' got no answer: ${(err as Error).message}`);
+    }
+    if (answer?.action === "accept" && answer.content?.allow === true) {
+      record({ line, findings, outcome: "confirmed" });
+      return;
+    }
+    record({ line, findings, outcome: "declined" });
+    if (answer === null) {
+      throw new AppError(
+        "BLOCKED_BY_GUARD",
+        `${notDone}: ${why}. The human was asked but nobody answered (the client could not show the question)`,
+        hint,
+        false,
+      );
+    }
     throw new AppError(
       "BLOCKED_BY_GUARD",
-      `not typed into '${session.id}': ${why}; this MCP client cannot ask the human to confirm (no elicitation)`,
-      allowHint(session.id, findings),
+      `the human did not confirm running this in '${sessionId}': ${why}`,
+      "Do not retry it. Ask the human what they want instead, or find a less destructive way.",
       false,
     );
+  }
+}
+
+/** A program and its arguments as the shell line that would run it (words quoted only where needed). */
+export function argvLine(argv: string[]): string {
+  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(" ");
+}
+
+/** Where a new local session starts, for relative paths in its command (null when it cannot be known). */
+function openCwd(cwd: string | undefined): string | null {
+  try {
+    return resolveCwd(cwd);
+  } catch {
+    return null; // opening will fail with its own error; the command is judged without a cwd
   }
 }
 
@@ -185,11 +245,15 @@ const CONFIRM_SCHEMA = {
 const MAX_SHOWN_LINE = 2000;
 
 /** How a human lets such a line through: type it themselves, or turn the rule off. */
-function allowHint(session: string, findings: Finding[]): string {
+function allowHint(session: string, findings: Finding[], action: "type" | "start"): string {
   const ids = [...new Set(findings.map((f) => JSON.stringify(f.rule)))].join(", ");
   const file = join(configDir(), "config.json");
+  const themselves =
+    action === "type"
+      ? `type it themselves in \`ptyhub attach ${session}\``
+      : "run it themselves in a terminal (or open a shell session and type it in `ptyhub attach SESSION`)";
   return (
-    `Tell the human: they can type it themselves in \`ptyhub attach ${session}\`, or allow it by adding ` +
+    `Tell the human: they can ${themselves}, or allow it by adding ` +
     `{"guard": {"disable": [${ids}]}} to ${file} and restarting ptyhub (\`ptyhub daemon --stop\`). ` +
     "Do not try to get around the guard."
   );
