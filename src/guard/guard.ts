@@ -13,7 +13,11 @@ import type { Session } from "../session/session.ts";
 import { shellFamilyOf } from "../terminal/shell-integration.ts";
 import { builtinRuleIds, classifyShellLine, classifySqlLine, ruleSet, type Finding, type RuleSet } from "./classify.ts";
 import type { RuleContext } from "./rules.ts";
-import { DATABASE_PROMPT } from "./sql.ts";
+import { DATABASE_CLIENTS, DATABASE_PROMPT } from "./sql.ts";
+import { parseShellLine } from "./parse.ts";
+import { readEditLine, withoutPrompts } from "./edit-line.ts";
+import { SUBMIT_BYTES, submittedLines } from "./line-editor.ts";
+import { inputBytes } from "../session/send.ts";
 import { gitBranch, gitStatus } from "./git.ts";
 import { resolveCwd } from "../session/launch.ts";
 
@@ -38,16 +42,50 @@ export interface GuardDecision {
  * stands for it, so `rm -rf ~` is still the home directory and nothing else is mistaken for it.
  */
 const REMOTE_HOME = "/\0remote-home";
-/** Key names (keys.ts) that press Enter. */
-const ENTER_KEY = /^(enter|return|ctrl\+[mj]|c-[mj]|\^[mj])$/i;
 /** term_send's input, as far as the guard cares. */
 export interface TypedInput {
   text?: string;
   enter?: boolean;
   keys?: string[];
 }
-/** A shell prompt drawn by a shell we have no integration with (a nested ssh, `su`): `$ ` or `# `. */
-const PLAIN_SHELL_PROMPT = /[$#]\s?$/;
+/**
+ * Foreground programs whose typed lines are a shell's: shells, and programs that hand the terminal
+ * to one (a login on another host or container, a multiplexer).
+ */
+const SHELL_HOSTS = new Set([
+  ...["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox", "toybox", "tcsh", "csh", "yash"],
+  ...["ssh", "mosh-client", "telnet", "su", "sudo", "doas", "login", "docker", "podman", "kubectl", "lxc"],
+  ...["nsenter", "chroot", "script", "sshpass", "tmux", "screen", "nix-shell", "env", "unshare", "systemd-run"],
+]);
+
+/** How a submitted line is judged: as a shell line, as SQL, or not at all (a program known not to be a shell). */
+function inputKind(session: Session): "shell" | "sql" | null {
+  if (session.emulator.altScreen) return null; // a full-screen program (an editor, a pager) owns the keys
+  if (session.integration !== "none" && session.phase === "prompt") return "shell";
+  const foreground = session.foregroundCommands();
+  if (foreground !== null && foreground.length > 0) {
+    if (foreground.some((name) => DATABASE_CLIENTS.has(name))) return "sql";
+    return foreground.some((name) => SHELL_HOSTS.has(name)) ? "shell" : null;
+  }
+  return DATABASE_PROMPT.test(session.emulator.textBeforeCursor()) ? "sql" : "shell";
+}
+
+/** Does the shell (or database client) wait for more of this line before running it? */
+function continues(kind: "shell" | "sql", text: string): boolean {
+  if (kind === "sql") return !/;\s*$/.test(text.replace(/--[^\n]*$/, "")) && !/^\s*\\/.test(text);
+  return parseShellLine(text).incomplete || /(\\|\||&&|\|\|)\s*$/.test(text);
+}
+
+/** The findings of several readings of one line, each rule and reason once. */
+function unique(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => {
+    const key = `${f.rule}\0${f.reason}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
 
 /** The rules the settings leave on, with the pattern rules they add. */
 export function settingsRuleSet(settings: GuardSettings): RuleSet {
@@ -57,6 +95,8 @@ export function settingsRuleSet(settings: GuardSettings): RuleSet {
 
 export class Guard {
   private readonly rules: RuleSet;
+  /** Per session: lines submitted that the shell continues (a trailing `\`, an open here-document). */
+  private readonly pending = new Map<string, { text: string; ready: number }>();
 
   constructor(
     private readonly settings: GuardSettings,
@@ -102,47 +142,53 @@ export class Guard {
   }
 
   /**
-   * term_send: text that ends up submitted (Enter pressed, or a newline in it) at a shell prompt
-   * is a shell line, together with whatever was already typed on that line; at a database
-   * client's prompt it is SQL. Anything else (an editor, a REPL) is the program's business.
+   * term_send: every line the input submits (CR, LF, ^O, in text or keys, whatever the key is
+   * called) is judged before anything is written: the line as the line editor will hold it — what
+   * the screen shows on the edit line, with the text and keys applied (line-editor.ts) — joined to
+   * the lines before it that the shell is still continuing (`rm -rf \`, a here-document). At a
+   * database client it is SQL. A program known not to be a shell (cat, an editor, a REPL) gets
+   * its input unjudged; when the foreground program cannot be seen, the line is judged as a shell's.
    */
   async checkSend(session: Session, p: TypedInput, ctx: CallContext): Promise<void> {
     if (!this.settings.enabled || session.exit !== null) return;
-    const text = p.text ?? "";
-    // Enter comes with the text (the default when text is given), inside it, or as a key after it.
-    const submitted =
-      (p.text !== undefined && (p.enter ?? true)) ||
-      /[\r\n]/.test(text) ||
-      (p.keys ?? []).some((k) => ENTER_KEY.test(k));
-    if (!submitted) return;
-    const before = session.emulator.textBeforeCursor();
-    const line = this.pendingLine(session) + text;
-    if (line.trim() === "") return;
+    const bytes = inputBytes(session, p);
+    if (!SUBMIT_BYTES.test(bytes)) return;
+    const kind = inputKind(session);
+    if (kind === null) return;
+    const edit = readEditLine(session);
+    const { submitted, cancelled } = submittedLines(edit.line, edit.cursor, bytes);
+    const pending = this.continued(session, cancelled);
     const record = (d: GuardDecision) => this.onDecision(session, d, ctx);
-    if (this.atShellPrompt(session, before)) {
-      await this.decide(session.id, line, classifyShellLine(line, this.ruleContext(session), this.rules), ctx, record);
-    } else if (DATABASE_PROMPT.test(before)) {
-      await this.decide(session.id, line, classifySqlLine(line, this.rules), ctx, record);
+    for (const typed of submitted) {
+      const line = pending.text === "" ? typed : `${pending.text}\n${typed}`;
+      if (line.trim() !== "") {
+        const findings =
+          kind === "sql"
+            ? classifySqlLine(line, this.rules)
+            : unique(
+                (edit.promptKnown ? [line] : withoutPrompts(line)).flatMap((l) =>
+                  classifyShellLine(l, this.ruleContext(session), this.rules),
+                ),
+              );
+        await this.decide(session.id, line, findings, ctx, record);
+      }
+      pending.text = continues(kind, line) ? line : "";
     }
   }
 
-  private atShellPrompt(session: Session, before: string): boolean {
-    if (session.integration !== "none" && session.phase === "prompt") return true;
-    if (DATABASE_PROMPT.test(before)) return false;
-    const shellProgram = session.integration === "none" && shellFamilyOf(session.target.split(" ")[0] ?? "") !== null;
-    return (shellProgram || session.phase === "running" || session.kind === "ssh") && PLAIN_SHELL_PROMPT.test(before);
-  }
-
-  /** What is already typed on the shell's edit line (text sent earlier without Enter). */
-  private pendingLine(session: Session): string {
-    if (session.integration === "none" || !session.inputReady) return "";
-    const ready = session
-      .marksAfter(0)
-      .filter((m) => m.kind === "ready")
-      .pop();
-    const cursor = session.emulator.cursorPos();
-    if (!ready || ready.pos.row !== cursor.row) return "";
-    return cursor.prefix.slice(ready.pos.col);
+  /** The lines a session's shell is still continuing; forgotten at a new prompt or after ^C. */
+  private continued(session: Session, cancelled: boolean): { text: string; ready: number } {
+    const ready =
+      session
+        .marksAfter(0)
+        .filter((m) => m.kind === "ready")
+        .pop()?.seq ?? 0;
+    let pending = this.pending.get(session.id);
+    if (!pending || pending.ready !== ready || cancelled) {
+      pending = { text: "", ready };
+      this.pending.set(session.id, pending);
+    }
+    return pending;
   }
 
   private ruleContext(session: Session): RuleContext {

@@ -46,6 +46,7 @@ describe("guard", () => {
     expect(r.isError).toBe(true);
     expect(r.error!.code).toBe("BLOCKED_BY_GUARD");
     expect(r.error!.message).toContain("git-discard-work");
+    expect(r.error!.message).toContain("Nobody was asked");
     expect(r.error!.hint).toContain("ptyhub attach g-noelicit");
     expect(r.error!.hint).toContain('"guard": {"disable": ["git-discard-work"]}');
     expect(readFileSync(join(dir, "file.txt"), "utf8")).toBe(EDITED);
