@@ -10,7 +10,6 @@ import { configDir } from "../paths.ts";
 import { logger } from "../log.ts";
 import type { CallContext } from "../session/host.ts";
 import type { Session } from "../session/session.ts";
-import { shellFamilyOf } from "../terminal/shell-integration.ts";
 import { builtinRuleIds, classifyShellLine, classifySqlLine, ruleSet, type Finding, type RuleSet } from "./classify.ts";
 import type { RuleContext } from "./rules.ts";
 import { DATABASE_CLIENTS, DATABASE_PROMPT } from "./sql.ts";
