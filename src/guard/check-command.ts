@@ -20,7 +20,8 @@ Says whether the guard would stop each LINE (a shell command line, as term_exec 
 by which rule, and why. With no LINE, or LINE "-", the lines are read from standard input, one
 per line. The settings' rules apply (config.json "guard": disabled and added rules).
 
-  --cwd DIR   judge relative paths and git checks in DIR (default: the current directory)
+  --cwd DIR   judge relative paths and git checks in DIR (default: the current directory; a DIR
+              that does not exist here is judged as if it did, git's answers unknown)
   --json      one JSON object per line: {"line", "stopped", "rules": [{"id", "reason"}]}
 
 Exit status: 0 when no line would be stopped, 1 when any would, 2 on a usage error.
@@ -68,10 +69,8 @@ async function runGuardCheck(args: string[], io: CheckIo): Promise<number> {
     return 0;
   }
   const cwd = resolve(values.cwd ?? process.cwd());
-  if (!isDirectory(cwd)) {
-    io.err(`ptyhub guard check: --cwd ${cwd} is not a directory\n`);
-    return EXIT_USAGE;
-  }
+  // A directory that is not here (another machine's path, a corpus's) is judged as if it were.
+  if (!isDirectory(cwd)) io.err(`ptyhub guard check: note: ${cwd} is not a directory here; judged as if it were\n`);
   const lines = [];
   for (const p of positionals.length === 0 ? ["-"] : positionals) {
     if (p === "-") lines.push(...(await io.stdin()).split("\n").filter((l) => l.trim() !== ""));

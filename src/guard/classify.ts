@@ -53,21 +53,43 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
     seen.add(key);
   };
   judgeParsed(parsed, ctx, rules, add);
-  // Variables the line sets (`d=/; rm -rf $d`, `c=rm; $c -rf /`) are expanded as the shell will, and
-  // the line judged again with their values.
-  const expanded = expandAssignments(line, parsed.assignments);
-  if (expanded !== line) judgeParsed(parseShellLine(expanded), ctx, rules, add);
+  // Variables the line sets (`d=/; rm -rf $d`, `c=rm; $c -rf /`, `for d in /etc /usr`) are expanded
+  // as the shell will, and the line judged again with each value they take.
+  for (const expanded of expandAssignments(line, parsed.assignments)) {
+    judgeParsed(parseShellLine(expanded), ctx, rules, add);
+  }
   return findings;
 }
 
-/** `line` with `$NAME`/`${NAME}` replaced by the values the line itself assigned (the last one wins). */
-function expandAssignments(line: string, assignments: { name: string; value: string }[]): string {
-  let out = line;
-  for (const { name, value } of [...assignments].reverse()) {
-    const use = new RegExp(`\\$(\\{${name}\\}|${name}(?![A-Za-z0-9_]))`, "g");
-    out = out.replace(use, () => value);
+/** A line whose variables take many values is judged with at most this many of them. */
+const MAX_EXPANSIONS = 32;
+
+/**
+ * `line` with `$NAME`/`${NAME}` replaced by the values the line itself gives NAME: one version
+ * with each variable's last value, then one per other value a variable takes (a `for` list).
+ */
+function expandAssignments(line: string, assignments: { name: string; value: string }[]): string[] {
+  if (assignments.length === 0) return [];
+  const values = new Map<string, string[]>();
+  for (const { name, value } of assignments) values.set(name, [...(values.get(name) ?? []), value]);
+  const substitute = (choice: Map<string, string>): string => {
+    let out = line;
+    for (const [name, value] of choice) {
+      const use = new RegExp(`\\$(\\{${name}\\}|${name}(?![A-Za-z0-9_]))`, "g");
+      out = out.replace(use, () => value);
+    }
+    return out;
+  };
+  const last = new Map([...values].map(([name, vs]) => [name, vs[vs.length - 1]!]));
+  const versions = new Set([substitute(last)]);
+  for (const [name, vs] of values) {
+    for (const v of vs) {
+      if (versions.size >= MAX_EXPANSIONS) break;
+      versions.add(substitute(new Map([...last, [name, v]])));
+    }
   }
-  return out;
+  versions.delete(line);
+  return [...versions];
 }
 
 function judgeParsed(

@@ -411,8 +411,13 @@ function newCommand(): SimpleCommand {
 /** Builtins whose NAME=value arguments set shell variables. */
 const DECLARING = new Set(["export", "declare", "local", "readonly", "typeset"]);
 
-/** A command of assignments only (`d=/`), or `export NAME=value`: the variables it leaves set. */
+/** A command of assignments only (`d=/`), `export NAME=value`, or a `for` loop's list: the variables it sets. */
 function recordAssignments(words: string[], into: { name: string; value: string }[]): void {
+  // `for NAME in WORDS`: NAME takes each word in turn.
+  if ((words[0] === "for" || words[0] === "select") && words[2] === "in" && /^[A-Za-z_]\w*$/.test(words[1] ?? "")) {
+    for (const value of words.slice(3)) into.push({ name: words[1]!, value });
+    return;
+  }
   const args = DECLARING.has(words[0] ?? "") ? words.slice(1).filter((w) => !w.startsWith("-")) : words;
   if (args.length === 0 || !args.every((w) => ASSIGNMENT.test(w))) return;
   for (const w of args) {

@@ -33,10 +33,24 @@ export interface Rule {
   check(input: RuleInput, ctx: RuleContext): string | null;
 }
 
+/**
+ * Long options as given. `has(name)` also answers for an abbreviation: GNU getopt_long and git
+ * accept any unambiguous prefix (`--rec` is `--recursive`, `--no-pres` is `--no-preserve-root`).
+ */
+class LongOptions extends Set<string> {
+  override has(name: string): boolean {
+    for (const given of this)
+      if (given === name || (given.length >= MIN_ABBREVIATION && name.startsWith(given))) return true;
+    return false;
+  }
+}
+/** Shorter prefixes than this are not read as an option's abbreviation. */
+const MIN_ABBREVIATION = 2;
+
 /** Short options of `args` (`-rf` → r, f) and long options, up to `--`. */
 function options(args: string[]): { short: Set<string>; long: Set<string>; operands: string[] } {
   const short = new Set<string>();
-  const long = new Set<string>();
+  const long = new LongOptions();
   const operands: string[] = [];
   let ended = false;
   for (const a of args) {

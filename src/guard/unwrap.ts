@@ -121,10 +121,14 @@ function shellScript(argv: string[], stdin: string | null): string | null {
     const a = argv[i]!;
     if (a === "--") break;
     if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command") return argv[i + 1] ?? "";
-    if (!a.startsWith("-") && !a.startsWith("+")) return null; // a script file: not ours to read
+    // A script file is not ours to read, unless it names standard input (`bash /dev/stdin <<< …`).
+    if (!a.startsWith("-") && !a.startsWith("+")) return STDIN_FILE.test(a) ? stdin : null;
   }
   return stdin;
 }
+
+/** Standard input named as a file. */
+const STDIN_FILE = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
 
 /**
  * Every program the line runs, wrappers peeled and nested scripts parsed, each with the pipeline
@@ -168,8 +172,15 @@ function resolve(
   const program = baseName(argv[0] ?? "");
   if (argv.length > 0 && depth < MAX_UNWRAP_DEPTH) {
     const runsScript = program === "eval" || program === "source" || program === "." || SHELLS.has(program);
+    const sourced = program === "source" || program === ".";
     const script =
-      program === "eval" ? argv.slice(1).join(" ") : SHELLS.has(program) ? shellScript(argv, cmd.stdin ?? piped) : null;
+      program === "eval"
+        ? argv.slice(1).join(" ")
+        : SHELLS.has(program)
+          ? shellScript(argv, cmd.stdin ?? piped)
+          : sourced && STDIN_FILE.test(argv[1] ?? "")
+            ? (cmd.stdin ?? piped)
+            : null;
     // `eval "$(echo … | base64 -d)"`, `sh -c "$(printf …)"`: the substitution's text is known, so is the script.
     for (const line of runsScript ? cmd.nested : []) {
       const text = line.pipelines.length === 1 ? pipelineText(line.pipelines[0]!) : null;

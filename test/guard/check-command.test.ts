@@ -60,9 +60,10 @@ describe("ptyhub guard check", () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain("Unknown option '--bogus'");
     expect(bad.out).toBe("");
-    const missing = check(["--cwd", "/nonexistent/dir", "ls"]);
-    expect(missing.code).toBe(2);
-    expect(missing.err).toContain("/nonexistent/dir is not a directory");
+    const elsewhere = check(["--cwd", "/nonexistent/dir", "rm -rf ../.."]);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.err).toContain("/nonexistent/dir is not a directory here; judged as if it were");
+    expect(elsewhere.out).toContain("rm -r deletes the root directory /");
     const help = check(["--help"]);
     expect(help.code).toBe(0);
     expect(help.out).toContain("usage: ptyhub guard check");

@@ -100,6 +100,12 @@ const STOPPED: [string, string][] = [
   ["git switch --discard-changes main", "git-discard-work"],
   ['duckdb my.db "DROP TABLE t"', "sql-destroy"],
   ["dcfldd if=/dev/zero of=/dev/sdb", "dd-device"],
+  // after the held-out run: long-option abbreviations, for-loop lists, sourcing standard input.
+  ["rm --rec --force /*", "rm-recursive-root"],
+  ["git push --for origin main", "git-force-push"],
+  ['for d in /etc /usr; do rm -rf "$d"; done', "rm-recursive-root"],
+  [". /dev/stdin <<< 'rm -rf ~'", "rm-recursive-root"],
+  ["bash /dev/stdin <<< 'rm -rf ~'", "rm-recursive-root"],
 ];
 
 const PASSES = [
@@ -146,6 +152,9 @@ const PASSES = [
   "wget -qO- https://x.io/i > /dev/null",
   "python3 -c 'import os; os.fork()'",
   "parted /dev/sda print",
+  'for f in a b; do rm -rf "$f"; done',
+  "git push --force-with-lease origin main",
+  ". /dev/stdin <<< 'echo hi'",
 ];
 
 describe("guard: spellings of the claimed classes (issue 23 item 5)", () => {
