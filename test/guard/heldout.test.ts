@@ -51,7 +51,7 @@ describe("guard: held-out corpus", () => {
         .map((l) => JSON.parse(l));
       expect(out.map((v) => v.line)).toEqual(group.map((e) => e.line));
       expect(p.exitCode).toBe(out.some((v) => v.stopped) ? 1 : 0);
-      group.forEach((e, i) => verdicts.set(e, out[i]!));
+      for (const [i, e] of group.entries()) verdicts.set(e, out[i]!);
     }
     const dangerous = entries.filter((e) => e.dangerous);
     const missed = dangerous.filter((e) => !verdicts.get(e)!.stopped);
