@@ -95,7 +95,7 @@ export function settingsRuleSet(settings: GuardSettings): RuleSet {
 export class Guard {
   private readonly rules: RuleSet;
   /** Per session: lines submitted that the shell continues (a trailing `\`, an open here-document). */
-  private readonly pending = new Map<string, { text: string; ready: number }>();
+  private readonly pending = new WeakMap<Session, { text: string; ready: number }>();
 
   constructor(
     private readonly settings: GuardSettings,
@@ -182,10 +182,10 @@ export class Guard {
         .marksAfter(0)
         .filter((m) => m.kind === "ready")
         .pop()?.seq ?? 0;
-    let pending = this.pending.get(session.id);
+    let pending = this.pending.get(session);
     if (!pending || pending.ready !== ready || cancelled) {
       pending = { text: "", ready };
-      this.pending.set(session.id, pending);
+      this.pending.set(session, pending);
     }
     return pending;
   }
