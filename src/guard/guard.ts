@@ -161,14 +161,15 @@ export class Guard {
     for (const typed of submitted) {
       const line = pending.text === "" ? typed : `${pending.text}\n${typed}`;
       if (line.trim() !== "") {
-        const findings =
-          kind === "sql"
-            ? classifySqlLine(line, this.rules)
-            : unique(
-                (edit.promptKnown ? [line] : withoutPrompts(line)).flatMap((l) =>
-                  classifyShellLine(l, this.ruleContext(session), this.rules),
-                ),
-              );
+        // Without a mark saying where the prompt ends, the line is read with and without it.
+        const readings = edit.promptKnown ? [line] : withoutPrompts(line);
+        const findings = unique(
+          readings.flatMap((l) =>
+            kind === "sql"
+              ? classifySqlLine(l, this.rules)
+              : classifyShellLine(l, this.ruleContext(session), this.rules),
+          ),
+        );
         await this.decide(session.id, line, findings, ctx, record);
       }
       pending.text = continues(kind, line) ? line : "";

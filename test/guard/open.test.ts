@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { startMcp, type Mcp } from "../ssh/mcp.ts";
-import { stopDaemon } from "../helpers/mcp.ts";
+import { CLI, stopDaemon } from "../helpers/mcp.ts";
 import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
 
 let answer = false;
@@ -49,6 +49,21 @@ describe("guard: term_open", () => {
       expect(r.error!.hint).toContain('"guard": {"disable": ["rm-recursive-root"]}');
     }
     expect(readFileSync(marker, "utf8")).toBe("still here\n");
+    // The session's audit trail says what was stopped, before the session ever existed.
+    const log = Bun.spawnSync([process.execPath, CLI, "log", "o-argv", "--json"], { stdout: "pipe", stderr: "pipe" });
+    const entries = log.stdout
+      .toString()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        event: "guard",
+        outcome: "blocked",
+        text: "bash -c 'rm -rf ~'",
+        rules: ["rm-recursive-root"],
+      }),
+    );
     // Nothing was started or reserved: the names are free, and a harmless program opens.
     const list = await headless.call("term_list", {});
     expect(JSON.stringify(list.data)).not.toContain("o-line");

@@ -83,6 +83,26 @@ describe("guard: lines term_send submits", () => {
     expect(ok.data.output).toBe("still-here");
   });
 
+  test.if(Bun.which("sqlite3") !== null)("SQL continued over lines at a database client is judged whole", async () => {
+    const db = join(dir, "app.db");
+    expect(Bun.spawnSync(["sqlite3", db, "CREATE TABLE users (id int); INSERT INTO users VALUES (7);"]).exitCode).toBe(
+      0,
+    );
+    const opened = await mcp.call("term_open", { name: "g-sql-lines", command: "sqlite3", args: [db] });
+    expect(opened.isError).toBe(false);
+    try {
+      const sql = (args: Record<string, unknown>) => mcp.call("term_send", { session: "g-sql-lines", ...args });
+      expect((await sql({ text: "DROP", until: "\\.\\.\\.> $" })).isError).toBe(false);
+      const rest = await sql({ text: "TABLE users;", enter: false, keys: ["ctrl+j"] });
+      expect(rest.error?.code).toBe("BLOCKED_BY_GUARD");
+      expect(rest.error!.message).toContain("sql-destroy");
+      const count = Bun.spawnSync(["sqlite3", db, "SELECT count(*) FROM users;"]).stdout.toString().trim();
+      expect(count).toBe("1");
+    } finally {
+      await mcp.call("term_close", { session: "g-sql-lines" });
+    }
+  });
+
   test.if(Bun.which("busybox") !== null)("a nested shell with its own prompt ('% ', no integration)", async () => {
     const nested = await send({ text: "PS1='% ' busybox sh", until: "% $" });
     expect(nested.isError).toBe(false);
