@@ -156,13 +156,18 @@ export class Guard {
     if (kind === null) return;
     const edit = readEditLine(session);
     const { submitted, cancelled } = submittedLines(edit.line, edit.cursor, bytes);
+    // Text after the cursor may be the line's, or a suggestion the shell drew there (fish, zsh
+    // autosuggestions) that Enter does not submit: the line is also read without it.
+    const typedOnly = submittedLines(edit.line.slice(0, edit.cursor), edit.cursor, bytes).submitted;
     const pending = this.continued(session, cancelled);
     const record = (d: GuardDecision) => this.onDecision(session, d, ctx);
-    for (const typed of submitted) {
+    for (const [n, typed] of submitted.entries()) {
       const line = pending.text === "" ? typed : `${pending.text}\n${typed}`;
+      const alternative = typedOnly[n] === undefined || typedOnly[n] === typed ? [] : [typedOnly[n]!];
       if (line.trim() !== "") {
         // Without a mark saying where the prompt ends, the line is read with and without it.
-        const readings = edit.promptKnown ? [line] : withoutPrompts(line);
+        const versions = [line, ...alternative.map((t) => (pending.text === "" ? t : `${pending.text}\n${t}`))];
+        const readings = versions.flatMap((v) => (edit.promptKnown ? [v] : withoutPrompts(v)));
         const findings = unique(
           readings.flatMap((l) =>
             kind === "sql"

@@ -103,6 +103,34 @@ describe("guard: lines term_send submits", () => {
     }
   });
 
+  test.if(Bun.which("fish") !== null)(
+    "a suggestion drawn after the cursor (fish) does not hide the typed line",
+    async () => {
+      const fish = "g-fish";
+      expect((await mcp.call("term_open", { name: fish, cwd: dir, command: "fish" })).isError).toBe(false);
+      try {
+        // In history now: fish will suggest its tail once `git reset --hard` is typed.
+        const seeded = await mcp.call("term_exec", {
+          session: fish,
+          command: "git reset --hard-not-an-option 2>/dev/null",
+        });
+        expect(seeded.isError).toBe(false);
+        const typed = await mcp.call("term_send", {
+          session: fish,
+          text: "git reset --hard",
+          enter: false,
+          until: "not-an-option",
+        });
+        expect(typed.isError).toBe(false);
+        const enter = await mcp.call("term_send", { session: fish, keys: ["enter"] });
+        expect(enter.error?.code).toBe("BLOCKED_BY_GUARD");
+        expect(readFileSync(join(dir, "file.txt"), "utf8")).toBe(EDITED);
+      } finally {
+        await mcp.call("term_close", { session: fish });
+      }
+    },
+  );
+
   test.if(Bun.which("busybox") !== null)("a nested shell with its own prompt ('% ', no integration)", async () => {
     const nested = await send({ text: "PS1='% ' busybox sh", until: "% $" });
     expect(nested.isError).toBe(false);
