@@ -123,7 +123,14 @@ export class Guard {
    */
   async checkOpen(
     id: string,
-    p: { command?: string; args?: string[]; cwd?: string; ssh?: unknown; serial?: unknown },
+    p: {
+      command?: string;
+      args?: string[];
+      cwd?: string;
+      env?: Record<string, string>;
+      ssh?: unknown;
+      serial?: unknown;
+    },
     ctx: CallContext,
     record: (decision: GuardDecision) => void,
   ): Promise<void> {
@@ -137,7 +144,15 @@ export class Guard {
       gitStatus: (dir) => (local ? gitStatus(dir) : null),
       gitBranch: (dir) => (local ? gitBranch(dir) : null),
     };
-    await this.decide(id, line, classifyShellLine(line, ruleContext, this.rules), ctx, record, "start");
+    // A command line runs in the environment `env` gives: `$X` there is its value (`args` are not expanded).
+    const withEnv =
+      p.args === undefined && p.env
+        ? Object.entries(p.env)
+            .map(([name, value]) => `${name}=${argvLine([value])}; `)
+            .join("") + line
+        : line;
+    const findings = classifyShellLine(withEnv, ruleContext, this.rules);
+    await this.decide(id, line, findings, ctx, record, "start");
   }
 
   /**

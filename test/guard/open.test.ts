@@ -40,6 +40,7 @@ describe("guard: term_open", () => {
       ["o-line", { command: "rm -rf ~" }],
       ["o-argv", { command: "bash", args: ["-c", "rm -rf ~"] }],
       ["o-rm", { command: "rm", args: ["-rf", homedir()] }],
+      ["o-env", { command: "$X", env: { X: "rm -rf ~" } }],
     ] as const) {
       const r = await headless.call("term_open", { name, ...args });
       expect(r.error?.code).toBe("BLOCKED_BY_GUARD");
