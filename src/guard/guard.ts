@@ -170,7 +170,14 @@ export class Guard {
     const kind = inputKind(session);
     if (kind === null) return;
     const edit = readEditLine(session);
-    const { submitted, cancelled } = submittedLines(edit.line, edit.cursor, bytes);
+    const { submitted, cancelled, unseen } = submittedLines(edit.line, edit.cursor, bytes);
+    if (unseen) {
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        "these keys put on the line what the guard cannot see before Enter submits it (history, search, completion)",
+        "Send those keys without Enter first, then Enter in its own call: the guard judges the line the screen shows.",
+      );
+    }
     // Text after the cursor may be the line's, or a suggestion the shell drew there (fish, zsh
     // autosuggestions) that Enter does not submit: the line is also read without it.
     const typedOnly = submittedLines(edit.line.slice(0, edit.cursor), edit.cursor, bytes).submitted;

@@ -8,7 +8,7 @@
  * it submitted the line (some programs run it), without ending the line.
  *
  * Keys whose effect depends on state it cannot see (history, completion) leave the line as it
- * was: the judged line is then what the model knows was typed.
+ * was, and the result says a line was submitted after one (`unseen`): the caller cannot know it.
  */
 
 const ESC = "\x1b";
@@ -38,6 +38,10 @@ const SEQUENCE_ACTIONS: Record<string, Action> = {
   "\x7f": "killWordLeft",
   "\b": "killWordLeft",
 };
+
+/** Keys that put on the line what the model cannot see: history, search, completion, last argument. */
+const UNSEEN_SEQUENCES = new Set(["[A", "[B", "OA", "OB", "[5~", "[6~", ".", "_", "y", "\x19", "<", ">"]);
+const UNSEEN_CONTROLS = new Set(["\x10", "\x0e", "\x12", "\x13", "\t", "\x18"]);
 
 /** Control characters' editing actions (emacs bindings, the default of bash, zsh, busybox sh). */
 const CONTROL_ACTIONS: Record<string, Action> = {
@@ -76,6 +80,8 @@ export interface EditResult {
   submitted: string[];
   /** A ^C came before the last submission: lines pending before it were abandoned. */
   cancelled: boolean;
+  /** A line was submitted after a key whose effect cannot be seen here (history, completion). */
+  unseen: boolean;
 }
 
 class LineModel {
@@ -191,6 +197,8 @@ export function submittedLines(line: string, cursor: number, bytes: string): Edi
   const model = new LineModel(line, cursor);
   const submitted: string[] = [];
   let cancelledBefore = false;
+  let unseenKey = false;
+  let unseen = false;
   let i = 0;
   while (i < bytes.length) {
     if (bytes.startsWith(PASTE_START, i)) {
@@ -207,6 +215,8 @@ export function submittedLines(line: string, cursor: number, bytes: string): Edi
     if (SUBMIT_BYTES.test(c)) {
       submitted.push(model.submit());
       cancelledBefore ||= model.cancelled;
+      unseen ||= unseenKey;
+      unseenKey = false;
       i++;
       continue;
     }
@@ -214,6 +224,7 @@ export function submittedLines(line: string, cursor: number, bytes: string): Edi
       const seq = escapeSequence(bytes, i);
       const action = SEQUENCE_ACTIONS[seq.body];
       if (action) model.apply(action);
+      unseenKey ||= UNSEEN_SEQUENCES.has(seq.body);
       i += seq.length;
       continue;
     }
@@ -224,9 +235,10 @@ export function submittedLines(line: string, cursor: number, bytes: string): Edi
       continue;
     }
     const action = CONTROL_ACTIONS[c];
+    unseenKey ||= UNSEEN_CONTROLS.has(c);
     if (action) model.apply(action);
     else if (c >= " ") model.insert(c);
     i++;
   }
-  return { submitted, cancelled: cancelledBefore };
+  return { submitted, cancelled: cancelledBefore, unseen };
 }

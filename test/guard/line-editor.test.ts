@@ -19,11 +19,21 @@ describe("line-editor model", () => {
 
   test("^C abandons the line; ^V makes the next byte literal; a bracketed paste inserts its newlines", () => {
     const cancelled = submittedLines("rm -rf /", 8, "\x03ls\r");
-    expect(cancelled).toEqual({ submitted: ["ls"], cancelled: true });
+    expect(cancelled).toEqual({ submitted: ["ls"], cancelled: true, unseen: false });
     expect(submittedLines("", 0, "a\x16\rb\r").submitted).toEqual(["a\rb"]);
     expect(submittedLines("", 0, "\x1b[200~rm -rf \\\n/\x1b[201~\r").submitted).toEqual([
       "rm -rf \\\n/",
       "rm -rf \\\n/",
     ]);
+  });
+
+  test("history, search and completion keys before a submission make the line unseen", () => {
+    for (const keys of ["\x1b[A", "\x1bOA", "\x10", "\x12rm", "\t", "\x1b."]) {
+      expect(submittedLines("git reset", 9, `${keys}\r`).unseen).toBe(true);
+    }
+    // The same keys with no submission after them, or a plain line: nothing unseen is submitted.
+    expect(submittedLines("", 0, "\x1b[A").unseen).toBe(false);
+    expect(submittedLines("", 0, "ls\r\x1b[A").unseen).toBe(false);
+    expect(submittedLines("", 0, "ls\x1b[D\x1b[C\r").unseen).toBe(false);
   });
 });

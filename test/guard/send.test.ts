@@ -6,11 +6,11 @@
  * a stopped line is BLOCKED_BY_GUARD and nothing of the call is typed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMcp, type Mcp } from "../ssh/mcp.ts";
 import { stopDaemon } from "../helpers/mcp.ts";
-import { dirtyRepo, EDITED } from "./repo.ts";
+import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
 
 let mcp: Mcp;
 let dir: string;
@@ -81,6 +81,26 @@ describe("guard: lines term_send submits", () => {
     // After the prompt returns, what was continued is forgotten: a harmless line runs.
     const ok = await mcp.call("term_exec", { session: SESSION, command: "echo still-here" });
     expect(ok.data.output).toBe("still-here");
+  });
+
+  test("a line recalled from history is judged as the screen shows it, never unseen", async () => {
+    // A repository clean now: resetting it is harmless, so the line runs and enters history.
+    const other = dirtyRepo();
+    writeFileSync(join(other, "file.txt"), ORIGINAL);
+    const clean = await mcp.call("term_exec", { session: SESSION, command: `git -C ${other} reset --hard` });
+    expect(clean.data.exit_code).toBe(0);
+    writeFileSync(join(other, "file.txt"), EDITED);
+    // `up` and Enter in one call: what `up` puts on the line cannot be known before it is sent.
+    const together = await send({ keys: ["up", "enter"] });
+    expect(together.error?.code).toBe("INVALID_ARGUMENT");
+    expect(together.error!.hint).toContain("then Enter in its own call");
+    // Recalled first, Enter alone: the screen shows the line, and it is judged.
+    expect((await send({ keys: ["up"], wait_ms: 500 })).isError).toBe(false);
+    const enter = await send({ keys: ["enter"] });
+    expect(enter.error?.code).toBe("BLOCKED_BY_GUARD");
+    expect(enter.error!.message).toContain(`uncommitted work: 1 changed or untracked path in ${other}`);
+    expect(readFileSync(join(other, "file.txt"), "utf8")).toBe(EDITED);
+    await clearLine();
   });
 
   test.if(Bun.which("sqlite3") !== null)("SQL continued over lines at a database client is judged whole", async () => {
