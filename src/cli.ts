@@ -21,6 +21,8 @@ Usage:
   ptyhub log SESSION [--follow] [--json]
                                   the session's audit trail: who typed what, when, exit codes
   ptyhub bridge [--no-start]      (used over SSH) pipe stdio to this user's daemon, starting it
+  ptyhub guard check [--cwd DIR] [--json] LINE…
+                                  whether the guard would stop each line, by which rule, and why
   ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall] [--approve-tools] [--http URL]
                                   register with claude-code, claude-desktop, cursor, vscode, windsurf, codex
   ptyhub --version | --help
@@ -63,6 +65,9 @@ const VERBS: Record<string, Verb> = {
   async bridge(args) {
     const { runBridge } = await import("./remote/bridge.ts");
     return runBridge(args);
+  },
+  async guard(args) {
+    return (await import("./guard/check-command.ts")).runGuardCommand(args);
   },
   async install(args) {
     const { runInstallCommand } = await import("./install/command.ts");

@@ -69,6 +69,13 @@ export class SessionAudit {
     this.trail.record(session.id, { event: "guard", who, outcome, text: session.redact(line), rules, reasons });
   }
 
+  /** The guard's decision on what a session would start with, written before the session exists. */
+  guardAtOpen(session: string, decision: GuardDecision, who: string): void {
+    const { line, findings, outcome } = decision;
+    const [rules, reasons] = [findings.map((f) => f.rule), findings.map((f) => f.reason)];
+    this.trail.record(session, { event: "guard", who, outcome, text: line, rules, reasons });
+  }
+
   /** Keystrokes of a human attached to the session, written a line at a time. */
   humanInput(session: Session, data: Uint8Array): void {
     if (!this.trail.enabled) return;

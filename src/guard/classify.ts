@@ -8,6 +8,7 @@ import { invocations } from "./unwrap.ts";
 import { BUILTIN_RULES, type Rule, type RuleContext } from "./rules.ts";
 import { destructiveSql } from "./sql.ts";
 import { resolveWord } from "./paths.ts";
+import { downloadedThenRun } from "./download-run.ts";
 
 export interface Finding {
   rule: string;
@@ -30,6 +31,7 @@ export interface RuleSet {
 
 export const FORK_BOMB_RULE = "fork-bomb";
 export const SQL_RULE = "sql-destroy";
+const PIPE_TO_SHELL_RULE = "pipe-to-shell";
 
 export function ruleSet(opts: { disable?: string[]; patterns?: PatternRule[] } = {}): RuleSet {
   const disabled = new Set(opts.disable ?? []);
@@ -50,38 +52,120 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
     if (!seen.has(key)) findings.push({ rule, reason });
     seen.add(key);
   };
+  judgeParsed(parsed, ctx, rules, add);
+  // Variables the line sets (`d=/; rm -rf $d`, `c=rm; $c -rf /`, `for d in /etc /usr`) are expanded
+  // as the shell will, and the line judged again with each value they take.
+  for (const expanded of expandAssignments(line, parsed.assignments)) {
+    judgeParsed(parseShellLine(expanded), ctx, rules, add);
+  }
+  return findings;
+}
+
+/** A line whose variables take many values is judged with at most this many of them. */
+const MAX_EXPANSIONS = 32;
+
+/**
+ * `line` with `$NAME`/`${NAME}` replaced by the values the line itself gives NAME: one version
+ * with each variable's last value, then one per other value a variable takes (a `for` list).
+ */
+function expandAssignments(line: string, assignments: { name: string; value: string }[]): string[] {
+  if (assignments.length === 0) return [];
+  const values = new Map<string, string[]>();
+  for (const { name, value } of assignments) values.set(name, [...(values.get(name) ?? []), value]);
+  const substitute = (choice: Map<string, string>): string => {
+    let out = line;
+    for (const [name, value] of choice) {
+      const use = new RegExp(`\\$(\\{${name}\\}|${name}(?![A-Za-z0-9_]))`, "g");
+      out = out.replace(use, () => value);
+    }
+    return out;
+  };
+  const last = new Map([...values].map(([name, vs]) => [name, vs[vs.length - 1]!]));
+  const versions = new Set([substitute(last)]);
+  for (const [name, vs] of values) {
+    for (const v of vs) {
+      if (versions.size >= MAX_EXPANSIONS) break;
+      versions.add(substitute(new Map([...last, [name, v]])));
+    }
+  }
+  versions.delete(line);
+  return [...versions];
+}
+
+function judgeParsed(
+  parsed: ReturnType<typeof parseShellLine>,
+  ctx: RuleContext,
+  rules: RuleSet,
+  add: (rule: string, reason: string) => void,
+): void {
   const all = invocations(parsed);
   // `cd dir && …` moves the rest of the line: relative paths and git checks follow it.
   const lineCtx: RuleContext = { ...ctx };
   for (const input of all) {
     const argv = input.inv.argv;
-    if (argv.length === 0) continue;
-    if (argv[0] === "cd") {
-      lineCtx.cwd = resolveWord(argv[1] ?? "~", lineCtx);
+    if (DIRECTORY_CHANGERS.has(argv[0] ?? "")) {
+      lineCtx.cwd = newDirectory(argv, lineCtx);
       continue;
     }
-    // GNU tools print their help and exit when given --help or --version anywhere.
-    const onlyHelp = argv.includes("--help") || argv.includes("--version");
-    for (const rule of onlyHelp ? [] : rules.builtin) {
+    // An invocation without a program (`exec 3>/dev/vda`, `{ …; } > /dev/vda`) still redirects.
+    for (const rule of asksForHelp(argv) ? [] : rules.builtin) {
       const reason = rule.check(input, lineCtx);
       if (reason) add(rule.id, reason);
     }
-    if (rules.patterns.length > 0) {
+    if (rules.patterns.length > 0 && argv.length > 0) {
       const words = input.inv.argv.join(" ");
       for (const p of rules.patterns) if (p.pattern.test(words)) add(p.id, p.reason);
     }
   }
+  const pipeRule = rules.builtin.some((r) => r.id === PIPE_TO_SHELL_RULE);
+  const downloaded = pipeRule ? downloadedThenRun(all, lineCtx) : null;
+  if (downloaded) add(PIPE_TO_SHELL_RULE, downloaded);
   if (!rules.disabled.has(FORK_BOMB_RULE)) {
     // A function that starts two copies of itself per call multiplies until the machine stalls.
-    for (const name of parsed.functions) {
+    const functions = [...parsed.functions, ...all.flatMap((x) => x.inv.script?.functions ?? [])];
+    for (const name of new Set(functions)) {
       const calls = all.filter((x) => x.inv.argv[0] === name);
       const piped = calls.some((x) => x.pipeline.filter((p) => p.argv[0] === name).length >= 2);
       if (piped || calls.length >= 3) {
         add(FORK_BOMB_RULE, `fork bomb: the function ${name} keeps starting copies of itself`);
       }
     }
+    // The same in a one-line program: `perl -e 'fork while fork'`, `python -c 'while 1: os.fork()'`.
+    const forking = all.find((x) => x.inv.argv.slice(1).some((a) => FORK_LOOP.test(a)));
+    if (forking) add(FORK_BOMB_RULE, `fork bomb: ${forking.inv.argv[0]} forks in an endless loop`);
   }
-  return findings;
+}
+
+/** Program text that forks forever: `fork while fork`, `while(1) fork`, `while True: os.fork()`, `for(;;) fork()`. */
+const FORK_LOOP =
+  /\bfork\b[\s()]*\b(while|until)\b[\s(]*(\d|true|fork)|\b(while\s*[(]?\s*(1|true|True)\s*[)]?\s*[:{]?|for\s*\(\s*;\s*;\s*\))\s*[\w.]*fork\s*\(/;
+
+/** Builtins that move the shell: what follows on the line runs in the new directory. */
+const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd", "chdir"]);
+
+/** Where `cd`/`pushd`/`popd` leave the shell; null when it cannot be known (`cd -`, `popd`, `cd $X`). */
+function newDirectory(argv: string[], ctx: RuleContext): string | null {
+  if (argv[0] === "popd") return null;
+  // Options (-P, -L, -e, -@) and `--` come first; the operand follows.
+  let i = 1;
+  while (i < argv.length && /^-[LPe@]+$/.test(argv[i]!)) i++;
+  if (argv[i] === "--") i++;
+  const target = argv[i];
+  if (target === undefined) return argv[0] === "pushd" ? null : resolveWord("~", ctx);
+  if (target === "-" || /^[+-]\d+$/.test(target)) return null;
+  return resolveWord(target, ctx);
+}
+
+/**
+ * GNU tools print their help or version and exit when given --help or --version as an option,
+ * that is, before `--`: after it, it is a file name (`rm -rf -- / --help` removes /).
+ */
+function asksForHelp(argv: string[]): boolean {
+  for (const a of argv.slice(1)) {
+    if (a === "--") return false;
+    if (a === "--help" || a === "--version") return true;
+  }
+  return false;
 }
 
 /** A line typed into a database client's prompt. */

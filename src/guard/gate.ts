@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config.ts";
 import type { CallContext } from "../session/host.ts";
-import type { SessionManager } from "../session/manager.ts";
+import type { OpenParams, SessionManager } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
 import { SessionAudit } from "../audit/recorder.ts";
 import { Guard, type TypedInput } from "./guard.ts";
@@ -23,6 +23,11 @@ export class TypingGate {
   async exec(session: Session, command: string, ctx: CallContext): Promise<void> {
     await this.guard.checkExec(session, command, ctx);
     this.audit.typed(session, ctx.clientId, "exec", command);
+  }
+
+  /** Before term_open starts `command`/`args` in the session `id`: throws BLOCKED_BY_GUARD unless it may. */
+  async open(id: string, p: OpenParams, ctx: CallContext): Promise<void> {
+    await this.guard.checkOpen(id, p, ctx, (decision) => this.audit.guardAtOpen(id, decision, ctx.clientId));
   }
 
   /** Before term_send types text and/or keys. */

@@ -10,11 +10,15 @@ import { configDir } from "../paths.ts";
 import { logger } from "../log.ts";
 import type { CallContext } from "../session/host.ts";
 import type { Session } from "../session/session.ts";
-import { shellFamilyOf } from "../terminal/shell-integration.ts";
 import { builtinRuleIds, classifyShellLine, classifySqlLine, ruleSet, type Finding, type RuleSet } from "./classify.ts";
 import type { RuleContext } from "./rules.ts";
-import { DATABASE_PROMPT } from "./sql.ts";
+import { DATABASE_CLIENTS, DATABASE_PROMPT } from "./sql.ts";
+import { parseShellLine } from "./parse.ts";
+import { readEditLine, withoutPrompts } from "./edit-line.ts";
+import { SUBMIT_BYTES, submittedLines } from "./line-editor.ts";
+import { inputBytes } from "../session/send.ts";
 import { gitBranch, gitStatus } from "./git.ts";
+import { resolveCwd } from "../session/launch.ts";
 
 const log = logger("guard");
 
@@ -37,19 +41,61 @@ export interface GuardDecision {
  * stands for it, so `rm -rf ~` is still the home directory and nothing else is mistaken for it.
  */
 const REMOTE_HOME = "/\0remote-home";
-/** Key names (keys.ts) that press Enter. */
-const ENTER_KEY = /^(enter|return|ctrl\+[mj]|c-[mj]|\^[mj])$/i;
 /** term_send's input, as far as the guard cares. */
 export interface TypedInput {
   text?: string;
   enter?: boolean;
   keys?: string[];
 }
-/** A shell prompt drawn by a shell we have no integration with (a nested ssh, `su`): `$ ` or `# `. */
-const PLAIN_SHELL_PROMPT = /[$#]\s?$/;
+/**
+ * Foreground programs whose typed lines are a shell's: shells, and programs that hand the terminal
+ * to one (a login on another host or container, a multiplexer).
+ */
+const SHELL_HOSTS = new Set([
+  ...["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox", "toybox", "tcsh", "csh", "yash"],
+  ...["ssh", "mosh-client", "telnet", "su", "sudo", "doas", "login", "docker", "podman", "kubectl", "lxc"],
+  ...["nsenter", "chroot", "script", "sshpass", "tmux", "screen", "nix-shell", "env", "unshare", "systemd-run"],
+]);
+
+/** How a submitted line is judged: as a shell line, as SQL, or not at all (a program known not to be a shell). */
+function inputKind(session: Session): "shell" | "sql" | null {
+  if (session.emulator.altScreen) return null; // a full-screen program (an editor, a pager) owns the keys
+  if (session.integration !== "none" && session.phase === "prompt") return "shell";
+  const foreground = session.foregroundCommands();
+  if (foreground !== null && foreground.length > 0) {
+    if (foreground.some((name) => DATABASE_CLIENTS.has(name))) return "sql";
+    return foreground.some((name) => SHELL_HOSTS.has(name)) ? "shell" : null;
+  }
+  return DATABASE_PROMPT.test(session.emulator.textBeforeCursor()) ? "sql" : "shell";
+}
+
+/** Does the shell (or database client) wait for more of this line before running it? */
+function continues(kind: "shell" | "sql", text: string): boolean {
+  if (kind === "sql") return !/;\s*$/.test(text.replace(/--[^\n]*$/, "")) && !/^\s*\\/.test(text);
+  return parseShellLine(text).incomplete || /(\\|\||&&|\|\|)\s*$/.test(text);
+}
+
+/** The findings of several readings of one line, each rule and reason once. */
+function unique(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => {
+    const key = `${f.rule}\0${f.reason}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The rules the settings leave on, with the pattern rules they add. */
+export function settingsRuleSet(settings: GuardSettings): RuleSet {
+  const patterns = settings.rules.map((r) => ({ id: r.id, pattern: new RegExp(r.pattern), reason: r.reason }));
+  return ruleSet({ disable: settings.disable, patterns });
+}
 
 export class Guard {
   private readonly rules: RuleSet;
+  /** Per session: lines submitted that the shell continues (a trailing `\`, an open here-document). */
+  private readonly pending = new WeakMap<Session, { text: string; ready: number }>();
 
   constructor(
     private readonly settings: GuardSettings,
@@ -60,57 +106,116 @@ export class Guard {
     for (const id of settings.disable) {
       if (!known.has(id)) log.warn(`guard.disable names an unknown rule '${id}' (rules: ${[...known].join(", ")})`);
     }
-    const patterns = settings.rules.map((r) => ({ id: r.id, pattern: new RegExp(r.pattern), reason: r.reason }));
-    this.rules = ruleSet({ disable: settings.disable, patterns });
+    this.rules = settingsRuleSet(settings);
   }
 
   /** term_exec: the command is a shell line typed at the prompt. */
   async checkExec(session: Session, command: string, ctx: CallContext): Promise<void> {
     if (!this.settings.enabled) return;
-    await this.decide(session, command, classifyShellLine(command, this.ruleContext(session), this.rules), ctx);
+    const findings = classifyShellLine(command, this.ruleContext(session), this.rules);
+    await this.decide(session.id, command, findings, ctx, (d) => this.onDecision(session, d, ctx));
   }
 
   /**
-   * term_send: text that ends up submitted (Enter pressed, or a newline in it) at a shell prompt
-   * is a shell line, together with whatever was already typed on that line; at a database
-   * client's prompt it is SQL. Anything else (an editor, a REPL) is the program's business.
+   * term_open: the program a new session starts runs as surely as a typed line. A command line is
+   * what `sh -c` (or the remote shell) runs; a command with `args` is that argv, judged as the shell
+   * line that would run it. Called once the session's id is settled, before anything starts.
+   */
+  async checkOpen(
+    id: string,
+    p: {
+      command?: string;
+      args?: string[];
+      cwd?: string;
+      env?: Record<string, string>;
+      ssh?: unknown;
+      serial?: unknown;
+    },
+    ctx: CallContext,
+    record: (decision: GuardDecision) => void,
+  ): Promise<void> {
+    if (!this.settings.enabled || p.serial || !p.command) return;
+    const line = p.args === undefined ? p.command : argvLine([p.command, ...p.args]);
+    const local = !p.ssh;
+    const cwd = local ? openCwd(p.cwd) : null;
+    const ruleContext: RuleContext = {
+      cwd,
+      home: local ? homedir() : REMOTE_HOME,
+      gitStatus: (dir) => (local ? gitStatus(dir) : null),
+      gitBranch: (dir) => (local ? gitBranch(dir) : null),
+    };
+    // A command line runs in the environment `env` gives: `$X` there is its value (`args` are not expanded).
+    const withEnv =
+      p.args === undefined && p.env
+        ? Object.entries(p.env)
+            .map(([name, value]) => `${name}=${argvLine([value])}; `)
+            .join("") + line
+        : line;
+    const findings = classifyShellLine(withEnv, ruleContext, this.rules);
+    await this.decide(id, line, findings, ctx, record, "start");
+  }
+
+  /**
+   * term_send: every line the input submits (CR, LF, ^O, in text or keys, whatever the key is
+   * called) is judged before anything is written: the line as the line editor will hold it — what
+   * the screen shows on the edit line, with the text and keys applied (line-editor.ts) — joined to
+   * the lines before it that the shell is still continuing (`rm -rf \`, a here-document). At a
+   * database client it is SQL. A program known not to be a shell (cat, an editor, a REPL) gets
+   * its input unjudged; when the foreground program cannot be seen, the line is judged as a shell's.
    */
   async checkSend(session: Session, p: TypedInput, ctx: CallContext): Promise<void> {
     if (!this.settings.enabled || session.exit !== null) return;
-    const text = p.text ?? "";
-    // Enter comes with the text (the default when text is given), inside it, or as a key after it.
-    const submitted =
-      (p.text !== undefined && (p.enter ?? true)) ||
-      /[\r\n]/.test(text) ||
-      (p.keys ?? []).some((k) => ENTER_KEY.test(k));
-    if (!submitted) return;
-    const before = session.emulator.textBeforeCursor();
-    const line = this.pendingLine(session) + text;
-    if (line.trim() === "") return;
-    if (this.atShellPrompt(session, before)) {
-      await this.decide(session, line, classifyShellLine(line, this.ruleContext(session), this.rules), ctx);
-    } else if (DATABASE_PROMPT.test(before)) {
-      await this.decide(session, line, classifySqlLine(line, this.rules), ctx);
+    const bytes = inputBytes(session, p);
+    if (!SUBMIT_BYTES.test(bytes)) return;
+    const kind = inputKind(session);
+    if (kind === null) return;
+    const edit = readEditLine(session);
+    const { submitted, cancelled, unseen } = submittedLines(edit.line, edit.cursor, bytes);
+    if (unseen) {
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        "these keys put on the line what the guard cannot see before Enter submits it (history, search, completion)",
+        "Send those keys without Enter first, then Enter in its own call: the guard judges the line the screen shows.",
+      );
+    }
+    // Text after the cursor may be the line's, or a suggestion the shell drew there (fish, zsh
+    // autosuggestions) that Enter does not submit: the line is also read without it.
+    const typedOnly = submittedLines(edit.line.slice(0, edit.cursor), edit.cursor, bytes).submitted;
+    const pending = this.continued(session, cancelled);
+    const record = (d: GuardDecision) => this.onDecision(session, d, ctx);
+    for (const [n, typed] of submitted.entries()) {
+      const line = pending.text === "" ? typed : `${pending.text}\n${typed}`;
+      const alternative = typedOnly[n] === undefined || typedOnly[n] === typed ? [] : [typedOnly[n]!];
+      if (line.trim() !== "") {
+        // Without a mark saying where the prompt ends, the line is read with and without it.
+        const versions = [line, ...alternative.map((t) => (pending.text === "" ? t : `${pending.text}\n${t}`))];
+        const readings = versions.flatMap((v) => (edit.promptKnown ? [v] : withoutPrompts(v)));
+        const findings = unique(
+          readings.flatMap((l) =>
+            kind === "sql"
+              ? classifySqlLine(l, this.rules)
+              : classifyShellLine(l, this.ruleContext(session), this.rules),
+          ),
+        );
+        await this.decide(session.id, line, findings, ctx, record);
+      }
+      pending.text = continues(kind, line) ? line : "";
     }
   }
 
-  private atShellPrompt(session: Session, before: string): boolean {
-    if (session.integration !== "none" && session.phase === "prompt") return true;
-    if (DATABASE_PROMPT.test(before)) return false;
-    const shellProgram = session.integration === "none" && shellFamilyOf(session.target.split(" ")[0] ?? "") !== null;
-    return (shellProgram || session.phase === "running" || session.kind === "ssh") && PLAIN_SHELL_PROMPT.test(before);
-  }
-
-  /** What is already typed on the shell's edit line (text sent earlier without Enter). */
-  private pendingLine(session: Session): string {
-    if (session.integration === "none" || !session.inputReady) return "";
-    const ready = session
-      .marksAfter(0)
-      .filter((m) => m.kind === "ready")
-      .pop();
-    const cursor = session.emulator.cursorPos();
-    if (!ready || ready.pos.row !== cursor.row) return "";
-    return cursor.prefix.slice(ready.pos.col);
+  /** The lines a session's shell is still continuing; forgotten at a new prompt or after ^C. */
+  private continued(session: Session, cancelled: boolean): { text: string; ready: number } {
+    const ready =
+      session
+        .marksAfter(0)
+        .filter((m) => m.kind === "ready")
+        .pop()?.seq ?? 0;
+    let pending = this.pending.get(session);
+    if (!pending || pending.ready !== ready || cancelled) {
+      pending = { text: "", ready };
+      this.pending.set(session, pending);
+    }
+    return pending;
   }
 
   private ruleContext(session: Session): RuleContext {
@@ -123,42 +228,75 @@ export class Guard {
     };
   }
 
-  private async decide(session: Session, line: string, findings: Finding[], ctx: CallContext): Promise<void> {
+  /** `action` says what would happen: the line is typed into a session, or a new session starts it. */
+  private async decide(
+    sessionId: string,
+    line: string,
+    findings: Finding[],
+    ctx: CallContext,
+    record: (decision: GuardDecision) => void,
+    action: "type" | "start" = "type",
+  ): Promise<void> {
     if (findings.length === 0) return;
+    const doing =
+      action === "type" ? "type this into terminal session" : "start a new terminal session running this as";
     const why = findings.map((f) => `${f.reason} [${f.rule}]`).join("; ");
     const shown = line.length > MAX_SHOWN_LINE ? `${line.slice(0, MAX_SHOWN_LINE)}…` : line;
-    if (ctx.elicit) {
-      let allowed = false;
-      try {
-        const answer = await ctx.elicit(
-          `ptyhub guard: the agent wants to type this into terminal session '${session.id}':\n\n${shown}\n\n` +
-            `Why it was stopped: ${why}.\n\nType it?`,
-          CONFIRM_SCHEMA,
-        );
-        allowed = answer.action === "accept" && answer.content?.allow === true;
-      } catch (err) {
-        // No answer (the request timed out, the client went away): only a yes lets it through.
-        log.info(`guard question for '${session.id}' got no answer: ${(err as Error).message}`);
-      }
-      if (allowed) {
-        this.onDecision(session, { line, findings, outcome: "confirmed" }, ctx);
-        return;
-      }
-      this.onDecision(session, { line, findings, outcome: "declined" }, ctx);
+    const hint = allowHint(sessionId, findings, action);
+    const notDone = action === "type" ? `not typed into '${sessionId}'` : `session '${sessionId}' not started`;
+    if (!ctx.elicit) {
+      record({ line, findings, outcome: "blocked" });
       throw new AppError(
         "BLOCKED_BY_GUARD",
-        `the human did not confirm running this in '${session.id}': ${why}`,
-        "Do not retry it. Ask the human what they want instead, or find a less destructive way.",
+        `${notDone}: ${why}. Nobody was asked: this MCP client cannot ask the human to confirm (no elicitation)`,
+        hint,
         false,
       );
     }
-    this.onDecision(session, { line, findings, outcome: "blocked" }, ctx);
+    let answer: Awaited<ReturnType<NonNullable<CallContext["elicit"]>>> | null = null;
+    try {
+      answer = await ctx.elicit(
+        `ptyhub guard: the agent wants to ${doing} '${sessionId}':\n\n${shown}\n\n` +
+          `Why it was stopped: ${why}.\n\n${action === "type" ? "Type it?" : "Start it?"}`,
+        CONFIRM_SCHEMA,
+      );
+    } catch (err) {
+      // No answer (the request timed out, the client went away): only a yes lets it through.
+      log.info(`guard question for '${sessionId}' got no answer: ${(err as Error).message}`);
+    }
+    if (answer?.action === "accept" && answer.content?.allow === true) {
+      record({ line, findings, outcome: "confirmed" });
+      return;
+    }
+    record({ line, findings, outcome: "declined" });
+    if (answer === null) {
+      throw new AppError(
+        "BLOCKED_BY_GUARD",
+        `${notDone}: ${why}. The human was asked but nobody answered (the client could not show the question)`,
+        hint,
+        false,
+      );
+    }
     throw new AppError(
       "BLOCKED_BY_GUARD",
-      `not typed into '${session.id}': ${why}; this MCP client cannot ask the human to confirm (no elicitation)`,
-      allowHint(session.id, findings),
+      `the human did not confirm running this in '${sessionId}': ${why}`,
+      "Do not retry it. Ask the human what they want instead, or find a less destructive way.",
       false,
     );
+  }
+}
+
+/** A program and its arguments as the shell line that would run it (words quoted only where needed). */
+export function argvLine(argv: string[]): string {
+  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(" ");
+}
+
+/** Where a new local session starts, for relative paths in its command (null when it cannot be known). */
+function openCwd(cwd: string | undefined): string | null {
+  try {
+    return resolveCwd(cwd);
+  } catch {
+    return null; // opening will fail with its own error; the command is judged without a cwd
   }
 }
 
@@ -180,11 +318,15 @@ const CONFIRM_SCHEMA = {
 const MAX_SHOWN_LINE = 2000;
 
 /** How a human lets such a line through: type it themselves, or turn the rule off. */
-function allowHint(session: string, findings: Finding[]): string {
+function allowHint(session: string, findings: Finding[], action: "type" | "start"): string {
   const ids = [...new Set(findings.map((f) => JSON.stringify(f.rule)))].join(", ");
   const file = join(configDir(), "config.json");
+  const themselves =
+    action === "type"
+      ? `type it themselves in \`ptyhub attach ${session}\``
+      : "run it themselves in a terminal (or open a shell session and type it in `ptyhub attach SESSION`)";
   return (
-    `Tell the human: they can type it themselves in \`ptyhub attach ${session}\`, or allow it by adding ` +
+    `Tell the human: they can ${themselves}, or allow it by adding ` +
     `{"guard": {"disable": [${ids}]}} to ${file} and restarting ptyhub (\`ptyhub daemon --stop\`). ` +
     "Do not try to get around the guard."
   );

@@ -30,12 +30,14 @@ export interface ParsedLine {
   pipelines: SimpleCommand[][];
   /** Names of the functions the line defines (`f() { …; }`, `function f { …; }`). */
   functions: string[];
+  /** Variables the line sets for what follows (`d=/;`, `export c=rm`), quotes removed, in order. */
+  assignments: { name: string; value: string }[];
   /** A quote, substitution or here-document was not closed. */
   incomplete: boolean;
 }
 
 /** Words that open or continue a compound command: what follows them is the command. */
-const LEADING_RESERVED = new Set(["{", "!", "if", "then", "else", "elif", "do", "while", "until", "time"]);
+const LEADING_RESERVED = new Set(["{", "!", "if", "then", "else", "elif", "do", "while", "until"]);
 /** Words that only close a compound command. */
 const CLOSING_RESERVED = new Set(["}", "fi", "done", "esac"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
@@ -47,6 +49,7 @@ class Parser {
   /** Inside `…` a backtick ends the substitution, not starts another. */
   private backticks = 0;
   private readonly functions: string[] = [];
+  private readonly assignments: { name: string; value: string }[] = [];
   /** Here-document delimiters waiting for the next newline, and where to put their bodies. */
   private pendingHeredocs: { delimiter: string; stripTabs: boolean; into: SimpleCommand }[] = [];
 
@@ -54,7 +57,7 @@ class Parser {
 
   parse(): ParsedLine {
     const pipelines = this.parseList(null);
-    return { pipelines, functions: this.functions, incomplete: this.incomplete };
+    return { pipelines, functions: this.functions, assignments: this.assignments, incomplete: this.incomplete };
   }
 
   /** Parses until `stop` (")" or "`") or the end of the text; consumes the stop character. */
@@ -64,6 +67,7 @@ class Parser {
     let cmd = newCommand();
     let words: string[] = [];
     const endCommand = (): void => {
+      recordAssignments(words, this.assignments);
       finishCommand(cmd, words, this.functions);
       const empty = cmd.argv.length + cmd.redirects.length + cmd.nested.length === 0 && cmd.stdin === null;
       if (!empty) pipeline.push(cmd);
@@ -136,8 +140,10 @@ class Parser {
         continue;
       }
       if (c === ")") {
-        // An unmatched `)` (e.g. a `case` pattern): not ours to judge, skip it.
+        // An unmatched `)` ends a `case` pattern (`case x in x) rm …`): the words before it are the
+        // `case … in` header and the pattern, not a command; what follows is the command.
         this.i++;
+        words = [];
         continue;
       }
       if (c === "<" || c === ">") {
@@ -171,7 +177,7 @@ class Parser {
   }
 
   private subList(stop: ")" | "`"): ParsedLine {
-    return { pipelines: this.parseList(stop), functions: [], incomplete: false };
+    return { pipelines: this.parseList(stop), functions: [], assignments: [], incomplete: false };
   }
 
   private readRedirect(cmd: SimpleCommand, _fd: string): void {
@@ -252,8 +258,9 @@ class Parser {
         continue;
       }
       if (c === "$" && s[this.i + 1] === "'") {
-        this.i++;
-        continue; // $'…' (ANSI-C quoting) reads like '…' for our purpose
+        this.i += 2;
+        out += this.readAnsiC();
+        continue;
       }
       if (c === '"') {
         this.i++;
@@ -268,6 +275,33 @@ class Parser {
       out += c;
       this.i++;
     }
+    return out;
+  }
+
+  /** `$'…'` after the opening quote: bash's ANSI-C escapes decoded (`$'\x72\x6d'` is `rm`). */
+  private readAnsiC(): string {
+    const s = this.s;
+    let out = "";
+    while (this.i < s.length) {
+      const c = s[this.i]!;
+      if (c === "'") {
+        this.i++;
+        return out;
+      }
+      if (c !== "\\") {
+        out += c;
+        this.i++;
+        continue;
+      }
+      const esc = ANSI_C_ESCAPE.exec(s.slice(this.i + 1, this.i + 11));
+      if (!esc) {
+        this.i++;
+        continue;
+      }
+      out += decodeAnsiC(esc[0]);
+      this.i += 1 + esc[0].length;
+    }
+    this.incomplete = true;
     return out;
   }
 
@@ -346,15 +380,67 @@ class Parser {
   }
 }
 
+/** One escape after the backslash in `$'…'`: hex, octal, unicode, control, or a single character. */
+const ANSI_C_ESCAPE = /^(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|[\s\S])/;
+const ANSI_C_SIMPLE: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  v: "\v",
+};
+
+const MAX_CODE_POINT = 0x10ffff;
+
+function decodeAnsiC(esc: string): string {
+  const head = esc[0]!;
+  if (/^[xuU]./.test(esc)) return String.fromCodePoint(Math.min(parseInt(esc.slice(1), 16), MAX_CODE_POINT));
+  if (/^[0-7]/.test(esc)) return String.fromCharCode(parseInt(esc, 8) & 0xff);
+  if (head === "c") return String.fromCharCode(esc.charCodeAt(1) & 0x1f);
+  return ANSI_C_SIMPLE[head] ?? head;
+}
+
 function newCommand(): SimpleCommand {
   return { argv: [], redirects: [], nested: [], stdin: null };
 }
 
+/** Builtins whose NAME=value arguments set shell variables. */
+const DECLARING = new Set(["export", "declare", "local", "readonly", "typeset"]);
+
+/** A command of assignments only (`d=/`), `export NAME=value`, or a `for` loop's list: the variables it sets. */
+function recordAssignments(words: string[], into: { name: string; value: string }[]): void {
+  // `for NAME in WORDS`: NAME takes each word in turn.
+  if ((words[0] === "for" || words[0] === "select") && words[2] === "in" && /^[A-Za-z_]\w*$/.test(words[1] ?? "")) {
+    for (const value of words.slice(3)) into.push({ name: words[1]!, value });
+    return;
+  }
+  const args = DECLARING.has(words[0] ?? "") ? words.slice(1).filter((w) => !w.startsWith("-")) : words;
+  if (args.length === 0 || !args.every((w) => ASSIGNMENT.test(w))) return;
+  for (const w of args) {
+    const eq = w.indexOf("=");
+    into.push({ name: w.slice(0, eq).replace(/\[.*$|\+$/, ""), value: w.slice(eq + 1) });
+  }
+}
+
+/** An unquoted `$IFS` splits a word as a space would (`rm${IFS}-rf${IFS}/`). */
+const IFS_SPLIT = /\$\{IFS\}|\$IFS(?![A-Za-z0-9_])/;
+
 /** Drops leading reserved words and assignments; records `function NAME` definitions. */
 function finishCommand(cmd: SimpleCommand, words: string[], functions: string[]): void {
-  let w = words;
+  let w = words.flatMap((word) => (IFS_SPLIT.test(word) ? word.split(IFS_SPLIT).filter(Boolean) : [word]));
   for (;;) {
-    if (w.length > 0 && LEADING_RESERVED.has(w[0]!)) w = w.slice(1);
+    if (w[0] === "time") {
+      // bash's `time` keyword takes -p (POSIX output format) before the command it times.
+      w = w.slice(1);
+      while (w[0] === "-p" || w[0] === "--") w = w.slice(1);
+    } else if (w[0] === "coproc") {
+      // `coproc NAME { …; }` names the coprocess; `coproc cmd …` runs cmd.
+      w = w.slice(w.length >= 2 && w[2] === "{" ? 2 : 1);
+    } else if (w.length > 0 && LEADING_RESERVED.has(w[0]!)) w = w.slice(1);
     else if (w.length > 0 && ASSIGNMENT.test(w[0]!)) w = w.slice(1);
     else if (w[0] === "function" && w.length >= 2) {
       functions.push(w[1]!);

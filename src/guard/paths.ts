@@ -28,7 +28,9 @@ export interface PathContext {
 export function resolveWord(word: string, ctx: PathContext): string | null {
   let w = word;
   if (w === "~" || w.startsWith("~/")) w = ctx.home + w.slice(1);
-  w = w.replace(/^(\$HOME|\$\{HOME\})(?=\/|$)/, ctx.home);
+  const user = /^~([a-z_][a-z0-9_.-]*)(?=\/|$)/i.exec(w);
+  if (user) w = userHome(user[1]!, ctx) + w.slice(user[0].length);
+  w = w.replace(HOME_VARIABLE, ctx.home);
   if (w.includes("$") || w.includes("`")) return null;
   if (!w.startsWith("/")) {
     if (ctx.cwd === null) return null;
@@ -36,6 +38,19 @@ export function resolveWord(word: string, ctx: PathContext): string | null {
   }
   const normalized = posix.normalize(w);
   return normalized.length > 1 ? normalized.replace(/\/+$/, "") : normalized;
+}
+
+/**
+ * `$HOME`, `${HOME}`, and the expansions that yield $HOME when it is set: `${HOME:?…}`,
+ * `${HOME:-…}`, `${HOME-…}`, `${HOME:=…}` (a check against an unset HOME, not a different path).
+ */
+const HOME_VARIABLE = /^(\$HOME|\$\{HOME(:?[?=-][^}]*)?\})(?=\/|$)/;
+
+/** `~name`: root's home is /root; anyone else's is a tree under /home (where it is not, it is still someone's). */
+function userHome(name: string, ctx: PathContext): string {
+  if (name === "root") return "/root";
+  const mine = posix.basename(ctx.home);
+  return name === mine ? ctx.home : `/home/${name}`;
 }
 
 /** Strips a trailing glob (`/*`, `/.*`, `/.[!.]*`): deleting all of a directory's entries is deleting it. */
@@ -72,8 +87,13 @@ export function preciousPath(word: string, ctx: PathContext): string | null {
 const HARMLESS_DEVICE =
   /^\/dev\/(null|zero|full|u?random|stdout|stderr|stdin|tty\w*|pts\/.*|fd\/.*|shm\/.*|ptmx|console)$/;
 
-/** Block devices and the like, where a write destroys a file system (not /dev/null, ttys, fds). */
-export function isDevicePath(word: string): boolean {
-  if (!word.startsWith("/dev/")) return false;
-  return !HARMLESS_DEVICE.test(word);
+/**
+ * Block devices and the like, where a write destroys a file system (not /dev/null, ttys, fds).
+ * The word is resolved first: `//dev/vda`, `/dev/./vda`, and `vda` in /dev name the device too.
+ */
+export function isDevicePath(word: string, ctx: PathContext): boolean {
+  // A word that cannot be resolved (`/dev/$DISK`) still names something under /dev when it says so.
+  const path = resolveWord(word, ctx) ?? word;
+  if (!path.startsWith("/dev/")) return false;
+  return !HARMLESS_DEVICE.test(path);
 }

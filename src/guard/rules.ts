@@ -5,8 +5,9 @@
  */
 import type { Invocation } from "./unwrap.ts";
 import { baseName } from "./unwrap.ts";
-import { isDevicePath, preciousPath, type PathContext } from "./paths.ts";
+import { isDevicePath, preciousPath, resolveWord, type PathContext } from "./paths.ts";
 import { DATABASE_CLIENTS, destructiveSql } from "./sql.ts";
+import { posix } from "node:path";
 
 export interface RuleContext extends PathContext {
   /**
@@ -32,10 +33,24 @@ export interface Rule {
   check(input: RuleInput, ctx: RuleContext): string | null;
 }
 
+/**
+ * Long options as given. `has(name)` also answers for an abbreviation: GNU getopt_long and git
+ * accept any unambiguous prefix (`--rec` is `--recursive`, `--no-pres` is `--no-preserve-root`).
+ */
+class LongOptions extends Set<string> {
+  override has(name: string): boolean {
+    for (const given of this)
+      if (given === name || (given.length >= MIN_ABBREVIATION && name.startsWith(given))) return true;
+    return false;
+  }
+}
+/** Shorter prefixes than this are not read as an option's abbreviation. */
+const MIN_ABBREVIATION = 2;
+
 /** Short options of `args` (`-rf` → r, f) and long options, up to `--`. */
 function options(args: string[]): { short: Set<string>; long: Set<string>; operands: string[] } {
   const short = new Set<string>();
-  const long = new Set<string>();
+  const long = new LongOptions();
   const operands: string[] = [];
   let ended = false;
   for (const a of args) {
@@ -56,6 +71,19 @@ function firstPrecious(words: string[], ctx: RuleContext): string | null {
     if (why) return why;
   }
   return null;
+}
+
+/**
+ * Does a pathspec given to checkout/restore name the whole work tree (or the directory git runs
+ * in, or above it)? `.`, `./`, `*`, `:/`, `:(top)`, `..`, the directory's own path, globs of them.
+ */
+function coversWorkTree(spec: string, dir: string | null): boolean {
+  if (/^:(\/|\(top[^)]*\))/.test(spec)) return true;
+  const bare = spec.replace(/(\/+\*?|\/\.\*)$/, "").replace(/^\*$/, ".") || ".";
+  if (/^(\.\/?)+$/.test(bare) || /^(\.\.\/?)+$/.test(bare)) return true;
+  if (dir === null || !bare.startsWith("/")) return false;
+  const resolved = posix.normalize(bare);
+  return dir === resolved || dir.startsWith(resolved === "/" ? "/" : `${resolved}/`);
 }
 
 /** Shared branches: what a force push would rewrite for everyone. */
@@ -80,21 +108,93 @@ function gitCommand(argv: string[], ctx: RuleContext): { sub: string; args: stri
   return { sub: argv[i]!, args: argv.slice(i + 1), dir };
 }
 
-const SHELL_INTERPRETERS = new Set([
+export const SHELL_INTERPRETERS = new Set([
   ...["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"],
   ...["python", "python3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh"],
 ]);
 const DOWNLOADERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "iwr"]);
 const isDownloader = (program: string) => DOWNLOADERS.has(baseName(program));
+/** Redirections that write a file (`>&FILE` too, when FILE is not a descriptor number). */
+const OUTPUT_REDIRECT = /^(>|>>|>\||&>|&>>|<>|>&)$/;
+/** Programs whose last argument is the file they write. */
+const COPIERS = new Set(["cp", "install", "pv"]);
+
+/** A chmod mode that starts with `-` (`-w`, `-rwx`, `-x`): chmod has no lowercase option letters. */
+const CHMOD_DASH_MODE = /^-[rwxXst]+$/;
+
 /** systemctl verbs that stop or restart the machine (or drop it to a rescue shell). */
 const SYSTEMCTL_STOPS = /^(reboot|poweroff|halt|kexec|soft-reboot|suspend|hibernate|emergency|rescue)$/;
+
+/** find's starting points: after its leading options (-H, -L, -P, -D debug, -O level), before the expression. */
+function findStartPaths(args: string[]): string[] {
+  let i = 0;
+  while (i < args.length && /^-([HLP]+|D|O\d*)$/.test(args[i]!)) i += args[i] === "-D" ? 2 : 1;
+  const end = args.findIndex((a, k) => k >= i && (a.startsWith("-") || a === "(" || a === "!"));
+  return args.slice(i, end === -1 ? args.length : end);
+}
+
+/**
+ * Per client: the option letter that carries SQL (psql -c, mysql -e, clickhouse-client -q) and the
+ * short options that take a value, from their manuals (the letters after one are its value).
+ * mysql's -p takes its password only attached (`-pSECRET`), so it is not listed.
+ */
+const CLIENT_OPTIONS: Record<string, { sql: string; valued: string }> = {
+  psql: { sql: "c", valued: "cdfhpUvPTLoFR" },
+  duckdb: { sql: "c", valued: "cs" },
+  "clickhouse-client": { sql: "q", valued: "qhudC" },
+  cqlsh: { sql: "e", valued: "eukfb" },
+  sqlite3: { sql: "", valued: "" },
+  sqlite: { sql: "", valued: "" },
+};
+const MYSQL_LIKE = { sql: "e", valued: "eDhPuS" };
+
+/**
+ * The SQL a client is given as arguments: `-c SQL`, `-cSQL`, `-Xc SQL` (letters bundled),
+ * `--command=SQL`/`--execute SQL`/`--query`, sqlite3's `-cmd SQL` and its arguments after the
+ * database file.
+ */
+function sqlArguments(program: string, args: string[]): string[] {
+  const { sql: letter, valued } = CLIENT_OPTIONS[program] ?? MYSQL_LIKE;
+  const out: string[] = [];
+  let operands = 0;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const long = /^--(command|execute|query|cmd)(=(.*))?$/.exec(a) ?? (a === "-cmd" ? ["-cmd", "cmd"] : null);
+    if (long) {
+      out.push(long[3] ?? args[++i] ?? "");
+      continue;
+    }
+    if (a.startsWith("-") && !a.startsWith("--") && a.length > 1) {
+      for (let k = 1; k < a.length; k++) {
+        if (!valued.includes(a[k]!)) continue;
+        const value = k + 1 < a.length ? a.slice(k + 1) : args[++i];
+        if (a[k] === letter) out.push(value ?? "");
+        break;
+      }
+      continue;
+    }
+    // sqlite3 DB "SQL…": every argument after the database file is SQL.
+    if ((program.startsWith("sqlite") || program === "duckdb") && operands++ > 0) out.push(a);
+  }
+  return out;
+}
+
+/** Builtins that run a script in the current shell. */
+const SCRIPT_BUILTINS = new Set(["eval", "source", "."]);
+/** Names of standard input as a file: a script read from it is the piped download. */
+const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
+
+/** systemd targets that stop the machine or drop it to a rescue shell. */
+const STOP_TARGET = /^(poweroff|reboot|halt|kexec|soft-reboot|rescue|emergency)(\.target)?$/;
+/** The kernel's magic SysRq trigger: `echo b >` reboots, `o` powers off, immediately. */
+const SYSRQ = "/proc/sysrq-trigger";
 
 /** Does the interpreter read its program from standard input (no script file, or `-`/`-s`)? */
 function readsProgramFromStdin(inv: Invocation): boolean {
   const args = inv.argv.slice(1);
   if (args.includes("-c") || args.includes("-e") || args.includes("--eval")) return false;
   const operands = args.filter((a) => !a.startsWith("-") || a === "-");
-  return operands.length === 0 || operands[0] === "-" || args.includes("-s");
+  return operands.length === 0 || STDIN_FILE.test(operands[0]!) || args.includes("-s");
 }
 
 export const BUILTIN_RULES: Rule[] = [
@@ -113,13 +213,7 @@ export const BUILTIN_RULES: Rule[] = [
       const execRemoves = (a: string, i: number) =>
         (a === "-exec" || a === "-execdir") && /^(rm|shred)$/.test(baseName(args[i + 1] ?? ""));
       if (program === "find" && (args.includes("-delete") || args.some(execRemoves))) {
-        const starts = args.slice(
-          0,
-          Math.max(
-            0,
-            args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!"),
-          ),
-        );
+        const starts = findStartPaths(args);
         const what = firstPrecious(starts.length > 0 ? starts : ["."], ctx);
         return what ? `find … -delete removes files throughout ${what}` : null;
       }
@@ -132,29 +226,39 @@ export const BUILTIN_RULES: Rule[] = [
     check({ inv }) {
       const p = inv.argv[0] ?? "";
       if (!/^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|newfs(_.+)?)$/.test(p)) return null;
-      if (inv.argv.slice(1).some((a) => a === "--help" || a === "-V" || a === "--version")) return null;
       return `${p} erases whatever is on the target device`;
     },
   },
   {
     id: "dd-device",
     summary: "writing raw data to a device: dd of=/dev/…, or a redirection into a disk device",
-    check({ inv }) {
-      if (inv.argv[0] === "dd") {
-        const of = inv.argv.find((a) => a.startsWith("of="))?.slice(3);
-        if (of && isDevicePath(of)) return `dd overwrites the device ${of}`;
+    check({ inv }, ctx) {
+      const [program, ...args] = inv.argv;
+      if (program === "dd" || program === "dcfldd" || program === "dc3dd") {
+        const of = args.find((a) => a.startsWith("of="))?.slice(3);
+        if (of && isDevicePath(of, ctx)) return `dd overwrites the device ${of}`;
       }
-      const r = inv.source.redirects.find((x) => /^(>|>>|>\||&>|&>>|<>)$/.test(x.op) && isDevicePath(x.target));
+      // Programs that write the files they are given: tee's files, cp's and install's destination.
+      const written = program === "tee" ? options(args).operands : COPIERS.has(program ?? "") ? args.slice(-1) : [];
+      const file = written.find((a) => !a.startsWith("-") && isDevicePath(a, ctx));
+      if (file) return `${program} writes over the device ${file}`;
+      const r = inv.source.redirects.find((x) => OUTPUT_REDIRECT.test(x.op) && isDevicePath(x.target, ctx));
       return r ? `the output is written over the device ${r.target}` : null;
     },
   },
   {
     id: "wipe-device",
     summary: "shred or wipefs of a device",
-    check({ inv }) {
+    check({ inv }, ctx) {
       const [program, ...args] = inv.argv;
-      if (program !== "shred" && program !== "wipefs" && program !== "blkdiscard") return null;
-      const device = args.find((a) => isDevicePath(a));
+      const zaps =
+        program === "sgdisk" && args.some((a) => /^(-[a-zA-Z]*[Zzo][a-zA-Z]*|--zap(-all)?|--clear)$/.test(a));
+      // parted … mklabel and cryptsetup luksFormat/erase replace what the device held.
+      const relabels = program === "parted" && args.some((a) => a === "mklabel" || a === "mktable");
+      const encrypts = program === "cryptsetup" && args.some((a) => /^(luksFormat|erase|luksErase)$/.test(a));
+      const wipes = program === "shred" || program === "wipefs" || program === "blkdiscard";
+      if (!wipes && !zaps && !relabels && !encrypts) return null;
+      const device = args.find((a) => !a.startsWith("-") && isDevicePath(a, ctx));
       return device ? `${program} destroys the data on ${device}` : null;
     },
   },
@@ -164,9 +268,13 @@ export const BUILTIN_RULES: Rule[] = [
     check({ inv }, ctx) {
       const [program, ...args] = inv.argv;
       if (program !== "chmod" && program !== "chown" && program !== "chgrp") return null;
-      const o = options(args.filter((a) => !/^[-+=][rwxXst]+$/.test(a)));
+      // chmod's mode may look like an option (`-w`, `-rwx`): it is the mode, not a flag.
+      const dashMode = program === "chmod" && args.some((a) => CHMOD_DASH_MODE.test(a));
+      const o = options(args.filter((a) => !(program === "chmod" && CHMOD_DASH_MODE.test(a))));
       if (!(o.short.has("R") || o.long.has("recursive"))) return null;
-      const what = firstPrecious(o.operands.slice(1), ctx);
+      // With --reference=FILE (or a dash mode) every operand is a file; otherwise the first is the mode/owner.
+      const files = dashMode || o.long.has("reference") ? o.operands : o.operands.slice(1);
+      const what = firstPrecious(files, ctx);
       return what ? `${program} -R changes the permissions or owner of everything in ${what}` : null;
     },
   },
@@ -179,14 +287,19 @@ export const BUILTIN_RULES: Rule[] = [
       if (!git || git.sub !== "push") return null;
       const o = options(git.args);
       const force = o.short.has("f") || o.long.has("force") || o.operands.some((r) => r.startsWith("+"));
+      // --mirror force-updates every ref on the remote; --all with --force, every branch.
+      if (o.long.has("mirror")) return "git push --mirror overwrites every branch on the remote, shared ones too";
       if (!force) return null;
       if (o.long.has("delete") || o.short.has("d")) return null;
+      if (o.long.has("all") || o.long.has("branches"))
+        return "git push --force --all rewrites every branch, shared ones too";
       const refspecs = o.operands.slice(1);
       // A refspec's destination (`src:dst`, `+dst`); without one, the checked-out branch.
       const destination = (r: string) => (r.replace(/^\+/, "").split(":").pop() ?? "").replace(/^refs\/heads\//, "");
       const targets = refspecs.length > 0 ? refspecs.map(destination) : [git.dir ? ctx.gitBranch(git.dir) : null];
       for (const t of targets) {
         if (t === null) return "git push --force to the current branch, which could not be checked (it may be shared)";
+        if (t.includes("*")) return `git push --force of ${t} rewrites every matching branch, shared ones too`;
         if (
           SHARED_BRANCH.test(t) ||
           (t === "HEAD" && git.dir && SHARED_BRANCH.test(ctx.gitBranch(git.dir) ?? "main"))
@@ -206,10 +319,15 @@ export const BUILTIN_RULES: Rule[] = [
       if (!git) return null;
       const o = options(git.args);
       const dryRun = o.short.has("n") || o.long.has("dry-run");
-      const wholeTree = o.operands.some((a) => a === "." || a === ":/");
+      const wholeTree = o.operands.some((a) => coversWorkTree(a, git.dir));
+      const forced = o.short.has("f") || o.long.has("force");
       let what: string;
       if (git.sub === "reset" && o.long.has("hard")) what = "git reset --hard throws away";
-      else if (git.sub === "clean" && (o.short.has("f") || o.long.has("force")) && !dryRun) {
+      else if (git.sub === "checkout" && forced && !o.short.has("b") && !o.short.has("B")) {
+        what = "git checkout --force throws away";
+      } else if (git.sub === "switch" && (forced || o.long.has("discard-changes"))) {
+        what = "git switch --discard-changes throws away";
+      } else if (git.sub === "clean" && (o.short.has("f") || o.long.has("force")) && !dryRun) {
         what = "git clean -f deletes";
       } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree) {
         what = `git ${git.sub} of the whole tree throws away`;
@@ -224,16 +342,16 @@ export const BUILTIN_RULES: Rule[] = [
   {
     id: "sql-destroy",
     summary: "DROP DATABASE/SCHEMA/TABLE or TRUNCATE given to a database client (-c/-e/argument), or typed into one",
-    check({ inv }) {
+    check({ inv, pipeline, index }) {
       const [program, ...args] = inv.argv;
+      if (program === "dropdb") return "dropdb deletes a whole database";
+      if (/^(mysqladmin|mariadb-admin)$/.test(program ?? "") && args.includes("drop")) {
+        return `${program} drop deletes a whole database`;
+      }
       if (!program || !DATABASE_CLIENTS.has(program)) return null;
-      // psql -c, mysql -e, sqlite3 DB "SQL…" (its arguments after the database file).
-      const isSql = (a: string, i: number) =>
-        /^(-c|-e|--command|--execute|-cmd)$/.test(args[i - 1] ?? "") ||
-        (program.startsWith("sqlite") && i > 0 && !a.startsWith("-"));
-      const sqlArgs = args.filter(isSql);
-      const inline = args.filter((a) => /^--(command|execute)=/.test(a)).map((a) => a.slice(a.indexOf("=") + 1));
-      for (const sql of [...sqlArgs, ...inline, inv.source.stdin ?? ""]) {
+      // What the program reads on stdin: a here-document, or what the commands before it in the pipe print.
+      const piped = pipeline.slice(0, index).map((f) => [...f.argv.slice(1), f.source.stdin ?? ""].join(" "));
+      for (const sql of [...sqlArguments(program, args), inv.source.stdin ?? "", ...piped]) {
         const why = destructiveSql(sql);
         if (why) return `${why} (${program})`;
       }
@@ -245,7 +363,9 @@ export const BUILTIN_RULES: Rule[] = [
     summary: 'running a script straight off the network: curl/wget … | sh (bash, python…), sh -c "$(curl …)"',
     check({ inv, pipeline, index }) {
       const program = inv.argv[0] ?? "";
-      if (!SHELL_INTERPRETERS.has(program.replace(/[\d.]+$/, "")) && !SHELL_INTERPRETERS.has(program)) return null;
+      const interpreter = SHELL_INTERPRETERS.has(program.replace(/[\d.]+$/, "")) || SHELL_INTERPRETERS.has(program);
+      // eval, source and `.` run their argument (`eval "$(curl …)"`, `source <(curl …)`) in this shell.
+      if (!interpreter && !SCRIPT_BUILTINS.has(program)) return null;
       const feeders = pipeline.slice(0, index);
       if (feeders.some((f) => DOWNLOADERS.has(f.argv[0] ?? "")) && readsProgramFromStdin(inv)) {
         return `${program} runs whatever the download returns, unseen`;
@@ -260,14 +380,22 @@ export const BUILTIN_RULES: Rule[] = [
   {
     id: "shutdown",
     summary: "shutdown, reboot, halt, poweroff (also systemctl/init/telinit forms)",
-    check({ inv }) {
+    check({ inv }, ctx) {
       const [program, ...args] = inv.argv;
-      if (args.some((a) => a === "--help" || (a === "-h" && program !== "shutdown") || a === "--version")) return null;
       if (program === "shutdown") return args.includes("-c") ? null : "shutdown stops the machine";
       if (program === "reboot" || program === "halt" || program === "poweroff") return `${program} stops the machine`;
-      if (program === "systemctl" && args.some((a) => SYSTEMCTL_STOPS.test(a))) {
-        return `systemctl ${args.find((a) => !a.startsWith("-"))} stops or restarts the machine`;
+      if (program === "systemctl" || program === "loginctl") {
+        // `systemctl reboot`, or `systemctl isolate|start poweroff.target`: the target is the verb.
+        const [verb, ...units] = args.filter((a) => !a.startsWith("-"));
+        const stops = SYSTEMCTL_STOPS.test(verb ?? "");
+        const toTarget = /^(isolate|start|restart)$/.test(verb ?? "") && units.some((u) => STOP_TARGET.test(u));
+        if (stops || toTarget) return `${program} ${[verb, ...units].join(" ")} stops or restarts the machine`;
       }
+      if (program === "kexec" && args.some((a) => a === "-e" || a === "--exec")) return "kexec -e restarts the machine";
+      const sysrq =
+        inv.source.redirects.some((r) => OUTPUT_REDIRECT.test(r.op) && resolveWord(r.target, ctx) === SYSRQ) ||
+        (program === "tee" && args.some((a) => resolveWord(a, ctx) === SYSRQ));
+      if (sysrq) return "writing to /proc/sysrq-trigger can reboot or stop the machine at once";
       if ((program === "init" || program === "telinit") && args.some((a) => a === "0" || a === "6")) {
         return `${program} ${args.join(" ")} stops the machine`;
       }

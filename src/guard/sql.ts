@@ -32,9 +32,15 @@ function sqlSkeleton(sql: string): string {
     .toLowerCase();
 }
 
+/** A DELETE of every row: no WHERE clause in its statement. */
+const EVERY_ROW = /^\s*delete\s+from\s+[\w"`.[\]]+\s*$/;
+
 /** Why the SQL text destroys data, or null. */
 export function destructiveSql(sql: string): string | null {
   const skeleton = sqlSkeleton(sql);
   for (const d of DESTRUCTIVE) if (d.re.test(skeleton)) return d.why;
+  if (skeleton.split(";").some((statement) => EVERY_ROW.test(statement))) {
+    return "DELETE without WHERE deletes every row of the table";
+  }
   return null;
 }

@@ -4,6 +4,7 @@
  * run another line, which is parsed and judged in turn.
  */
 import { parseShellLine, type ParsedLine, type SimpleCommand } from "./parse.ts";
+import { pipelineText } from "./piped-text.ts";
 
 /** A program about to run, after its wrappers are peeled off. */
 export interface Invocation {
@@ -11,6 +12,8 @@ export interface Invocation {
   argv: string[];
   /** The parsed command it came from (for redirections and standard input). */
   source: SimpleCommand;
+  /** The script it hands to a shell or `eval`, parsed (its functions count for the fork-bomb rule). */
+  script?: ParsedLine;
 }
 
 /**
@@ -74,6 +77,8 @@ function peel(argv: string[]): string[] | null {
       i++;
       continue;
     }
+    const split = name === "env" ? envSplitString(argv, i) : null;
+    if (split) return [...split.words, ...argv.slice(split.next)];
     if (a.startsWith("-") && a.length > 1) {
       const flag = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
       i += spec.valued.includes(flag) && !a.includes("=") ? 2 : 1;
@@ -90,16 +95,40 @@ function peel(argv: string[]): string[] | null {
   return argv.slice(i);
 }
 
+/**
+ * `env -S STRING` / `--split-string=STRING` (the `#!/usr/bin/env -S` form): STRING is split into
+ * words, quotes honoured, and those words are the command. Null when argv[i] is not that option.
+ */
+function envSplitString(argv: string[], i: number): { words: string[]; next: number } | null {
+  const a = argv[i]!;
+  let value: string | undefined;
+  let next = i + 1;
+  if (a.startsWith("--split-string")) {
+    if (a.includes("=")) value = a.slice(a.indexOf("=") + 1);
+    else [value, next] = [argv[i + 1], i + 2];
+  } else if (/^-[a-zA-Z0-9]*S/.test(a) && !a.startsWith("--")) {
+    const rest = a.slice(a.indexOf("S") + 1);
+    if (rest) value = rest;
+    else [value, next] = [argv[i + 1], i + 2];
+  } else return null;
+  const words = parseShellLine(value ?? "").pipelines[0]?.[0]?.argv ?? [];
+  return { words, next };
+}
+
 /** The script a shell invocation runs: `-c STRING`, or its standard input when given no file. */
 function shellScript(argv: string[], stdin: string | null): string | null {
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--") break;
     if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command") return argv[i + 1] ?? "";
-    if (!a.startsWith("-") && !a.startsWith("+")) return null; // a script file: not ours to read
+    // A script file is not ours to read, unless it names standard input (`bash /dev/stdin <<< …`).
+    if (!a.startsWith("-") && !a.startsWith("+")) return STDIN_FILE.test(a) ? stdin : null;
   }
   return stdin;
 }
+
+/** Standard input named as a file. */
+const STDIN_FILE = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
 
 /**
  * Every program the line runs, wrappers peeled and nested scripts parsed, each with the pipeline
@@ -110,9 +139,9 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
   if (depth > MAX_UNWRAP_DEPTH) return out;
   for (const pipeline of line.pipelines) {
     const invs: Invocation[] = [];
-    for (const cmd of pipeline) {
+    for (const [i, cmd] of pipeline.entries()) {
       for (const nested of cmd.nested) out.push(...invocations(nested, depth + 1));
-      const inv = resolve(cmd, depth, out);
+      const inv = resolve(cmd, depth, out, pipelineText(pipeline.slice(0, i)));
       invs.push(inv);
     }
     invs.forEach((inv, index) => out.push({ inv, pipeline: invs, index }));
@@ -120,24 +149,49 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
   return out;
 }
 
-/** Peels wrappers off `cmd`; scripts it hands to a shell or `eval` are parsed into `out`. */
-function resolve(cmd: SimpleCommand, depth: number, out: ReturnType<typeof invocations>): Invocation {
+/**
+ * Peels wrappers off `cmd`; scripts it hands to a shell or `eval` are parsed into `out`. `piped`
+ * is what the commands before it in the pipe print, when the line alone says (piped-text.ts).
+ */
+function resolve(
+  cmd: SimpleCommand,
+  depth: number,
+  out: ReturnType<typeof invocations>,
+  piped: string | null,
+): Invocation {
   let argv = cmd.argv;
   for (let n = 0; n < MAX_UNWRAP_DEPTH; n++) {
     const inner = peel(argv);
     if (inner === null) break;
-    argv = inner;
+    // xargs appends the words it reads to the command: `echo / | xargs rm -rf` is `rm -rf /`.
+    const input = baseName(argv[0]!) === "xargs" ? (cmd.stdin ?? piped) : null;
+    argv = input ? [...inner, ...input.split(/\s+/).filter(Boolean)] : inner;
   }
   // Assignments after a wrapper (`sudo FOO=1 rm …`) are not the program either.
   while (argv.length > 1 && ENV_ASSIGNMENT.test(argv[0]!)) argv = argv.slice(1);
   const program = baseName(argv[0] ?? "");
   if (argv.length > 0 && depth < MAX_UNWRAP_DEPTH) {
+    const runsScript = program === "eval" || program === "source" || program === "." || SHELLS.has(program);
+    const sourced = program === "source" || program === ".";
     const script =
-      program === "eval" ? argv.slice(1).join(" ") : SHELLS.has(program) ? shellScript(argv, cmd.stdin) : null;
-    if (script) out.push(...invocations(parseShellLine(script), depth + 1));
-    if (program === "su") {
-      const c = argv.findIndex((a) => a === "-c" || a === "--command");
-      if (c !== -1 && argv[c + 1]) out.push(...invocations(parseShellLine(argv[c + 1]!), depth + 1));
+      program === "eval"
+        ? argv.slice(1).join(" ")
+        : SHELLS.has(program)
+          ? shellScript(argv, cmd.stdin ?? piped)
+          : sourced && STDIN_FILE.test(argv[1] ?? "")
+            ? (cmd.stdin ?? piped)
+            : null;
+    // `eval "$(echo … | base64 -d)"`, `sh -c "$(printf …)"`: the substitution's text is known, so is the script.
+    for (const line of runsScript ? cmd.nested : []) {
+      const text = line.pipelines.length === 1 ? pipelineText(line.pipelines[0]!) : null;
+      if (text) out.push(...invocations(parseShellLine(text), depth + 1));
+    }
+    const c = program === "su" ? argv.findIndex((a) => a === "-c" || a === "--command") : -1;
+    const text = script || (c !== -1 ? argv[c + 1] : undefined);
+    if (text) {
+      const parsed = parseShellLine(text);
+      out.push(...invocations(parsed, depth + 1));
+      return { argv: [program, ...argv.slice(1)], source: cmd, script: parsed };
     }
   }
   return { argv: argv.length > 0 ? [program, ...argv.slice(1)] : [], source: cmd };

@@ -84,7 +84,7 @@ export class LocalHost implements SessionHost {
   }
 
   async open(p: OpenParams, ctx: CallContext): Promise<OpenResult> {
-    return this.manager.open(p, ctx.clientId, ctx.signal, ctx.elicit);
+    return this.manager.open(p, ctx.clientId, ctx.signal, ctx.elicit, (id) => this.gate.open(id, p, ctx));
   }
 
   async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {

@@ -164,8 +164,17 @@ export class SessionManager {
     return this.defaultOpening;
   }
 
-  /** `elicit` asks the human (SSH passphrases and passwords); absent when the client cannot. */
-  async open(p: OpenParams, clientId: string, signal?: AbortSignal, elicit?: Elicit): Promise<OpenResult> {
+  /**
+   * `elicit` asks the human (SSH passphrases and passwords); absent when the client cannot.
+   * `beforeStart` (the guard) runs once the id is settled and before anything starts; it may throw.
+   */
+  async open(
+    p: OpenParams,
+    clientId: string,
+    signal?: AbortSignal,
+    elicit?: Elicit,
+    beforeStart?: (id: string) => Promise<void>,
+  ): Promise<OpenResult> {
     const id = p.name ?? this.autoName();
     validateSessionId(id);
     this.closed.delete(id);
@@ -202,6 +211,12 @@ export class SessionManager {
         ? { kind: "ssh", ssh: p.ssh, ...program }
         : { kind: "local", ...program, sandbox: p.sandbox };
     this.opening.add(id);
+    try {
+      await beforeStart?.(id);
+    } catch (err) {
+      this.opening.delete(id);
+      throw err;
+    }
     let session: Session;
     let description: string;
     try {

@@ -164,6 +164,10 @@ export class Session {
   get readyMarks(): boolean {
     return this.seenReadyMarks;
   }
+  /** Names of the programs in the terminal's foreground process group; null where that cannot be seen. */
+  foregroundCommands(): string[] | null {
+    return this.backend.foregroundCommands ? this.backend.foregroundCommands() : null;
+  }
   /** The command running or last run, per shell integration. */
   get command(): CommandRecord | null {
     return this.currentCommand;

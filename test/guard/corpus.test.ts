@@ -6,17 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { classifyShellLine, classifySqlLine, ruleSet } from "../../src/guard/classify.ts";
 import { parseShellLine } from "../../src/guard/parse.ts";
-import type { RuleContext } from "../../src/guard/rules.ts";
-import { dangerous, harmless } from "./corpus.ts";
+import { corpusContext as context, dangerous, harmless } from "./corpus.ts";
 
-const context: RuleContext = {
-  home: "/home/dev",
-  cwd: "/home/dev/project",
-  gitStatus: (dir) =>
-    dir === "/home/dev/project" ? " M src/a.ts\n?? new.txt\n" : dir === "/home/dev/clean" ? "" : null,
-  gitBranch: (dir) =>
-    dir === "/home/dev/onmain" || dir === "/home/dev/clean" ? "main" : dir === "/home/dev/project" ? "feature/x" : null,
-};
 const rules = ruleSet();
 
 describe("guard corpus", () => {

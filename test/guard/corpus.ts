@@ -4,6 +4,17 @@
  * Lines are judged in the context of corpusContext (home /home/dev, cwd /home/dev/project, whose
  * work tree has uncommitted changes; /home/dev/clean is a clean repository on branch main).
  */
+import type { RuleContext } from "../../src/guard/rules.ts";
+
+export const corpusContext: RuleContext = {
+  home: "/home/dev",
+  cwd: "/home/dev/project",
+  gitStatus: (dir) =>
+    dir === "/home/dev/project" ? " M src/a.ts\n?? new.txt\n" : dir === "/home/dev/clean" ? "" : null,
+  gitBranch: (dir) =>
+    dir === "/home/dev/onmain" || dir === "/home/dev/clean" ? "main" : dir === "/home/dev/project" ? "feature/x" : null,
+};
+
 export const dangerous: string[] = [
   // recursive delete of /, home, system directories
   "rm -rf /",

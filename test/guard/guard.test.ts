@@ -5,39 +5,12 @@
  * tree's changes) is checked on disk: blocked means nothing was typed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMcp, type Mcp } from "../ssh/mcp.ts";
 import { stopDaemon } from "../helpers/mcp.ts";
-
-const ORIGINAL = "committed\n";
-const EDITED = "uncommitted work\n";
-
-/** A git repository whose tracked file has an uncommitted change. */
-function dirtyRepo(): string {
-  const dir = mkdtempSync(join(tmpdir(), "guard-repo-"));
-  const git = (...args: string[]) => {
-    const r = Bun.spawnSync(["git", "-C", dir, ...args], {
-      stdout: "ignore",
-      stderr: "pipe",
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: "t",
-        GIT_AUTHOR_EMAIL: "t@t",
-        GIT_COMMITTER_NAME: "t",
-        GIT_COMMITTER_EMAIL: "t@t",
-      },
-    });
-    if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-  };
-  git("init", "-q");
-  writeFileSync(join(dir, "file.txt"), ORIGINAL);
-  git("add", "file.txt");
-  git("commit", "-qm", "init");
-  writeFileSync(join(dir, "file.txt"), EDITED);
-  return dir;
-}
+import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
 
 let answer: "yes" | "no" = "no";
 let human: Mcp;
@@ -73,6 +46,7 @@ describe("guard", () => {
     expect(r.isError).toBe(true);
     expect(r.error!.code).toBe("BLOCKED_BY_GUARD");
     expect(r.error!.message).toContain("git-discard-work");
+    expect(r.error!.message).toContain("Nobody was asked");
     expect(r.error!.hint).toContain("ptyhub attach g-noelicit");
     expect(r.error!.hint).toContain('"guard": {"disable": ["git-discard-work"]}');
     expect(readFileSync(join(dir, "file.txt"), "utf8")).toBe(EDITED);

@@ -1,0 +1,117 @@
+/**
+ * `ptyhub guard check [--cwd DIR] [--json] LINE…`: what the guard would do with each line, without
+ * a session — for users trying their own rules, and for running a corpus of lines. The lines are
+ * judged as term_exec judges a local session's command: the settings' rules, the given cwd (git's
+ * answers read there), this user's home directory.
+ */
+import { parseArgs } from "node:util";
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { statSync } from "node:fs";
+import { processConfig } from "../config.ts";
+import { classifyShellLine, type Finding } from "./classify.ts";
+import { settingsRuleSet } from "./guard.ts";
+import { gitBranch, gitStatus } from "./git.ts";
+import type { RuleContext } from "./rules.ts";
+
+const USAGE = `usage: ptyhub guard check [--cwd DIR] [--json] [LINE…]
+
+Says whether the guard would stop each LINE (a shell command line, as term_exec would type it),
+by which rule, and why. With no LINE, or LINE "-", the lines are read from standard input, one
+per line. The settings' rules apply (config.json "guard": disabled and added rules).
+
+  --cwd DIR   judge relative paths and git checks in DIR (default: the current directory; a DIR
+              that does not exist here is judged as if it did, git's answers unknown)
+  --json      one JSON object per line: {"line", "stopped", "rules": [{"id", "reason"}]}
+
+Exit status: 0 when no line would be stopped, 1 when any would, 2 on a usage error.
+`;
+
+export const EXIT_STOPPED = 1;
+export const EXIT_USAGE = 2;
+
+export interface CheckIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** All of standard input (only read when no LINE is given, or "-"). */
+  stdin(): Promise<string>;
+}
+
+const processIo: CheckIo = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  stdin: () => Bun.stdin.text(),
+};
+
+/** `ptyhub guard SUBCOMMAND …`: only `check` exists. */
+export async function runGuardCommand(args: string[], io: CheckIo = processIo): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === "check") return runGuardCheck(rest, io);
+  if (sub === "--help" || sub === "-h" || sub === "help") {
+    io.out(USAGE);
+    return 0;
+  }
+  io.err(`ptyhub guard: ${sub === undefined ? "missing subcommand" : `unknown subcommand '${sub}'`}\n\n${USAGE}`);
+  return EXIT_USAGE;
+}
+
+async function runGuardCheck(args: string[], io: CheckIo): Promise<number> {
+  let parsed: ReturnType<typeof parseCheckArgs>;
+  try {
+    parsed = parseCheckArgs(args);
+  } catch (err) {
+    io.err(`ptyhub guard check: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const cwd = resolve(values.cwd ?? process.cwd());
+  // A directory that is not here (another machine's path, a corpus's) is judged as if it were.
+  if (!isDirectory(cwd)) io.err(`ptyhub guard check: note: ${cwd} is not a directory here; judged as if it were\n`);
+  const lines = [];
+  for (const p of positionals.length === 0 ? ["-"] : positionals) {
+    if (p === "-") lines.push(...(await io.stdin()).split("\n").filter((l) => l.trim() !== ""));
+    else lines.push(p);
+  }
+  const settings = processConfig().guard;
+  const rules = settingsRuleSet(settings);
+  const ctx: RuleContext = { cwd, home: homedir(), gitStatus, gitBranch };
+  let anyStopped = false;
+  for (const line of lines) {
+    const findings: Finding[] = settings.enabled ? classifyShellLine(line, ctx, rules) : [];
+    const stopped = findings.length > 0;
+    anyStopped ||= stopped;
+    if (values.json) {
+      const rulesOut = findings.map((f) => ({ id: f.rule, reason: f.reason }));
+      io.out(`${JSON.stringify({ line, stopped, rules: rulesOut })}\n`);
+    } else if (stopped) {
+      io.out(`stopped  ${line}\n${findings.map((f) => `  ${f.rule}: ${f.reason}\n`).join("")}`);
+    } else io.out(`passes   ${line}\n`);
+  }
+  if (!settings.enabled) io.err("ptyhub guard check: the guard is turned off in the settings (guard.enabled false)\n");
+  return anyStopped ? EXIT_STOPPED : 0;
+}
+
+function parseCheckArgs(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      cwd: { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

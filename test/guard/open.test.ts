@@ -1,0 +1,102 @@
+/**
+ * Issue 23 item 1: what term_open starts is judged like a typed line. The real MCP server and
+ * daemon, driven by the SDK client; the elicitation handler plays the human. What a stopped
+ * command would have done is checked on disk (the test's own HOME and a dirty repository), so a
+ * regression shows as lost files, never anything outside this run's temporary tree.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { startMcp, type Mcp } from "../ssh/mcp.ts";
+import { CLI, stopDaemon } from "../helpers/mcp.ts";
+import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
+
+let answer = false;
+let human: Mcp;
+let headless: Mcp;
+const opened: { mcp: () => Mcp; session: string }[] = [];
+const marker = join(homedir(), "guard-open-marker");
+
+beforeAll(async () => {
+  writeFileSync(marker, "still here\n");
+  human = await startMcp({ elicit: () => ({ action: "accept", content: { allow: answer } }) });
+  headless = await startMcp();
+});
+afterAll(async () => {
+  for (const o of opened)
+    await o
+      .mcp()
+      .call("term_close", { session: o.session })
+      .catch(() => undefined);
+  await human.close();
+  await headless.close();
+  await stopDaemon();
+});
+
+describe("guard: term_open", () => {
+  test("a command line or a program with args is stopped before it starts; nobody was asked", async () => {
+    for (const [name, args] of [
+      ["o-line", { command: "rm -rf ~" }],
+      ["o-argv", { command: "bash", args: ["-c", "rm -rf ~"] }],
+      ["o-rm", { command: "rm", args: ["-rf", homedir()] }],
+      ["o-env", { command: "$X", env: { X: "rm -rf ~" } }],
+    ] as const) {
+      const r = await headless.call("term_open", { name, ...args });
+      expect(r.error?.code).toBe("BLOCKED_BY_GUARD");
+      expect(r.error!.message).toContain(`session '${name}' not started`);
+      expect(r.error!.message).toContain("rm-recursive-root");
+      expect(r.error!.message).toContain("Nobody was asked");
+      expect(r.error!.hint).toContain('"guard": {"disable": ["rm-recursive-root"]}');
+    }
+    expect(readFileSync(marker, "utf8")).toBe("still here\n");
+    // The session's audit trail says what was stopped, before the session ever existed.
+    const log = Bun.spawnSync([process.execPath, CLI, "log", "o-argv", "--json"], { stdout: "pipe", stderr: "pipe" });
+    const entries = log.stdout
+      .toString()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        event: "guard",
+        outcome: "blocked",
+        text: "bash -c 'rm -rf ~'",
+        rules: ["rm-recursive-root"],
+      }),
+    );
+    // Nothing was started or reserved: the names are free, and a harmless program opens.
+    const list = await headless.call("term_list", {});
+    expect(JSON.stringify(list.data)).not.toContain("o-line");
+    const ok = await headless.call("term_open", { name: "o-line", command: "bash", args: ["-c", "echo fine"] });
+    expect(ok.isError).toBe(false);
+    opened.push({ mcp: () => headless, session: "o-line" });
+  });
+
+  test("the human is asked with the command and why; no → not started, yes → started", async () => {
+    const dir = dirtyRepo();
+    answer = false;
+    const before = human.elicitations.length;
+    const declined = await human.call("term_open", { name: "o-git", cwd: dir, command: "git checkout -- ." });
+    expect(declined.error?.code).toBe("BLOCKED_BY_GUARD");
+    expect(human.elicitations.length).toBe(before + 1);
+    const asked = human.elicitations[before]!.message;
+    expect(asked).toContain("start a new terminal session running this as 'o-git'");
+    expect(asked).toContain("git checkout -- .");
+    expect(asked).toContain("uncommitted work");
+    expect(readFileSync(join(dir, "file.txt"), "utf8")).toBe(EDITED);
+
+    answer = true;
+    const started = await human.call("term_open", {
+      name: "o-git",
+      cwd: dir,
+      command: "sh",
+      args: ["-c", "git checkout -- . && echo restored"],
+    });
+    expect(started.isError).toBe(false);
+    opened.push({ mcp: () => human, session: "o-git" });
+    expect(started.data.output).toContain("restored");
+    expect(readFileSync(join(dir, "file.txt"), "utf8")).toBe(ORIGINAL);
+    expect(existsSync(marker)).toBe(true);
+  });
+});
