@@ -1,9 +1,10 @@
 /**
  * What is the session waiting for? Classifies the visible state into the SPEC's `state` values:
- * prompt | password | confirm | pager | running | exited (the session adds `continuation` from its
- * shell's marks, see session.ts). Sources, most reliable first: process
+ * prompt | password | confirm | pager | reading | running | exited (the session adds `continuation`
+ * from its shell's marks, see session.ts). Sources, most reliable first: process
  * exit; shell-integration phase; the tty's own mode (echo off while in canonical mode is how
- * getpass(), sudo, ssh and `read -s` read a secret); then the text before the cursor.
+ * getpass(), sudo, ssh and `read -s` read a secret); then the text before the cursor; last, what
+ * the kernel says the foreground program sleeps in (reading the terminal, with no text to say why).
  */
 
 /** `reconnecting`: a remote persistent session whose link dropped (never from classify() itself). */
@@ -13,6 +14,7 @@ export type SessionState =
   | "confirm"
   | "pager"
   | "continuation"
+  | "reading"
   | "running"
   | "exited"
   | "reconnecting";
@@ -30,6 +32,8 @@ export interface ClassifyInput {
   tty?: { echo: boolean; canonical: boolean } | null;
   /** Programs in the terminal's foreground process group (asked only when text is not enough). */
   foreground?: () => string[];
+  /** The kernel says the foreground program is blocked reading the terminal (local sessions, Linux). */
+  waitsForTty?: () => boolean;
 }
 
 /** Pager programs: when one owns the terminal and waits at its status line, the state is "pager". */
@@ -86,5 +90,7 @@ export function classify(i: ClassifyInput): SessionState {
   if ((i.cursorOnLastRow && isPagerStatus(before)) || isMorePrompt(before)) return "pager";
   if (looksLikePrompt(before)) return "prompt";
   if ((i.cursorOnLastRow || i.altScreen) && i.foreground?.().some((name) => PAGERS.has(name))) return "pager";
+  // No text says why, but the program waits for keys (cat, `read x`, a full-screen program).
+  if (i.waitsForTty?.()) return "reading";
   return "running";
 }
