@@ -50,6 +50,13 @@ const PAGER_RE =
  */
 const PROMPT_RE = /(^|\s|\S)(>>>|\.\.\.|[$#%>❯➜»λ]|In \[\d+\]:|\([A-Za-z][\w-]*\)|[\w.-]+=?[#>])\s?$/;
 
+/**
+ * A REPL's prompt at the start of a line with typed text after it: ">>> print(", "... ",
+ * "127.0.0.1:6379> SET k", "postgres=# SELE", "sqlite> .ta". Believed only where the kernel says a
+ * line editor (raw mode) reads the terminal, since any output line could start like this.
+ */
+const PROMPT_THEN_TEXT_RE = /^(>>>|\.\.\.|In \[\d+\]:|[\w.:@/~-]*[=\-(*]?[#>$%])\s\S/;
+
 export function isPasswordPrompt(text: string): boolean {
   return PASSWORD_RE.test(text);
 }
@@ -88,9 +95,17 @@ export function classify(i: ClassifyInput): SessionState {
   if (isPasswordPrompt(before)) return "password";
   if (isConfirmPrompt(before)) return "confirm";
   if ((i.cursorOnLastRow && isPagerStatus(before)) || isMorePrompt(before)) return "pager";
+  // A pager's status line above the last row: less on a short text (python's help()), "(END)"
+  // on the row after it. Only with a pager in the foreground: "(END)" also looks like "(gdb)".
+  const pagerRunning = () => i.foreground?.().some((name) => PAGERS.has(name)) ?? false;
+  if (i.altScreen && isPagerStatus(before) && pagerRunning()) return "pager";
   if (looksLikePrompt(before)) return "prompt";
-  if ((i.cursorOnLastRow || i.altScreen) && i.foreground?.().some((name) => PAGERS.has(name))) return "pager";
-  // No text says why, but the program waits for keys (cat, `read x`, a full-screen program).
-  if (i.waitsForTty?.()) return "reading";
+  if ((i.cursorOnLastRow || i.altScreen) && pagerRunning()) return "pager";
+  if (i.waitsForTty?.()) {
+    // A line editor with text typed after its prompt (after a tab completion, say).
+    if (i.tty && !i.tty.canonical && PROMPT_THEN_TEXT_RE.test(before)) return "prompt";
+    // No text says why, but the program waits for keys (cat, `read x`, a full-screen program).
+    return "reading";
+  }
   return "running";
 }
