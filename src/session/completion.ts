@@ -48,9 +48,11 @@ export const NOTHING_BUSY_MAX_MS = 5000;
 const BUSY_RECHECK_MS = 100;
 /**
  * A program blocked reading the terminal with no time limit (cat, `read x`, a line editor) is
- * believed once output was quiet this long (its last words reached us)…
+ * believed once output was quiet this long: what it wrote before blocking may still be on its way
+ * through the kernel's buffers to the master (the probe also checks what waits there). It is most
+ * of the latency of `term_exec "cat"` (bench metric 9)…
  */
-export const TTY_QUIET_MS = 30;
+export const TTY_QUIET_MS = 15;
 /**
  * …one that waits for the terminal with a time limit only once quiet this long: a redraw timer
  * (top, htop) waits for keys, but so does vim for ≤100 ms for the terminal's answer to a query
@@ -62,7 +64,7 @@ export const TTY_TIMED_QUIET_MS = 200;
  * after an eighth of the time waited so far, at most TTY_RECHECK_MAX_MS: a program that blocks
  * right away is seen within ~TTY_QUIET_MS, and a long build costs a /proc scan (~2 ms) per 0.5 s.
  */
-const TTY_RECHECK_MIN_MS = 25;
+const TTY_RECHECK_MIN_MS = 20;
 const TTY_RECHECK_MAX_MS = 500;
 /** Once new output starts arriving, a read lets it finish its burst for this long… */
 export const READ_COALESCE_MS = 40;
@@ -238,7 +240,11 @@ function inputCheck(session: Session, startedAt: number): Check {
     // A shell the command started is left to the checks that give it our hooks (below).
     return foregroundShell(session) && bareShell(session) ? { done: { kind: "input" } } : { done: { kind: "tty" } };
   }
-  if (quietFor < INPUT_QUIET_MS) return { retryInMs: INPUT_QUIET_MS - quietFor };
+  if (quietFor < INPUT_QUIET_MS) {
+    // A program still starting (exec, loading) blocks soon: ask the kernel again before then.
+    const left = INPUT_QUIET_MS - quietFor;
+    return { retryInMs: canAskTty(session) ? Math.min(left, TTY_RECHECK_MIN_MS) : left };
+  }
   const state = session.state();
   if (state === "password" || state === "confirm" || state === "pager") return { done: { kind: "input" } };
   if (session.emulator.altScreen) {
