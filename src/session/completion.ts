@@ -59,6 +59,8 @@ export const TTY_QUIET_MS = 15;
  * as it exits, which is not waiting for the user.
  */
 export const TTY_TIMED_QUIET_MS = 200;
+/** See ttyCheck: the kernel's "waits for the terminal" is asked twice, this far apart. */
+const TTY_CONFIRM_MS = 10;
 /**
  * While nothing says the wait is over, the kernel is asked again after this long at first, then
  * after an eighth of the time waited so far, at most TTY_RECHECK_MAX_MS: a program that blocks
@@ -236,9 +238,15 @@ function inputCheck(session: Session, startedAt: number): Check {
   const quietFor = Date.now() - session.lastOutputAt;
   if (quietFor < TTY_QUIET_MS) return { retryInMs: TTY_QUIET_MS - quietFor };
   // The kernel's word comes first: it is exact, and it comes before any quiet time is up.
-  if (waitsForTty(session)) {
-    // A shell the command started is left to the checks that give it our hooks (below).
-    return foregroundShell(session) && bareShell(session) ? { done: { kind: "input" } } : { done: { kind: "tty" } };
+  const tty = ttyCheck(session);
+  if (tty && !("done" in tty)) return tty;
+  if (tty) {
+    // A shell the command started, once its line editor is on, is given our hooks (`input`); one
+    // whose line editor (raw mode) is still starting up is left to the checks below. A shell
+    // reading a line in canonical mode runs its `read` builtin: that waits for input like cat.
+    if (!foregroundShell(session)) return tty;
+    if (bareShell(session)) return { done: { kind: "input" } };
+    if (session.backendHandle.ttyModes()?.canonical) return tty;
   }
   if (quietFor < INPUT_QUIET_MS) {
     // A program still starting (exec, loading) blocks soon: ask the kernel again before then.
@@ -269,15 +277,33 @@ function inputCheck(session: Session, startedAt: number): Check {
 }
 
 /**
- * The kernel says the foreground program waits for keys (tty-wait.ts), and output was quiet long
- * enough to believe it: what it printed before blocking has been seen, and a wait with a time
- * limit is not a passing one.
+ * When the kernel first said a session's program waits for the terminal, and the session's last
+ * output and input then: the same answer TTY_CONFIRM_MS later, with nothing written or printed
+ * in between, is believed. Output written just before blocking can still be in the kernel's
+ * buffers on its way to the master when the first answer comes (a shell's first prompt).
  */
-function waitsForTty(session: Session): boolean {
-  const quietFor = Date.now() - session.lastOutputAt;
-  if (quietFor < TTY_QUIET_MS) return false;
+const ttySeen = new WeakMap<Session, { at: number; outputAt: number; activityAt: number }>();
+
+/**
+ * The kernel says the foreground program waits for keys (tty-wait.ts), and output was quiet long
+ * enough to believe it: `tty`, or ask again shortly to confirm it; null when it does not wait.
+ */
+function ttyCheck(session: Session): Check {
+  const now = Date.now();
+  const quietFor = now - session.lastOutputAt;
+  if (quietFor < TTY_QUIET_MS) return null;
   const wait = session.backendHandle.foregroundTtyWait?.() ?? null;
-  return wait === "read" || (wait === "timed" && quietFor >= TTY_TIMED_QUIET_MS);
+  if (wait === null || (wait === "timed" && quietFor < TTY_TIMED_QUIET_MS)) {
+    ttySeen.delete(session);
+    return null;
+  }
+  const seen = ttySeen.get(session);
+  if (seen && seen.outputAt === session.lastOutputAt && seen.activityAt === session.lastActivityAt) {
+    if (now - seen.at >= TTY_CONFIRM_MS) return { done: { kind: "tty" } };
+    return { retryInMs: TTY_CONFIRM_MS - (now - seen.at) };
+  }
+  ttySeen.set(session, { at: now, outputAt: session.lastOutputAt, activityAt: session.lastActivityAt });
+  return { retryInMs: TTY_CONFIRM_MS };
 }
 
 function canAskTty(session: Session): boolean {
@@ -302,7 +328,8 @@ function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesA
   const state = session.state();
   if (state !== "running" && state !== "reading" && !session.emulator.altScreen) return { done: { kind: "prompt" } };
   // No text says why, or a full-screen program: the kernel tells when it waits for keys.
-  if (waitsForTty(session)) return { done: { kind: "tty" } };
+  const tty = ttyCheck(session);
+  if (tty) return tty;
   if (quietFor < SETTLE_QUIET_MS) return { retryInMs: SETTLE_QUIET_MS - quietFor };
   return { done: { kind: "settle" } };
 }
@@ -315,7 +342,8 @@ function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesA
  */
 function nothingYet(session: Session, waited: number): Check {
   if (canAskTty(session)) {
-    if (waited >= TTY_QUIET_MS && waitsForTty(session)) return { done: { kind: "tty" } };
+    const tty = waited >= TTY_QUIET_MS ? ttyCheck(session) : null;
+    if (tty) return tty;
     return { retryInMs: ttyRecheckMs(waited, Date.now() - session.lastOutputAt) };
   }
   if (waited < NOTHING_SETTLE_MS) return { retryInMs: NOTHING_SETTLE_MS - waited };
@@ -347,6 +375,7 @@ function openCheck(session: Session, startedAt: number): Check {
     return quietFor >= PROMPT_QUIET_MS ? { done: { kind: "prompt" } } : { retryInMs: PROMPT_QUIET_MS - quietFor };
   }
   // It printed something without a prompt sign and now reads the terminal: ready, and exactly so.
-  if (waitsForTty(session)) return { done: { kind: "tty" } };
+  const tty = ttyCheck(session);
+  if (tty) return tty;
   return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "settle" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
 }
