@@ -377,5 +377,7 @@ function openCheck(session: Session, startedAt: number): Check {
   // It printed something without a prompt sign and now reads the terminal: ready, and exactly so.
   const tty = ttyCheck(session);
   if (tty) return tty;
-  return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "settle" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
+  if (quietFor >= SETTLE_QUIET_MS) return { done: { kind: "settle" } };
+  const left = SETTLE_QUIET_MS - quietFor;
+  return { retryInMs: canAskTty(session) ? Math.min(left, TTY_RECHECK_MIN_MS) : left };
 }

@@ -78,6 +78,12 @@ describe.if(process.platform === "linux")("a program blocked reading the termina
     expect(quit).toMatchObject({ via: "shell", exit_code: 0 });
   });
 
+  test("term_open of a program that prints a banner with no prompt sign, then reads: via tty", async () => {
+    const o = await host.open({ name: "banner", command: "sh", args: ["-c", "echo Welcome aboard; exec cat"] }, ctx);
+    expect(o).toMatchObject({ state: "reading", via: "tty", output: "Welcome aboard" });
+    await host.close({ session: "banner" }, ctx);
+  });
+
   test("term_open 'cat': reading via tty", async () => {
     const o = await host.open({ name: "cat", command: "cat" }, ctx);
     expect(o).toMatchObject({ state: "reading", via: "tty" });
