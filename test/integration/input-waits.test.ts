@@ -23,29 +23,40 @@ const TIMEOUT_MS = 20_000;
 const NOTICED_WITHIN_MS = 5_000;
 const exec = { timeout_ms: TIMEOUT_MS, max_tokens: 4000 };
 
+/** A shell session of its own per test, so one that fails leaves no command running for the next. */
+async function shell(name: string): Promise<string> {
+  await host.open({ name }, ctx);
+  return name;
+}
+
 describe.if(process.platform === "linux")("a program blocked reading the terminal is waiting for input", () => {
   test("term_exec 'cat': input, reading, via tty; what is typed reaches it", async () => {
-    const r = await host.exec({ command: "cat", ...exec }, ctx);
+    const session = await shell("s-cat");
+    const r = await host.exec({ session, command: "cat", ...exec }, ctx);
     expect(r).toMatchObject({ status: "input", state: "reading", via: "tty", exit_code: null, output: "" });
     expect(r.duration_ms).toBeLessThan(NOTICED_WITHIN_MS);
-    const echoed = await host.send({ session: "main", text: "hello cat", ...sendDefaults }, ctx);
+    const echoed = await host.send({ session, text: "hello cat", ...sendDefaults }, ctx);
     expect(echoed).toMatchObject({ state: "reading", via: "tty" });
     expect(echoed.output).toBe("hello cat");
-    const stop = await host.send({ session: "main", keys: ["ctrl+d"], ...sendDefaults }, ctx);
+    const stop = await host.send({ session, keys: ["ctrl+d"], ...sendDefaults }, ctx);
     expect(stop).toMatchObject({ via: "shell", exit_code: 0, state: "prompt" });
+    await host.close({ session }, ctx);
   });
 
   test("term_exec 'read -r x' with a question: input via tty, its text in the output; the answer finishes it", async () => {
-    const r = await host.exec({ command: "printf 'Your name? '; read -r x; echo \"hi $x\"", ...exec }, ctx);
+    const session = await shell("s-read");
+    const r = await host.exec({ session, command: "printf 'Your name? '; read -r x; echo \"hi $x\"", ...exec }, ctx);
     expect(r).toMatchObject({ status: "input", via: "tty" });
     expect(r.output).toBe("Your name?");
     expect(r.duration_ms).toBeLessThan(NOTICED_WITHIN_MS);
-    const done = await host.send({ session: "main", text: "Ada", ...sendDefaults }, ctx);
+    const done = await host.send({ session, text: "Ada", ...sendDefaults }, ctx);
     expect(done).toMatchObject({ via: "shell", exit_code: 0 });
     expect(done.output).toBe("hi Ada");
+    await host.close({ session }, ctx);
   });
 
   test("git commit with a line editor (ed) as its editor: input via tty", async () => {
+    const session = await shell("s-git");
     const repo = join(dir, "repo");
     const setup = [
       `git init -q ${repo}`,
@@ -55,27 +66,29 @@ describe.if(process.platform === "linux")("a program blocked reading the termina
       "echo a > a",
       "git add a",
     ].join(" && ");
-    expect(await host.exec({ command: setup, ...exec }, ctx)).toMatchObject({ status: "done", exit_code: 0 });
-    const r = await host.exec({ command: "GIT_EDITOR=ed git commit", ...exec }, ctx);
+    expect(await host.exec({ session, command: setup, ...exec }, ctx)).toMatchObject({ status: "done", exit_code: 0 });
+    const r = await host.exec({ session, command: "GIT_EDITOR=ed git commit", ...exec }, ctx);
     expect(r).toMatchObject({ status: "input", via: "tty", state: "reading" });
     // ed printed the size of the message template; write a subject line and quit.
-    await host.send({ session: "main", text: "1i", ...sendDefaults }, ctx);
-    await host.send({ session: "main", text: "first commit", ...sendDefaults }, ctx);
-    await host.send({ session: "main", text: ".", ...sendDefaults }, ctx);
-    await host.send({ session: "main", text: "w", ...sendDefaults }, ctx);
-    const done = await host.send({ session: "main", text: "q", ...sendDefaults }, ctx);
+    await host.send({ session, text: "1i", ...sendDefaults }, ctx);
+    await host.send({ session, text: "first commit", ...sendDefaults }, ctx);
+    await host.send({ session, text: ".", ...sendDefaults }, ctx);
+    await host.send({ session, text: "w", ...sendDefaults }, ctx);
+    const done = await host.send({ session, text: "q", ...sendDefaults }, ctx);
     expect(done).toMatchObject({ via: "shell", exit_code: 0 });
-    const log = await host.exec({ command: "git log --format=%s", ...exec }, ctx);
+    const log = await host.exec({ session, command: "git log --format=%s", ...exec }, ctx);
     expect(log.output).toBe("first commit");
-    await host.exec({ command: "cd /", ...exec }, ctx);
+    await host.close({ session }, ctx);
   });
 
   test("term_exec 'top -d 1' (redraws every second, waits for keys in pselect): input, not the timeout", async () => {
-    const r = await host.exec({ command: "top -d 1", ...exec }, ctx);
+    const session = await shell("s-top");
+    const r = await host.exec({ session, command: "top -d 1", ...exec }, ctx);
     expect(r).toMatchObject({ status: "input", via: "tty" });
     expect(r.duration_ms).toBeLessThan(NOTICED_WITHIN_MS);
-    const quit = await host.send({ session: "main", text: "q", enter: false, ...sendDefaults }, ctx);
+    const quit = await host.send({ session, text: "q", enter: false, ...sendDefaults }, ctx);
     expect(quit).toMatchObject({ via: "shell", exit_code: 0 });
+    await host.close({ session }, ctx);
   });
 
   test("term_open of a program that prints a banner with no prompt sign, then reads: via tty", async () => {
