@@ -12,7 +12,7 @@
  * answer a query as it exits) the caller believes it only after a longer quiet.
  *
  * Reading another process's `syscall` and `mem` needs ptrace access, which a parent has over the
- * programs it started (ptyhub's sessions); where it is refused, the answer is "not known" (false).
+ * programs it started (ptyhub's sessions); where it is refused, the answer is "not known" (null).
  */
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from "node:fs";
 import { groupMembers } from "./process-tree.ts";
