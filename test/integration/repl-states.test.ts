@@ -40,12 +40,14 @@ function succeeds(argv: string[]): boolean {
   return Bun.spawnSync(argv, { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
 }
 
-/** Types `partial` at the REPL's prompt, then `key`; returns the state after the key. */
-async function stateAfterKey(session: string, partial: string, key: string): Promise<string> {
+/**
+ * Types `partial` at the REPL's prompt, then `key`; returns the state after the key. `clear`
+ * leaves a fresh prompt for the next case (ctrl+c would end redis-cli: it clears the line there).
+ */
+async function stateAfterKey(session: string, partial: string, key: string, clear = ["ctrl+c"]): Promise<string> {
   await host.send({ session, text: partial, enter: false, ...sendDefaults }, ctx);
   const r = await host.send({ session, keys: [key], ...sendDefaults }, ctx);
-  // Leave a clean line for the next case.
-  await host.send({ session, keys: ["ctrl+c"], ...sendDefaults }, ctx);
+  await host.send({ session, keys: clear, ...sendDefaults }, ctx);
   return r.state;
 }
 
@@ -87,10 +89,12 @@ describe.if(process.platform === "linux")("REPL states", () => {
     });
 
     // linenoise redraws its line after a bare CR, which the CR filter blanks until issue 22 item 1
-    // is fixed (another branch): the line is empty, so no text says "prompt" yet (state reading).
+    // is fixed (branch issue22-screens): the line is empty, so no text says "prompt" yet (state
+    // reading). Passes in a trial merge with that branch: enable it there.
     test.skip("after tab and after ctrl+u the state is prompt", async () => {
-      expect(await stateAfterKey("redis", "SE", "tab")).toBe("prompt");
-      expect(await stateAfterKey("redis", "GET some-key", "ctrl+u")).toBe("prompt");
+      const clearLine = ["ctrl+e", "ctrl+u"];
+      expect(await stateAfterKey("redis", "SE", "tab", clearLine)).toBe("prompt");
+      expect(await stateAfterKey("redis", "GET some-key", "ctrl+u", clearLine)).toBe("prompt");
     });
 
     afterAll(() => host.close({ session: "redis" }, ctx));
