@@ -29,8 +29,9 @@ import { guard } from "./metrics/guard.ts";
 
 import { serial } from "./metrics/serial.ts";
 import { httpVsStdio } from "./metrics/http.ts";
+import { inputWait } from "./metrics/input-wait.ts";
 
-const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens", "guard", "http", "serial"] as const;
+const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens", "guard", "http", "serial", "input"] as const;
 type MetricId = (typeof METRICS)[number];
 
 interface Args {
@@ -179,6 +180,7 @@ async function main(): Promise<number> {
     ["guard", async () => [await guard(ctx)]],
     ["http", async () => [await httpVsStdio(ctx)]],
     ["serial", async () => [await serial(ctx)]],
+    ["input", async () => [await inputWait(ctx)]],
   ];
   for (const [id, run] of runners) {
     if (!want(id)) continue;

@@ -4,6 +4,8 @@
  * prompts: that happens once, above it, in the session.
  */
 
+import type { TtyWait } from "./tty-wait.ts";
+
 export type BackendKind = "local" | "ssh" | "serial";
 
 export interface ExitInfo {
@@ -40,6 +42,12 @@ export interface Backend {
   foregroundGroup?(): number | null;
   /** A process of the foreground group is working (on a CPU, or on disk), where visible (local). */
   foregroundBusy?(): boolean;
+  /**
+   * The kernel says the foreground group waits for keys: blocked reading (or polling only) this
+   * terminal, none of it working; "read" without a time limit, "timed" with one (tty-wait.ts).
+   * Absent where the processes are out of sight.
+   */
+  foregroundTtyWait?(): TtyWait;
   /**
    * Lets go of the program without ending it, when it can outlive us (a remote persistent session
    * keeps running for a later resume). Used when the host shuts down; absent: close("HUP").

@@ -13,7 +13,8 @@ import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../errors.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "./backend.ts";
 import { groupBusy, groupCommands, signalNumber, terminateSession } from "./process-tree.ts";
-import { openPty, readLocalModes, setWindowSize, type PtyPair } from "./pty/open.ts";
+import { groupTtyWait, type TtyWait } from "./tty-wait.ts";
+import { openPty, pendingInput, pendingOutput, readLocalModes, setWindowSize, type PtyPair } from "./pty/open.ts";
 import { controllingTtyArgv, type CttyLauncher } from "./pty/launcher.ts";
 import { PtyReader } from "./pty/reader.ts";
 import { PtyWriter } from "./pty/writer.ts";
@@ -134,6 +135,16 @@ export class LocalBackend implements Backend {
   foregroundBusy(): boolean {
     const pgrp = this.foregroundGroup();
     return pgrp !== null && groupBusy(this.proc.pid, pgrp);
+  }
+
+  foregroundTtyWait(): TtyWait {
+    const pgrp = this.foregroundGroup();
+    if (pgrp === null) return null;
+    // Keys not yet written or not yet read: it has input and will wake up.
+    if (this.writer.pendingBytes > 0 || pendingInput(this.pty.slavePath) !== 0) return null;
+    // Output it wrote before blocking may still wait in the master: it has not been seen yet.
+    if (pendingOutput(this.pty.master) !== 0) return null;
+    return groupTtyWait(this.proc.pid, pgrp, this.pty.slavePath);
   }
 
   foregroundCommands(): string[] {

@@ -13,7 +13,7 @@ export const GRACE_AFTER_TERM_MS = 1200;
 /** Poll interval while waiting for processes to go away (there is no event for a non-child). */
 const GONE_POLL_MS = 20;
 
-interface ProcStat {
+export interface ProcStat {
   pid: number;
   comm: string;
   state: string;
@@ -80,7 +80,7 @@ export function groupBusy(sid: number, pgrp: number): boolean {
 }
 
 /** The live processes of session `sid` in process group `pgrp`: a scan of /proc, about a millisecond. */
-function groupMembers(sid: number, pgrp: number): ProcStat[] {
+export function groupMembers(sid: number, pgrp: number): ProcStat[] {
   if (process.platform !== "linux") return [];
   const members: ProcStat[] = [];
   for (const name of readdirSync("/proc")) {

@@ -60,6 +60,7 @@ export const stateEnum = z.enum([
   "confirm",
   "pager",
   "continuation",
+  "reading",
   "running",
   "exited",
   "reconnecting",
@@ -84,7 +85,7 @@ export function withJobNotices(header: string, notices: string[] | undefined): s
   return notices ? `${header}\njobs: ${notices.join("; ")}` : header;
 }
 
-export const viaEnum = z.enum(["exit", "shell", "marker", "until", "prompt", "settle", "timeout"]);
+export const viaEnum = z.enum(["exit", "shell", "marker", "until", "tty", "prompt", "settle", "timeout"]);
 
 /** "… N lines omitted" summary for headers, with how to fetch them (the text form has no schema to say so). */
 export function truncationNote(t: { omitted_lines: number; from_line: number; to_line: number } | null): string {

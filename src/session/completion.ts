@@ -11,9 +11,13 @@
  *                    per-command markers stand in for hooks (POSIX sh); the shell waits for the
  *                    rest of an unfinished line (P mark: PS2, once quiet); it drew its prompt
  *                    again below the input without running anything (the line was dropped).
+ *   4. tty           the kernel says the foreground program is blocked reading the terminal
+ *                    (local sessions on Linux, tty-wait.ts): exact, and soon after it blocks.
  *   4. prompt/state  a running command waits for input (password, yes/no, pager, full-screen app);
  *                    a program without integration settled at something prompt-like.
- *   5. settle        output stopped changing: a guess, reported as such.
+ *   5. settle        output stopped changing: a guess, reported as such. Where the kernel can be
+ *                    asked, nothing at all is never "settled": a program that prints nothing and
+ *                    does not read the terminal is starting or working, so the wait goes on.
  *   6. timeout       the caller's bound.
  * Which of 4–5 apply depends on the caller (`Fallback`); 1–3 and 6 apply to every wait.
  */
@@ -42,6 +46,28 @@ export const NOTHING_SETTLE_MS = 600;
  */
 export const NOTHING_BUSY_MAX_MS = 5000;
 const BUSY_RECHECK_MS = 100;
+/**
+ * A program blocked reading the terminal with no time limit (cat, `read x`, a line editor) is
+ * believed once output was quiet this long: what it wrote before blocking may still be on its way
+ * through the kernel's buffers to the master (the probe also checks what waits there). It is most
+ * of the latency of `term_exec "cat"` (bench metric 9)…
+ */
+export const TTY_QUIET_MS = 15;
+/**
+ * …one that waits for the terminal with a time limit only once quiet this long: a redraw timer
+ * (top, htop) waits for keys, but so does vim for ≤100 ms for the terminal's answer to a query
+ * as it exits, which is not waiting for the user.
+ */
+export const TTY_TIMED_QUIET_MS = 200;
+/** See ttyCheck: the kernel's "waits for the terminal" is asked twice, this far apart. */
+const TTY_CONFIRM_MS = 10;
+/**
+ * While nothing says the wait is over, the kernel is asked again after this long at first, then
+ * after an eighth of the time waited so far, at most TTY_RECHECK_MAX_MS: a program that blocks
+ * right away is seen within ~TTY_QUIET_MS, and a long build costs a /proc scan (~2 ms) per 0.5 s.
+ */
+const TTY_RECHECK_MIN_MS = 20;
+const TTY_RECHECK_MAX_MS = 500;
 /** Once new output starts arriving, a read lets it finish its burst for this long… */
 export const READ_COALESCE_MS = 40;
 /** …but under a continuous flood returns what is there after this long. */
@@ -52,7 +78,7 @@ export const CONTINUATION_HINT =
   "The shell waits for the rest of an unfinished command line (open quote, `if … then`, here-document): " +
   'send the rest with term_send text, or cancel the line with term_send keys:["ctrl+c"].';
 
-export type Via = "exit" | "shell" | "marker" | "until" | "prompt" | "settle" | "timeout";
+export type Via = "exit" | "shell" | "marker" | "until" | "tty" | "prompt" | "settle" | "timeout";
 
 export type Verdict =
   | { kind: "until"; matched: string; end: MarkRecord | null }
@@ -63,6 +89,8 @@ export type Verdict =
   | { kind: "redrawn"; mark: MarkRecord }
   /** A running command waits for the user: password, yes/no, pager, full-screen program. */
   | { kind: "input" }
+  /** The kernel says the foreground program is blocked reading the terminal. */
+  | { kind: "tty" }
   /** The shell is ready at its first prompt (term_open). */
   | { kind: "ready" }
   | { kind: "prompt" }
@@ -116,6 +144,7 @@ export function viaOf(session: Session, v: Verdict): Via {
   switch (v.kind) {
     case "until":
     case "exit":
+    case "tty":
     case "prompt":
     case "settle":
     case "timeout":
@@ -163,7 +192,7 @@ function evaluate(
     case "none":
       return null;
     case "input":
-      return marks.some((m) => m.kind === "start") ? inputCheck(session) : null;
+      return marks.some((m) => m.kind === "start") ? inputCheck(session, startedAt) : null;
     case "prompt":
       return promptCheck(session, spec, startedAt, bytesAtStart);
     case "coalesce":
@@ -204,10 +233,26 @@ function echoedBefore(session: Session, typed: NonNullable<WaitSpec["typed"]>, p
 }
 
 /** While a command runs: is it now waiting for the user (password, yes/no, pager, full-screen app)? */
-function inputCheck(session: Session): Check {
+function inputCheck(session: Session, startedAt: number): Check {
   // Classify only once output paused: it is cheap to wait, and classifying every chunk of a flood is not.
   const quietFor = Date.now() - session.lastOutputAt;
-  if (quietFor < INPUT_QUIET_MS) return { retryInMs: INPUT_QUIET_MS - quietFor };
+  if (quietFor < TTY_QUIET_MS) return { retryInMs: TTY_QUIET_MS - quietFor };
+  // The kernel's word comes first: it is exact, and it comes before any quiet time is up.
+  const tty = ttyCheck(session);
+  if (tty && !("done" in tty)) return tty;
+  if (tty) {
+    // A shell the command started, once its line editor is on, is given our hooks (`input`); one
+    // whose line editor (raw mode) is still starting up is left to the checks below. A shell
+    // reading a line in canonical mode runs its `read` builtin: that waits for input like cat.
+    if (!foregroundShell(session)) return tty;
+    if (bareShell(session)) return { done: { kind: "input" } };
+    if (session.backendHandle.ttyModes()?.canonical) return tty;
+  }
+  if (quietFor < INPUT_QUIET_MS) {
+    // A program still starting (exec, loading) blocks soon: ask the kernel again before then.
+    const left = INPUT_QUIET_MS - quietFor;
+    return { retryInMs: canAskTty(session) ? Math.min(left, TTY_RECHECK_MIN_MS) : left };
+  }
   const state = session.state();
   if (state === "password" || state === "confirm" || state === "pager") return { done: { kind: "input" } };
   if (session.emulator.altScreen) {
@@ -226,7 +271,50 @@ function inputCheck(session: Session): Check {
   }
   // A shell may turn its line editor on without printing anything more (its prompt came first):
   // no output would wake this check again, so look again after a while.
-  return shell ? { retryInMs: SETTLE_QUIET_MS } : null;
+  if (shell) return { retryInMs: SETTLE_QUIET_MS };
+  // Nor does a program that starts reading the terminal after a silent while: ask the kernel again.
+  return canAskTty(session) ? { retryInMs: ttyRecheckMs(Date.now() - startedAt, quietFor) } : null;
+}
+
+/**
+ * When the kernel first said a session's program waits for the terminal, and the session's last
+ * output and input then: the same answer TTY_CONFIRM_MS later, with nothing written or printed
+ * in between, is believed. Output written just before blocking can still be in the kernel's
+ * buffers on its way to the master when the first answer comes (a shell's first prompt).
+ */
+const ttySeen = new WeakMap<Session, { at: number; outputAt: number; activityAt: number }>();
+
+/**
+ * The kernel says the foreground program waits for keys (tty-wait.ts), and output was quiet long
+ * enough to believe it: `tty`, or ask again shortly to confirm it; null when it does not wait.
+ */
+function ttyCheck(session: Session): Check {
+  const now = Date.now();
+  const quietFor = now - session.lastOutputAt;
+  if (quietFor < TTY_QUIET_MS) return null;
+  const wait = session.backendHandle.foregroundTtyWait?.() ?? null;
+  if (wait === null || (wait === "timed" && quietFor < TTY_TIMED_QUIET_MS)) {
+    ttySeen.delete(session);
+    return null;
+  }
+  const seen = ttySeen.get(session);
+  if (seen && seen.outputAt === session.lastOutputAt && seen.activityAt === session.lastActivityAt) {
+    if (now - seen.at >= TTY_CONFIRM_MS) return { done: { kind: "tty" } };
+    return { retryInMs: TTY_CONFIRM_MS - (now - seen.at) };
+  }
+  ttySeen.set(session, { at: now, outputAt: session.lastOutputAt, activityAt: session.lastActivityAt });
+  return { retryInMs: TTY_CONFIRM_MS };
+}
+
+function canAskTty(session: Session): boolean {
+  return session.backendHandle.foregroundTtyWait !== undefined && process.platform === "linux";
+}
+
+/** When to ask the kernel again: soon at first, rarely in a long wait; in time for a timed wait's quiet. */
+function ttyRecheckMs(waited: number, quietFor: number): number {
+  const backoff = Math.min(TTY_RECHECK_MAX_MS, Math.max(TTY_RECHECK_MIN_MS, Math.round(waited / 8)));
+  const timedDue = TTY_TIMED_QUIET_MS - quietFor;
+  return timedDue > 0 ? Math.min(backoff, Math.max(TTY_RECHECK_MIN_MS, timedDue)) : backoff;
 }
 
 function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesAtStart: number): Check {
@@ -237,12 +325,27 @@ function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesA
   if (session.emulator.bytesIn === bytesAtStart) return nothing();
   if (quietFor < PROMPT_QUIET_MS) return { retryInMs: PROMPT_QUIET_MS - quietFor };
   if (spec.produced && !spec.produced()) return nothing();
-  if (session.state() !== "running" && !session.emulator.altScreen) return { done: { kind: "prompt" } };
-  return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "settle" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
+  const state = session.state();
+  if (state !== "running" && state !== "reading" && !session.emulator.altScreen) return { done: { kind: "prompt" } };
+  // No text says why, or a full-screen program: the kernel tells when it waits for keys.
+  const tty = ttyCheck(session);
+  if (tty) return tty;
+  if (quietFor < SETTLE_QUIET_MS) return { retryInMs: SETTLE_QUIET_MS - quietFor };
+  return { done: { kind: "settle" } };
 }
 
-/** Nothing appeared after `waited` ms: the answer is "settled", unless the program is still busy. */
+/**
+ * Nothing appeared after `waited` ms. Where the kernel can be asked, the wait ends only when the
+ * program waits for the terminal (its prompt may simply be empty, as `python3 -q` behind a slow
+ * start, or `cat`); a program that sleeps elsewhere or works is starting, so the caller's limit
+ * decides. Elsewhere the answer is "settled", unless the program is still busy.
+ */
 function nothingYet(session: Session, waited: number): Check {
+  if (canAskTty(session)) {
+    const tty = waited >= TTY_QUIET_MS ? ttyCheck(session) : null;
+    if (tty) return tty;
+    return { retryInMs: ttyRecheckMs(waited, Date.now() - session.lastOutputAt) };
+  }
   if (waited < NOTHING_SETTLE_MS) return { retryInMs: NOTHING_SETTLE_MS - waited };
   if (waited < NOTHING_BUSY_MAX_MS && session.backendHandle.foregroundBusy?.()) return { retryInMs: BUSY_RECHECK_MS };
   return { done: { kind: "settle" } };
@@ -271,5 +374,10 @@ function openCheck(session: Session, startedAt: number): Check {
   if (looksLikePrompt(session.emulator.textBeforeCursor())) {
     return quietFor >= PROMPT_QUIET_MS ? { done: { kind: "prompt" } } : { retryInMs: PROMPT_QUIET_MS - quietFor };
   }
-  return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "settle" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
+  // It printed something without a prompt sign and now reads the terminal: ready, and exactly so.
+  const tty = ttyCheck(session);
+  if (tty) return tty;
+  if (quietFor >= SETTLE_QUIET_MS) return { done: { kind: "settle" } };
+  const left = SETTLE_QUIET_MS - quietFor;
+  return { retryInMs: canAskTty(session) ? Math.min(left, TTY_RECHECK_MIN_MS) : left };
 }

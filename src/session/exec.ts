@@ -35,7 +35,7 @@ export interface ExecResult {
   output: string;
   cwd: string | null;
   duration_ms: number;
-  via: "shell" | "marker" | "exit" | "prompt" | "timeout";
+  via: "shell" | "marker" | "exit" | "tty" | "prompt" | "timeout";
   truncated: Truncation | null;
   state: string;
   /** What to do next, when the result alone does not say (a continuation prompt). */
@@ -134,7 +134,7 @@ function shellStartedHint(family: string, integrated: boolean): string {
 
 function statusOf(v: Verdict): ExecResult["status"] {
   if (v.kind === "timeout") return "running";
-  if (v.kind === "input" || v.kind === "continuation") return "input";
+  if (v.kind === "input" || v.kind === "tty" || v.kind === "continuation") return "input";
   return "done";
 }
 

@@ -129,7 +129,11 @@ export async function sendInput(
     findEcho();
     const after = echoChars === null ? "" : itemsText(region(session, from, null, capture).items).slice(echoChars);
     const visible = after.trim().length > 0;
-    return visible || session.emulator.screenLines().join("\n") !== screenBefore;
+    // A changed screen counts for keys and full-screen programs; after typed text outside one, it
+    // may be nothing but the echo (a program still starting has not read the line yet).
+    const redrawn =
+      (sent === null || session.emulator.altScreen) && session.emulator.screenLines().join("\n") !== screenBefore;
+    return visible || redrawn;
   };
   try {
     session.write(bytes);

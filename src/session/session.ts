@@ -259,6 +259,7 @@ export class Session {
       // At a marked prompt the modes decide nothing, and reading them opens the tty (every result).
       tty: atShellPrompt === true ? null : this.backend.ttyModes(),
       foreground: () => this.backend.foregroundCommands?.() ?? [],
+      waitsForTty: () => (this.backend.foregroundTtyWait?.() ?? null) !== null,
     });
   }
 

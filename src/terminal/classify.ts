@@ -1,9 +1,10 @@
 /**
  * What is the session waiting for? Classifies the visible state into the SPEC's `state` values:
- * prompt | password | confirm | pager | running | exited (the session adds `continuation` from its
- * shell's marks, see session.ts). Sources, most reliable first: process
+ * prompt | password | confirm | pager | reading | running | exited (the session adds `continuation`
+ * from its shell's marks, see session.ts). Sources, most reliable first: process
  * exit; shell-integration phase; the tty's own mode (echo off while in canonical mode is how
- * getpass(), sudo, ssh and `read -s` read a secret); then the text before the cursor.
+ * getpass(), sudo, ssh and `read -s` read a secret); then the text before the cursor; last, what
+ * the kernel says the foreground program sleeps in (reading the terminal, with no text to say why).
  */
 
 /** `reconnecting`: a remote persistent session whose link dropped (never from classify() itself). */
@@ -13,6 +14,7 @@ export type SessionState =
   | "confirm"
   | "pager"
   | "continuation"
+  | "reading"
   | "running"
   | "exited"
   | "reconnecting";
@@ -30,6 +32,8 @@ export interface ClassifyInput {
   tty?: { echo: boolean; canonical: boolean } | null;
   /** Programs in the terminal's foreground process group (asked only when text is not enough). */
   foreground?: () => string[];
+  /** The kernel says the foreground program is blocked reading the terminal (local sessions, Linux). */
+  waitsForTty?: () => boolean;
 }
 
 /** Pager programs: when one owns the terminal and waits at its status line, the state is "pager". */
@@ -45,6 +49,13 @@ const PAGER_RE =
  * "In [3]: ", "mysql> ", "db=# ".
  */
 const PROMPT_RE = /(^|\s|\S)(>>>|\.\.\.|[$#%>❯➜»λ]|In \[\d+\]:|\([A-Za-z][\w-]*\)|[\w.-]+=?[#>])\s?$/;
+
+/**
+ * A REPL's prompt at the start of a line with typed text after it: ">>> print(", "... ",
+ * "127.0.0.1:6379> SET k", "postgres=# SELE", "sqlite> .ta". Believed only where the kernel says a
+ * line editor (raw mode) reads the terminal, since any output line could start like this.
+ */
+const PROMPT_THEN_TEXT_RE = /^(>>>|\.\.\.|In \[\d+\]:|[\w.:@/~-]*[=\-(*]?[#>$%])\s\S/;
 
 export function isPasswordPrompt(text: string): boolean {
   return PASSWORD_RE.test(text);
@@ -84,7 +95,17 @@ export function classify(i: ClassifyInput): SessionState {
   if (isPasswordPrompt(before)) return "password";
   if (isConfirmPrompt(before)) return "confirm";
   if ((i.cursorOnLastRow && isPagerStatus(before)) || isMorePrompt(before)) return "pager";
+  // A pager's status line above the last row: less on a short text (python's help()), "(END)"
+  // on the row after it. Only with a pager in the foreground: "(END)" also looks like "(gdb)".
+  const pagerRunning = () => i.foreground?.().some((name) => PAGERS.has(name)) ?? false;
+  if (i.altScreen && isPagerStatus(before) && pagerRunning()) return "pager";
   if (looksLikePrompt(before)) return "prompt";
-  if ((i.cursorOnLastRow || i.altScreen) && i.foreground?.().some((name) => PAGERS.has(name))) return "pager";
+  if ((i.cursorOnLastRow || i.altScreen) && pagerRunning()) return "pager";
+  if (i.waitsForTty?.()) {
+    // A line editor with text typed after its prompt (after a tab completion, say).
+    if (i.tty && !i.tty.canonical && PROMPT_THEN_TEXT_RE.test(before)) return "prompt";
+    // No text says why, but the program waits for keys (cat, `read x`, a full-screen program).
+    return "reading";
+  }
   return "running";
 }

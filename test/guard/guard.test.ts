@@ -107,7 +107,7 @@ describe("guard", () => {
     // Text for a program that is not a shell prompt (here: `cat` reading) is the program's business.
     await noElicitation.call("term_send", { session: "g-send", keys: ["ctrl+u"], wait_ms: 200 });
     const cat = await noElicitation.call("term_send", { session: "g-send", text: "cat", wait_ms: 1000 });
-    expect(cat.data.state).toBe("running");
+    expect(cat.data.state).toBe("reading");
     const typed = await noElicitation.call("term_send", {
       session: "g-send",
       text: "git reset --hard",

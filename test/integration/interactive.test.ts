@@ -155,7 +155,7 @@ describe("interactivity", () => {
     expect(split.output).toBe("日本語!");
     expect(split.output).not.toContain("\uFFFD");
     const typed = await host.send({ session: "pw", text: "cat", ...sendDefaults }, ctx);
-    expect(typed.state).toBe("running");
+    expect(typed.state).toBe("reading");
     const echoed = await host.send({ session: "pw", text: "héllo 世界 🙂", until: "🙂", ...sendDefaults }, ctx);
     expect(echoed.output).toContain("héllo 世界 🙂");
     expect(echoed.output).not.toContain("\uFFFD");

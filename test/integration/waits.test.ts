@@ -51,11 +51,11 @@ describe("waits that are never fooled", () => {
     expect(performance.now() - t0).toBeGreaterThan(1400);
     expect(o.state).toBe("prompt");
     expect(o.output).toContain("ready>");
-    // A program that waits without working is still taken as settled soon: `cat` prints nothing.
+    // A program that prints nothing but reads the terminal is ready at once: the kernel says so.
     const t1 = performance.now();
     const idle = await host.open({ name: "idle", command: "cat" }, ctx);
     expect(performance.now() - t1).toBeLessThan(1400);
-    expect(idle.state).toBe("running");
+    expect(idle).toMatchObject({ state: "reading", via: "tty" });
     await host.close({ session: "slow" }, ctx);
     await host.close({ session: "idle" }, ctx);
   });

@@ -73,3 +73,30 @@ describe("state classification", () => {
     for (const p of ["compiling foo.c", "", "50%"]) expect(c({ beforeCursor: p })).toBe("running");
   });
 });
+
+describe("what the kernel adds (issue 22): reading, and a prompt with text typed after it", () => {
+  const raw = { echo: false, canonical: false };
+  const reading = () => true;
+
+  test("a program blocked reading the terminal with no text to say why is reading, else running", () => {
+    expect(c({ beforeCursor: "", tty: { echo: true, canonical: true }, waitsForTty: reading })).toBe("reading");
+    expect(c({ beforeCursor: "", tty: { echo: true, canonical: true }, waitsForTty: () => false })).toBe("running");
+    // Text that says why still wins.
+    expect(c({ beforeCursor: "Overwrite? [y/N] ", waitsForTty: reading })).toBe("confirm");
+  });
+
+  test("a line editor with text after its prompt (after tab or a typed word) is at its prompt", () => {
+    for (const line of [">>> print(", "127.0.0.1:6379> SET", "postgres=# SELECT", "sqlite> .tab", "... x = 1"]) {
+      expect(c({ beforeCursor: line, tty: raw, waitsForTty: reading })).toBe("prompt");
+      // Not without the kernel's word, nor from a canonical-mode reader: any output line could look so.
+      expect(c({ beforeCursor: line, tty: raw, waitsForTty: () => false })).toBe("running");
+      expect(c({ beforeCursor: line, tty: { echo: true, canonical: true }, waitsForTty: reading })).toBe("reading");
+    }
+  });
+
+  test("less's (END) above the last row of the alt screen is a pager when less runs, else a (gdb)-like prompt", () => {
+    const shortText = { beforeCursor: "(END)", altScreen: true, cursorOnLastRow: false };
+    expect(c({ ...shortText, foreground: () => ["python3", "sh", "less"] })).toBe("pager");
+    expect(c({ ...shortText, foreground: () => ["gdb"] })).toBe("prompt");
+  });
+});

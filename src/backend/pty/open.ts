@@ -50,6 +50,35 @@ export function setWindowSize(fd: number, cols: number, rows: number): boolean {
   return libc.ioctl(fd, ptyConstants().TIOCSWINSZ, ptr(ws)) === 0;
 }
 
+/** Bytes readable from a descriptor (FIONREAD): 0 when none; -1 when unknown. */
+function readable(fd: number): number {
+  const count = new Int32Array(1);
+  return libc.ioctl(fd, ptyConstants().FIONREAD, ptr(count)) === 0 ? count[0]! : -1;
+}
+
+/** Bytes the program wrote that wait in the master to be read (0 when none; -1 when unknown). */
+export function pendingOutput(master: number): number {
+  return readable(master);
+}
+
+/**
+ * Input the program could read now but has not (keys typed into a raw terminal, whole lines into
+ * a canonical one; a partial line does not count): 0 when none; -1 when unknown.
+ */
+export function pendingInput(slavePath: string): number {
+  let fd: number;
+  try {
+    fd = openSync(slavePath, fsc.O_RDONLY | fsc.O_NOCTTY | fsc.O_NONBLOCK);
+  } catch {
+    return -1;
+  }
+  try {
+    return readable(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export interface TtyLocalModes {
   echo: boolean;
   canonical: boolean;

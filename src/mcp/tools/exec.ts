@@ -50,7 +50,7 @@ const output = z.object({
   output: z.string(),
   cwd: z.string().nullable(),
   duration_ms: z.number().int(),
-  via: z.enum(["shell", "marker", "exit", "prompt", "timeout"]),
+  via: z.enum(["shell", "marker", "exit", "tty", "prompt", "timeout"]),
   truncated: truncation,
   state: stateEnum,
   hint,
@@ -70,7 +70,8 @@ export const termExec = defineTool({
     '"input" (it waits at a password, yes/no prompt, pager or full-screen app: answer with term_send or ' +
     "term_secret; " +
     'state "continuation": the line is unfinished, send the rest or ctrl+c). ' +
-    "via says how completion was known: shell (shell integration), marker, exit (the shell exited), prompt, timeout. " +
+    "via says how completion was known: shell (shell integration), marker, exit (the shell exited), tty (it is " +
+    'blocked reading the terminal, state "reading" when nothing on screen says why), prompt, timeout. ' +
     "For REPLs and interactive programs use term_send.",
   input,
   output,

@@ -61,7 +61,8 @@ export const termSend = defineTool({
     "Type into a session (REPLs, prompts, editors, ctrl+c) and return what appeared after it, without the echo of " +
     "your input. " +
     "Waits until `until` matches new output; without `until`, until a shell reports the command finished (via " +
-    "shell), the program waits at a prompt/password/yes-no/pager (via prompt), " +
+    "shell), the program waits at a prompt/password/yes-no/pager (via prompt) or is blocked reading the terminal " +
+    "(via tty), " +
     "or output stops changing (via settle: a guess, check state). Full-screen apps (vim, less, htop) also return " +
     "`screen`.",
   input,

@@ -1,0 +1,179 @@
+/**
+ * Whether a terminal's foreground program is blocked waiting for keys, as the kernel says it
+ * (Linux only). A program waits for the terminal when one of its threads sleeps in read(2) of the
+ * tty (`cat`, `read x`, a line editor such as linenoise), or in poll/select over nothing but the
+ * tty (readline, vim, top, htop: keys or a redraw timer). /proc says which: `syscall` gives the
+ * system call the thread sleeps in and its arguments (the fd, or the poll array and its length),
+ * `fd/N` where a descriptor points, `mem` the poll array itself. A process that is on a CPU or on
+ * disk, or sleeps anywhere else (nanosleep, wait4, a socket), is not waiting for the terminal.
+ *
+ * How it waits matters: with no time limit ("read": cat, readline) it waits for the user; with one
+ * ("timed": top's redraw timer, vim's 4 s CursorHold, but also vim giving the terminal 100 ms to
+ * answer a query as it exits) the caller believes it only after a longer quiet.
+ *
+ * Reading another process's `syscall` and `mem` needs ptrace access, which a parent has over the
+ * programs it started (ptyhub's sessions); where it is refused, the answer is "not known" (null).
+ */
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from "node:fs";
+import { groupMembers } from "./process-tree.ts";
+
+/** System call numbers of the reads and waits we recognise, per architecture (asm/unistd.h). */
+interface SyscallNumbers {
+  /** read(fd, …), readv(fd, …), pread64(fd, …): the fd is the first argument. */
+  reads: number[];
+  /** poll(fds, nfds, …), ppoll(fds, nfds, …): an array of struct pollfd; poll (an int timeout) first. */
+  polls: number[];
+  /** The architecture has only ppoll (arm64): its first `polls` entry takes a timespec too. */
+  ppollOnly?: boolean;
+  /** select(nfds, readfds, …), pselect6(nfds, readfds, …): fd sets below nfds. */
+  selects: number[];
+}
+
+const SYSCALLS: Partial<Record<string, SyscallNumbers>> = {
+  x64: { reads: [0, 17, 19], polls: [7, 271], selects: [23, 270] },
+  arm64: { reads: [63, 65, 67], polls: [73], selects: [72], ppollOnly: true },
+};
+
+/** How a program waits for the terminal: with no time limit, or with one; null: it does not. */
+export type TtyWait = "read" | "timed" | null;
+
+/** struct pollfd { int fd; short events; short revents; } */
+const POLLFD_BYTES = 8;
+const POLLIN = 0x1;
+/** More descriptors than this in one poll is a server's event loop, not a program waiting for keys. */
+const MAX_POLL_FDS = 64;
+
+/**
+ * Whether the foreground process group `pgrp` of session `sid` waits for the terminal `ttyPath`
+ * (the PTY slave, e.g. /dev/pts/4): some thread of it is blocked reading (or polling only) that
+ * terminal, and no thread of it is working (on a CPU or on disk). "read" when a thread waits with
+ * no time limit. Linux only: null elsewhere.
+ */
+export function groupTtyWait(sid: number, pgrp: number, ttyPath: string): TtyWait {
+  const numbers = SYSCALLS[process.arch];
+  if (process.platform !== "linux" || !numbers) return null;
+  let wait: TtyWait = null;
+  for (const member of groupMembers(sid, pgrp)) {
+    for (const task of tasksOf(member.pid)) {
+      const state = taskState(member.pid, task);
+      if (state === "R" || state === "D") return null;
+      if (wait !== "read" && state === "S") wait = taskTtyWait(member.pid, task, ttyPath, numbers) ?? wait;
+    }
+  }
+  return wait;
+}
+
+function tasksOf(pid: number): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+}
+
+/** The one-letter scheduler state of a thread (R, S, D, T, Z…), or null when it is gone. */
+function taskState(pid: number, tid: string): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "latin1");
+    return stat.charAt(stat.lastIndexOf(")") + 2) || null;
+  } catch {
+    return null;
+  }
+}
+
+function taskTtyWait(pid: number, tid: string, ttyPath: string, numbers: SyscallNumbers): TtyWait {
+  let fields: string[];
+  try {
+    // "nr arg1 … arg6 sp pc" while blocked in a call; "running" or "-1 …" otherwise.
+    fields = readFileSync(`/proc/${pid}/task/${tid}/syscall`, "latin1").trim().split(" ");
+  } catch {
+    return null; // no ptrace access: not known
+  }
+  const nr = Number(fields[0]);
+  const arg = (i: number) => (fields[i] === undefined ? null : BigInt(fields[i]!));
+  const isTty = (fd: number) => fdIsTty(pid, fd, ttyPath);
+  if (numbers.reads.includes(nr)) {
+    const fd = arg(1);
+    return fd !== null && isTty(Number(fd)) ? "read" : null;
+  }
+  if (numbers.selects.includes(nr)) {
+    const nfds = arg(1);
+    // select(nfds, readfds, writefds, exceptfds, timeout): no timeout (NULL) waits for good.
+    if (nfds === null || nfds <= 0n || !selectOnlyTty(pid, Number(nfds), isTty)) return null;
+    return arg(5) === 0n ? "read" : "timed";
+  }
+  if (numbers.polls.includes(nr)) {
+    const fdsAt = arg(1);
+    const nfds = arg(2);
+    if (fdsAt === null || nfds === null || nfds <= 0n || nfds > BigInt(MAX_POLL_FDS)) return null;
+    if (!pollOnlyTty(pid, fdsAt, Number(nfds), isTty)) return null;
+    // poll's timeout is an int of ms (negative: for good); ppoll's a timespec pointer (NULL: for good).
+    const limit = arg(3);
+    const forever = nr === numbers.polls[0] && !numbers.ppollOnly ? isNegativeInt(limit) : limit === 0n;
+    return forever ? "read" : "timed";
+  }
+  return null;
+}
+
+function isNegativeInt(value: bigint | null): boolean {
+  return value !== null && (value & 0x80000000n) !== 0n;
+}
+
+/**
+ * select's sets hold only descriptors below nfds: when every open one of those is the terminal,
+ * the terminal is all it waits on (readline, vim, top wait with nfds = 1: stdin).
+ */
+function selectOnlyTty(pid: number, nfds: number, isTty: (fd: number) => boolean): boolean {
+  let anyTty = false;
+  for (let fd = 0; fd < nfds; fd++) {
+    const target = fdTarget(pid, fd);
+    if (target === null) continue; // not open: in no set
+    if (!isTty(fd)) return false;
+    anyTty = true;
+  }
+  return anyTty;
+}
+
+/** Every descriptor in the poll array (negative ones are ignored by poll) is the terminal, asked for input. */
+function pollOnlyTty(pid: number, fdsAt: bigint, nfds: number, isTty: (fd: number) => boolean): boolean {
+  const array = readMemory(pid, fdsAt, nfds * POLLFD_BYTES);
+  if (!array) return false;
+  const view = new DataView(array.buffer, array.byteOffset, array.byteLength);
+  let anyTty = false;
+  for (let i = 0; i < nfds; i++) {
+    const fd = view.getInt32(i * POLLFD_BYTES, true);
+    const events = view.getInt16(i * POLLFD_BYTES + 4, true);
+    if (fd < 0) continue;
+    if (!isTty(fd)) return false;
+    if (events & POLLIN) anyTty = true;
+  }
+  return anyTty;
+}
+
+/** `length` bytes of another process's memory at `address` (needs ptrace access), or null. */
+function readMemory(pid: number, address: bigint, length: number): Uint8Array | null {
+  let fd: number | null = null;
+  try {
+    fd = openSync(`/proc/${pid}/mem`, "r");
+    const buf = new Uint8Array(length);
+    return readSync(fd, buf, 0, length, address) === length ? buf : null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+function fdTarget(pid: number, fd: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+
+/** The descriptor is the session's terminal: its PTY slave, or /dev/tty (which is that slave for its members). */
+function fdIsTty(pid: number, fd: number, ttyPath: string): boolean {
+  const target = fdTarget(pid, fd);
+  return target === ttyPath || target === "/dev/tty";
+}

@@ -1,0 +1,33 @@
+/**
+ * What a model reads (the text form, as Claude Code gets it) when a program waits for input or
+ * starts slowly (issue 22 items 2 and 5): every result that waited says why it stopped, and a
+ * program blocked reading the terminal says so at once, through the real MCP client and server.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { startServer, type McpHandle } from "../helpers/mcp.ts";
+
+let server: McpHandle | null = null;
+afterAll(async () => {
+  await server?.close();
+});
+
+function textOf(r: CallToolResult): string {
+  return (r.content[0] as { text: string }).text;
+}
+
+describe.if(process.platform === "linux")("the text form of waiting for input", () => {
+  test("term_exec cat: waiting for input (reading) via tty; term_open says its via", async () => {
+    server = await startServer({
+      clientName: "claude-code",
+      env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" },
+    });
+    const exec = await server.raw("term_exec", { command: "cat", timeout_ms: 20_000 });
+    expect(textOf(exec)).toMatch(/^\[waiting for input \(reading\) · \d+ ms · via tty · cwd [^\]]+\]$/);
+    await server.raw("term_send", { session: "main", keys: ["ctrl+d"] });
+    const open = await server.raw("term_open", { name: "late", command: "bash", args: ["-c", "sleep 1; exec cat"] });
+    const header = textOf(open).split("\n")[0]!;
+    expect(header).toContain("· state reading · via tty");
+    await server.raw("term_close", { session: "late" });
+  }, 60_000);
+});

@@ -1,0 +1,142 @@
+/**
+ * A program blocked reading the terminal is waiting for input, and the kernel says so at once
+ * (issue 22 items 2, 3, 5): term_exec answers `input` with `via: "tty"` (state `reading` when no
+ * text says why), not `running` at the timeout; term_open and term_send of a program that starts
+ * slowly wait for it to read the terminal instead of settling on nothing.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ctx, newHost, sendDefaults } from "../helpers/host.ts";
+
+const host = newHost();
+const dir = mkdtempSync(join(tmpdir(), "input-waits-"));
+afterAll(async () => {
+  await host.shutdown();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Well below term_exec's timeout, which is where a program waiting for input was noticed before. */
+const TIMEOUT_MS = 20_000;
+/** Generous for a loaded 2-core machine; the bench measures the real latency. */
+const NOTICED_WITHIN_MS = 5_000;
+const exec = { timeout_ms: TIMEOUT_MS, max_tokens: 4000 };
+
+/** A shell session of its own per test, so one that fails leaves no command running for the next. */
+async function shell(name: string): Promise<string> {
+  await host.open({ name }, ctx);
+  return name;
+}
+
+describe.if(process.platform === "linux")("a program blocked reading the terminal is waiting for input", () => {
+  test("term_exec 'cat': input, reading, via tty; what is typed reaches it", async () => {
+    const session = await shell("s-cat");
+    const r = await host.exec({ session, command: "cat", ...exec }, ctx);
+    expect(r).toMatchObject({ status: "input", state: "reading", via: "tty", exit_code: null, output: "" });
+    expect(r.duration_ms).toBeLessThan(NOTICED_WITHIN_MS);
+    const echoed = await host.send({ session, text: "hello cat", ...sendDefaults }, ctx);
+    expect(echoed).toMatchObject({ state: "reading", via: "tty" });
+    expect(echoed.output).toBe("hello cat");
+    const stop = await host.send({ session, keys: ["ctrl+d"], ...sendDefaults }, ctx);
+    expect(stop).toMatchObject({ via: "shell", exit_code: 0, state: "prompt" });
+    await host.close({ session }, ctx);
+  });
+
+  test("term_exec 'read -r x' with a question: input via tty, its text in the output; the answer finishes it", async () => {
+    const session = await shell("s-read");
+    const r = await host.exec({ session, command: "printf 'Your name? '; read -r x; echo \"hi $x\"", ...exec }, ctx);
+    expect(r).toMatchObject({ status: "input", via: "tty" });
+    expect(r.output).toBe("Your name?");
+    expect(r.duration_ms).toBeLessThan(NOTICED_WITHIN_MS);
+    const done = await host.send({ session, text: "Ada", ...sendDefaults }, ctx);
+    expect(done).toMatchObject({ via: "shell", exit_code: 0 });
+    expect(done.output).toBe("hi Ada");
+    await host.close({ session }, ctx);
+  });
+
+  test("git commit with a line editor (ed) as its editor: input via tty", async () => {
+    const session = await shell("s-git");
+    const repo = join(dir, "repo");
+    const setup = [
+      `git init -q ${repo}`,
+      `cd ${repo}`,
+      "git config user.email t@example.com",
+      "git config user.name T",
+      "echo a > a",
+      "git add a",
+    ].join(" && ");
+    expect(await host.exec({ session, command: setup, ...exec }, ctx)).toMatchObject({ status: "done", exit_code: 0 });
+    const r = await host.exec({ session, command: "GIT_EDITOR=ed git commit", ...exec }, ctx);
+    expect(r).toMatchObject({ status: "input", via: "tty", state: "reading" });
+    // ed printed the size of the message template; write a subject line and quit.
+    await host.send({ session, text: "1i", ...sendDefaults }, ctx);
+    await host.send({ session, text: "first commit", ...sendDefaults }, ctx);
+    await host.send({ session, text: ".", ...sendDefaults }, ctx);
+    await host.send({ session, text: "w", ...sendDefaults }, ctx);
+    const done = await host.send({ session, text: "q", ...sendDefaults }, ctx);
+    expect(done).toMatchObject({ via: "shell", exit_code: 0 });
+    const log = await host.exec({ session, command: "git log --format=%s", ...exec }, ctx);
+    expect(log.output).toBe("first commit");
+    await host.close({ session }, ctx);
+  });
+
+  test("term_exec 'top -d 1' (redraws every second, waits for keys in pselect): input, not the timeout", async () => {
+    const session = await shell("s-top");
+    const r = await host.exec({ session, command: "top -d 1", ...exec }, ctx);
+    expect(r).toMatchObject({ status: "input", via: "tty" });
+    expect(r.duration_ms).toBeLessThan(NOTICED_WITHIN_MS);
+    const quit = await host.send({ session, text: "q", enter: false, ...sendDefaults }, ctx);
+    expect(quit).toMatchObject({ via: "shell", exit_code: 0 });
+    await host.close({ session }, ctx);
+  });
+
+  test("term_open of a program that prints a banner with no prompt sign, then reads: via tty", async () => {
+    const o = await host.open({ name: "banner", command: "sh", args: ["-c", "echo Welcome aboard; exec cat"] }, ctx);
+    expect(o).toMatchObject({ state: "reading", via: "tty", output: "Welcome aboard" });
+    await host.close({ session: "banner" }, ctx);
+  });
+
+  test("term_open 'cat': reading via tty", async () => {
+    const o = await host.open({ name: "cat", command: "cat" }, ctx);
+    expect(o).toMatchObject({ state: "reading", via: "tty" });
+    await host.close({ session: "cat" }, ctx);
+  });
+});
+
+describe.if(process.platform === "linux")("a slow start is waited for, not settled on nothing", () => {
+  test("term_open python3 through a shim that takes 1.9 s: the banner and the prompt, every time", async () => {
+    const shim = join(dir, "python3-shim");
+    writeFileSync(shim, '#!/bin/sh\nsleep 1.9\nexec python3 "$@"\n');
+    chmodSync(shim, 0o755);
+    for (const name of ["shim1", "shim2", "shim3"]) {
+      const o = await host.open({ name, command: shim }, ctx);
+      expect(o.state).toBe("prompt");
+      expect(o.output).toContain("Python 3");
+      expect(o.output).toContain(">>>");
+      await host.close({ session: name }, ctx);
+    }
+  }, 30_000);
+
+  test("bash -c 'sleep 2; exec python3 -q': prompt after the sleep, then print(3+3) answers 6", async () => {
+    const t0 = performance.now();
+    const o = await host.open({ name: "late", command: "bash", args: ["-c", "sleep 2; exec python3 -q"] }, ctx);
+    expect(performance.now() - t0).toBeGreaterThan(1900);
+    expect(o.state).toBe("prompt");
+    expect(["prompt", "tty"]).toContain(o.via);
+    const r = await host.send({ session: "late", text: "print(3+3)", ...sendDefaults }, ctx);
+    expect(r).toMatchObject({ state: "prompt", output: "6\n>>>" });
+    await host.close({ session: "late" }, ctx);
+  });
+
+  test("a REPL sleeping (nanosleep) before it prints is not settled: term_send waits for its answer", async () => {
+    await host.open({ name: "typed-early", command: "python3", args: ["-q"] }, ctx);
+    const r = await host.send(
+      { session: "typed-early", text: "import time; time.sleep(1.5); print('late', 7*6)", ...sendDefaults },
+      ctx,
+    );
+    expect(r).toMatchObject({ state: "prompt" });
+    expect(r.output).toBe("late 42\n>>>");
+    await host.close({ session: "typed-early" }, ctx);
+  });
+});
