@@ -93,8 +93,11 @@ export interface WaitSpec {
    * What the caller typed and where (null for a read). A prompt drawn again below it, after its
    * echo, with nothing run, answers that input (a dropped line, a completion listing); a redraw
    * on the same row (a resize) or before the echo (a job notification in flight) does not.
+   * `editorReady`: the line editor read input when the text was typed (B mark). When it did not
+   * (typed while the prompt was still being drawn), the first prompt drawn after the echo is that
+   * pending prompt, which then reads the typed line: not a redraw.
    */
-  typed: { at: Pos; text: string } | null;
+  typed: { at: Pos; text: string; editorReady?: boolean } | null;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -185,11 +188,12 @@ function markCheck(session: Session, marks: MarkRecord[], end: MarkRecord | null
       : { retryInMs: PROMPT_QUIET_MS - quietFor };
   }
   const started = marks.some((m) => m.kind === "start" || m.kind === "continuation");
-  const redraw =
-    typed === null
-      ? undefined
-      : marks.find((m) => m.kind === "ready" && m.pos.row > typed.at.row && echoedBefore(session, typed, m.pos));
-  if (redraw && !started) return { done: { kind: "redrawn", mark: redraw } };
+  if (typed === null || started) return null;
+  // Typed ahead of the prompt: the first B after it is that prompt being drawn (issue 21: a
+  // false `done` right after term_open over SSH), so only a later one can be a redraw.
+  const drawn = marks.filter((m) => m.kind === "ready").slice(typed.editorReady === false ? 1 : 0);
+  const redraw = drawn.find((m) => m.pos.row > typed.at.row && echoedBefore(session, typed, m.pos));
+  if (redraw) return { done: { kind: "redrawn", mark: redraw } };
   return null;
 }
 

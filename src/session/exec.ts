@@ -74,13 +74,14 @@ export async function execCommand(
     const typedAt = session.emulator.cursorPos();
     const typedCapture = session.captureFrom(typedAt);
     const line = commandLine(p.command, session.family ?? "sh", session.integration);
+    const editorReady = session.inputReady;
     try {
       session.write(line + "\r");
       const remaining = Math.max(0, p.timeout_ms - (performance.now() - t0));
       const verdict = await awaitCompletion(session, {
         since: seq0,
         fallback: "input",
-        typed: { at: typedAt, text: line },
+        typed: { at: typedAt, text: line, editorReady },
         timeoutMs: remaining,
         signal,
       });

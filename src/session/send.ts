@@ -92,6 +92,7 @@ export async function sendInput(
 
   await waitForPromptDrawn(session, Math.min(p.wait_ms, 1000), signal);
   const from = session.emulator.cursorPos();
+  const editorReady = session.inputReady;
   const capture = session.captureFrom(from);
   const seq0 = session.lastMarkSeq;
   const startedInAlt = session.emulator.altScreen;
@@ -137,7 +138,7 @@ export async function sendInput(
     const verdict = await awaitCompletion(session, {
       since: seq0,
       fallback: until ? "none" : "prompt",
-      typed: { at: from, text: sent ?? "" },
+      typed: { at: from, text: sent ?? "", editorReady },
       until: until ? matchUntil : undefined,
       produced,
       timeoutMs: p.wait_ms,
