@@ -12,7 +12,7 @@ import { AppError } from "../errors.ts";
 import { encodeKeys, isBreakKey } from "../terminal/keys.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import { splitJobNotices } from "../terminal/job-notices.ts";
-import type { Session } from "./session.ts";
+import { carriesInterrupt, type Session } from "./session.ts";
 import { itemsText, OutputScanner, region, rowStart } from "./output.ts";
 import { dropChars, withoutEcho } from "./echo-items.ts";
 import type { Pos } from "../terminal/emulator.ts";
@@ -132,10 +132,13 @@ export async function sendInput(
     const visible = after.trim().length > 0;
     return visible || session.emulator.screenLines().join("\n") !== screenBefore;
   };
+  // Interrupting a command the shell marks: its end mark is what ends the wait, not a silence.
+  const interrupting = session.integration !== "none" && session.phase === "running" && carriesInterrupt(bytes);
+  const sentAt = Date.now();
   try {
     session.write(bytes);
     if (sendBreak) await session.sendBreak();
-    const verdict = await awaitCompletion(session, {
+    let verdict = await awaitCompletion(session, {
       since: seq0,
       fallback: until ? "none" : "prompt",
       typed: { at: from, text: sent ?? "", editorReady },
@@ -144,6 +147,18 @@ export async function sendInput(
       timeoutMs: p.wait_ms,
       signal,
     });
+    // An interrupted command that fell silent has not necessarily ended: its shell says when it
+    // has, and then the session is free for the next term_exec (issue 21: SESSION_BUSY after ctrl+c).
+    if (interrupting && verdict.kind === "settle") {
+      const leftMs = p.wait_ms - (Date.now() - sentAt);
+      verdict = await awaitCompletion(session, {
+        since: seq0,
+        fallback: "none",
+        typed: null,
+        timeoutMs: leftMs,
+        signal,
+      });
+    }
     findEcho();
     // Output ends where the shell said the command ended, or before its continuation prompt.
     let end: Pos | null = null;

@@ -28,3 +28,31 @@ describe("waits that end only on what said so", () => {
     await host.close({ session: "slow2" }, ctx);
   });
 });
+
+describe("an interrupt frees the shell before term_send returns", () => {
+  test("ctrl+c on a running loop, then term_exec runs at once (no SESSION_BUSY)", async () => {
+    await host.open({ name: "loop" }, ctx);
+    // The loop takes 0.6 s, silent, to end after ctrl+c (as a build cleaning up, or any program
+    // on a loaded machine): longer than a settle, so the send once returned before the end mark.
+    const loop = `bash -c 'trap "sleep 0.6; exit 130" INT; while true; do echo tick; sleep 0.05; done'`;
+    const r = await host.exec({ session: "loop", command: loop, timeout_ms: 1200, max_tokens: 4000 }, ctx);
+    expect(r.status).toBe("running");
+    const s = await host.send({ session: "loop", keys: ["ctrl+c"], ...sendDefaults }, ctx);
+    expect(s).toMatchObject({ via: "shell", exit_code: 130 });
+    const ok = await host.exec({ session: "loop", command: "echo ok", ...defaults }, ctx);
+    expect(ok).toMatchObject({ status: "done", output: "ok", exit_code: 0 });
+    await host.close({ session: "loop" }, ctx);
+  });
+
+  test("term_exec right after an interrupt sent without waiting waits for the end mark", async () => {
+    await host.open({ name: "loop2" }, ctx);
+    const loop = `bash -c 'trap "sleep 0.6; exit 130" INT; while true; do echo tick; sleep 0.05; done'`;
+    const r = await host.exec({ session: "loop2", command: loop, timeout_ms: 1200, max_tokens: 4000 }, ctx);
+    expect(r.status).toBe("running");
+    // wait_ms 0: the send returns at once, before the loop has ended.
+    await host.send({ session: "loop2", keys: ["ctrl+c"], wait_ms: 0, max_tokens: 4000 }, ctx);
+    const ok = await host.exec({ session: "loop2", command: "echo ok", ...defaults }, ctx);
+    expect(ok).toMatchObject({ status: "done", output: "ok", exit_code: 0 });
+    await host.close({ session: "loop2" }, ctx);
+  });
+});
