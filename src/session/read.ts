@@ -57,9 +57,10 @@ export async function readSession(
 
   let verdict: Verdict | null = null;
   if (until || (p.mode === "new" && waitMs > 0)) {
-    const callPos = session.emulator.cursorPos();
     const cursor = session.cursor(clientId);
-    const scanner = new OutputScanner(session, callPos, 0);
+    // `until` looks at all this client has not read yet, what came before the call included
+    // (issue 21: a line printed during a reconnect, or after term_exec timed out, was missed).
+    const scanner = new OutputScanner(session, cursor.pos, 0);
     verdict = await awaitCompletion(session, {
       since: session.lastMarkSeq,
       fallback: until ? "none" : "coalesce",

@@ -6,6 +6,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { ctx, defaults, newHost, sendDefaults } from "../helpers/host.ts";
+import { waitFor } from "../../src/session/wait.ts";
 
 const host = newHost();
 afterAll(() => host.shutdown());
@@ -54,5 +55,26 @@ describe("an interrupt frees the shell before term_send returns", () => {
     const ok = await host.exec({ session: "loop2", command: "echo ok", ...defaults }, ctx);
     expect(ok).toMatchObject({ status: "done", output: "ok", exit_code: 0 });
     await host.close({ session: "loop2" }, ctx);
+  });
+});
+
+describe("term_read until: over what this client has not read yet", () => {
+  test("output that arrived before the call matches, with the command's exit code; read output never does", async () => {
+    await host.open({ name: "rd" }, ctx);
+    const r = await host.exec(
+      { session: "rd", command: "sleep 0.3; echo LAST-$((3+4))", timeout_ms: 100, max_tokens: 4000 },
+      ctx,
+    );
+    expect(r.status).toBe("running");
+    // Barrier: the shell's end mark, so the line and the end are both there before the read.
+    const session = host.manager.get("rd");
+    await waitFor(session, () => (session.phase === "prompt" ? { done: true } : null), { timeoutMs: 10_000 });
+    const read = await host.read({ session: "rd", mode: "new", until: "LAST-7", wait_ms: 5000, max_tokens: 4000 }, ctx);
+    expect(read).toMatchObject({ via: "until", matched: "LAST-7", exit_code: 0 });
+    expect(read.output).toContain("LAST-7");
+    // Now read: the same pattern waits for new output only.
+    const again = await host.read({ session: "rd", mode: "new", until: "LAST-7", wait_ms: 300, max_tokens: 4000 }, ctx);
+    expect(again).toMatchObject({ via: "timeout", matched: null });
+    await host.close({ session: "rd" }, ctx);
   });
 });
