@@ -85,7 +85,11 @@ export interface WaitSpec {
   fallback: Fallback;
   /** The caller's pattern over new output: the matched text, or null (not yet). */
   until?: () => string | null;
-  /** term_send: whether the input produced anything visible besides its own echo. */
+  /**
+   * term_send: whether the input produced anything visible besides its own echo. term_read `new`:
+   * whether the unread output is more than the echo of typed input (the echo alone is not new
+   * output to settle on).
+   */
   produced?: () => boolean;
   /** term_read: whether there was unread output when the call came (it may return at once). */
   hadUnread?: boolean;
@@ -259,6 +263,8 @@ function coalesceCheck(
   state: { firstNewAt: number | null },
 ): Check {
   if (!spec.hadUnread && session.emulator.bytesIn === bytesAtStart) return null;
+  // An echo of typed input alone: the output it announces is still to come (issue 21 item 4).
+  if (spec.produced && !spec.produced()) return null;
   const now = Date.now();
   state.firstNewAt ??= now;
   const quietFor = now - session.lastOutputAt;

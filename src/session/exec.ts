@@ -77,6 +77,7 @@ export async function execCommand(
     const line = commandLine(p.command, session.family ?? "sh", session.integration);
     const editorReady = session.inputReady;
     try {
+      session.noteTyped(typedAt, line);
       session.write(line + "\r");
       const remaining = Math.max(0, p.timeout_ms - (performance.now() - t0));
       const verdict = await awaitCompletion(session, {

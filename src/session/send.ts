@@ -136,6 +136,7 @@ export async function sendInput(
   const interrupting = session.integration !== "none" && session.phase === "running" && carriesInterrupt(bytes);
   const sentAt = Date.now();
   try {
+    session.noteTyped(from, sent ?? "");
     session.write(bytes);
     if (sendBreak) await session.sendBreak();
     let verdict = await awaitCompletion(session, {

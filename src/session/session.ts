@@ -114,6 +114,8 @@ export class Session {
   private activityAt = Date.now();
   private attachedHumans = 0;
   private execOwnerId: string | null = null;
+  /** The last line term_exec or term_send typed, and where: its echo is not the program's output. */
+  private typedInput: { at: Pos; text: string } | null = null;
   /** When input last carried an interrupt (ctrl+c, ctrl+\\, ctrl+z) into a running command. */
   private interruptAt: number | null = null;
   /** Hooks were just installed into a running shell: its first end mark reports the installing line. */
@@ -299,6 +301,16 @@ export class Session {
   /** When an interrupt was last typed into a running command (its end mark is then due), or null. */
   get interruptedAt(): number | null {
     return this.interruptAt;
+  }
+
+  /** The last text typed through term_exec or term_send, and where (null: keys only, or none). */
+  get lastTyped(): { at: Pos; text: string } | null {
+    return this.typedInput;
+  }
+
+  /** term_exec and term_send say what they type where, so readers can tell its echo from output. */
+  noteTyped(at: Pos, text: string): void {
+    this.typedInput = text.length > 0 ? { at, text } : null;
   }
 
   write(data: string | Uint8Array): void {

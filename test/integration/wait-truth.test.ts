@@ -78,3 +78,16 @@ describe("term_read until: over what this client has not read yet", () => {
     await host.close({ session: "rd" }, ctx);
   });
 });
+
+describe("term_read mode new: the echo of typed input is not new output to settle on", () => {
+  test("a reader whose unread output is only a command line's echo waits for the command's output", async () => {
+    await host.open({ name: "bg" }, ctx);
+    const reader = { clientId: "reader" };
+    await host.read({ session: "bg", mode: "new", wait_ms: 0, max_tokens: 4000 }, reader);
+    // Another client types a command that prints after 1 s, and does not wait for it.
+    await host.send({ session: "bg", text: "sleep 1; echo bg-$((1+1))-done", wait_ms: 300, max_tokens: 4000 }, ctx);
+    const r = await host.read({ session: "bg", mode: "new", wait_ms: 10_000, max_tokens: 4000 }, reader);
+    expect(r.output).toContain("bg-2-done");
+    await host.close({ session: "bg" }, ctx);
+  });
+});
