@@ -85,6 +85,8 @@ export interface WaitSpec {
   fallback: Fallback;
   /** The caller's pattern over new output: the matched text, or null (not yet). */
   until?: () => string | null;
+  /** The pattern held back a possible match (a prompt whose late echo may follow): look again in ms. */
+  untilHeldMs?: () => number | null;
   /**
    * term_send: whether the input produced anything visible besides its own echo. term_read `new`:
    * whether the unread output is more than the echo of typed input (the echo alone is not new
@@ -167,8 +169,10 @@ function evaluate(
   if (marked) return marked;
   // 4–5. Per caller.
   switch (spec.fallback) {
-    case "none":
-      return null;
+    case "none": {
+      const held = spec.untilHeldMs?.() ?? null;
+      return held === null ? null : { retryInMs: held };
+    }
     case "input":
       return marks.some((m) => m.kind === "start") ? inputCheck(session) : null;
     case "prompt":

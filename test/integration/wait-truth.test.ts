@@ -91,3 +91,36 @@ describe("term_read mode new: the echo of typed input is not new output to settl
     await host.close({ session: "bg" }, ctx);
   });
 });
+
+describe("until never matches typed input a program echoes late", () => {
+  test("python re-printing a line typed ahead while it was busy does not match; the real output does", async () => {
+    await host.open({ name: "py5", command: "python3" }, ctx);
+    await host.send({ session: "py5", text: "import time", until: ">>> $", ...sendDefaults }, ctx);
+    // Busy for 1 s: the next line is typed ahead, echoed by the tty now and by the REPL later.
+    await host.send({ session: "py5", text: "time.sleep(1)", wait_ms: 200, max_tokens: 4000 }, ctx);
+    const t0 = performance.now();
+    const r = await host.send(
+      { session: "py5", text: 'time.sleep(1); print("MARK")', until: "MARK", wait_ms: 10_000, max_tokens: 4000 },
+      ctx,
+    );
+    expect(r.via).toBe("until");
+    expect(performance.now() - t0).toBeGreaterThan(1500);
+    expect(r.output).toMatch(/^MARK$/m);
+    await host.close({ session: "py5" }, ctx);
+  });
+
+  test("a REPL that starts after the line was typed: the answer to the line, not its banner", async () => {
+    // term_open settles before python prints anything (it is not started yet), so the line is
+    // typed ahead of the banner, the first prompt and the REPL's own echo of the line.
+    await host.open({ name: "py6", command: "sh", args: ["-c", "sleep 1; exec python3"] }, ctx);
+    const r = await host.send(
+      { session: "py6", text: "print(4950)", until: ">>> ", wait_ms: 10_000, max_tokens: 4000 },
+      { clientId: "other-client" },
+    );
+    expect(r.via).toBe("until");
+    expect(r.output).toContain("4950");
+    expect(r.output).not.toContain("Python 3");
+    expect(r.output).not.toContain("print(4950)");
+    await host.close({ session: "py6" }, ctx);
+  });
+});
