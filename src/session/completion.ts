@@ -285,5 +285,9 @@ function openCheck(session: Session, startedAt: number): Check {
   if (looksLikePrompt(session.emulator.textBeforeCursor())) {
     return quietFor >= PROMPT_QUIET_MS ? { done: { kind: "prompt" } } : { retryInMs: PROMPT_QUIET_MS - quietFor };
   }
-  return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "settle" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
+  if (quietFor < SETTLE_QUIET_MS) return { retryInMs: SETTLE_QUIET_MS - quietFor };
+  // Quiet, but still working (python importing readline between its banner and its first prompt,
+  // slow on a loaded machine): not settled yet, up to the same bound as before any output.
+  const busy = Date.now() - startedAt < NOTHING_BUSY_MAX_MS && session.backendHandle.foregroundBusy?.();
+  return busy ? { retryInMs: BUSY_RECHECK_MS } : { done: { kind: "settle" } };
 }

@@ -124,3 +124,14 @@ describe("until never matches typed input a program echoes late", () => {
     await host.close({ session: "py6" }, ctx);
   });
 });
+
+describe("term_open of a program still working after its first output", () => {
+  test("a banner, then 1 s on the CPU before the prompt (python importing readline): open waits for the prompt", async () => {
+    const script =
+      "print('banner', flush=True)\nimport time\nt=time.time()\nwhile time.time()-t<1: pass\ninput('ready> ')";
+    const o = await host.open({ name: "late", command: "python3", args: ["-c", script] }, ctx);
+    expect(o.state).toBe("prompt");
+    expect(o.output).toContain("ready>");
+    await host.close({ session: "late" }, ctx);
+  });
+});
