@@ -59,7 +59,7 @@ describe("an interrupt frees the shell before term_send returns", () => {
 });
 
 describe("term_read until: over what this client has not read yet", () => {
-  test("output that arrived before the call matches, with the command's exit code; read output never does", async () => {
+  test("unread output from before the call matches, with the exit code; read output never does", async () => {
     await host.open({ name: "rd" }, ctx);
     const r = await host.exec(
       { session: "rd", command: "sleep 0.3; echo LAST-$((3+4))", timeout_ms: 100, max_tokens: 4000 },
@@ -126,7 +126,7 @@ describe("until never matches typed input a program echoes late", () => {
 });
 
 describe("term_open of a program still working after its first output", () => {
-  test("a banner, then 1 s on the CPU before the prompt (python importing readline): open waits for the prompt", async () => {
+  test("a banner, then 1 s on the CPU before the prompt (python importing readline): waits for it", async () => {
     const script =
       "print('banner', flush=True)\nimport time\nt=time.time()\nwhile time.time()-t<1: pass\ninput('ready> ')";
     const o = await host.open({ name: "late", command: "python3", args: ["-c", script] }, ctx);
