@@ -165,7 +165,8 @@ export async function sendInput(
     });
     // An interrupted command that fell silent has not necessarily ended: its shell says when it
     // has, and then the session is free for the next term_exec (issue 21: SESSION_BUSY after ctrl+c).
-    if (interrupting && verdict.kind === "settle") {
+    // One that caught the interrupt and waits for the user (a pager, a prompt) will not end.
+    if (interrupting && verdict.kind === "settle" && session.state() === "running") {
       const leftMs = p.wait_ms - (Date.now() - sentAt);
       verdict = await awaitCompletion(session, {
         since: seq0,
