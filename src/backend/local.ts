@@ -12,7 +12,7 @@ import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../errors.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "./backend.ts";
 import { groupBusy, groupCommands, signalNumber, terminateSession } from "./process-tree.ts";
-import { openPty, readLocalModes, setWindowSize, type PtyPair } from "./pty/open.ts";
+import { bytesWaiting, openPty, readLocalModes, setWindowSize, type PtyPair } from "./pty/open.ts";
 import { controllingTtyArgv, type CttyLauncher } from "./pty/launcher.ts";
 import { PtyReader } from "./pty/reader.ts";
 import { PtyWriter } from "./pty/writer.ts";
@@ -138,6 +138,10 @@ export class LocalBackend implements Backend {
   }
 
   foregroundBusy(): boolean {
+    if (this.exitInfo || this.masterClosed) return false;
+    // Output it wrote before going idle, not read yet: the process is ahead of the screen, and
+    // its prompt may be in there (a REPL on a loaded machine).
+    if (bytesWaiting(this.pty.master) > 0) return true;
     const pgrp = this.foregroundGroup();
     return pgrp !== null && groupBusy(this.proc.pid, pgrp);
   }

@@ -42,6 +42,9 @@ export const NOTHING_SETTLE_MS = 600;
  */
 export const NOTHING_BUSY_MAX_MS = 5000;
 const BUSY_RECHECK_MS = 100;
+/** A program seen idle after its output is looked at again this much later before it counts as settled. */
+const IDLE_CONFIRM_MS = 100;
+
 /** Once new output starts arriving, a read lets it finish its burst for this long… */
 export const READ_COALESCE_MS = 40;
 /** …but under a continuous flood returns what is there after this long. */
@@ -112,7 +115,7 @@ export interface WaitSpec {
 export async function awaitCompletion(session: Session, spec: WaitSpec): Promise<Verdict> {
   const startedAt = Date.now();
   const bytesAtStart = session.emulator.bytesIn;
-  const state = { firstNewAt: null as number | null };
+  const state: WaitState = { firstNewAt: null, idleAt: null };
   const r = await waitFor<Verdict>(session, () => evaluate(session, spec, startedAt, bytesAtStart, state), {
     timeoutMs: spec.timeoutMs,
     signal: spec.signal,
@@ -149,13 +152,15 @@ export function exitCodeOf(session: Session, v: Verdict): number | null {
 
 type Check = CheckResult<Verdict>;
 
-function evaluate(
-  session: Session,
-  spec: WaitSpec,
-  startedAt: number,
-  bytesAtStart: number,
-  state: { firstNewAt: number | null },
-): Check {
+/** What one wait remembers between its checks. */
+interface WaitState {
+  /** When new output first arrived (term_read coalescing). */
+  firstNewAt: number | null;
+  /** When the program was first seen idle since its last output (term_open). */
+  idleAt: number | null;
+}
+
+function evaluate(session: Session, spec: WaitSpec, startedAt: number, bytesAtStart: number, state: WaitState): Check {
   const marks = spec.fallback === "open" ? [] : session.marksAfter(spec.since);
   const end = marks.find((m) => m.kind === "end") ?? null;
   // 1. The pattern.
@@ -164,7 +169,7 @@ function evaluate(
   // 2. Exit.
   if (session.exit) return { done: { kind: "exit" } };
   // 3. Shell marks.
-  if (spec.fallback === "open") return openCheck(session, startedAt);
+  if (spec.fallback === "open") return openCheck(session, startedAt, state);
   const marked = markCheck(session, marks, end, spec.typed);
   if (marked) return marked;
   // 4–5. Per caller.
@@ -260,12 +265,7 @@ function nothingYet(session: Session, waited: number): Check {
   return { done: { kind: "settle" } };
 }
 
-function coalesceCheck(
-  session: Session,
-  spec: WaitSpec,
-  bytesAtStart: number,
-  state: { firstNewAt: number | null },
-): Check {
+function coalesceCheck(session: Session, spec: WaitSpec, bytesAtStart: number, state: WaitState): Check {
   if (!spec.hadUnread && session.emulator.bytesIn === bytesAtStart) return null;
   // An echo of typed input alone: the output it announces is still to come (issue 21 item 4).
   if (spec.produced && !spec.produced()) return null;
@@ -278,7 +278,7 @@ function coalesceCheck(
 }
 
 /** term_open: shells are ready at their first prompt; programs at a prompt-like pause or settle. */
-function openCheck(session: Session, startedAt: number): Check {
+function openCheck(session: Session, startedAt: number, state: WaitState): Check {
   if (session.integration !== "none") return session.phase !== "starting" ? { done: { kind: "ready" } } : null;
   const quietFor = Date.now() - session.lastOutputAt;
   if (session.emulator.bytesIn === 0) return nothingYet(session, Date.now() - startedAt);
@@ -288,6 +288,16 @@ function openCheck(session: Session, startedAt: number): Check {
   if (quietFor < SETTLE_QUIET_MS) return { retryInMs: SETTLE_QUIET_MS - quietFor };
   // Quiet, but still working (python importing readline between its banner and its first prompt,
   // slow on a loaded machine): not settled yet, up to the same bound as before any output.
-  const busy = Date.now() - startedAt < NOTHING_BUSY_MAX_MS && session.backendHandle.foregroundBusy?.();
-  return busy ? { retryInMs: BUSY_RECHECK_MS } : { done: { kind: "settle" } };
+  const now = Date.now();
+  const busy = now - startedAt < NOTHING_BUSY_MAX_MS ? session.backendHandle.foregroundBusy?.() : false;
+  if (busy === undefined) return { done: { kind: "settle" } }; // no process to look at (SSH, serial)
+  if (busy || (state.idleAt !== null && state.idleAt < session.lastOutputAt)) {
+    state.idleAt = null;
+    return { retryInMs: BUSY_RECHECK_MS };
+  }
+  // Idle now: look once more a moment later, so what it printed just before going idle (read
+  // from the PTY, not parsed yet, on a loaded machine) lands first; it may be the prompt.
+  state.idleAt ??= now;
+  const idleFor = now - state.idleAt;
+  return idleFor >= IDLE_CONFIRM_MS ? { done: { kind: "settle" } } : { retryInMs: IDLE_CONFIRM_MS - idleFor };
 }

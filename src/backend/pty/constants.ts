@@ -7,6 +7,8 @@
 export interface PtyConstants {
   TIOCSWINSZ: number;
   TIOCSCTTY: number;
+  /** Bytes waiting to be read on a descriptor (the program's output not read from the master yet). */
+  FIONREAD: number;
   /** sizeof(struct termios). */
   termiosSize: number;
   /** Byte offset of c_lflag in struct termios, and whether tcflag_t is 64-bit. */
@@ -19,6 +21,7 @@ export interface PtyConstants {
 const LINUX: PtyConstants = {
   TIOCSWINSZ: 0x5414,
   TIOCSCTTY: 0x540e,
+  FIONREAD: 0x541b,
   termiosSize: 60,
   lflagOffset: 12,
   lflag64: false,
@@ -29,6 +32,7 @@ const LINUX: PtyConstants = {
 const DARWIN: PtyConstants = {
   TIOCSWINSZ: 0x80087467,
   TIOCSCTTY: 0x20007461,
+  FIONREAD: 0x4004667f,
   termiosSize: 72,
   lflagOffset: 24,
   lflag64: true,

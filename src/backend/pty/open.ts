@@ -50,6 +50,12 @@ export function setWindowSize(fd: number, cols: number, rows: number): boolean {
   return libc.ioctl(fd, ptyConstants().TIOCSWINSZ, ptr(ws)) === 0;
 }
 
+/** How many bytes wait to be read on `fd` (0 when unknown). */
+export function bytesWaiting(fd: number): number {
+  const n = new Int32Array(1);
+  return libc.ioctl(fd, ptyConstants().FIONREAD, ptr(n)) === 0 ? n[0]! : 0;
+}
+
 export interface TtyLocalModes {
   echo: boolean;
   canonical: boolean;
