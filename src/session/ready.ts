@@ -55,9 +55,12 @@ export async function waitForPromptDrawn(
 export async function awaitInterruptedEnd(session: Session, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   const at = session.interruptedAt;
   if (session.phase !== "running" || at === null || session.exit) return;
+  // A program that caught the interrupt and waits for the user (a REPL's prompt, a pager) will not end.
+  if (session.state() !== "running") return;
   const left = Math.min(timeoutMs, at + INTERRUPTED_END_WAIT_MS - Date.now());
   if (left <= 0) return;
-  await waitFor(session, () => (session.phase !== "running" || session.exit ? { done: true } : null), {
+  const over = () => session.phase !== "running" || session.exit !== null || session.state() !== "running";
+  await waitFor(session, () => (over() ? { done: true } : null), {
     timeoutMs: left,
     signal,
   });
