@@ -133,6 +133,10 @@ export class LocalBackend implements Backend {
   }
 
   foregroundBusy(): boolean {
+    if (this.exitInfo || this.masterClosed) return false;
+    // Output it wrote before going idle, not read yet: the process is ahead of the screen, and
+    // its prompt may be in there (a REPL on a loaded machine).
+    if (pendingOutput(this.pty.master) > 0) return true;
     const pgrp = this.foregroundGroup();
     return pgrp !== null && groupBusy(this.proc.pid, pgrp);
   }

@@ -68,6 +68,9 @@ const TTY_CONFIRM_MS = 10;
  */
 const TTY_RECHECK_MIN_MS = 20;
 const TTY_RECHECK_MAX_MS = 500;
+/** A program seen idle after its output is looked at again this much later before it counts as settled. */
+const IDLE_CONFIRM_MS = 100;
+
 /** Once new output starts arriving, a read lets it finish its burst for this long… */
 export const READ_COALESCE_MS = 40;
 /** …but under a continuous flood returns what is there after this long. */
@@ -113,7 +116,13 @@ export interface WaitSpec {
   fallback: Fallback;
   /** The caller's pattern over new output: the matched text, or null (not yet). */
   until?: () => string | null;
-  /** term_send: whether the input produced anything visible besides its own echo. */
+  /** The pattern held back a possible match (a prompt whose late echo may follow): look again in ms. */
+  untilHeldMs?: () => number | null;
+  /**
+   * term_send: whether the input produced anything visible besides its own echo. term_read `new`:
+   * whether the unread output is more than the echo of typed input (the echo alone is not new
+   * output to settle on).
+   */
   produced?: () => boolean;
   /** term_read: whether there was unread output when the call came (it may return at once). */
   hadUnread?: boolean;
@@ -121,8 +130,11 @@ export interface WaitSpec {
    * What the caller typed and where (null for a read). A prompt drawn again below it, after its
    * echo, with nothing run, answers that input (a dropped line, a completion listing); a redraw
    * on the same row (a resize) or before the echo (a job notification in flight) does not.
+   * `editorReady`: the line editor read input when the text was typed (B mark). When it did not
+   * (typed while the prompt was still being drawn), the first prompt drawn after the echo is that
+   * pending prompt, which then reads the typed line: not a redraw.
    */
-  typed: { at: Pos; text: string } | null;
+  typed: { at: Pos; text: string; editorReady?: boolean } | null;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -131,7 +143,7 @@ export interface WaitSpec {
 export async function awaitCompletion(session: Session, spec: WaitSpec): Promise<Verdict> {
   const startedAt = Date.now();
   const bytesAtStart = session.emulator.bytesIn;
-  const state = { firstNewAt: null as number | null };
+  const state: WaitState = { firstNewAt: null, idleAt: null };
   const r = await waitFor<Verdict>(session, () => evaluate(session, spec, startedAt, bytesAtStart, state), {
     timeoutMs: spec.timeoutMs,
     signal: spec.signal,
@@ -169,13 +181,15 @@ export function exitCodeOf(session: Session, v: Verdict): number | null {
 
 type Check = CheckResult<Verdict>;
 
-function evaluate(
-  session: Session,
-  spec: WaitSpec,
-  startedAt: number,
-  bytesAtStart: number,
-  state: { firstNewAt: number | null },
-): Check {
+/** What one wait remembers between its checks. */
+interface WaitState {
+  /** When new output first arrived (term_read coalescing). */
+  firstNewAt: number | null;
+  /** When the program was first seen idle since its last output (term_open). */
+  idleAt: number | null;
+}
+
+function evaluate(session: Session, spec: WaitSpec, startedAt: number, bytesAtStart: number, state: WaitState): Check {
   const marks = spec.fallback === "open" ? [] : session.marksAfter(spec.since);
   const end = marks.find((m) => m.kind === "end") ?? null;
   // 1. The pattern.
@@ -184,13 +198,15 @@ function evaluate(
   // 2. Exit.
   if (session.exit) return { done: { kind: "exit" } };
   // 3. Shell marks.
-  if (spec.fallback === "open") return openCheck(session, startedAt);
+  if (spec.fallback === "open") return openCheck(session, startedAt, state);
   const marked = markCheck(session, marks, end, spec.typed);
   if (marked) return marked;
   // 4–5. Per caller.
   switch (spec.fallback) {
-    case "none":
-      return null;
+    case "none": {
+      const held = spec.untilHeldMs?.() ?? null;
+      return held === null ? null : { retryInMs: held };
+    }
     case "input":
       return marks.some((m) => m.kind === "start") ? inputCheck(session, startedAt) : null;
     case "prompt":
@@ -214,11 +230,12 @@ function markCheck(session: Session, marks: MarkRecord[], end: MarkRecord | null
       : { retryInMs: PROMPT_QUIET_MS - quietFor };
   }
   const started = marks.some((m) => m.kind === "start" || m.kind === "continuation");
-  const redraw =
-    typed === null
-      ? undefined
-      : marks.find((m) => m.kind === "ready" && m.pos.row > typed.at.row && echoedBefore(session, typed, m.pos));
-  if (redraw && !started) return { done: { kind: "redrawn", mark: redraw } };
+  if (typed === null || started) return null;
+  // Typed ahead of the prompt: the first B after it is that prompt being drawn (issue 21: a
+  // false `done` right after term_open over SSH), so only a later one can be a redraw.
+  const drawn = marks.filter((m) => m.kind === "ready").slice(typed.editorReady === false ? 1 : 0);
+  const redraw = drawn.find((m) => m.pos.row > typed.at.row && echoedBefore(session, typed, m.pos));
+  if (redraw) return { done: { kind: "redrawn", mark: redraw } };
   return null;
 }
 
@@ -351,13 +368,10 @@ function nothingYet(session: Session, waited: number): Check {
   return { done: { kind: "settle" } };
 }
 
-function coalesceCheck(
-  session: Session,
-  spec: WaitSpec,
-  bytesAtStart: number,
-  state: { firstNewAt: number | null },
-): Check {
+function coalesceCheck(session: Session, spec: WaitSpec, bytesAtStart: number, state: WaitState): Check {
   if (!spec.hadUnread && session.emulator.bytesIn === bytesAtStart) return null;
+  // An echo of typed input alone: the output it announces is still to come (issue 21 item 4).
+  if (spec.produced && !spec.produced()) return null;
   const now = Date.now();
   state.firstNewAt ??= now;
   const quietFor = now - session.lastOutputAt;
@@ -367,7 +381,7 @@ function coalesceCheck(
 }
 
 /** term_open: shells are ready at their first prompt; programs at a prompt-like pause or settle. */
-function openCheck(session: Session, startedAt: number): Check {
+function openCheck(session: Session, startedAt: number, state: WaitState): Check {
   if (session.integration !== "none") return session.phase !== "starting" ? { done: { kind: "ready" } } : null;
   const quietFor = Date.now() - session.lastOutputAt;
   if (session.emulator.bytesIn === 0) return nothingYet(session, Date.now() - startedAt);
@@ -377,7 +391,22 @@ function openCheck(session: Session, startedAt: number): Check {
   // It printed something without a prompt sign and now reads the terminal: ready, and exactly so.
   const tty = ttyCheck(session);
   if (tty) return tty;
-  if (quietFor >= SETTLE_QUIET_MS) return { done: { kind: "settle" } };
-  const left = SETTLE_QUIET_MS - quietFor;
-  return { retryInMs: canAskTty(session) ? Math.min(left, TTY_RECHECK_MIN_MS) : left };
+  if (quietFor < SETTLE_QUIET_MS) {
+    const left = SETTLE_QUIET_MS - quietFor;
+    return { retryInMs: canAskTty(session) ? Math.min(left, TTY_RECHECK_MIN_MS) : left };
+  }
+  // Quiet, but still working (python importing readline between its banner and its first prompt,
+  // slow on a loaded machine): not settled yet, up to the same bound as before any output.
+  const now = Date.now();
+  const busy = now - startedAt < NOTHING_BUSY_MAX_MS ? session.backendHandle.foregroundBusy?.() : false;
+  if (busy === undefined) return { done: { kind: "settle" } }; // no process to look at (SSH, serial)
+  if (busy || (state.idleAt !== null && state.idleAt < session.lastOutputAt)) {
+    state.idleAt = null;
+    return { retryInMs: BUSY_RECHECK_MS };
+  }
+  // Idle now: look once more a moment later, so what it printed just before going idle (read
+  // from the PTY, not parsed yet, on a loaded machine) lands first; it may be the prompt.
+  state.idleAt ??= now;
+  const idleFor = now - state.idleAt;
+  return idleFor >= IDLE_CONFIRM_MS ? { done: { kind: "settle" } } : { retryInMs: IDLE_CONFIRM_MS - idleFor };
 }

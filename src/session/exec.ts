@@ -14,7 +14,7 @@ import type { Item } from "../terminal/render.ts";
 import type { MarkRecord, Session } from "./session.ts";
 import { region, rowStart } from "./output.ts";
 import { withoutEcho } from "./echo-items.ts";
-import { ensureReady } from "./ready.ts";
+import { awaitInterruptedEnd, ensureReady } from "./ready.ts";
 import { adoptPromptShell, followShell, installHooks } from "./reintegrate.ts";
 import { bareShell } from "./bare-shell.ts";
 import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict } from "./completion.ts";
@@ -64,6 +64,7 @@ export async function execCommand(
 ): Promise<ExecResult> {
   const t0 = performance.now();
   assertCanExec(session);
+  await awaitInterruptedEnd(session, p.timeout_ms, signal);
   await followShell(session, p.timeout_ms, signal);
   const release = session.claimExec(clientId);
   try {
@@ -74,13 +75,15 @@ export async function execCommand(
     const typedAt = session.emulator.cursorPos();
     const typedCapture = session.captureFrom(typedAt);
     const line = commandLine(p.command, session.family ?? "sh", session.integration);
+    const editorReady = session.inputReady;
     try {
+      session.noteTyped(typedAt, line);
       session.write(line + "\r");
       const remaining = Math.max(0, p.timeout_ms - (performance.now() - t0));
       const verdict = await awaitCompletion(session, {
         since: seq0,
         fallback: "input",
-        typed: { at: typedAt, text: line },
+        typed: { at: typedAt, text: line, editorReady },
         timeoutMs: remaining,
         signal,
       });

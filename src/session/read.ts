@@ -9,6 +9,8 @@ import { hasContent, OutputScanner, region } from "./output.ts";
 import { compileUntil, trimBlankTail } from "./send.ts";
 import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 import { AppError } from "../errors.ts";
+import { withoutEcho } from "./echo-items.ts";
+import type { Pos } from "../terminal/emulator.ts";
 
 export type ReadMode = "new" | "screen" | "diff" | "history";
 
@@ -57,15 +59,17 @@ export async function readSession(
 
   let verdict: Verdict | null = null;
   if (until || (p.mode === "new" && waitMs > 0)) {
-    const callPos = session.emulator.cursorPos();
     const cursor = session.cursor(clientId);
-    const scanner = new OutputScanner(session, callPos, 0);
+    // `until` looks at all this client has not read yet, what came before the call included
+    // (issue 21: a line printed during a reconnect, or after term_exec timed out, was missed).
+    const scanner = new OutputScanner(session, cursor.pos, 0);
     verdict = await awaitCompletion(session, {
       since: session.lastMarkSeq,
       fallback: until ? "none" : "coalesce",
       typed: null,
       until: until ? () => until.exec(scanner.next())?.[0] ?? null : undefined,
       hadUnread: hasContent(region(session, cursor.pos, null, null, Infinity, p.max_tokens).items),
+      produced: p.mode === "new" ? moreThanEcho(session, cursor.pos) : undefined,
       timeoutMs: waitMs,
       signal,
     });
@@ -134,6 +138,37 @@ export async function readSession(
     via,
     truncated: p.mode === "screen" || p.mode === "diff" ? null : rendered.truncated,
   };
+}
+
+/** Rows past an echo's own that are looked at for output after it. */
+const ECHO_SLACK_ROWS = 2;
+
+/**
+ * For a `new` wait: whether the unread output (from `from`) is more than the echo of the line
+ * last typed into the session. A term_exec or term_send that returned before its echo leaves a
+ * reader only the command line, and settling on it answered nothing (issue 21 item 4): the wait
+ * goes on for the program's output, a mark or the timeout. Output unread from before the line
+ * was typed counts as output. Once true, stays true (checked per chunk, so it must stay cheap).
+ */
+function moreThanEcho(session: Session, from: Pos): () => boolean {
+  const typed = session.lastTyped;
+  if (!typed || isBefore(typed.at, from)) return () => true;
+  if (hasContent(region(session, from, typed.at).items)) return () => true;
+  const echoRows =
+    Math.ceil((typed.at.col + typed.text.length) / session.cols) + typed.text.split("\n").length + ECHO_SLACK_ROWS;
+  let seen = false;
+  return () => {
+    if (seen) return true;
+    const head = withoutEcho(region(session, typed.at, null, null, echoRows).items, typed.text, true);
+    if (head.pending) return false;
+    const beyond = session.emulator.contentEndRow() > typed.at.row + echoRows;
+    seen = beyond || hasContent(head.items);
+    return seen;
+  };
+}
+
+function isBefore(a: Pos, b: Pos): boolean {
+  return a.row < b.row || (a.row === b.row && a.col < b.col);
 }
 
 function totalLines(session: Session): number {

@@ -7,6 +7,12 @@ import { waitFor } from "./wait.ts";
 
 /** How long to wait for a prompt to be drawn (B mark) after a command ended. */
 const PROMPT_DRAW_WAIT_MS = 1000;
+/**
+ * After an interrupt, how long the interrupted command's end mark is awaited before a term_exec
+ * answers SESSION_BUSY: the shell needs a moment (more on a loaded machine) to reap the job and
+ * report it, and the caller who pressed ctrl+c expects the prompt back.
+ */
+export const INTERRUPTED_END_WAIT_MS = 2000;
 
 export async function ensureReady(session: Session, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
   if (session.integration === "none" || session.exit) return true;
@@ -39,4 +45,23 @@ export async function waitForPromptDrawn(
     () => (session.inputReady || session.phase !== "prompt" || session.exit ? { done: true } : null),
     { timeoutMs, signal },
   );
+}
+
+/**
+ * A command was interrupted a moment ago and still runs (its end mark not parsed yet): waits for
+ * that end, up to INTERRUPTED_END_WAIT_MS after the interrupt, so a term_exec right after a
+ * `term_send keys:["ctrl+c"]` finds the prompt instead of SESSION_BUSY (issue 21).
+ */
+export async function awaitInterruptedEnd(session: Session, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const at = session.interruptedAt;
+  if (session.phase !== "running" || at === null || session.exit) return;
+  // A program that caught the interrupt and waits for the user (a REPL's prompt, a pager) will not end.
+  if (session.state() !== "running") return;
+  const left = Math.min(timeoutMs, at + INTERRUPTED_END_WAIT_MS - Date.now());
+  if (left <= 0) return;
+  const over = () => session.phase !== "running" || session.exit !== null || session.state() !== "running";
+  await waitFor(session, () => (over() ? { done: true } : null), {
+    timeoutMs: left,
+    signal,
+  });
 }

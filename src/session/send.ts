@@ -12,7 +12,7 @@ import { AppError } from "../errors.ts";
 import { encodeKeys, isBreakKey } from "../terminal/keys.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import { splitJobNotices } from "../terminal/job-notices.ts";
-import type { Session } from "./session.ts";
+import { carriesInterrupt, type Session } from "./session.ts";
 import { itemsText, OutputScanner, region, rowStart } from "./output.ts";
 import { dropChars, withoutEcho } from "./echo-items.ts";
 import type { Pos } from "../terminal/emulator.ts";
@@ -20,6 +20,8 @@ import type { Item } from "../terminal/render.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 import { CallerPattern } from "../terminal/pattern.ts";
+import { looksLikePrompt } from "../terminal/classify.ts";
+import { isLateEcho, LATE_ECHO_HOLD_MS, LateEchoFilter } from "../terminal/late-echo.ts";
 
 export type { Via };
 
@@ -92,6 +94,7 @@ export async function sendInput(
 
   await waitForPromptDrawn(session, Math.min(p.wait_ms, 1000), signal);
   const from = session.emulator.cursorPos();
+  const editorReady = session.inputReady;
   const capture = session.captureFrom(from);
   const seq0 = session.lastMarkSeq;
   const startedInAlt = session.emulator.altScreen;
@@ -110,12 +113,24 @@ export async function sendInput(
     const head = withoutEcho(headItems, sent, enter);
     if (!head.pending) echoChars = head.echoed ? itemsText(headItems).length - head.text.length : 0;
   };
+  // Typed while the program was not reading (busy, or still starting): it may echo the line again
+  // when it reads it, after its prompt. That is not output either (see late-echo.ts).
+  const typedAhead =
+    session.integration !== "none" ? !editorReady : !looksLikePrompt(session.emulator.textBeforeCursor());
+  const lateEcho = until && sent && enter && !startedInAlt && typedAhead ? new LateEchoFilter(lastLine(sent)) : null;
+  let heldUntil: number | null = null;
   const matchUntil = (): string | null => {
     if (!until) return null;
     findEcho();
     if (echoChars !== null) {
       scanner ??= new OutputScanner(session, from, echoChars);
-      const m = until.exec(scanner.next());
+      let text = scanner.next();
+      if (lateEcho) {
+        const f = lateEcho.filter(text, Date.now() - session.lastOutputAt);
+        heldUntil = f.held ? session.lastOutputAt + LATE_ECHO_HOLD_MS : null;
+        text = f.text;
+      }
+      const m = until.exec(text);
       if (m) return m[0];
     }
     if (session.emulator.altScreen) {
@@ -135,24 +150,43 @@ export async function sendInput(
       (sent === null || session.emulator.altScreen) && session.emulator.screenLines().join("\n") !== screenBefore;
     return visible || redrawn;
   };
+  // Interrupting a command the shell marks: its end mark is what ends the wait, not a silence.
+  const interrupting = session.integration !== "none" && session.phase === "running" && carriesInterrupt(bytes);
+  const sentAt = Date.now();
   try {
+    session.noteTyped(from, sent ?? "");
     session.write(bytes);
     if (sendBreak) await session.sendBreak();
-    const verdict = await awaitCompletion(session, {
+    let verdict = await awaitCompletion(session, {
       since: seq0,
       fallback: until ? "none" : "prompt",
-      typed: { at: from, text: sent ?? "" },
+      typed: { at: from, text: sent ?? "", editorReady },
       until: until ? matchUntil : undefined,
+      untilHeldMs: () => (heldUntil === null ? null : Math.max(1, heldUntil - Date.now())),
       produced,
       timeoutMs: p.wait_ms,
       signal,
     });
+    // An interrupted command that fell silent has not necessarily ended: its shell says when it
+    // has, and then the session is free for the next term_exec (issue 21: SESSION_BUSY after ctrl+c).
+    // One that caught the interrupt and waits for the user (a pager, a prompt) will not end.
+    if (interrupting && verdict.kind === "settle" && session.state() === "running") {
+      const leftMs = p.wait_ms - (Date.now() - sentAt);
+      verdict = await awaitCompletion(session, {
+        since: seq0,
+        fallback: "none",
+        typed: null,
+        timeoutMs: leftMs,
+        signal,
+      });
+    }
     findEcho();
     // Output ends where the shell said the command ended, or before its continuation prompt.
     let end: Pos | null = null;
     if (verdict.kind === "end") end = verdict.end.pos;
     else if (verdict.kind === "continuation") end = rowStart(verdict.mark.pos);
-    const items = dropChars(region(session, from, end, capture, Infinity, p.max_tokens).items, echoChars ?? 0);
+    let items = dropChars(region(session, from, end, capture, Infinity, p.max_tokens).items, echoChars ?? 0);
+    if (lateEcho?.echoed) items = afterLateEcho(items, lastLine(sent ?? ""));
     // A command line the shell reports done: its output is the command's, as in term_exec.
     const own = verdict.kind === "end" ? splitJobNotices(items, session.family, p.text ?? "") : null;
     const result = finishSend(session, own ? own.items : items, verdict, clientId, p.max_tokens);
@@ -183,6 +217,17 @@ function finishSend(session: Session, items: Item[], v: Verdict, clientId: strin
   };
   if (v.kind === "continuation") result.hint = CONTINUATION_HINT;
   return result;
+}
+
+/** The last line of typed text: what a line editor echoes after its prompt. */
+function lastLine(text: string): string {
+  return text.split("\n").pop() ?? "";
+}
+
+/** Output after the late echo of the typed line: what came before it was not the line's answer. */
+function afterLateEcho(items: Item[], typedLine: string): Item[] {
+  const k = items.findIndex((it) => !("gap" in it) && isLateEcho(it.text, typedLine));
+  return k < 0 ? items : items.slice(k + 1);
 }
 
 export function trimBlankTail(lines: string[]): string[] {

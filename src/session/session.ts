@@ -15,6 +15,15 @@ import { AppError } from "../errors.ts";
 
 const log = logger("session");
 
+/** The tty's interrupt, quit and suspend characters (VINTR, VQUIT, VSUSP): each ends or stops the foreground job. */
+const INTERRUPT_BYTES = [0x03, 0x1c, 0x1a];
+
+/** Whether typed input carries a character the tty turns into SIGINT, SIGQUIT or SIGTSTP. */
+export function carriesInterrupt(data: string | Uint8Array): boolean {
+  if (typeof data === "string") return INTERRUPT_BYTES.some((b) => data.includes(String.fromCharCode(b)));
+  return data.some((b) => INTERRUPT_BYTES.includes(b));
+}
+
 /** First rows of a command's output kept even when history evicts them (for head + tail). */
 export const HEAD_CAPTURE_ROWS = 2000;
 /** Unread rows kept per reader when history evicts them before the reader comes back. */
@@ -105,6 +114,10 @@ export class Session {
   private activityAt = Date.now();
   private attachedHumans = 0;
   private execOwnerId: string | null = null;
+  /** The last line term_exec or term_send typed, and where: its echo is not the program's output. */
+  private typedInput: { at: Pos; text: string } | null = null;
+  /** When input last carried an interrupt (ctrl+c, ctrl+\\, ctrl+z) into a running command. */
+  private interruptAt: number | null = null;
   /** Hooks were just installed into a running shell: its first end mark reports the installing line. */
   private reinstallEndPending = false;
 
@@ -290,9 +303,25 @@ export class Session {
     return () => this.outputTaps.delete(tap);
   }
 
+  /** When an interrupt was last typed into a running command (its end mark is then due), or null. */
+  get interruptedAt(): number | null {
+    return this.interruptAt;
+  }
+
+  /** The last text typed through term_exec or term_send, and where (null: keys only, or none). */
+  get lastTyped(): { at: Pos; text: string } | null {
+    return this.typedInput;
+  }
+
+  /** term_exec and term_send say what they type where, so readers can tell its echo from output. */
+  noteTyped(at: Pos, text: string): void {
+    this.typedInput = text.length > 0 ? { at, text } : null;
+  }
+
   write(data: string | Uint8Array): void {
     this.activityAt = Date.now();
     this.markSeqAtWrite = this.markSeq;
+    if (this.currentPhase === "running" && carriesInterrupt(data)) this.interruptAt = this.activityAt;
     this.backend.write(data);
   }
 

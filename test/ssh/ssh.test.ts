@@ -214,6 +214,21 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     await mcp.call("term_close", { session: "execd" });
   }, 30_000);
 
+  test("a command typed while the first prompt is still being drawn is done only at its own end", async () => {
+    // The remote prompt takes 0.5 s to draw (as a login on a loaded host): term_open returns at
+    // its first mark, and the first term_exec is typed ahead of the prompt. That prompt, drawn
+    // below the echo, once passed for a dropped line: `done via prompt`, no output, no exit code.
+    const env = { ...histEnv(), PROMPT_COMMAND: "sleep 0.5" };
+    await open(mcp, target(), { name: "slowprompt", env });
+    const a = await mcp.call("term_exec", { session: "slowprompt", command: "echo hello; false" });
+    expect(a.data).toMatchObject({ status: "done", exit_code: 1, output: "hello", via: "shell" });
+    await mcp.call("term_close", { session: "slowprompt" });
+    await open(mcp, target(), { name: "slowexec", env });
+    const b = await mcp.call("term_exec", { session: "slowexec", command: "exec env -u PROMPT_COMMAND bash --norc" });
+    expect(b.data).toMatchObject({ status: "input", exit_code: null });
+    await mcp.call("term_close", { session: "slowexec" });
+  }, 30_000);
+
   test("POSIX sh login shell: per-command markers give exit codes and cwd; cwd/env/command options apply remotely", async () => {
     if (!user) return;
     const r = await open(mcp, target({ user: user.name }), {

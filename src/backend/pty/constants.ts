@@ -7,7 +7,7 @@
 export interface PtyConstants {
   TIOCSWINSZ: number;
   TIOCSCTTY: number;
-  /** Bytes waiting to be read from a descriptor (TIOCINQ). */
+  /** Bytes waiting to be read on a descriptor (the program's output not read from the master yet). */
   FIONREAD: number;
   /** sizeof(struct termios). */
   termiosSize: number;
