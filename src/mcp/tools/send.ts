@@ -30,7 +30,8 @@ const input = z.strictObject({
     .optional()
     .describe(
       "Named keys sent after text/Enter: ctrl+c, ctrl+d, escape, tab, up, down, left, right, home, end, pageup, " +
-        "pagedown, backspace, delete, f1–f12, alt+x, shift+tab (C-c and ^C also work).",
+        "pagedown, backspace, delete, f1–f12, alt+x, shift+tab (C-c and ^C also work); any modifier on any key " +
+        "(shift+f1, ctrl+shift+up).",
     ),
   until: untilPattern(
     "Regex to wait for in output that appears after this call (the echo of your input never matches).",
