@@ -13,7 +13,6 @@ import {
   withOutput,
 } from "../schemas.ts";
 import { processConfig } from "../../config.ts";
-import { reduceOutput } from "../../reduce/index.ts";
 
 const input = z.strictObject({
   command: z
@@ -55,7 +54,10 @@ const output = z.object({
   state: stateEnum,
   hint,
   job_notices: jobNotices,
-  reduced: z.string().optional().describe("When `reduce` rewrote the output: which reducer, and what it dropped."),
+  reduced: z
+    .string()
+    .optional()
+    .describe("With `reduce`: which reducer rewrote the output and what it dropped, or why none did."),
 });
 
 export const termExec = defineTool({
@@ -76,10 +78,8 @@ export const termExec = defineTool({
   output,
   annotations: { destructiveHint: true, openWorldHint: true },
   async run({ reduce, ...args }, ctx) {
-    const result = (await ctx.host.exec(args, ctx)) as z.infer<typeof output>;
-    if (!(reduce ?? processConfig().reduce)) return result;
-    const reduced = reduceOutput(args.command, result.output);
-    return reduced ? { ...result, output: reduced.text, reduced: reduced.note } : result;
+    // Reduced where the output is rendered (the session's host), before the budget cuts it.
+    return (await ctx.host.exec({ ...args, reduce: reduce ?? processConfig().reduce }, ctx)) as z.infer<typeof output>;
   },
   text(r) {
     const head =
