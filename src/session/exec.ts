@@ -19,6 +19,7 @@ import { adoptPromptShell, followShell, installHooks } from "./reintegrate.ts";
 import { bareShell } from "./bare-shell.ts";
 import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict } from "./completion.ts";
 import { reduceItems } from "../reduce/items.ts";
+import { screenForClient, type ScreenMode } from "./screen-view.ts";
 
 /** After a shell dropped a line, how long to wait for its prompt to be drawn again after ctrl+c. */
 const DROPPED_REDRAW_MS = 1000;
@@ -45,6 +46,9 @@ export interface ExecResult {
   hint?: string;
   /** The shell's own notices of background jobs that ended meanwhile: not the command's output. */
   job_notices?: string[];
+  /** A full-screen program the command left waiting (vim, less): its screen, as term_send gives it. */
+  screen?: string;
+  screen_mode?: ScreenMode;
   /** With `reduce`: which reducer rewrote the output and what it dropped, or why none did. */
   reduced?: string;
 }
@@ -119,6 +123,12 @@ export async function execCommand(
       if (shell && installed) result.hint = shellStartedHint(shell, installed.ok);
       if (own.notices.length > 0) result.job_notices = own.notices;
       if (reduction) result.reduced = reduction.note;
+      // Waiting in a full-screen program, the output is empty: the screen is what there is to read.
+      if (result.status === "input" && session.emulator.altScreen) {
+        const screen = screenForClient(session, clientId, p.max_tokens);
+        result.screen = screen.text;
+        result.screen_mode = screen.mode;
+      }
       return result;
     } finally {
       session.release(typedCapture);

@@ -20,6 +20,7 @@ import type { Item } from "../terminal/render.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 import { CallerPattern } from "../terminal/pattern.ts";
+import { screenForClient, type ScreenMode } from "./screen-view.ts";
 
 export type { Via };
 
@@ -38,7 +39,9 @@ export interface SendParams {
 export interface SendResult {
   session: string;
   output: string;
+  /** A full-screen program's screen: trimmed, or its diff against what this client last saw (screen_mode). */
   screen: string | null;
+  screen_mode: ScreenMode | null;
   state: string;
   matched: string | null;
   via: Via;
@@ -164,11 +167,12 @@ function finishSend(session: Session, items: Item[], v: Verdict, clientId: strin
   const alt = em.altScreen;
   const rendered = render(items, maxTokens, (t) => session.redact(t));
   session.setCursor(clientId, em.cursorPos());
-  const screen = alt ? session.redact(trimBlankTail(em.screenLines()).join("\n")) : null;
+  const screen = alt ? screenForClient(session, clientId, maxTokens) : null;
   const result: SendResult = {
     session: session.id,
     output: rendered.output,
-    screen,
+    screen: screen?.text ?? null,
+    screen_mode: screen?.mode ?? null,
     state: session.state(),
     matched: v.kind === "until" ? v.matched : null,
     via: viaOf(session, v),
@@ -179,10 +183,4 @@ function finishSend(session: Session, items: Item[], v: Verdict, clientId: strin
   };
   if (v.kind === "continuation") result.hint = CONTINUATION_HINT;
   return result;
-}
-
-export function trimBlankTail(lines: string[]): string[] {
-  let end = lines.length;
-  while (end > 0 && lines[end - 1]!.trim().length === 0) end--;
-  return lines.slice(0, end);
 }

@@ -5,6 +5,8 @@ import {
   jobNotices,
   MAX_SESSION_ID_CHARS,
   maxTokens,
+  screenHeading,
+  screenMode,
   stateEnum,
   truncation,
   truncationNote,
@@ -54,6 +56,11 @@ const output = z.object({
   state: stateEnum,
   hint,
   job_notices: jobNotices,
+  screen: z
+    .string()
+    .optional()
+    .describe("When the command left a full-screen program waiting (vim, less): its screen, as term_send gives it."),
+  screen_mode: screenMode.optional(),
   reduced: z
     .string()
     .optional()
@@ -91,6 +98,10 @@ export const termExec = defineTool({
     const where = r.cwd ? ` · cwd ${r.cwd}` : "";
     const reduced = r.reduced ? ` · ${r.reduced}` : "";
     const header = `${head} · ${r.duration_ms} ms · via ${r.via}${where}${truncationNote(r.truncated)}${reduced}]`;
-    return withOutput(withJobNotices(withHint(header, r.hint), r.job_notices), r.output);
+    const body =
+      r.screen !== undefined
+        ? `${r.output ? r.output + "\n" : ""}${screenHeading(r.screen_mode ?? "screen", r.screen, null)}\n${r.screen}`
+        : r.output;
+    return withOutput(withJobNotices(withHint(header, r.hint), r.job_notices), body);
   },
 });
