@@ -26,11 +26,22 @@ import { coldStart } from "./metrics/coldstart.ts";
 import { memoryAndFlood } from "./metrics/memory.ts";
 import { tokens } from "./metrics/tokens.ts";
 import { guard } from "./metrics/guard.ts";
+import { keystroke } from "./metrics/keystroke.ts";
 
 import { serial } from "./metrics/serial.ts";
 import { httpVsStdio } from "./metrics/http.ts";
 
-const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens", "guard", "http", "serial"] as const;
+const METRICS = [
+  "latency",
+  "throughput",
+  "coldstart",
+  "memory",
+  "tokens",
+  "guard",
+  "http",
+  "serial",
+  "keystroke",
+] as const;
 type MetricId = (typeof METRICS)[number];
 
 interface Args {
@@ -179,6 +190,7 @@ async function main(): Promise<number> {
     ["guard", async () => [await guard(ctx)]],
     ["http", async () => [await httpVsStdio(ctx)]],
     ["serial", async () => [await serial(ctx)]],
+    ["keystroke", async () => [await keystroke(ctx)]],
   ];
   for (const [id, run] of runners) {
     if (!want(id)) continue;
