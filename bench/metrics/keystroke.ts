@@ -56,6 +56,15 @@ export async function keystroke(ctx: Ctx): Promise<MetricResult> {
   const ai = ctx.ptyai ? await peer(res, "start", async () => (await McpServer.start(ctx.ptyai!)).server) : null;
   try {
     for (const prog of PROGRAMS) {
+      if (Bun.which(prog.name) === null) {
+        res.notes.push(`${prog.name} is not installed: not measured.`);
+        res.checks.push({
+          goal: `one keystroke in ${prog.name} ≤ ${TARGET_CHARS} characters (median)`,
+          actual: "—",
+          met: null,
+        });
+        continue;
+      }
       const session = `key-${prog.name}`;
       await server.must("term_open", { name: session, cols: COLS, rows: ROWS });
       const started = await server.must("term_exec", { session, command: prog.start, timeout_ms: 20_000 });

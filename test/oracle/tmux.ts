@@ -1,0 +1,123 @@
+/**
+ * tmux as a reference terminal (issue 22's oracle): a private tmux server (`-L`, `-f /dev/null`,
+ * so no user config), one detached session per case at an exact size, its screen read with
+ * `capture-pane -p`. Barriers, never sleeps: a byte stream ends with a title mark (OSC 2) and
+ * tmux parses a pane's output in order, so once the title shows the mark every byte before it is
+ * on the screen; programs are waited on by what their screen shows.
+ */
+
+/** How often a condition on a screen is looked at again while waiting for it. */
+const POLL_MS = 25;
+/** A loaded machine (2 cores, 8 helpers) may take this long to start a program and draw it. */
+export const SCREEN_WAIT_MS = 20_000;
+
+/** Waits until `probe` returns a value (not null/undefined/false); throws naming `what` after `ms`. */
+export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = SCREEN_WAIT_MS) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== null && v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(POLL_MS);
+  }
+}
+
+/** Rows as compared: trailing blanks off each row, blank rows off the end. */
+export function normalize(rows: readonly string[]): string[] {
+  const out = rows.map((r) => r.trimEnd());
+  while (out.length > 0 && out[out.length - 1] === "") out.pop();
+  return out;
+}
+
+export class TmuxServer {
+  private next = 0;
+  readonly socket = `ptyhub-oracle-${process.pid}-${Date.now()}`;
+
+  async run(args: string[]): Promise<string> {
+    const p = Bun.spawn(["tmux", "-L", this.socket, "-f", "/dev/null", ...args], {
+      stdout: "pipe",
+      stderr: "pipe",
+      stdin: "ignore",
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(p.stdout).text(),
+      new Response(p.stderr).text(),
+      p.exited,
+    ]);
+    if (code !== 0) throw new Error(`tmux ${args.join(" ")}: exit ${code}: ${err.trim()}`);
+    return out;
+  }
+
+  /**
+   * A session that lives as long as the server: tmux exits with its last session, and a case
+   * starting just then would meet a server on its way out.
+   */
+  private keeper: Promise<string> | null = null;
+
+  /** Starts `argv` in a new detached session of cols × rows; the pane runs with `env` added. */
+  async start(argv: string[], opts: { cols: number; rows: number; env?: Record<string, string>; cwd?: string }) {
+    this.keeper ??= this.run(["new-session", "-d", "-s", "keeper", "--", "sleep", "86400"]);
+    await this.keeper;
+    const name = `c${this.next++}`;
+    const envArgs = Object.entries({ TERM: "xterm-256color", LANG: "C.UTF-8", ...opts.env }).flatMap(([k, v]) => [
+      "-e",
+      `${k}=${v}`,
+    ]);
+    const cwd = opts.cwd ? ["-c", opts.cwd] : [];
+    const size = ["-x", String(opts.cols), "-y", String(opts.rows)];
+    await this.run(["new-session", "-d", "-s", name, ...size, ...cwd, ...envArgs, "--", ...argv]);
+    return new TmuxPane(this, name);
+  }
+
+  async stop(): Promise<void> {
+    await this.run(["kill-server"]).catch(() => {});
+  }
+}
+
+export class TmuxPane {
+  constructor(
+    private readonly server: TmuxServer,
+    readonly name: string,
+  ) {}
+
+  async screen(): Promise<string[]> {
+    const out = await this.server.run(["capture-pane", "-p", "-t", this.name]);
+    return out.replace(/\n$/, "").split("\n");
+  }
+
+  /** 1-based, as ptyhub reports it. */
+  async cursor(): Promise<{ row: number; col: number }> {
+    const out = await this.server.run(["display-message", "-p", "-t", this.name, "#{cursor_y} #{cursor_x}"]);
+    const [y, x] = out.trim().split(" ").map(Number);
+    return { row: y! + 1, col: x! + 1 };
+  }
+
+  async title(): Promise<string> {
+    return (await this.server.run(["display-message", "-p", "-t", this.name, "#{pane_title}"])).trim();
+  }
+
+  async waitTitle(mark: string): Promise<void> {
+    await until(`tmux pane title ${mark}`, async () => (await this.title()) === mark);
+  }
+
+  async waitScreen(re: RegExp): Promise<string[]> {
+    return until(`tmux screen to show ${re}`, async () => {
+      const s = await this.screen();
+      return re.test(s.join("\n")) ? s : null;
+    });
+  }
+
+  /** Types literal text. */
+  async type(text: string): Promise<void> {
+    await this.server.run(["send-keys", "-t", this.name, "-l", text]);
+  }
+
+  /** Sends tmux key names (Enter, Escape, Down, C-c). */
+  async keys(...names: string[]): Promise<void> {
+    await this.server.run(["send-keys", "-t", this.name, ...names]);
+  }
+
+  async kill(): Promise<void> {
+    await this.server.run(["kill-session", "-t", this.name]).catch(() => {});
+  }
+}
