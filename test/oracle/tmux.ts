@@ -100,11 +100,18 @@ export class TmuxPane {
     await until(`tmux pane title ${mark}`, async () => (await this.title()) === mark);
   }
 
-  async waitScreen(re: RegExp): Promise<string[]> {
-    return until(`tmux screen to show ${re}`, async () => {
-      const s = await this.screen();
-      return re.test(s.join("\n")) ? s : null;
-    });
+  /** Waits until the screen (rows trimmed) satisfies `ready`; a timeout shows the last screen seen. */
+  async waitScreen(ready: RegExp | ((screen: string) => boolean), what = String(ready)): Promise<string[]> {
+    const test = typeof ready === "function" ? ready : (s: string) => ready.test(s);
+    let last: string[] = [];
+    try {
+      return await until(`tmux screen: ${what}`, async () => {
+        last = await this.screen();
+        return test(normalize(last).join("\n")) ? last : null;
+      });
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; its screen:\n${normalize(last).join("\n")}`);
+    }
   }
 
   /** Types literal text. */
