@@ -3,6 +3,10 @@
  * in tmux and in a ptyhub session on a real PTY, gets the same input, and once both screens show
  * what the step waits for they must become equal row by row (trailing blanks trimmed), cursor
  * included. Documented differences say why.
+ *
+ * Not compared here: top and htop (two instances show different CPU figures, clocks and process
+ * lists, so their screens cannot be equal; their keystroke cost is in the bench) and psql (a
+ * PostgreSQL server refuses to run as root, which these tests run as: not done yet).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -190,6 +194,74 @@ describe("real programs: ptyhub's screen is tmux's", () => {
   test("dialog: a message box", async () => {
     const t = await Twin.start("dialog", ["dialog", "--msgbox", "Hello from the oracle", "8", "40"]);
     await t.agree("the box", (s) => s.includes("Hello from the oracle") && s.includes("OK"));
+    await t.close();
+  });
+
+  test("bash (readline): a command, history recall, a shorter recalled line", async () => {
+    const t = await Twin.start("bash", ["bash", "--norc", "--noprofile", "-i"]);
+    await t.agree("the prompt", has(/[$#]$/));
+    await t.type("echo a somewhat longer line", true);
+    await t.agree("its output", has(/^a somewhat longer line$/m));
+    await t.type("echo hi", true);
+    await t.agree("the second output", has(/^hi$/m));
+    await t.key("up", "Up");
+    await t.key("up", "Up");
+    await t.key("down", "Down");
+    await t.agree("the recalled shorter line", has(/echo hi$/));
+    await t.close();
+  });
+
+  test("zsh (zle), fish and dash: a command and its output", async () => {
+    for (const [name, argv] of [
+      ["zsh", ["zsh", "-f", "-i"]],
+      ["fish", ["fish", "--no-config", "-i"]],
+      ["dash", ["dash", "-i"]],
+    ] as const) {
+      const t = await Twin.start(name, [...argv]);
+      await t.agree(`${name}'s prompt`, has(/[$%#>] ?$/));
+      await t.type("echo from the oracle", true);
+      await t.agree(`${name}'s output`, has(/^from the oracle$/m));
+      await t.close();
+    }
+  });
+
+  test("node REPL and sqlite3", async () => {
+    const node = await Twin.start("node", ["node"]);
+    await node.agree("the prompt", has(/^> ?$/m));
+    await node.type("[1, 2, 3].map((x) => x * 2)", true);
+    await node.agree("the result", has(/\[ 2, 4, 6 \]/));
+    await node.close();
+    const sql = await Twin.start("sqlite", ["sqlite3"]);
+    await sql.agree("the prompt", has(/sqlite> ?$/));
+    await sql.type("select 6 * 7;", true);
+    await sql.agree("the result", has(/^42$/m));
+    await sql.close();
+  });
+
+  test("nano: open a file, type a line", async () => {
+    writeFileSync(join(dir, "nano.txt"), "nano's first line\n");
+    const t = await Twin.start("nano", ["nano", "--ignorercfiles", "nano.txt"]);
+    await t.agree("the file", has(/nano's first line/));
+    await t.type("typed in nano ");
+    await t.agree("the typed text", has(/typed in nano nano's first line/));
+    await t.close();
+  });
+
+  test("man in its pager", async () => {
+    const t = await Twin.start("man", ["man", "ls"]);
+    await t.agree("the page", has(/^NAME\n\s+ls - list directory contents/m));
+    await t.close();
+  });
+
+  test("git log in its pager", async () => {
+    const git = "git -c user.name=Ada -c user.email=ada@example.com";
+    const repo = join(dir, "repo");
+    const setup = `git init -q -b main ${repo} && cd ${repo} && for i in 1 2 3 4 5 6 7 8 9; do ${git} commit -q --allow-empty -m "commit number $i"; done`;
+    const made = Bun.spawnSync(["sh", "-c", setup]);
+    expect(made.exitCode).toBe(0);
+    const argv = ["git", "-C", repo, "-c", "core.pager=less", "log"];
+    const t = await Twin.start("gitlog", argv);
+    await t.agree("the log", has(/commit number 9[\s\S]*commit number 7/));
     await t.close();
   });
 });

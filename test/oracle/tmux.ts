@@ -114,9 +114,9 @@ export class TmuxPane {
     }
   }
 
-  /** Types literal text. */
+  /** Types literal text (a `;` ending an argument would be tmux's command separator: escaped). */
   async type(text: string): Promise<void> {
-    await this.server.run(["send-keys", "-t", this.name, "-l", text]);
+    await this.server.run(["send-keys", "-t", this.name, "-l", text.replace(/;$/, "\\;")]);
   }
 
   /** Sends tmux key names (Enter, Escape, Down, C-c). */
