@@ -5,8 +5,7 @@
  * included. Documented differences say why.
  *
  * Not compared here: top and htop (two instances show different CPU figures, clocks and process
- * lists, so their screens cannot be equal; their keystroke cost is in the bench) and psql (a
- * PostgreSQL server refuses to run as root, which these tests run as: not done yet).
+ * lists, so their screens cannot be equal; their keystroke cost is in the bench).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -14,6 +13,7 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { ctx, newHost } from "../helpers/host.ts";
 import { startRedis, type RedisServer } from "../helpers/redis.ts";
+import { startPostgres, type PostgresServer } from "../helpers/postgres.ts";
 import { normalize, TmuxServer, until, type TmuxPane } from "./tmux.ts";
 
 const COLS = 80;
@@ -35,15 +35,17 @@ const ENV = {
 const host = newHost();
 const tmux = new TmuxServer();
 let redis: RedisServer;
+let postgres: PostgresServer;
 const dir = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? tmpdir(), "oracle-programs-"));
 
 beforeAll(async () => {
-  redis = await startRedis();
+  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
 });
 afterAll(async () => {
   await host.shutdown();
   await tmux.stop();
   await redis.stop();
+  await postgres.stop();
 });
 
 /** One program on both sides. */
@@ -244,6 +246,14 @@ describe("real programs: ptyhub's screen is tmux's", () => {
     await t.agree("the file", has(/nano's first line/));
     await t.type("typed in nano ");
     await t.agree("the typed text", has(/typed in nano nano's first line/));
+    await t.close();
+  });
+
+  test("psql against a real PostgreSQL: a query, its table, the prompt", async () => {
+    const t = await Twin.start("psql", ["psql", "-h", "127.0.0.1", "-p", String(postgres.port), "-U", "postgres"]);
+    await t.agree("the prompt", has(/postgres=# ?$/));
+    await t.type("select 6 * 7 as answer, 'oracle' as who;", true);
+    await t.agree("the table", has(/\(1 row\)\n\npostgres=#$/));
     await t.close();
   });
 
