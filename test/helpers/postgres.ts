@@ -5,10 +5,10 @@
  * authentication on 127.0.0.1 only; the server is waited on by its "ready to accept connections"
  * line, never by a sleep.
  */
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { readdirSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../ssh/sshd.ts";
+import { awaitReadyLine } from "./ready-line.ts";
 
 /** initdb and the first start of a cluster on a loaded machine. */
 const PG_START_TIMEOUT_MS = 60_000;
@@ -26,15 +26,6 @@ function pgBin(name: string): string {
   return join(root, versions[0]!, "bin", name);
 }
 
-async function freeLoopbackPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
-  const addr = srv.address();
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  if (addr === null || typeof addr === "string") throw new Error("no TCP address for a probe socket");
-  return addr.port;
-}
-
 export async function startPostgres(): Promise<PostgresServer> {
   const asRoot = process.getuid?.() === 0;
   // Under /tmp, not the test root: that is 0700 root's, which `nobody` cannot enter.
@@ -46,28 +37,22 @@ export async function startPostgres(): Promise<PostgresServer> {
     stdout: "pipe",
     stderr: "pipe",
   });
-  if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString().slice(-500)}`);
-  const port = await freeLoopbackPort();
+  if (init.exitCode !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`initdb failed: ${init.stderr.toString().slice(-500)}`);
+  }
+  const port = await freePort();
   const proc = Bun.spawn(
     [...as, pgBin("postgres"), "-D", data, "-k", dir, "-p", String(port), "-c", "listen_addresses=127.0.0.1"],
     { stdin: "ignore", stdout: "ignore", stderr: "pipe" },
   );
-  const reader = proc.stderr.getReader();
-  const decoder = new TextDecoder();
-  let seen = "";
-  const deadline = Date.now() + PG_START_TIMEOUT_MS;
-  while (!seen.includes("ready to accept connections")) {
-    const next = await Promise.race([reader.read(), Bun.sleep(Math.max(0, deadline - Date.now())).then(() => null)]);
-    if (next === null || next.done) {
-      proc.kill("SIGKILL");
-      throw new Error(`postgres did not start on port ${port}: ${seen.slice(-500)}`);
-    }
-    seen += decoder.decode(next.value, { stream: true });
+  const ready = await awaitReadyLine(proc.stderr, "ready to accept connections", PG_START_TIMEOUT_MS);
+  if (!ready.ok) {
+    proc.kill("SIGKILL");
+    await proc.exited;
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`postgres did not start on port ${port}: ${ready.seen}`);
   }
-  // Keep draining its log so a full pipe never blocks it.
-  void (async () => {
-    while (!(await reader.read()).done);
-  })().catch(() => {});
   return {
     port,
     async stop() {
