@@ -130,7 +130,8 @@ export function isBreakKey(raw: string): boolean {
 export function encodeKey(raw: string, modes: KeyModes = { applicationCursorKeys: false }): string {
   if (isBreakKey(raw)) return "";
   const { ctrl, alt, shift, base } = parseKeyName(raw);
-  const lower = base.toLowerCase();
+  // Browser-style names (ArrowUp, UpArrow) are the cursor keys.
+  const lower = base.toLowerCase().replace(/^arrow(?=up$|down$|left$|right$)|^(up|down|left|right)arrow$/, "$1");
   const mod = modifierParam(shift, alt, ctrl);
 
   const cursorFinal = CURSOR_FINALS[lower];
@@ -138,7 +139,7 @@ export function encodeKey(raw: string, modes: KeyModes = { applicationCursorKeys
     if (mod > 1) return `${ESC}[1;${mod}${cursorFinal}`;
     return modes.applicationCursorKeys ? `${ESC}O${cursorFinal}` : `${ESC}[${cursorFinal}`;
   }
-  if (lower === "tab" && shift && !ctrl) return `${alt ? ESC : ""}${ESC}[Z`;
+  if ((lower === "tab" && shift && !ctrl) || (lower === "backtab" && !ctrl)) return `${alt ? ESC : ""}${ESC}[Z`;
 
   if (base.length === 1) {
     let ch = base;

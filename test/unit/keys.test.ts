@@ -43,6 +43,9 @@ describe("named keys", () => {
       expect(encodeKey(name)).toBe("\x1b[6~");
     expect(encodeKey("shift+page_up")).toBe("\x1b[5;2~");
     expect(encodeKey("ctrl-page-down")).toBe("\x1b[6;5~");
+    for (const name of ["ArrowUp", "arrow_up", "UpArrow", "up"]) expect(encodeKey(name)).toBe("\x1b[A");
+    expect(encodeKey("shift+ArrowLeft")).toBe("\x1b[1;2D");
+    expect(encodeKey("backtab")).toBe("\x1b[Z");
   });
 
   test("every modifier reaches the program, in xterm's encodings (issue 22)", () => {
