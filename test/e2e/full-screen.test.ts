@@ -71,6 +71,23 @@ describe("full-screen programs", () => {
     expect(log.s.screen).toContain("the only commit");
     expect(log.text).toContain("the only commit");
     await call("term_send", { session: "fs", text: "q", enter: false });
+  });
+
+  test("a keystroke that changes every row (a pager's next page) returns the whole screen, not a longer diff", async () => {
+    const lines = Array.from({ length: 200 }, (_, i) => `line ${i + 1} of a long file`);
+    writeFileSync(join(dir, "long.txt"), `${lines.join("\n")}\n`);
+    const less = await call("term_exec", {
+      session: "fs",
+      command: `less ${join(dir, "long.txt")}`,
+      timeout_ms: 10_000,
+    });
+    expect(less.s.status).toBe("input");
+    expect(less.s.screen).toContain("line 1 of a long file");
+    const page = await call("term_send", { session: "fs", text: " ", enter: false, until: "line 40 of" });
+    expect(page.s.screen_mode).toBe("screen");
+    expect(page.s.screen.split("\n")[0]).toMatch(/^line \d+ of a long file$/);
+    expect(page.text).toContain("--- screen (cursor");
+    await call("term_send", { session: "fs", text: "q", enter: false });
     await call("term_close", { session: "fs" });
   });
 });
