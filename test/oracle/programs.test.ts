@@ -27,9 +27,6 @@ const ENV = {
   LESS: "",
   LESSHISTFILE: "-",
   PYTHONSTARTUP: "",
-  // ncurses then draws boxes in UTF-8 instead of DEC line drawing, which tmux's capture-pane
-  // prints as ASCII letters (streams.ts covers line drawing itself).
-  NCURSES_NO_UTF8_ACS: "1",
 };
 
 const host = newHost();

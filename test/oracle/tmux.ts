@@ -29,6 +29,55 @@ export function normalize(rows: readonly string[]): string[] {
   return out;
 }
 
+const SGR = /\x1b\[[0-9;:]*m/g;
+/** `capture-pane -e` output switches to DEC special graphics with SO and back with SI, across rows. */
+const SO = "\x0e";
+const SI = "\x0f";
+/** The VT100 special graphics set (ESC ( 0), as xterm and ptyhub's emulator draw it. */
+const DEC_SPECIAL_GRAPHICS: Record<string, string> = {
+  "`": "\u25c6",
+  a: "\u2592",
+  b: "\u2409",
+  c: "\u240c",
+  d: "\u240d",
+  e: "\u240a",
+  f: "\u00b0",
+  g: "\u00b1",
+  h: "\u2424",
+  i: "\u240b",
+  j: "\u2518",
+  k: "\u2510",
+  l: "\u250c",
+  m: "\u2514",
+  n: "\u253c",
+  o: "\u23ba",
+  p: "\u23bb",
+  q: "\u2500",
+  r: "\u23bc",
+  s: "\u23bd",
+  t: "\u251c",
+  u: "\u2524",
+  v: "\u2534",
+  w: "\u252c",
+  x: "\u2502",
+  y: "\u2264",
+  z: "\u2265",
+  "{": "\u03c0",
+  "|": "\u2260",
+  "}": "\u00a3",
+  "~": "\u00b7",
+};
+
+function drawn(text: string): string {
+  let graphics = false;
+  let out = "";
+  for (const c of text) {
+    if (c === SO || c === SI) graphics = c === SO;
+    else out += graphics ? (DEC_SPECIAL_GRAPHICS[c] ?? c) : c;
+  }
+  return out;
+}
+
 export class TmuxServer {
   private next = 0;
   readonly socket = `ptyhub-oracle-${process.pid}-${Date.now()}`;
@@ -80,9 +129,15 @@ export class TmuxPane {
     readonly name: string,
   ) {}
 
+  /**
+   * The screen as a person sees it. Plain `capture-pane -p` prints DEC special-graphics cells
+   * (ncurses boxes) as the ASCII letters that select them; with -e tmux marks those runs with
+   * SO/SI (and adds SGR styles), so the letters are mapped to what the terminal draws and the
+   * styles dropped.
+   */
   async screen(): Promise<string[]> {
-    const out = await this.server.run(["capture-pane", "-p", "-t", this.name]);
-    return out.replace(/\n$/, "").split("\n");
+    const out = await this.server.run(["capture-pane", "-p", "-e", "-t", this.name]);
+    return drawn(out.replace(SGR, "")).replace(/\n$/, "").split("\n");
   }
 
   /** 1-based, as ptyhub reports it. */
