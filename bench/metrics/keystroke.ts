@@ -6,7 +6,7 @@
  * same state (the whole trimmed screen, what the diff saves against), and ptyai's pty_write of the
  * same key with its default screen (the peer).
  */
-import { McpServer, type Called } from "../lib/mcp.ts";
+import { McpServer } from "../lib/mcp.ts";
 import { fmt, median } from "../lib/stats.ts";
 import { emptyResult, peer, type Ctx, type MetricResult, type Row } from "../lib/types.ts";
 import { PtyaiShell } from "../lib/shells.ts";
@@ -45,10 +45,6 @@ const PROGRAMS: readonly Program[] = [
   { name: "htop", start: "htop", prepare: null, key: { keys: ["down"] }, keyBytes: "\x1b[B", shows: /PID/ },
 ];
 
-function textOf(c: Called): string {
-  return c.text;
-}
-
 export async function keystroke(ctx: Ctx): Promise<MetricResult> {
   const res = emptyResult("keystroke", "Keystroke: characters one key in a full-screen program returns");
   const n = ctx.smoke ? SAMPLES.smoke : SAMPLES.full;
@@ -70,7 +66,8 @@ export async function keystroke(ctx: Ctx): Promise<MetricResult> {
       const started = await server.must("term_exec", { session, command: prog.start, timeout_ms: 20_000 });
       const s = started.result.structuredContent as { status?: string; screen?: string } | undefined;
       if (s?.status !== "input" || !prog.shows.test(s.screen ?? "")) {
-        res.errors.push(`${prog.name} did not start as a full-screen program: ${textOf(started).slice(0, 200)}`);
+        res.errors.push(`${prog.name} did not start as a full-screen program: ${started.text.slice(0, 200)}`);
+        await server.call("term_close", { session });
         continue;
       }
       if (prog.prepare) await server.must("term_send", { session, enter: false, ...prog.prepare });
@@ -78,9 +75,9 @@ export async function keystroke(ctx: Ctx): Promise<MetricResult> {
       const screens: number[] = [];
       for (let i = 0; i < n; i++) {
         const r = await server.must("term_send", { session, enter: false, ...prog.key });
-        sent.push(textOf(r).length);
+        sent.push(r.text.length);
         const full = await server.must("term_read", { session, mode: "screen" });
-        screens.push(textOf(full).length);
+        screens.push(full.text.length);
       }
       await server.must("term_close", { session });
       const subject = `ptyhub term_send, ${prog.name}`;
