@@ -26,12 +26,24 @@ import { coldStart } from "./metrics/coldstart.ts";
 import { memoryAndFlood } from "./metrics/memory.ts";
 import { tokens } from "./metrics/tokens.ts";
 import { guard } from "./metrics/guard.ts";
+import { keystroke } from "./metrics/keystroke.ts";
 
 import { serial } from "./metrics/serial.ts";
 import { httpVsStdio } from "./metrics/http.ts";
 import { inputWait } from "./metrics/input-wait.ts";
 
-const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens", "guard", "http", "serial", "input"] as const;
+const METRICS = [
+  "latency",
+  "throughput",
+  "coldstart",
+  "memory",
+  "tokens",
+  "guard",
+  "http",
+  "serial",
+  "keystroke",
+  "input",
+] as const;
 type MetricId = (typeof METRICS)[number];
 
 interface Args {
@@ -181,6 +193,7 @@ async function main(): Promise<number> {
     ["http", async () => [await httpVsStdio(ctx)]],
     ["serial", async () => [await serial(ctx)]],
     ["input", async () => [await inputWait(ctx)]],
+    ["keystroke", async () => [await keystroke(ctx)]],
   ];
   for (const [id, run] of runners) {
     if (!want(id)) continue;

@@ -21,7 +21,7 @@ export interface Ctx {
 /** One line of a metric's table: a subject (and mode) with its samples. */
 export interface Row {
   subject: string;
-  unit: "ms" | "MB" | "tokens";
+  unit: "ms" | "MB" | "tokens" | "chars";
   samples: number[];
   /** Summary value when it is not the median of samples (e.g. a peak, a difference). */
   value?: number | null;

@@ -54,6 +54,22 @@ export const cursor = z
   .object({ row: z.number().int(), col: z.number().int() })
   .describe("Cursor on the visible screen, 1-based.");
 
+/** Which form a full-screen program's `screen` takes (src/session/screen-view.ts). */
+export const screenMode = z
+  .enum(["screen", "diff"])
+  .describe('"screen": the whole trimmed screen; "diff": only the rows changed since you last saw it, "row| text".');
+
+/** The line that introduces a screen in a text result. */
+export function screenHeading(
+  mode: "screen" | "diff" | null,
+  screen: string,
+  at: { row: number; col: number } | null,
+): string {
+  const where = at ? ` (cursor ${at.row},${at.col})` : "";
+  if (mode !== "diff") return `--- screen${where} ---`;
+  return screen === "" ? `--- screen: no rows changed${where} ---` : `--- screen: changed rows${where} ---`;
+}
+
 export const stateEnum = z.enum([
   "prompt",
   "password",

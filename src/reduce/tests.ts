@@ -1,6 +1,7 @@
 /**
- * Test runs (pytest, jest/vitest, cargo test, go test): the lines for passing tests are dropped;
- * failures with their tracebacks, warnings, the summary and counts stay word for word.
+ * Test runs (pytest, jest/vitest, cargo test, go test, python's unittest): the lines for passing
+ * tests are dropped; failures with their tracebacks, warnings, the summary and counts stay word
+ * for word.
  */
 import { dropLines, squeezeBlank, type Reducer } from "./types.ts";
 
@@ -31,5 +32,38 @@ export const testsReducer: Reducer = {
     const { kept, dropped } = dropLines(output, (line) => PASSING.some((p) => p.test(line)));
     if (dropped === 0) return null;
     return { text: squeezeBlank(kept).join("\n"), dropped: `${dropped} passing-test lines` };
+  },
+};
+
+/** unittest -v: `test_x (pkg.mod.Class.test_x) ... ok`, or with a docstring, the name line then `doc ... ok`. */
+const UNITTEST_NAME = /^\S+ \([\w.]+\)$/;
+const UNITTEST_PASS = /^\S+ \([\w.]+\) \.\.\. ok$/;
+const UNITTEST_DOC_PASS = /^.* \.\.\. ok$/;
+/** The one-character-per-test progress line of a run without -v: its counts are in the summary. */
+const UNITTEST_PROGRESS = /^[.FEsxu]+$/;
+/** The 70-character rules around each failure and before the summary: "FAIL:"/"ERROR:" start a failure anyway. */
+const UNITTEST_RULE = /^(={70}|-{70})$/;
+const UNITTEST_SUMMARY = /^Ran \d+ tests? in [\d.]+s$/m;
+
+export const unittestReducer: Reducer = {
+  name: "unittest",
+  applies: (command, output) => /\bunittest\b/.test(command) || UNITTEST_SUMMARY.test(output),
+  reduce(output) {
+    const lines = output.split("\n");
+    const kept: string[] = [];
+    let passes = 0;
+    let other = 0;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (UNITTEST_PASS.test(line)) passes++;
+      else if (UNITTEST_NAME.test(line) && UNITTEST_DOC_PASS.test(lines[i + 1] ?? "")) {
+        passes++;
+        i++;
+      } else if (UNITTEST_PROGRESS.test(line) || UNITTEST_RULE.test(line)) other++;
+      else kept.push(line);
+    }
+    if (passes + other === 0) return null;
+    const what = [passes > 0 ? `${passes} passing-test lines` : "", other > 0 ? `${other} progress/rule lines` : ""];
+    return { text: squeezeBlank(kept).join("\n"), dropped: what.filter((w) => w !== "").join(" and ") };
   },
 };

@@ -18,6 +18,8 @@ import { awaitInterruptedEnd, ensureReady } from "./ready.ts";
 import { adoptPromptShell, followShell, installHooks } from "./reintegrate.ts";
 import { bareShell } from "./bare-shell.ts";
 import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict } from "./completion.ts";
+import { reduceItems } from "../reduce/items.ts";
+import { screenForClient, type ScreenMode } from "./screen-view.ts";
 
 /** After a shell dropped a line, how long to wait for its prompt to be drawn again after ctrl+c. */
 const DROPPED_REDRAW_MS = 1000;
@@ -26,6 +28,8 @@ export interface ExecParams {
   command: string;
   timeout_ms: number;
   max_tokens: number;
+  /** Rewrite known noisy output (src/reduce) before the budget applies. */
+  reduce?: boolean;
 }
 
 export interface ExecResult {
@@ -42,6 +46,11 @@ export interface ExecResult {
   hint?: string;
   /** The shell's own notices of background jobs that ended meanwhile: not the command's output. */
   job_notices?: string[];
+  /** A full-screen program the command left waiting (vim, less): its screen, as term_send gives it. */
+  screen?: string;
+  screen_mode?: ScreenMode;
+  /** With `reduce`: which reducer rewrote the output and what it dropped, or why none did. */
+  reduced?: string;
 }
 
 export function assertCanExec(session: Session): void {
@@ -92,12 +101,15 @@ export async function execCommand(
       const shell = verdict.kind === "input" ? bareShell(session) : null;
       const leftMs = Math.max(0, p.timeout_ms - (performance.now() - t0));
       const installed = shell ? await installHooks(session, shell, leftMs, signal) : null;
+      // A reducer reads the whole output; the budget then cuts what it left (reduce first).
+      const budget = p.reduce ? undefined : p.max_tokens;
       const items =
         verdict.kind === "redrawn"
           ? await cancelDroppedLine(session, verdict.mark, typedAt, line, signal)
-          : commandItems(session, verdict, seq0, typedAt, typedCapture, line, p.max_tokens, installed?.at ?? null);
+          : commandItems(session, verdict, seq0, typedAt, typedCapture, line, budget, installed?.at ?? null);
       const own = splitJobNotices(items, session.family, p.command);
-      const rendered = render(own.items, p.max_tokens, (t) => session.redact(t));
+      const reduction = p.reduce ? reduceItems(p.command, own.items) : null;
+      const rendered = render(reduction ? reduction.items : own.items, p.max_tokens, (t) => session.redact(t));
       session.setCursor(clientId, session.emulator.cursorPos());
       const result: ExecResult = {
         session: session.id,
@@ -113,6 +125,13 @@ export async function execCommand(
       if (verdict.kind === "continuation") result.hint = CONTINUATION_HINT;
       if (shell && installed) result.hint = shellStartedHint(shell, installed.ok);
       if (own.notices.length > 0) result.job_notices = own.notices;
+      if (reduction) result.reduced = reduction.note;
+      // Waiting in a full-screen program, the output is empty: the screen is what there is to read.
+      if (result.status === "input" && session.emulator.altScreen) {
+        const screen = screenForClient(session, clientId, p.max_tokens);
+        result.screen = screen.text;
+        result.screen_mode = screen.mode;
+      }
       return result;
     } finally {
       session.release(typedCapture);
@@ -155,7 +174,8 @@ function commandItems(
   typedAt: Pos,
   typedCapture: HeadCapture,
   line: string,
-  maxTokens: number,
+  /** The call's token budget, or undefined for the whole output (a reducer reads it all). */
+  budget: number | undefined,
   /** Where hooks were typed into a shell the command started: its output ends there. */
   installedAt: Pos | null,
 ): Item[] {
@@ -165,7 +185,7 @@ function commandItems(
   if (v.kind === "continuation") endPos = rowStart(v.mark.pos);
   if (start) {
     const cap = session.command && session.command.startSeq === start.seq ? session.command.capture : null;
-    return region(session, start.pos, endPos, cap, Infinity, maxTokens).items;
+    return region(session, start.pos, endPos, cap, Infinity, budget).items;
   }
   // No start mark (a syntax error, a PS2, or the shell exited first): what followed the typed line.
   const r = withoutEcho(region(session, typedAt, endPos, typedCapture).items, line, true);

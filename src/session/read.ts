@@ -6,7 +6,8 @@
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
 import { hasContent, OutputScanner, region } from "./output.ts";
-import { compileUntil, trimBlankTail } from "./send.ts";
+import { compileUntil } from "./send.ts";
+import { diffItems, screenItems } from "./screen-view.ts";
 import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 import { AppError } from "../errors.ts";
 import { withoutEcho } from "./echo-items.ts";
@@ -96,21 +97,14 @@ export async function readSession(
       break;
     }
     case "screen": {
-      const lines = trimBlankTail(em.screenLines());
       cursor.screen = em.screenLines();
-      items = lines.map((text, i) => ({ text, lineNo: i + 1 }));
+      items = screenItems(cursor.screen);
       break;
     }
     case "diff": {
       const now = em.screenLines();
-      const before = cursor.screen;
+      items = diffItems(cursor.screen, now);
       cursor.screen = now;
-      items = [];
-      for (let i = 0; i < now.length; i++) {
-        if (before && before[i] === now[i]) continue;
-        if (!before && now[i]!.trim().length === 0) continue;
-        items.push({ text: `${String(i + 1).padStart(3)}| ${now[i]}`, lineNo: i + 1 });
-      }
       break;
     }
     case "history": {

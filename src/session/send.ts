@@ -22,6 +22,7 @@ import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict, ty
 import { CallerPattern } from "../terminal/pattern.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
 import { isLateEcho, LATE_ECHO_HOLD_MS, LateEchoFilter } from "../terminal/late-echo.ts";
+import { screenForClient, type ScreenMode } from "./screen-view.ts";
 
 export type { Via };
 
@@ -40,7 +41,9 @@ export interface SendParams {
 export interface SendResult {
   session: string;
   output: string;
+  /** A full-screen program's screen: trimmed, or its diff against what this client last saw (screen_mode). */
   screen: string | null;
+  screen_mode: ScreenMode | null;
   state: string;
   matched: string | null;
   via: Via;
@@ -202,11 +205,12 @@ function finishSend(session: Session, items: Item[], v: Verdict, clientId: strin
   const alt = em.altScreen;
   const rendered = render(items, maxTokens, (t) => session.redact(t));
   session.setCursor(clientId, em.cursorPos());
-  const screen = alt ? session.redact(trimBlankTail(em.screenLines()).join("\n")) : null;
+  const screen = alt ? screenForClient(session, clientId, maxTokens) : null;
   const result: SendResult = {
     session: session.id,
     output: rendered.output,
-    screen,
+    screen: screen?.text ?? null,
+    screen_mode: screen?.mode ?? null,
     state: session.state(),
     matched: v.kind === "until" ? v.matched : null,
     via: viaOf(session, v),
@@ -228,10 +232,4 @@ function lastLine(text: string): string {
 function afterLateEcho(items: Item[], typedLine: string): Item[] {
   const k = items.findIndex((it) => !("gap" in it) && isLateEcho(it.text, typedLine));
   return k < 0 ? items : items.slice(k + 1);
-}
-
-export function trimBlankTail(lines: string[]): string[] {
-  let end = lines.length;
-  while (end > 0 && lines[end - 1]!.trim().length === 0) end--;
-  return lines.slice(0, end);
 }

@@ -3,7 +3,7 @@
  * and the benchmark's pytest/pip/npm look-alikes. Every fact stays; the header says what was dropped.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startServer, type McpHandle } from "../helpers/mcp.ts";
 
@@ -30,10 +30,17 @@ afterAll(async () => {
   await mcp.close();
 });
 
-async function reduced(command: string): Promise<{ text: string; output: string; reduced?: string }> {
-  const r = await mcp.raw("term_exec", { command, reduce: true, timeout_ms: 60_000 });
-  const s = r.structuredContent as { output: string; reduced?: string };
-  return { text: (r.content[0] as { text: string }).text, output: s.output, reduced: s.reduced };
+interface Reduced {
+  text: string;
+  output: string;
+  reduced?: string;
+  truncated: { omitted_lines: number; from_line: number; to_line: number } | null;
+}
+
+async function reduced(command: string, maxTokens?: number): Promise<Reduced> {
+  const r = await mcp.raw("term_exec", { command, reduce: true, timeout_ms: 60_000, max_tokens: maxTokens });
+  const s = r.structuredContent as Omit<Reduced, "text">;
+  return { text: (r.content[0] as { text: string }).text, ...s };
 }
 
 describe("term_exec reduce", () => {
@@ -90,5 +97,57 @@ describe("term_exec reduce", () => {
     ];
     for (const fact of facts) expect(npm.output).toContain(fact);
     expect(npm.reduced).toContain("deprecation explanations");
+  });
+
+  test("reduce first, then budget: a pytest -v run over the budget is reduced whole, nothing omitted", async () => {
+    const r = await reduced(`python3 ${FIXTURES}/fake_pytest.py`);
+    expect(r.truncated).toBeNull();
+    expect(r.text.split("\n")[0]).not.toContain("omitted");
+    // Both ends and the failing line in the middle (45%) survive: the budget never cut the raw run.
+    for (const fact of ["collected 467 items", "test_wrap_long_lines_23 FAILED", "1 failed, 466 passed"])
+      expect(r.output).toContain(fact);
+  });
+
+  test("a reduced output still over the budget is cut, and the omitted range reads back from history", async () => {
+    const r = await reduced(`python3 ${FIXTURES}/fake_pytest.py`, 100);
+    expect(r.reduced).toContain("reduced (test run)");
+    expect(r.truncated).not.toBeNull();
+    const back = await mcp.call("term_read", {
+      session: "main",
+      mode: "history",
+      from: r.truncated!.from_line,
+      to: r.truncated!.to_line,
+      max_tokens: 20_000,
+    });
+    // The omitted reduced lines are in that range (as the original, unreduced lines).
+    const shown = new Set(r.output.split("\n"));
+    const omittedFailure = ["ZeroDivisionError: integer division or modulo by zero", "src/render.py:57"].filter(
+      (f) => ![...shown].some((l) => l.includes(f)),
+    );
+    expect(omittedFailure.length).toBeGreaterThan(0);
+    for (const f of omittedFailure) expect(back.output).toContain(f);
+  });
+
+  test("python3 -m unittest (with and without -v) is reduced; output no reducer knows says so", async () => {
+    const dir = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? "/tmp", "ut-"));
+    const body = [
+      "import unittest",
+      "class T(unittest.TestCase):",
+      "    def test_bad(self): self.assertEqual(1, 2)",
+      "for i in range(30): setattr(T, f'test_ok_{i:02d}', lambda self: None)",
+    ].join("\n");
+    writeFileSync(join(dir, "test_sample.py"), `${body}\n`);
+    const verbose = await reduced(`cd ${dir} && python3 -m unittest -v`);
+    expect(verbose.reduced).toMatch(/^reduced \(unittest\): dropped 30 passing-test lines/);
+    expect(verbose.output).not.toContain("... ok");
+    for (const fact of ["FAIL: test_bad", "AssertionError: 1 != 2", "Ran 31 tests", "FAILED (failures=1)"])
+      expect(verbose.output).toContain(fact);
+    const quiet = await reduced("python3 -m unittest");
+    expect(quiet.reduced).toContain("reduced (unittest)");
+    expect(quiet.output).toContain("FAILED (failures=1)");
+    const none = await reduced("echo plain words");
+    expect(none.output).toBe("plain words");
+    expect(none.reduced).toBe("not reduced: no reducer knows this command or output");
+    expect(none.text.split("\n")[0]).toContain("not reduced");
   });
 });

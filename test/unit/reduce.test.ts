@@ -1,6 +1,7 @@
 /** Reducers on recorded output of the tools they are for: every fact kept, the noise gone. */
 import { describe, expect, test } from "bun:test";
-import { reduceOutput } from "../../src/reduce/index.ts";
+import { reduceOrSay, reduceOutput } from "../../src/reduce/index.ts";
+import { reduceItems } from "../../src/reduce/items.ts";
 
 describe("reducers", () => {
   test("jest: passing lines dropped, the failure and the counts kept", () => {
@@ -91,5 +92,51 @@ describe("reducers", () => {
     expect(reduceOutput("ls -la", "total 0\n")).toBeNull();
     expect(reduceOutput("git status", "On branch main\nnothing to commit, working tree clean")).toBeNull();
     expect(reduceOutput("grep x f", "just one line without a path")).toBeNull();
+  });
+
+  test("no reducer, or nothing to drop: the note says which", () => {
+    expect(reduceOrSay("ls -la", "total 0")).toEqual({
+      text: null,
+      note: "not reduced: no reducer knows this command or output",
+    });
+    expect(reduceOrSay("git status", "On branch main").note).toBe("not reduced (git status): nothing to drop");
+  });
+
+  test("reduced lines keep the history line numbers of the lines they came from", () => {
+    const raw = [
+      "collected 4 items",
+      "t.py::a PASSED",
+      "t.py::b PASSED",
+      "t.py::c FAILED",
+      "t.py::d PASSED",
+      "",
+      "E   boom",
+      "==== 1 failed, 3 passed in 0.1s ====",
+    ];
+    const items = raw.map((text, i) => ({ text, lineNo: 101 + i }));
+    const r = reduceItems("pytest -v", items);
+    expect(r.note).toBe("reduced (test run): dropped 3 passing-test lines");
+    expect(r.items).toEqual([
+      { text: "collected 4 items", lineNo: 101 },
+      { text: "t.py::c FAILED", lineNo: 104 },
+      { text: "", lineNo: 104 },
+      { text: "E   boom", lineNo: 107 },
+      { text: "==== 1 failed, 3 passed in 0.1s ====", lineNo: 108 },
+    ]);
+    // Rewritten lines (grep's path grouping) take their source's number, never going back.
+    const grep = reduceItems(
+      "grep -rn x .",
+      ["a.txt:1:x1", "a.txt:5:x5", "b.txt:2:x2"].map((text, i) => ({ text, lineNo: 7 + i })),
+    );
+    expect(grep.items.map((l) => ("gap" in l ? -1 : l.lineNo))).toEqual([7, 7, 8, 9, 9]);
+  });
+
+  test("lines lost from history: not reduced, and the note says why", () => {
+    const r = reduceItems("pytest", [
+      { gap: true, fromLine: 1, toLine: 9, chars: 900 },
+      { text: "x PASSED", lineNo: 10 },
+    ]);
+    expect(r.note).toBe("not reduced: part of the output is no longer in history");
+    expect(r.items).toHaveLength(2);
   });
 });

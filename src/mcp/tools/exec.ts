@@ -5,6 +5,8 @@ import {
   jobNotices,
   MAX_SESSION_ID_CHARS,
   maxTokens,
+  screenHeading,
+  screenMode,
   stateEnum,
   truncation,
   truncationNote,
@@ -13,7 +15,6 @@ import {
   withOutput,
 } from "../schemas.ts";
 import { processConfig } from "../../config.ts";
-import { reduceOutput } from "../../reduce/index.ts";
 
 const input = z.strictObject({
   command: z
@@ -55,7 +56,15 @@ const output = z.object({
   state: stateEnum,
   hint,
   job_notices: jobNotices,
-  reduced: z.string().optional().describe("When `reduce` rewrote the output: which reducer, and what it dropped."),
+  screen: z
+    .string()
+    .optional()
+    .describe("When the command left a full-screen program waiting (vim, less): its screen, as term_send gives it."),
+  screen_mode: screenMode.optional(),
+  reduced: z
+    .string()
+    .optional()
+    .describe("With `reduce`: which reducer rewrote the output and what it dropped, or why none did."),
 });
 
 export const termExec = defineTool({
@@ -77,10 +86,8 @@ export const termExec = defineTool({
   output,
   annotations: { destructiveHint: true, openWorldHint: true },
   async run({ reduce, ...args }, ctx) {
-    const result = (await ctx.host.exec(args, ctx)) as z.infer<typeof output>;
-    if (!(reduce ?? processConfig().reduce)) return result;
-    const reduced = reduceOutput(args.command, result.output);
-    return reduced ? { ...result, output: reduced.text, reduced: reduced.note } : result;
+    // Reduced where the output is rendered (the session's host), before the budget cuts it.
+    return (await ctx.host.exec({ ...args, reduce: reduce ?? processConfig().reduce }, ctx)) as z.infer<typeof output>;
   },
   text(r) {
     const head =
@@ -92,6 +99,10 @@ export const termExec = defineTool({
     const where = r.cwd ? ` · cwd ${r.cwd}` : "";
     const reduced = r.reduced ? ` · ${r.reduced}` : "";
     const header = `${head} · ${r.duration_ms} ms · via ${r.via}${where}${truncationNote(r.truncated)}${reduced}]`;
-    return withOutput(withJobNotices(withHint(header, r.hint), r.job_notices), r.output);
+    const body =
+      r.screen !== undefined
+        ? `${r.output ? r.output + "\n" : ""}${screenHeading(r.screen_mode ?? "screen", r.screen, null)}\n${r.screen}`
+        : r.output;
+    return withOutput(withJobNotices(withHint(header, r.hint), r.job_notices), body);
   },
 });

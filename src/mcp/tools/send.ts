@@ -5,6 +5,8 @@ import {
   hint,
   jobNotices,
   maxTokens,
+  screenHeading,
+  screenMode,
   sessionId,
   stateEnum,
   truncation,
@@ -30,7 +32,8 @@ const input = z.strictObject({
     .optional()
     .describe(
       "Named keys sent after text/Enter: ctrl+c, ctrl+d, escape, tab, up, down, left, right, home, end, pageup, " +
-        "pagedown, backspace, delete, f1–f12, alt+x, shift+tab (C-c and ^C also work).",
+        "pagedown, backspace, delete, f1–f12, alt+x, shift+tab (C-c and ^C also work); any modifier on any key " +
+        "(shift+f1, ctrl+shift+up).",
     ),
   until: untilPattern(
     "Regex to wait for in output that appears after this call (the echo of your input never matches).",
@@ -42,7 +45,11 @@ const input = z.strictObject({
 const output = z.object({
   session: z.string(),
   output: z.string(),
-  screen: z.string().nullable(),
+  screen: z
+    .string()
+    .nullable()
+    .describe("A full-screen program's screen: the trimmed rendering, or only the rows changed since you last saw it."),
+  screen_mode: screenMode.nullable(),
   state: stateEnum,
   matched: z.string().nullable(),
   via: viaEnum,
@@ -64,7 +71,8 @@ export const termSend = defineTool({
     "shell), the program waits at a prompt/password/yes-no/pager (via prompt) or is blocked reading the terminal " +
     "(via tty), " +
     "or output stops changing (via settle: a guess, check state). Full-screen apps (vim, less, htop) also return " +
-    "`screen`.",
+    "`screen`: the whole trimmed screen, or (screen_mode diff) only the rows changed since you last saw it, as " +
+    '"row| text", whichever is shorter.',
   input,
   output,
   annotations: { destructiveHint: true, openWorldHint: true },
@@ -75,7 +83,7 @@ export const termSend = defineTool({
     const header = `[state ${r.state} · via ${r.via}${r.matched !== null ? ` · matched ${JSON.stringify(r.matched)}` : ""}${r.exit_code !== null ? ` · exit ${r.exit_code}` : ""}${truncationNote(r.truncated)}]`;
     const body =
       r.alt_screen && r.screen !== null
-        ? `${r.output ? r.output + "\n" : ""}--- screen (cursor ${r.cursor.row},${r.cursor.col}) ---\n${r.screen}`
+        ? `${r.output ? r.output + "\n" : ""}${screenHeading(r.screen_mode, r.screen, r.cursor)}\n${r.screen}`
         : r.output;
     return withOutput(withJobNotices(withHint(header, r.hint), r.job_notices), body);
   },
