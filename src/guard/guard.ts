@@ -15,7 +15,7 @@ import type { RuleContext } from "./rules.ts";
 import { DATABASE_CLIENTS, DATABASE_PROMPT } from "./sql.ts";
 import { parseShellLine } from "./parse.ts";
 import { readEditLine, withoutPrompts } from "./edit-line.ts";
-import { SUBMIT_BYTES, submittedLines } from "./line-editor.ts";
+import { maySubmit, submittedLines } from "./line-editor.ts";
 import { inputBytes } from "../session/send.ts";
 import { gitBranch, gitStatus } from "./git.ts";
 import { resolveCwd } from "../session/launch.ts";
@@ -166,7 +166,7 @@ export class Guard {
   async checkSend(session: Session, p: TypedInput, ctx: CallContext): Promise<void> {
     if (!this.settings.enabled || session.exit !== null) return;
     const bytes = inputBytes(session, p);
-    if (!SUBMIT_BYTES.test(bytes)) return;
+    if (!maySubmit(bytes)) return;
     const kind = inputKind(session);
     if (kind === null) return;
     const edit = readEditLine(session);

@@ -16,6 +16,18 @@ const PASTE_START = `${ESC}[200~`;
 const PASTE_END = `${ESC}[201~`;
 /** Bytes that make a line editor submit its line. */
 export const SUBMIT_BYTES = /[\r\n\x0f]/;
+/**
+ * The same keys with a modifier, as xterm's modifyOtherKeys (CSI 27 ; mod ; code ~) and the kitty
+ * keyboard protocol (CSI code ; mod u) send them: 13 (Enter, ^M), 10 (^J), 15 (^O).
+ */
+const MODIFIED_SUBMIT_KEY = "\\x1b\\[(?:27;\\d+;(?:13|10|15)~|(?:13|10|15);\\d+u)";
+const MODIFIED_SUBMIT = new RegExp(`^${MODIFIED_SUBMIT_KEY}`);
+const SUBMITS_ANYWHERE = new RegExp(`[\\r\\n\\x0f]|${MODIFIED_SUBMIT_KEY}`);
+
+/** Whether typing `bytes` may submit a line (cheap: decides whether the line editor is modelled). */
+export function maySubmit(bytes: string): boolean {
+  return SUBMITS_ANYWHERE.test(bytes);
+}
 
 /** Escape sequences (after ESC) that move the cursor or delete, by their final form. */
 const SEQUENCE_ACTIONS: Record<string, Action> = {
@@ -218,6 +230,16 @@ export function submittedLines(line: string, cursor: number, bytes: string): Edi
       unseen ||= unseenKey;
       unseenKey = false;
       i++;
+      continue;
+    }
+    if (c === ESC && MODIFIED_SUBMIT.test(bytes.slice(i))) {
+      // Enter, ^J or ^O with a modifier (term_send's shift+enter, ctrl+enter): a program that reads
+      // modified keys takes it for the key itself, so it submits like the plain byte.
+      submitted.push(model.submit());
+      cancelledBefore ||= model.cancelled;
+      unseen ||= unseenKey;
+      unseenKey = false;
+      i += MODIFIED_SUBMIT.exec(bytes.slice(i))![0].length;
       continue;
     }
     if (c === ESC) {

@@ -1,10 +1,18 @@
 /** The line-editor model the guard uses to know what term_send's bytes will submit (line-editor.ts). */
 import { describe, expect, test } from "bun:test";
-import { submittedLines } from "../../src/guard/line-editor.ts";
+import { maySubmit, submittedLines } from "../../src/guard/line-editor.ts";
 
 describe("line-editor model", () => {
   test("CR, LF and ^O each submit the line; bytes after the last one submit nothing", () => {
     expect(submittedLines("", 0, "ls\rpwd\nid\x0funame").submitted).toEqual(["ls", "pwd", "id"]);
+  });
+
+  test("Enter, ^J and ^O with a modifier (modifyOtherKeys, kitty) submit like the plain key", () => {
+    for (const key of ["\x1b[27;2;13~", "\x1b[27;5;13~", "\x1b[27;5;10~", "\x1b[13;2u", "\x1b[27;5;15~"]) {
+      expect(maySubmit(key)).toBe(true);
+      expect(submittedLines("rm -rf /", 8, key).submitted).toEqual(["rm -rf /"]);
+    }
+    expect(maySubmit("\x1b[27;2;9~")).toBe(false);
   });
 
   test("text is inserted at the cursor; moves, kills and yank edit the line as readline does", () => {
