@@ -7,7 +7,6 @@
  */
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { parseArgs } from "node:util";
 import { previewChange } from "./change-preview.ts";
 import { readConfig, writeConfig } from "./config-file.ts";
 import { ConfigEditError, type EditAction, type EditResult, type LaunchCommand } from "./config-edit.ts";
@@ -17,6 +16,7 @@ import { nextSteps } from "./next-steps.ts";
 import { currentProgram, launchCommandFor } from "./launch-command.ts";
 import { CLIENTS, findClient } from "./clients/index.ts";
 import { resolveHttpToken } from "../mcp/http-token.ts";
+import { EXIT_USAGE, parseVerbArgs, UsageError } from "../util/verb-args.ts";
 import type { ConfigFormat, InstallChoices, InstallEnvironment, McpClient, Scope } from "./clients/types.ts";
 
 /** The server name ptyhub registers under in every client. */
@@ -38,9 +38,20 @@ Clients: ${CLIENTS.map((c) => c.id).join(", ")}
                 Off by default: the tools type into real terminals, so approving them is your call.
 `;
 
-/** Exit code for a command line that cannot be understood (as opposed to a failed edit). */
-const EXIT_USAGE = 2;
 const EXIT_FAILED = 1;
+
+const INSTALL_ARGS = {
+  verb: "install",
+  usage: USAGE,
+  options: {
+    project: { type: "boolean" },
+    "dry-run": { type: "boolean" },
+    uninstall: { type: "boolean" },
+    "approve-tools": { type: "boolean" },
+    http: { type: "string" },
+  },
+  positionals: { min: 0, max: 1, name: "CLIENT" },
+} as const;
 
 export interface InstallIo {
   machine: InstallEnvironment;
@@ -84,32 +95,14 @@ export async function runInstallCommand(args: string[]): Promise<number> {
 export async function runInstall(args: string[], io: InstallIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        project: { type: "boolean", default: false },
-        "dry-run": { type: "boolean", default: false },
-        uninstall: { type: "boolean", default: false },
-        "approve-tools": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-        http: { type: "string" },
-      },
-    });
+    parsed = parseVerbArgs(INSTALL_ARGS, args, io.out);
   } catch (err) {
-    io.err(`ptyhub install: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    if (!(err instanceof UsageError)) throw err;
+    io.err(err.render());
     return EXIT_USAGE;
   }
+  if (!parsed) return 0;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(USAGE);
-    return 0;
-  }
-  if (positionals.length > 1) {
-    io.err(`ptyhub install: name at most one client (got ${positionals.join(", ")})\n\n${USAGE}`);
-    return EXIT_USAGE;
-  }
   const action: EditAction = values.uninstall ? "remove" : "add";
   let http: InstallOptions["http"] = null;
   if (values.http !== undefined && action === "add") {
@@ -137,9 +130,9 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
   const options: InstallOptions = {
     scope: values.project ? "project" : "user",
     action,
-    dryRun: values["dry-run"],
+    dryRun: values["dry-run"] === true,
     http,
-    choices: { approveTools: values["approve-tools"] },
+    choices: { approveTools: values["approve-tools"] === true },
   };
 
   const selected = selectClients(positionals[0], options.scope, io);
