@@ -93,15 +93,8 @@ export async function runInstallCommand(args: string[]): Promise<number> {
 }
 
 export async function runInstall(args: string[], io: InstallIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseVerbArgs(INSTALL_ARGS, args, io.out);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(err.render());
-    return EXIT_USAGE;
-  }
-  if (!parsed) return 0;
+  const parsed = parseInstallArgs(args, io);
+  if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
   const action: EditAction = values.uninstall ? "remove" : "add";
   let http: InstallOptions["http"] = null;
@@ -165,6 +158,17 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
     }
   }
   return outcomes.includes("failed") ? EXIT_FAILED : 0;
+}
+
+/** The parsed command line, or the exit code when there is nothing to run (--help, a usage error). */
+function parseInstallArgs(args: string[], io: InstallIo) {
+  try {
+    return parseVerbArgs(INSTALL_ARGS, args, io.out) ?? 0;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(err.render());
+    return EXIT_USAGE;
+  }
 }
 
 /** The clients to edit, or an exit code when there are none. */

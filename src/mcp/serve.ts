@@ -7,7 +7,6 @@
  * this server loses none.
  */
 import { existsSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { createApp, handleShutdown } from "../app.ts";
 import { loadConfig } from "../config.ts";
 import { logger } from "../log.ts";
