@@ -13,7 +13,7 @@ import { ConfigEditError, type EditAction, type EditResult, type LaunchCommand }
 import { editJsonServers } from "./json-servers.ts";
 import { editTomlServer } from "./toml-servers.ts";
 import { nextSteps } from "./next-steps.ts";
-import { currentProgram, launchCommandFor } from "./launch-command.ts";
+import { currentProgram, launchCommandFor, portableLaunch } from "./launch-command.ts";
 import { CLIENTS, findClient } from "./clients/index.ts";
 import { resolveHttpToken } from "../mcp/http-token.ts";
 import { EXIT_USAGE, parseVerbArgs, UsageError } from "../util/verb-args.ts";
@@ -39,6 +39,9 @@ Clients: ${CLIENTS.map((c) => c.id).join(", ")}
 `;
 
 const EXIT_FAILED = 1;
+
+/** Stands for the bearer token in a --dry-run preview. */
+const DRY_RUN_TOKEN = "<token>";
 
 const INSTALL_ARGS = {
   verb: "install",
@@ -118,10 +121,15 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
       io.err("ptyhub install: no HTTP token available");
       return EXIT_FAILED;
     }
-    http = { url, headers: { Authorization: `Bearer ${io.httpToken()}` } };
+    // A dry run changes nothing and shows no secret: the token is neither created nor printed.
+    const token = values["dry-run"] ? DRY_RUN_TOKEN : io.httpToken();
+    http = { url, headers: { Authorization: `Bearer ${token}` } };
   }
+  const scope: Scope = values.project ? "project" : "user";
+  // A project config is committed and shared: it names no path of this machine.
+  const launch = scope === "project" ? portableLaunch(io.launch) : io.launch;
   const options: InstallOptions = {
-    scope: values.project ? "project" : "user",
+    scope,
     action,
     dryRun: values["dry-run"] === true,
     http,
@@ -143,11 +151,14 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
     io.out(`${c.id}: skipped (no documented HTTP server entry)`);
   }
 
-  if (http) io.out(`ptyhub endpoint: ${http.url} (with its bearer token)`);
-  else if (options.action === "add") io.out(`ptyhub command: ${[io.launch.command, ...io.launch.args].join(" ")}`);
+  if (http)
+    io.out(
+      `ptyhub endpoint: ${http.url} (with its bearer token${options.dryRun ? `, shown as ${DRY_RUN_TOKEN}` : ""})`,
+    );
+  else if (options.action === "add") io.out(`ptyhub command: ${[launch.command, ...launch.args].join(" ")}`);
   const outcomes: Outcome[] = [];
   for (const client of clients) {
-    const outcome = await applyToClient(client, options, io);
+    const outcome = await applyToClient(client, options, launch, io);
     outcomes.push(outcome);
     if (options.choices.approveTools && client.format.kind !== "toml") {
       io.out(`${client.id}: --approve-tools has no setting here; approve ptyhub's tools in ${client.displayName}`);
@@ -224,11 +235,16 @@ function edit(format: ConfigFormat, text: string | null, launch: LaunchCommand, 
   return editJsonServers(text, { serversKey: format.serversKey, name: SERVER_NAME, fields, drop }, options.action);
 }
 
-async function applyToClient(client: McpClient, options: InstallOptions, io: InstallIo): Promise<Outcome> {
+async function applyToClient(
+  client: McpClient,
+  options: InstallOptions,
+  launch: LaunchCommand,
+  io: InstallIo,
+): Promise<Outcome> {
   const path = client.configPath(io.machine, options.scope)!;
   try {
     const snapshot = await readConfig(path);
-    const result = edit(client.format, snapshot.text, io.launch, options);
+    const result = edit(client.format, snapshot.text, launch, options);
     if (!result.changed) {
       const state =
         options.action === "add" ? "already registered" : snapshot.text === null ? "no config file" : "not registered";
