@@ -9,6 +9,7 @@ import { hasContent, OutputScanner, region } from "./output.ts";
 import { compileUntil, trimBlankTail } from "./send.ts";
 import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 import { AppError } from "../errors.ts";
+import type { RawLines } from "./raw-output.ts";
 
 export type ReadMode = "new" | "screen" | "diff" | "history";
 
@@ -18,6 +19,8 @@ export interface ReadParams {
   to?: number;
   until?: string;
   wait_ms?: number;
+  /** new/history: the output as the program sent it, escape sequences kept. */
+  raw?: boolean;
   max_tokens: number;
 }
 
@@ -51,6 +54,13 @@ export async function readSession(
       'Use mode:"history" with from/to line numbers (negative counts from the end).',
     );
   }
+  if (p.raw && p.mode !== "new" && p.mode !== "history") {
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      '`raw` applies to modes "new" and "history"',
+      'The screen is a rendering, not bytes: use mode:"new" or "history" with raw:true.',
+    );
+  }
   const waitMs = p.wait_ms ?? (p.mode === "new" ? 2000 : 0);
   let matched: string | null = null;
   let via: Via | null = null;
@@ -82,6 +92,11 @@ export async function readSession(
   const cursor = session.cursor(clientId);
   switch (p.mode) {
     case "new": {
+      if (p.raw) {
+        ({ items, dropped } = rawItems(session.rawOutput.since(cursor.rawAt)));
+        session.setCursor(clientId, em.cursorPos());
+        break;
+      }
       const r = region(session, cursor.pos, null, cursor.capture, Infinity, p.max_tokens);
       items = r.items;
       // A command that finished in the unread output (perhaps while no client was connected).
@@ -110,6 +125,10 @@ export async function readSession(
       break;
     }
     case "history": {
+      if (p.raw) {
+        ({ items, dropped } = rawItems(session.rawOutput.range(p.from, p.to)));
+        break;
+      }
       const h = historyItems(session, p.from, p.to);
       items = h.items;
       lost = h.lost;
@@ -134,6 +153,11 @@ export async function readSession(
     via,
     truncated: p.mode === "screen" || p.mode === "diff" ? null : rendered.truncated,
   };
+}
+
+/** A raw read's lines as render items, and the bytes it could not return (no longer kept). */
+function rawItems(raw: RawLines): { items: Item[]; dropped: number } {
+  return { items: raw.lines, dropped: raw.lostBytes };
 }
 
 function totalLines(session: Session): number {
