@@ -45,6 +45,8 @@ interface AttachResult {
   rows: number;
   screen: string;
   exited: boolean;
+  /** How an exited session ended (daemons before 0.2 leave it out). */
+  exit?: { exit_code: number | null; reason: string } | null;
 }
 
 export async function runAttach(args: string[]): Promise<number> {
@@ -155,6 +157,8 @@ export async function runAttach(args: string[]): Promise<number> {
     stdout.write(
       `${PUSH_TITLE}\x1b]2;ptyhub: ${result.session}${sizeNote} · ctrl+\\ detaches\x07\x1b[H\x1b[2J${result.screen}`,
     );
-    if (result.exited) return; // The exit frame follows at once.
+    // An exited session: its last screen, then how it ended; there is nothing to type into.
+    if (result.exited)
+      void finish(`[session ${result.session} has ended${result.exit ? `: ${result.exit.reason}` : ""}]`, 0, false);
   });
 }
