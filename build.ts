@@ -242,8 +242,9 @@ async function main(): Promise<void> {
     const binaryMib = (await stat(binaryPath)).size / BYTES_PER_MIB;
     const archiveMib = (await stat(archivePath)).size / BYTES_PER_MIB;
     const seconds = (performance.now() - t0) / 1000;
+    const archiveSize = `${archiveName(version, target)} ${archiveMib.toFixed(1)} MiB`;
     process.stdout.write(
-      `${target.bunTarget.padEnd(20)} binary ${binaryMib.toFixed(1)} MiB, ${archiveName(version, target)} ${archiveMib.toFixed(1)} MiB, ${seconds.toFixed(1)} s\n`,
+      `${target.bunTarget.padEnd(20)} binary ${binaryMib.toFixed(1)} MiB, ${archiveSize}, ${seconds.toFixed(1)} s\n`,
     );
   }
   const checksumsPath = await writeChecksums(

@@ -178,10 +178,9 @@ function describeIssue(
   const keyPath = issue.path.map(String).join(".");
   if (issue.code === "unrecognized_keys") {
     const inside = keyPath ? ` in "${keyPath}"` : "";
-    return (
-      `${where}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}${inside} ` +
-      `(allowed: ${allowedKeys(issue.path).join(", ")})`
-    );
+    const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+    const noun = issue.keys.length > 1 ? "keys" : "key";
+    return `${where}: unknown ${noun} ${keys}${inside} (allowed: ${allowedKeys(issue.path).join(", ")})`;
   }
   return `${where}: ${keyPath}: ${issue.message}`;
 }
