@@ -32,7 +32,8 @@ const DEFAULT_OUT_DIR = resolve(import.meta.dir, "dist");
 const CHECKSUMS_FILE = "SHA256SUMS";
 /** How long the host binary may take to print its version before the build calls it broken. */
 const VERSION_CHECK_TIMEOUT_MS = 10_000;
-const BYTES_PER_MB = 1024 * 1024;
+/** Sizes are printed in MiB (2^20 bytes), labelled so. */
+const BYTES_PER_MIB = 1024 * 1024;
 
 /**
  * ssh2 tries `require("cpu-features")` and its own compiled `sshcrypto.node` inside try/catch and
@@ -238,11 +239,12 @@ async function main(): Promise<void> {
     if (target === host) await checkHostBinary(binaryPath, version);
     const archivePath = await archive(target, version, binaryPath, outDir);
     built.push({ target, binaryPath, archivePath });
-    const binaryMb = (await stat(binaryPath)).size / BYTES_PER_MB;
-    const archiveMb = (await stat(archivePath)).size / BYTES_PER_MB;
+    const binaryMib = (await stat(binaryPath)).size / BYTES_PER_MIB;
+    const archiveMib = (await stat(archivePath)).size / BYTES_PER_MIB;
     const seconds = (performance.now() - t0) / 1000;
+    const archiveSize = `${archiveName(version, target)} ${archiveMib.toFixed(1)} MiB`;
     process.stdout.write(
-      `${target.bunTarget.padEnd(20)} binary ${binaryMb.toFixed(1)} MB, ${archiveName(version, target)} ${archiveMb.toFixed(1)} MB, ${seconds.toFixed(1)} s\n`,
+      `${target.bunTarget.padEnd(20)} binary ${binaryMib.toFixed(1)} MiB, ${archiveSize}, ${seconds.toFixed(1)} s\n`,
     );
   }
   const checksumsPath = await writeChecksums(

@@ -8,8 +8,9 @@
  */
 "use strict";
 
-const { spawn } = require("node:child_process");
+const { spawn, spawnSync } = require("node:child_process");
 const fs = require("node:fs");
+const os = require("node:os");
 const path = require("node:path");
 
 /**
@@ -47,30 +48,71 @@ function platformPackageName(platform, arch, musl) {
   return `@ptyhub/${platform}-${arch}${musl ? "-musl" : ""}`;
 }
 
-function supportedPackages() {
+/** This package's optional dependencies: each platform package and the exact version it pins. */
+function platformPackages() {
   try {
     const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8"));
-    return Object.keys(manifest.optionalDependencies || {});
+    return manifest.optionalDependencies || {};
   } catch {
-    return [];
+    return {};
   }
+}
+
+/** The platform package's directory when it resolves from `paths` (default: next to this package). */
+function resolvePackage(name, paths) {
+  try {
+    return path.dirname(require.resolve(`${name}/package.json`, paths ? { paths } : undefined));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * npm leaves optional dependencies out in some setups (a lockfile made on another platform, a
+ * package manager or flag that skips them); as esbuild's launcher does, fetch the one this machine
+ * needs on demand: the exact version this launcher pins, with install scripts off, into ptyhub's
+ * cache. PTYHUB_NPM_PLATFORM_SPEC names another source (a tarball path or URL: a mirror, no
+ * registry); what it installs must still be that package at that version.
+ */
+function installOnDemand(name, version) {
+  const cacheRoot = process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
+  const dir = path.join(cacheRoot, "ptyhub", "npm", `${name.replace("/", "+")}@${version}`);
+  const matches = (found) => {
+    if (!found) return null;
+    try {
+      const manifest = JSON.parse(fs.readFileSync(path.join(found, "package.json"), "utf8"));
+      return manifest.name === name && manifest.version === version ? found : null;
+    } catch {
+      return null;
+    }
+  };
+  const cached = matches(resolvePackage(name, [dir]));
+  if (cached) return cached;
+  const spec = process.env.PTYHUB_NPM_PLATFORM_SPEC || `${name}@${version}`;
+  process.stderr.write(`ptyhub: ${name} (this machine's binary) was not installed; installing it into ${dir}\n`);
+  fs.mkdirSync(dir, { recursive: true });
+  const npmArgs = ["install", "--no-save", "--no-package-lock", "--ignore-scripts", "--no-audit", "--no-fund"];
+  // stdout is the MCP protocol's: npm's own output goes to stderr.
+  const result = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", [...npmArgs, "--prefix", dir, spec], {
+    stdio: ["ignore", 2, 2],
+    shell: process.platform === "win32",
+  });
+  return result.status === 0 ? matches(resolvePackage(name, [dir])) : null;
 }
 
 function findBinary() {
   const name = platformPackageName(process.platform, process.arch, isMusl());
   const file = process.platform === "win32" ? "ptyhub.exe" : "ptyhub";
-  let packageDir;
-  try {
-    packageDir = path.dirname(require.resolve(`${name}/package.json`));
-  } catch {
-    const supported = supportedPackages();
-    const known = supported.includes(name);
+  const pinned = platformPackages();
+  const version = pinned[name];
+  const packageDir = resolvePackage(name) || (version ? installOnDemand(name, version) : null);
+  if (!packageDir) {
     process.stderr.write(
-      (known
-        ? `ptyhub: the binary package ${name} is not installed. It is an optional dependency: reinstall ` +
-          `without --omit=optional / --no-optional (npm i -g ptyhub).\n`
+      (version
+        ? `ptyhub: this machine's binary package ${name} is not installed, and installing it now failed ` +
+          `(see npm's message above). Install it yourself: npm i -g ptyhub ${name}@${version}\n`
         : `ptyhub: no prebuilt binary for ${process.platform}-${process.arch}${isMusl() ? " (musl)" : ""}. ` +
-          `Supported: ${supported.join(", ")}.\n`) +
+          `Supported: ${Object.keys(pinned).join(", ")}.\n`) +
         `Release archives and install.sh: https://github.com/ptyhub/ptyhub/releases\n`,
     );
     process.exit(1);

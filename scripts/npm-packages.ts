@@ -28,6 +28,8 @@ import {
 } from "./release-targets.ts";
 
 const LAUNCHER_SOURCE = resolve(import.meta.dir, "npm-launcher.cjs");
+/** The MIT license text package.json's "license" names, shipped in every package (npm packs LICENSE). */
+const LICENSE_SOURCE = resolve(import.meta.dir, "..", "LICENSE");
 const MAIN_PACKAGE_DIR = "ptyhub";
 /** The launcher uses only APIs that Node 18 has. */
 const NODE_ENGINE = ">=18";
@@ -69,6 +71,8 @@ function mainManifest(version: string): Record<string, unknown> {
     repository,
     homepage,
     bin: { ptyhub: "bin/ptyhub.js" },
+    // The MCP Registry checks that the package it lists claims the same name (server.json).
+    mcpName: pkg.mcpName,
     files: ["bin", "README.md"],
     engines: { node: NODE_ENGINE },
     optionalDependencies: Object.fromEntries(RELEASE_TARGETS.map((t) => [npmPackageName(t), version])),
@@ -108,6 +112,7 @@ async function buildPlatformPackage(
     join(dir, "README.md"),
     `# ${npmPackageName(t)}\n\nThe ptyhub binary for ${platformDirName(t)}. See ${homepage}.\n`,
   );
+  await copyFile(LICENSE_SOURCE, join(dir, "LICENSE"));
   return true;
 }
 
@@ -118,6 +123,7 @@ async function buildMainPackage(version: string, outDir: string): Promise<void> 
   await chmod(join(dir, "bin", "ptyhub.js"), EXECUTABLE_MODE);
   await writeJson(join(dir, "package.json"), mainManifest(version));
   await writeFile(join(dir, "README.md"), MAIN_README);
+  await copyFile(LICENSE_SOURCE, join(dir, "LICENSE"));
 }
 
 async function main(): Promise<void> {

@@ -4,7 +4,8 @@
  * rest live here and end with it. stdio and HTTP both start from this, so they serve one world of
  * sessions with the same routing and the same shutdown guarantees.
  */
-import { loadConfig, type Config } from "./config.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { ConfigGatedHost, defaultConfig } from "./config-gate.ts";
 import type { Logger } from "./log.ts";
 import type { SessionHost } from "./session/host.ts";
 import { LocalHostSlot } from "./session/local-slot.ts";
@@ -39,6 +40,27 @@ export function createApp(config: Config = loadConfig()): App {
     shutdown: () => host.shutdown(),
     killNow: () => local.current?.manager.killAllNow(),
   };
+}
+
+/**
+ * The app of a server that must answer even when its configuration is wrong (stdio: the client
+ * launched it and would otherwise see it vanish before `initialize`). The problem is logged and
+ * returned by every tool call until the configuration is fixed (src/config-gate.ts).
+ */
+export function createAppReportingConfigErrors(log: Logger): App {
+  try {
+    return createApp();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    log.error(`${err.message} (every tool call reports it until it is fixed)`);
+    const gated = new ConfigGatedHost(() => createApp());
+    return {
+      config: defaultConfig(),
+      host: gated,
+      shutdown: () => gated.shutdown(),
+      killNow: () => gated.killNow(),
+    };
+  }
 }
 
 /** Upper bound on a graceful shutdown before this process's sessions are killed outright. */

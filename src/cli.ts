@@ -5,6 +5,7 @@
  */
 import { VERSION } from "./version.ts";
 import { AppError } from "./errors.ts";
+import { EXIT_USAGE, UsageError } from "./util/verb-args.ts";
 
 const HELP = `ptyhub ${VERSION} — real, persistent terminals for AI agents over MCP
 
@@ -25,10 +26,24 @@ Usage:
                                   whether the guard would stop each line, by which rule, and why
   ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall] [--approve-tools] [--http URL]
                                   register with claude-code, claude-desktop, cursor, vscode, windsurf, codex
-  ptyhub --version | --help
+  ptyhub --version | -V | --help
+  ptyhub VERB --help              a verb's own options
 
 Logs go to stderr; set PTYHUB_LOG_LEVEL=debug|info|warn|error (default warn).
 `;
+
+/** What a person who starts the stdio server by hand in a terminal reads: it is not hung, it waits for a client. */
+const STDIO_GREETING = `ptyhub ${VERSION}: an MCP server on stdio, waiting for an MCP client to speak JSON-RPC here.
+An MCP client launches it itself; register it with one:  ptyhub install   (or: claude mcp add ptyhub -- ptyhub)
+Commands: ptyhub --help. Quit: ctrl+c.
+`;
+
+/** The tools' hints are for agents (an MCP tool name is how they act); a person reads the verbs. */
+const HUMAN_HINT = "`ptyhub ls` lists the persistent sessions; an agent opens new ones through its MCP client.";
+
+function hintForHumans(err: AppError): string {
+  return /\bterm_[a-z]+\b/.test(err.hint) ? HUMAN_HINT : err.hint;
+}
 
 type Verb = (args: string[]) => Promise<number>;
 
@@ -82,7 +97,7 @@ const VERBS: Record<string, Verb> = {
 
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
-  if (first === "--version" || first === "-v" || first === "version") {
+  if (first === "--version" || first === "-V" || first === "-v" || first === "version") {
     process.stdout.write(`ptyhub ${VERSION}\n`);
     return 0;
   }
@@ -91,6 +106,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first === undefined || first === "mcp" || first === "stdio") {
+    // A person who runs it in a terminal sees a sign of life (on stderr: stdout is the protocol's).
+    if (process.stdin.isTTY) process.stderr.write(STDIO_GREETING);
     const { runStdioServer } = await import("./mcp/stdio.ts");
     await runStdioServer();
     return 0;
@@ -98,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
   const verb = VERBS[first];
   if (!verb) {
     process.stderr.write(`ptyhub: unknown command '${first}'\n\n${HELP}`);
-    return 2;
+    return EXIT_USAGE;
   }
   return verb(rest);
 }
@@ -117,9 +134,14 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exitCode = code;
   },
   (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(err.render());
+      process.exitCode = EXIT_USAGE;
+      return;
+    }
     const msg =
       err instanceof AppError
-        ? `${err.code}: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ""}`
+        ? `${err.code}: ${err.message}${err.hint ? `\nhint: ${hintForHumans(err)}` : ""}`
         : String(err instanceof Error ? err.stack : err);
     process.stderr.write(`ptyhub: ${msg}\n`);
     process.exitCode = 1;

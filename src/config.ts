@@ -9,8 +9,10 @@ import { configDir } from "./paths.ts";
 import { AppError } from "./errors.ts";
 import { GuardConfigSchema } from "./guard/config.ts";
 import { AuditConfigSchema } from "./audit/config.ts";
+import { nodeValue, parseJsonc } from "./install/jsonc.ts";
 
-export const ConfigSchema = z.object({
+/** Strict: a key that is not a setting (a typo such as "colz") is an error, not silently ignored. */
+export const ConfigSchema = z.strictObject({
   /** Most sessions one host keeps at once (SESSION_LIMIT beyond). */
   max_sessions: z.number().int().min(1).max(1024).default(64),
   /** A session with no input, output or tool call for this long is closed. */
@@ -118,29 +120,82 @@ function fromEnv(env: NodeJS.ProcessEnv): Partial<Record<keyof Config, unknown>>
   return out;
 }
 
-function fromFile(): Record<string, unknown> {
-  const path = join(configDir(), "config.json");
-  if (!existsSync(path)) return {};
-  try {
-    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
-  } catch (err) {
-    throw new AppError(
-      "INVALID_ARGUMENT",
-      `cannot parse ${path}: ${(err as Error).message}`,
-      "Fix or remove the config file.",
-    );
+/** The configuration cannot be used: what is wrong, where (the file and key, or the variable). */
+export class ConfigError extends AppError {
+  constructor(message: string, hint: string) {
+    super("INVALID_ARGUMENT", `ptyhub's configuration is invalid: ${message}`, hint);
+    this.name = "ConfigError";
   }
 }
 
+export function configFilePath(): string {
+  return join(configDir(), "config.json");
+}
+
+/** config.json's settings; JSONC (comments, trailing commas) as editors write it. */
+function fromFile(path: string): Record<string, unknown> {
+  if (!existsSync(path)) return {};
+  let value: unknown;
+  try {
+    const root = parseJsonc(readFileSync(path, "utf8")).root;
+    value = root === null ? {} : nodeValue(root);
+  } catch (err) {
+    throw new ConfigError(
+      `cannot parse ${path}: ${(err as Error).message}`,
+      `Fix ${path} (JSON; // comments and trailing commas are fine), or remove it.`,
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ConfigError(`${path} must hold one JSON object of settings`, `Write {"key": value, ...} in ${path}.`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The keys an object schema allows, for naming them next to a key it does not know. */
+function allowedKeys(path: PropertyKey[]): string[] {
+  let schema: z.ZodType = ConfigSchema;
+  for (const key of path) {
+    while (schema instanceof z.ZodDefault || schema instanceof z.ZodOptional) schema = schema.unwrap() as z.ZodType;
+    if (schema instanceof z.ZodArray) schema = schema.element as z.ZodType;
+    else if (schema instanceof z.ZodObject && typeof key === "string") schema = schema.shape[key] as z.ZodType;
+  }
+  while (schema instanceof z.ZodDefault || schema instanceof z.ZodOptional) schema = schema.unwrap() as z.ZodType;
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+}
+
+/** One problem, saying where it came from: a flag, a PTYHUB_* variable, or the file and its key. */
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  sources: { env: Set<string>; flags: Set<string>; file: string },
+): string {
+  const top = String(issue.path[0] ?? "");
+  const envName = Object.entries(ENV_KEYS).find(([, key]) => key === top)?.[0];
+  const where = sources.flags.has(top)
+    ? "flag"
+    : envName && sources.env.has(top)
+      ? `environment variable ${envName}`
+      : sources.file;
+  const keyPath = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") {
+    const inside = keyPath ? ` in "${keyPath}"` : "";
+    const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+    const noun = issue.keys.length > 1 ? "keys" : "key";
+    return `${where}: unknown ${noun} ${keys}${inside} (allowed: ${allowedKeys(issue.path).join(", ")})`;
+  }
+  return `${where}: ${keyPath}: ${issue.message}`;
+}
+
 export function loadConfig(flags: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
-  const merged = { ...fromFile(), ...fromEnv(env), ...flags };
+  const file = configFilePath();
+  const fromEnvironment = fromEnv(env);
+  const merged = { ...fromFile(file), ...fromEnvironment, ...flags };
   // jitless: one parse per process does not repay zod compiling a fast path for it (~2 ms at start).
   const parsed = ConfigSchema.safeParse(merged, { jitless: true });
   if (!parsed.success) {
-    throw new AppError(
-      "INVALID_ARGUMENT",
-      `invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
-      "Check PTYHUB_* variables and config.json.",
+    const sources = { env: new Set(Object.keys(fromEnvironment)), flags: new Set(Object.keys(flags)), file };
+    throw new ConfigError(
+      parsed.error.issues.map((i) => describeIssue(i, sources)).join("; "),
+      `Fix it (README "Configuration" lists the settings); ptyhub reads it again at the next tool call or start.`,
     );
   }
   return parsed.data;

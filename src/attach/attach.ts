@@ -12,6 +12,7 @@
 import { AppError } from "../errors.ts";
 import { DaemonConnectError, type DaemonClient } from "../daemon/client.ts";
 import { reachDaemon } from "../daemon/start.ts";
+import { parseVerbArgs } from "../util/verb-args.ts";
 
 /** ctrl+\ (FS, 0x1c): in raw mode it arrives as a byte instead of raising SIGQUIT. */
 export const DETACH_KEY = 0x1c;
@@ -29,9 +30,14 @@ const LEAVE_ALT_SCREEN = "\x1b[?1049l";
 const PUSH_TITLE = "\x1b[22;0t";
 const POP_TITLE = "\x1b[23;0t";
 
-const USAGE =
-  "Usage: ptyhub attach SESSION [--resize]\n  ctrl+\\ detaches (the session keeps running)\n  --resize  make the " +
-  "session follow this window's size\n";
+const ATTACH_ARGS = {
+  verb: "attach",
+  usage:
+    "Usage: ptyhub attach SESSION [--resize]\n  ctrl+\\ detaches (the session keeps running)\n  --resize  make the " +
+    "session follow this window's size\n",
+  options: { resize: { type: "boolean" } },
+  positionals: { min: 1, max: 1, name: "SESSION (see `ptyhub ls`)" },
+} as const;
 
 interface AttachResult {
   session: string;
@@ -39,26 +45,15 @@ interface AttachResult {
   rows: number;
   screen: string;
   exited: boolean;
+  /** How an exited session ended (daemons before 0.2 leave it out). */
+  exit?: { exit_code: number | null; reason: string } | null;
 }
 
 export async function runAttach(args: string[]): Promise<number> {
-  let resize = false;
-  const names: string[] = [];
-  for (const a of args) {
-    if (a === "--resize") resize = true;
-    else if (a === "--help" || a === "-h") {
-      process.stdout.write(USAGE);
-      return 0;
-    } else if (a.startsWith("-")) {
-      process.stderr.write(`ptyhub attach: unknown option '${a}'\n${USAGE}`);
-      return 2;
-    } else names.push(a);
-  }
-  if (names.length !== 1) {
-    process.stderr.write(USAGE);
-    return 2;
-  }
-  const name = names[0]!;
+  const parsed = parseVerbArgs(ATTACH_ARGS, args);
+  if (!parsed) return 0;
+  const resize = parsed.values.resize === true;
+  const name = parsed.positionals[0]!;
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new AppError(
       "INVALID_ARGUMENT",
@@ -162,6 +157,8 @@ export async function runAttach(args: string[]): Promise<number> {
     stdout.write(
       `${PUSH_TITLE}\x1b]2;ptyhub: ${result.session}${sizeNote} · ctrl+\\ detaches\x07\x1b[H\x1b[2J${result.screen}`,
     );
-    if (result.exited) return; // The exit frame follows at once.
+    // An exited session: its last screen, then how it ended; there is nothing to type into.
+    if (result.exited)
+      void finish(`[session ${result.session} has ended${result.exit ? `: ${result.exit.reason}` : ""}]`, 0, false);
   });
 }

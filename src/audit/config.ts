@@ -2,7 +2,7 @@
 import { z } from "zod";
 
 export const AuditConfigSchema = z
-  .object({
+  .strictObject({
     /** Write a trail per session under $XDG_STATE_HOME/ptyhub/audit. */
     enabled: z.boolean().default(true),
     /** Trails of sessions older than this many days are deleted (0: kept forever). */

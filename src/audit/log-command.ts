@@ -7,10 +7,18 @@ import { join } from "node:path";
 import { AppError } from "../errors.ts";
 import { validateSessionId } from "../session/manager.ts";
 import { auditDir, trailFiles } from "./trail.ts";
+import { parseVerbArgs } from "../util/verb-args.ts";
 
 /** --follow looks for new entries this often: cheap, and quick enough for a human watching. */
 const FOLLOW_POLL_MS = 250;
-const USAGE = "Usage: ptyhub log SESSION [--follow] [--json]\n";
+const LOG_ARGS = {
+  verb: "log",
+  usage:
+    "Usage: ptyhub log SESSION [--follow] [--json]\n\nA session's audit trail: who typed what, when, exit codes.\n" +
+    "  --follow, -f  keep printing entries as they are written\n  --json        the entries as stored (JSON lines)\n",
+  options: { follow: { type: "boolean", short: "f" }, json: { type: "boolean" } },
+  positionals: { min: 1, max: 1, name: "SESSION (see `ptyhub ls`)" },
+} as const;
 
 /** One trail entry as a line a human reads: time, who, what. */
 export function formatEntry(e: Record<string, unknown>): string {
@@ -68,14 +76,11 @@ function printLines(chunk: string, json: boolean): void {
 }
 
 export async function runLog(args: string[]): Promise<number> {
-  const follow = args.includes("--follow") || args.includes("-f");
-  const json = args.includes("--json");
-  const names = args.filter((a) => !a.startsWith("-"));
-  if (names.length !== 1 || args.some((a) => a.startsWith("-") && !["--follow", "-f", "--json"].includes(a))) {
-    process.stderr.write(USAGE);
-    return 2;
-  }
-  const session = names[0]!;
+  const parsed = parseVerbArgs(LOG_ARGS, args);
+  if (!parsed) return 0;
+  const follow = parsed.values.follow === true;
+  const json = parsed.values.json === true;
+  const session = parsed.positionals[0]!;
   validateSessionId(session);
   const dir = auditDir();
   const files = trailFiles(session, dir);

@@ -13,6 +13,15 @@ import { SessionRecording } from "./recording.ts";
 
 /** A human's keystrokes are written as one entry per line, or per this many characters. */
 const HUMAN_CHUNK_CHARS = 1000;
+/**
+ * Keys that act at once (the terminal turns them into a signal or an end of input): each one ends
+ * the human's entry, and is named in it, so the trail shows the interrupt when it happened.
+ */
+const SIGNAL_KEYS: ReadonlyMap<string, string> = new Map([
+  ["\x03", "ctrl+c"],
+  ["\x04", "ctrl+d"],
+  ["\x1a", "ctrl+z"],
+]);
 /** How often old trails are looked for (the retention itself is a setting). */
 const PRUNE_INTERVAL_MS = 6 * 60 * 60 * 1000;
 export const HUMAN = "human (ptyhub attach)";
@@ -85,6 +94,7 @@ export class SessionAudit {
     if (session.state() === "password") w.humanHidden = true;
     for (const ch of text) {
       if (ch === "\r" || ch === "\n") this.flushHuman(w, true);
+      else if (SIGNAL_KEYS.has(ch)) this.flushHuman(w, false, SIGNAL_KEYS.get(ch));
       else {
         w.human += ch;
         if (w.human.length >= HUMAN_CHUNK_CHARS) this.flushHuman(w, false);
@@ -92,10 +102,17 @@ export class SessionAudit {
     }
   }
 
-  private flushHuman(w: Watched, enter: boolean): void {
-    if (w.human === "" && !enter) return;
+  private flushHuman(w: Watched, enter: boolean, key?: string): void {
+    if (w.human === "" && !enter && !key) return;
     const text = w.humanHidden ? HIDDEN_INPUT : w.session.redact(w.human);
-    this.trail.record(w.session.id, { event: "typed", who: HUMAN, via: "attach", text, enter });
+    this.trail.record(w.session.id, {
+      event: "typed",
+      who: HUMAN,
+      via: "attach",
+      text,
+      enter,
+      ...(key ? { keys: [key] } : {}),
+    });
     w.human = "";
     w.humanHidden = false;
   }

@@ -9,7 +9,7 @@
 import { closeSync, existsSync, fchmodSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Session } from "../session/session.ts";
-import { OSC_MARK_ID } from "../terminal/shell-integration.ts";
+import { OSC_MARK_ID, OSC_MARK_PATTERN } from "../terminal/shell-scripts.ts";
 import { logger } from "../log.ts";
 
 const log = logger("audit");
@@ -26,7 +26,7 @@ export const CAST_SUFFIX = ".cast";
 
 /** ptyhub's shell-integration marks: not part of what the terminal showed, and they carry the nonce. */
 const MARK_START = `\x1b]${OSC_MARK_ID};`;
-const MARK = new RegExp(`\x1b\\]${OSC_MARK_ID};[^\x07\x1b]*(?:\x07|\x1b\\\\)`, "g");
+const MARK = OSC_MARK_PATTERN;
 /** A mark never terminated within this much output is let through (it was not one of ours). */
 const MARK_CARRY_MAX = 4096;
 

@@ -17,6 +17,7 @@ import { reachDaemon } from "./start.ts";
 import { OrphanLedger, reapWithoutDaemon } from "./orphans.ts";
 import { returnMemoryWhenSessionsEnd } from "../session/memory.ts";
 import { pidAlive } from "../backend/process-tree.ts";
+import { parseVerbArgs, UsageError } from "../util/verb-args.ts";
 
 const log = logger("daemon");
 
@@ -67,20 +68,21 @@ function formatDuration(ms: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
+const DAEMON_ARGS = {
+  verb: "daemon",
+  usage: DAEMON_HELP,
+  options: { status: { type: "boolean" }, stop: { type: "boolean" }, json: { type: "boolean" } },
+} as const;
+
 export async function runDaemonCommand(args: string[]): Promise<number> {
-  const flags = new Set(args);
-  for (const a of args) {
-    if (!["--status", "--stop", "--json", "--help", "-h"].includes(a)) {
-      process.stderr.write(`ptyhub daemon: unknown option '${a}'\n\n${DAEMON_HELP}`);
-      return 2;
-    }
-  }
-  if (flags.has("--help") || flags.has("-h")) {
-    out(DAEMON_HELP);
-    return 0;
-  }
-  if (flags.has("--status")) return status(flags.has("--json"));
-  if (flags.has("--stop")) return stop();
+  const parsed = parseVerbArgs(DAEMON_ARGS, args);
+  if (!parsed) return 0;
+  const { values } = parsed;
+  if (values.status && values.stop)
+    throw new UsageError("daemon", "--status and --stop exclude each other", DAEMON_HELP);
+  if (values.status) return status(values.json === true);
+  if (values.stop) return stop();
+  if (values.json) throw new UsageError("daemon", "--json goes with --status", DAEMON_HELP);
   return runDaemon();
 }
 
@@ -253,9 +255,17 @@ function table(rows: string[][]): string {
     .join("\n");
 }
 
+const LS_ARGS = {
+  verb: "ls",
+  usage: "Usage: ptyhub ls [--json]\n\nLists the persistent sessions the daemon hosts.\n  --json  one JSON array\n",
+  options: { json: { type: "boolean" } },
+} as const;
+
 /** `ptyhub ls [--json]`: the daemon's sessions. */
 export async function runLs(args: string[]): Promise<number> {
-  const json = args.includes("--json");
+  const parsed = parseVerbArgs(LS_ARGS, args);
+  if (!parsed) return 0;
+  const json = parsed.values.json === true;
   const c = await connectExisting("cli", true);
   if (!c) {
     out(json ? "[]" : "no sessions (no daemon is running)");
@@ -291,26 +301,36 @@ export async function runLs(args: string[]): Promise<number> {
   }
 }
 
+const KILL_SIGNALS = ["TERM", "KILL", "HUP"];
+
+const KILL_ARGS = {
+  verb: "kill",
+  usage:
+    "Usage: ptyhub kill SESSION [--signal TERM|KILL|HUP]\n\nCloses a persistent session (see `ptyhub ls`).\n" +
+    "  --signal, -s SIG  the signal its program gets first (default: the session's usual close)\n",
+  options: { signal: { type: "string", short: "s" } },
+  positionals: { min: 1, max: 1, name: "SESSION (see `ptyhub ls`)" },
+} as const;
+
 /** `ptyhub kill SESSION [--signal TERM|KILL|HUP]`. */
 export async function runKill(args: string[]): Promise<number> {
-  let signal: string | undefined;
-  const names: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "--signal" || a === "-s") signal = (args[++i] ?? "").toUpperCase().replace(/^SIG/, "");
-    else if (a.startsWith("--signal=")) signal = a.slice(9).toUpperCase().replace(/^SIG/, "");
-    else names.push(a);
-  }
-  if (names.length !== 1 || (signal !== undefined && !["TERM", "KILL", "HUP"].includes(signal))) {
-    process.stderr.write("Usage: ptyhub kill SESSION [--signal TERM|KILL|HUP]\n");
-    return 2;
+  const parsed = parseVerbArgs(KILL_ARGS, args);
+  if (!parsed) return 0;
+  const names = parsed.positionals;
+  const signal = parsed.values.signal?.toUpperCase().replace(/^SIG/, "");
+  if (signal !== undefined && !KILL_SIGNALS.includes(signal)) {
+    throw new UsageError(
+      "kill",
+      `--signal must be one of ${KILL_SIGNALS.join(", ")}, not '${parsed.values.signal}'`,
+      KILL_ARGS.usage,
+    );
   }
   const c = await connectExisting("cli", true);
   if (!c)
     throw new AppError(
       "SESSION_NOT_FOUND",
       `no session '${names[0]}'`,
-      "No ptyhub daemon is running, so there are no persistent sessions.",
+      "No ptyhub daemon is running, so there are no persistent sessions (`ptyhub ls` lists them).",
     );
   try {
     const r = await c.call<{ session: string; exit_code: number | null }>(

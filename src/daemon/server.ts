@@ -605,7 +605,17 @@ export class DaemonServer {
     c.conn.send({
       type: "result",
       id: f.id,
-      result: { session: s.id, cols: s.cols, rows: s.rows, screen, exited: s.exit !== null, ...raw },
+      result: {
+        session: s.id,
+        cols: s.cols,
+        rows: s.rows,
+        screen,
+        exited: s.exit !== null,
+        // How it ended, in the result itself: an exit frame sent right after it can reach the
+        // client before the client is listening for one.
+        exit: s.exit ? { exit_code: s.exit.exitCode, reason: s.exit.reason } : null,
+        ...raw,
+      },
     });
     sendExit();
   }

@@ -18,6 +18,7 @@ import { logger } from "../log.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { tryLock, type Lock } from "./native.ts";
 import { daemonPaths } from "./paths.ts";
+import { retireOlderDaemon } from "./upgrade.ts";
 import { sessionEnvAllow, withoutClientEnv } from "../session/client-env.ts";
 
 const log = logger("daemon-start");
@@ -64,11 +65,15 @@ export async function reachDaemon(opts: ReachOptions): Promise<DaemonClient> {
   const env = opts.env ?? process.env;
   const paths = daemonPaths(env);
   const connect = () => DaemonClient.connect({ socket: paths.socket, role: opts.role });
+  let running: DaemonClient | null = null;
   try {
-    return await connect();
+    running = await connect();
   } catch (err) {
     if (!opts.start || !(err instanceof DaemonConnectError) || !err.notRunning) throw err;
   }
+  // A caller about to open a session meeting a daemon older than itself (an upgrade): an idle one
+  // is replaced by a daemon of this version; one with sessions keeps serving (and it is said).
+  if (running && (!opts.start || !(await retireOlderDaemon(running)))) return running;
 
   const deadline = Date.now() + START_TIMEOUT_MS;
   const tryConnect = async (): Promise<DaemonClient | null> => {

@@ -10,16 +10,36 @@ function compiles(pattern: string): boolean {
   }
 }
 
+/**
+ * A rule id `disable` names must exist: a misspelt one would silently leave the rule on. The rule
+ * table loads only when the list is not empty (the usual case, so it stays off the server's start).
+ */
+function knownRuleIds(ids: string[], ctx: z.RefinementCtx): void {
+  if (ids.length === 0) return;
+  // Synchronous, and only here: the zod refinement cannot await an import.
+  const { builtinRuleIds } = require("./classify.ts") as typeof import("./classify.ts");
+  const known = builtinRuleIds();
+  ids.forEach((id, i) => {
+    if (!known.includes(id)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [i],
+        message: `no guard rule is called "${id}" (rules: ${known.join(", ")})`,
+      });
+    }
+  });
+}
+
 export const GuardConfigSchema = z
-  .object({
+  .strictObject({
     /** false turns the guard off entirely (a human's decision: only the settings can say it). */
     enabled: z.boolean().default(true),
     /** Ids of built-in rules to turn off (README lists them). */
-    disable: z.array(z.string().min(1)).default([]),
+    disable: z.array(z.string().min(1)).default([]).superRefine(knownRuleIds),
     /** Rules added: a regex over each program's words (wrappers peeled, quotes removed, joined by spaces). */
     rules: z
       .array(
-        z.object({
+        z.strictObject({
           id: z.string().min(1).max(64),
           pattern: z.string().min(1).refine(compiles, "not a valid regular expression"),
           reason: z.string().min(1).max(500),

@@ -7,16 +7,16 @@
  */
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { parseArgs } from "node:util";
 import { previewChange } from "./change-preview.ts";
 import { readConfig, writeConfig } from "./config-file.ts";
 import { ConfigEditError, type EditAction, type EditResult, type LaunchCommand } from "./config-edit.ts";
 import { editJsonServers } from "./json-servers.ts";
 import { editTomlServer } from "./toml-servers.ts";
 import { nextSteps } from "./next-steps.ts";
-import { currentProgram, launchCommandFor } from "./launch-command.ts";
+import { currentProgram, launchCommandFor, portableLaunch } from "./launch-command.ts";
 import { CLIENTS, findClient } from "./clients/index.ts";
 import { resolveHttpToken } from "../mcp/http-token.ts";
+import { EXIT_USAGE, parseVerbArgs, UsageError } from "../util/verb-args.ts";
 import type { ConfigFormat, InstallChoices, InstallEnvironment, McpClient, Scope } from "./clients/types.ts";
 
 /** The server name ptyhub registers under in every client. */
@@ -38,9 +38,23 @@ Clients: ${CLIENTS.map((c) => c.id).join(", ")}
                 Off by default: the tools type into real terminals, so approving them is your call.
 `;
 
-/** Exit code for a command line that cannot be understood (as opposed to a failed edit). */
-const EXIT_USAGE = 2;
 const EXIT_FAILED = 1;
+
+/** Stands for the bearer token in a --dry-run preview. */
+const DRY_RUN_TOKEN = "<token>";
+
+const INSTALL_ARGS = {
+  verb: "install",
+  usage: USAGE,
+  options: {
+    project: { type: "boolean" },
+    "dry-run": { type: "boolean" },
+    uninstall: { type: "boolean" },
+    "approve-tools": { type: "boolean" },
+    http: { type: "string" },
+  },
+  positionals: { min: 0, max: 1, name: "CLIENT" },
+} as const;
 
 export interface InstallIo {
   machine: InstallEnvironment;
@@ -82,34 +96,9 @@ export async function runInstallCommand(args: string[]): Promise<number> {
 }
 
 export async function runInstall(args: string[], io: InstallIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        project: { type: "boolean", default: false },
-        "dry-run": { type: "boolean", default: false },
-        uninstall: { type: "boolean", default: false },
-        "approve-tools": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-        http: { type: "string" },
-      },
-    });
-  } catch (err) {
-    io.err(`ptyhub install: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
-    return EXIT_USAGE;
-  }
+  const parsed = parseInstallArgs(args, io);
+  if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(USAGE);
-    return 0;
-  }
-  if (positionals.length > 1) {
-    io.err(`ptyhub install: name at most one client (got ${positionals.join(", ")})\n\n${USAGE}`);
-    return EXIT_USAGE;
-  }
   const action: EditAction = values.uninstall ? "remove" : "add";
   let http: InstallOptions["http"] = null;
   if (values.http !== undefined && action === "add") {
@@ -132,14 +121,19 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
       io.err("ptyhub install: no HTTP token available");
       return EXIT_FAILED;
     }
-    http = { url, headers: { Authorization: `Bearer ${io.httpToken()}` } };
+    // A dry run changes nothing and shows no secret: the token is neither created nor printed.
+    const token = values["dry-run"] ? DRY_RUN_TOKEN : io.httpToken();
+    http = { url, headers: { Authorization: `Bearer ${token}` } };
   }
+  const scope: Scope = values.project ? "project" : "user";
+  // A project config is committed and shared: it names no path of this machine.
+  const launch = scope === "project" ? portableLaunch(io.launch) : io.launch;
   const options: InstallOptions = {
-    scope: values.project ? "project" : "user",
+    scope,
     action,
-    dryRun: values["dry-run"],
+    dryRun: values["dry-run"] === true,
     http,
-    choices: { approveTools: values["approve-tools"] },
+    choices: { approveTools: values["approve-tools"] === true },
   };
 
   const selected = selectClients(positionals[0], options.scope, io);
@@ -157,11 +151,14 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
     io.out(`${c.id}: skipped (no documented HTTP server entry)`);
   }
 
-  if (http) io.out(`ptyhub endpoint: ${http.url} (with its bearer token)`);
-  else if (options.action === "add") io.out(`ptyhub command: ${[io.launch.command, ...io.launch.args].join(" ")}`);
+  if (http)
+    io.out(
+      `ptyhub endpoint: ${http.url} (with its bearer token${options.dryRun ? `, shown as ${DRY_RUN_TOKEN}` : ""})`,
+    );
+  else if (options.action === "add") io.out(`ptyhub command: ${[launch.command, ...launch.args].join(" ")}`);
   const outcomes: Outcome[] = [];
   for (const client of clients) {
-    const outcome = await applyToClient(client, options, io);
+    const outcome = await applyToClient(client, options, launch, io);
     outcomes.push(outcome);
     if (options.choices.approveTools && client.format.kind !== "toml") {
       io.out(`${client.id}: --approve-tools has no setting here; approve ptyhub's tools in ${client.displayName}`);
@@ -172,6 +169,17 @@ export async function runInstall(args: string[], io: InstallIo): Promise<number>
     }
   }
   return outcomes.includes("failed") ? EXIT_FAILED : 0;
+}
+
+/** The parsed command line, or the exit code when there is nothing to run (--help, a usage error). */
+function parseInstallArgs(args: string[], io: InstallIo) {
+  try {
+    return parseVerbArgs(INSTALL_ARGS, args, io.out) ?? 0;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(err.render());
+    return EXIT_USAGE;
+  }
 }
 
 /** The clients to edit, or an exit code when there are none. */
@@ -227,11 +235,16 @@ function edit(format: ConfigFormat, text: string | null, launch: LaunchCommand, 
   return editJsonServers(text, { serversKey: format.serversKey, name: SERVER_NAME, fields, drop }, options.action);
 }
 
-async function applyToClient(client: McpClient, options: InstallOptions, io: InstallIo): Promise<Outcome> {
+async function applyToClient(
+  client: McpClient,
+  options: InstallOptions,
+  launch: LaunchCommand,
+  io: InstallIo,
+): Promise<Outcome> {
   const path = client.configPath(io.machine, options.scope)!;
   try {
     const snapshot = await readConfig(path);
-    const result = edit(client.format, snapshot.text, io.launch, options);
+    const result = edit(client.format, snapshot.text, launch, options);
     if (!result.changed) {
       const state =
         options.action === "add" ? "already registered" : snapshot.text === null ? "no config file" : "not registered";

@@ -41,7 +41,9 @@ export async function readConfig(path: string): Promise<ConfigSnapshot> {
   const bytes = await readFile(realPath);
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    // ignoreBOM keeps a leading byte-order mark in the text: the edit keeps it, and the check that the
+    // file did not change meanwhile compares against the file as it is (with its mark).
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw new ConfigEditError("it is not UTF-8 text");
   }

@@ -49,3 +49,16 @@ export function currentProgram(): RunningProgram {
     npmLauncherPath: process.env.PTYHUB_NPM_LAUNCHER || undefined,
   };
 }
+
+/** What a project's shared config (e.g. .mcp.json, committed) runs: found on each machine's PATH. */
+const PORTABLE_LAUNCH: LaunchCommand = { command: "ptyhub", args: [] };
+
+/**
+ * The command for a config meant to be committed and used on other machines: never this machine's
+ * absolute paths. A package runner (`npx -y ptyhub`) works anywhere as it is; anything else
+ * becomes plain `ptyhub`, which each machine finds on its PATH.
+ */
+export function portableLaunch(launch: LaunchCommand): LaunchCommand {
+  const runner = EPHEMERAL_RUNNERS.find((r) => r.launch.command === launch.command);
+  return runner ? { command: launch.command, args: [...launch.args] } : { ...PORTABLE_LAUNCH, args: [] };
+}

@@ -5,6 +5,7 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
+  CompleteRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ReadResourceRequestSchema,
@@ -25,6 +26,10 @@ const RESOURCE_READER = "mcp-resources";
 /** How much a history resource shows (its tail). */
 const HISTORY_RESOURCE_LINES = 500;
 const RESOURCE_TOKENS = 50_000;
+/** The resource templates whose `{session}` argument completes to session names. */
+const SESSION_TEMPLATES = new Set([`${LIST_URI}/{session}/screen`, `${LIST_URI}/{session}/history`]);
+/** The most values one completion answer may carry (the MCP spec's limit). */
+const MAX_COMPLETIONS = 100;
 
 /** Returns the unsubscription from the host's events, for when this server closes. */
 export function registerResources(server: Server, host: SessionHost): () => void {
@@ -69,6 +74,23 @@ export function registerResources(server: Server, host: SessionHost): () => void
       },
     ],
   }));
+
+  // completion/complete: the session names that start with what was typed, for the templates' {session}.
+  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    const { ref, argument } = request.params;
+    if (ref.type !== "ref/resource" || !SESSION_TEMPLATES.has(ref.uri) || argument.name !== "session") {
+      return { completion: { values: [] } };
+    }
+    const sessions = await host.list({ clientId: RESOURCE_READER });
+    const matching = sessions.map((s) => s.session).filter((name) => name.startsWith(argument.value));
+    return {
+      completion: {
+        values: matching.slice(0, MAX_COMPLETIONS),
+        total: matching.length,
+        hasMore: matching.length > MAX_COMPLETIONS,
+      },
+    };
+  });
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri;

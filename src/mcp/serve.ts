@@ -7,14 +7,13 @@
  * this server loses none.
  */
 import { existsSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { createApp, handleShutdown } from "../app.ts";
 import { loadConfig } from "../config.ts";
-import { AppError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { startHttpServer } from "./http.ts";
 import { isLoopbackHost } from "./http-guard.ts";
 import { resolveHttpToken } from "./http-token.ts";
+import { parseVerbArgs, UsageError } from "../util/verb-args.ts";
 
 const log = logger("serve");
 
@@ -32,38 +31,28 @@ is PTYHUB_HTTP_TOKEN, else generated once and kept in a 0600 file whose path is 
   --insecure-no-auth   accept requests without a token (never do this off a single-user machine)
 `;
 
-const EXIT_USAGE = 2;
-
 function usage(message: string): never {
-  throw new AppError("INVALID_ARGUMENT", message, SERVE_USAGE.split("\n")[0]!);
+  throw new UsageError("serve", message, SERVE_USAGE);
 }
 
+const SERVE_ARGS = {
+  verb: "serve",
+  usage: SERVE_USAGE,
+  options: {
+    http: { type: "boolean" },
+    host: { type: "string" },
+    port: { type: "string" },
+    "tls-cert": { type: "string" },
+    "tls-key": { type: "string" },
+    "allow-origin": { type: "string", multiple: true },
+    "insecure-no-auth": { type: "boolean" },
+  },
+} as const;
+
 export async function runServeCommand(args: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        http: { type: "boolean" },
-        host: { type: "string" },
-        port: { type: "string" },
-        "tls-cert": { type: "string" },
-        "tls-key": { type: "string" },
-        "allow-origin": { type: "string", multiple: true },
-        "insecure-no-auth": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    process.stderr.write(`ptyhub serve: ${(err as Error).message}\n\n${SERVE_USAGE}`);
-    return EXIT_USAGE;
-  }
-  if (values.help) {
-    process.stdout.write(SERVE_USAGE);
-    return 0;
-  }
+  const parsed = parseVerbArgs(SERVE_ARGS, args);
+  if (!parsed) return 0;
+  const { values } = parsed;
   if (!values.http) usage("say which transport: `ptyhub serve --http` (stdio is `ptyhub` with no verb)");
   const config = loadConfig();
   const port = values.port === undefined ? config.http_port : Number(values.port);

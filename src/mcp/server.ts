@@ -72,7 +72,7 @@ export function createMcpServer(opts: ServerOptions): Server {
   const server = new Server(
     { name: "ptyhub", title: "ptyhub", version: VERSION },
     {
-      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } },
+      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, completions: {} },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: new OnDemandSchemaValidator(),
     },

@@ -3,7 +3,7 @@
  * closes, or on SIGTERM/SIGINT/SIGHUP, sessions hosted in this process are ended (no orphans);
  * persistent sessions keep running in the daemon.
  */
-import { createApp, handleShutdown } from "../app.ts";
+import { createAppReportingConfigErrors, handleShutdown } from "../app.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
 import { StdioLineTransport } from "./stdio-transport.ts";
@@ -23,7 +23,7 @@ function clientLabel(info: { name: string; version?: string } | undefined): stri
 const REPLY_FLUSH_MS = 1000;
 
 export async function runStdioServer(): Promise<void> {
-  const app = createApp();
+  const app = createAppReportingConfigErrors(log);
   const server = createMcpServer({
     host: app.host,
     clientId: () => clientLabel(server.getClientVersion()),

@@ -10,6 +10,7 @@ import { DaemonConnectError } from "../daemon/client.ts";
 import { daemonPaths } from "../daemon/paths.ts";
 import { reachDaemon } from "../daemon/start.ts";
 import { logger } from "../log.ts";
+import { parseVerbArgs } from "../util/verb-args.ts";
 
 const log = logger("bridge");
 
@@ -18,13 +19,18 @@ export const BRIDGE_NO_DAEMON = 3;
 /** The line the bridge prints on stderr in that case, which the local side recognizes. */
 export const BRIDGE_NO_DAEMON_LINE = "PTYHUB-BRIDGE no-daemon";
 
+const BRIDGE_ARGS = {
+  verb: "bridge",
+  usage:
+    "Usage: ptyhub bridge [--no-start]\n\nUsed over SSH by a remote ptyhub: pipes stdio to this user's daemon.\n" +
+    "  --no-start  exit 3 instead of starting a daemon when none runs\n",
+  options: { "no-start": { type: "boolean" } },
+} as const;
+
 export async function runBridge(args: string[]): Promise<number> {
-  const unknown = args.filter((a) => a !== "--no-start");
-  if (unknown.length > 0) {
-    process.stderr.write(`Usage: ptyhub bridge [--no-start]\n`);
-    return 2;
-  }
-  const start = !args.includes("--no-start");
+  const parsed = parseVerbArgs(BRIDGE_ARGS, args);
+  if (!parsed) return 0;
+  const start = parsed.values["no-start"] !== true;
   try {
     (await reachDaemon({ role: "bridge", start })).close();
   } catch (err) {

@@ -166,9 +166,9 @@ function collectNow(why: CollectReason): void {
   const t0 = performance.now();
   Bun.gc(true);
   const after = process.memoryUsage().rss;
-  log.debug(`collected (${why}): rss ${mb(before)} → ${mb(after)} MB in ${Math.round(performance.now() - t0)} ms`);
+  log.debug(`collected (${why}): rss ${mib(before)} → ${mib(after)} MiB in ${Math.round(performance.now() - t0)} ms`);
 }
 
-function mb(bytes: number): number {
+function mib(bytes: number): number {
   return Math.round(bytes / 2 ** 20);
 }

@@ -12,6 +12,7 @@ import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./co
 import { AppError } from "../errors.ts";
 import { withoutEcho } from "./echo-items.ts";
 import type { Pos } from "../terminal/emulator.ts";
+import type { RawLines } from "./raw-output.ts";
 
 export type ReadMode = "new" | "screen" | "diff" | "history";
 
@@ -21,6 +22,8 @@ export interface ReadParams {
   to?: number;
   until?: string;
   wait_ms?: number;
+  /** new/history: the output as the program sent it, escape sequences kept. */
+  raw?: boolean;
   max_tokens: number;
 }
 
@@ -52,6 +55,13 @@ export async function readSession(
       "INVALID_ARGUMENT",
       '`from`/`to` apply only to mode "history"',
       'Use mode:"history" with from/to line numbers (negative counts from the end).',
+    );
+  }
+  if (p.raw && p.mode !== "new" && p.mode !== "history") {
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      '`raw` applies to modes "new" and "history"',
+      'The screen is a rendering, not bytes: use mode:"new" or "history" with raw:true.',
     );
   }
   const waitMs = p.wait_ms ?? (p.mode === "new" ? 2000 : 0);
@@ -87,6 +97,11 @@ export async function readSession(
   const cursor = session.cursor(clientId);
   switch (p.mode) {
     case "new": {
+      if (p.raw) {
+        ({ items, dropped } = rawItems(session.rawOutput.since(cursor.rawAt)));
+        session.setCursor(clientId, em.cursorPos());
+        break;
+      }
       const r = region(session, cursor.pos, null, cursor.capture, Infinity, p.max_tokens);
       items = r.items;
       // A command that finished in the unread output (perhaps while no client was connected).
@@ -108,6 +123,10 @@ export async function readSession(
       break;
     }
     case "history": {
+      if (p.raw) {
+        ({ items, dropped } = rawItems(session.rawOutput.range(p.from, p.to)));
+        break;
+      }
       const h = historyItems(session, p.from, p.to);
       items = h.items;
       lost = h.lost;
@@ -163,6 +182,11 @@ function moreThanEcho(session: Session, from: Pos): () => boolean {
 
 function isBefore(a: Pos, b: Pos): boolean {
   return a.row < b.row || (a.row === b.row && a.col < b.col);
+}
+
+/** A raw read's lines as render items, and the bytes it could not return (no longer kept). */
+function rawItems(raw: RawLines): { items: Item[]; dropped: number } {
+  return { items: raw.lines, dropped: raw.lostBytes };
 }
 
 function totalLines(session: Session): number {

@@ -12,6 +12,7 @@ import { logger } from "../log.ts";
 import { Emitter } from "../util/emitter.ts";
 import { Secrets } from "./redaction.ts";
 import { AppError } from "../errors.ts";
+import { RawOutput } from "./raw-output.ts";
 
 const log = logger("session");
 
@@ -64,6 +65,8 @@ export interface ReadCursor {
   /** Screen rows at this client's last `screen`/`diff` read, for `diff`. */
   screen: string[] | null;
   usedAt: number;
+  /** Position in the raw output (RawOutput.total) at this client's last read, for `raw` reads. */
+  rawAt: number;
 }
 
 export interface SessionOptions {
@@ -125,6 +128,8 @@ export class Session {
   private readonly cursors = new Map<string, ReadCursor>();
   private readonly secrets = new Secrets();
   private readonly outputTaps = new Set<(data: Uint8Array) => void>();
+  /** The output as sent, escape sequences kept (term_read raw). */
+  readonly rawOutput = new RawOutput();
   private readonly events = new Emitter<SessionEventKind>();
 
   constructor(opts: SessionOptions) {
@@ -422,7 +427,7 @@ export class Session {
         capture.rows.push(...latest.capture.rows);
         capture.droppedChars = latest.capture.droppedChars;
       }
-      c = { pos, capture, screen: null, usedAt: Date.now() };
+      c = { pos, capture, screen: null, usedAt: Date.now(), rawAt: latest ? latest.rawAt : 0 };
       this.cursors.set(clientId, c);
     }
     return c;
@@ -455,6 +460,8 @@ export class Session {
     c.capture = this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS);
     c.pos = pos;
     c.usedAt = Date.now();
+    // Every caller sets the cursor at the end of the output it returned: so is the raw position.
+    c.rawAt = this.rawOutput.total;
   }
 
   /** Registers a capture of the head of output starting at `pos` (release when done). */
@@ -476,6 +483,7 @@ export class Session {
   private onData(data: Uint8Array): void {
     this.outputAt = this.activityAt = Date.now();
     for (const tap of this.outputTaps) tap(data);
+    this.rawOutput.push(data);
     this.emulator.ingest(data);
     this.notify();
   }

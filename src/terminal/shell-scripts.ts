@@ -15,6 +15,8 @@
  */
 
 export const OSC_MARK_ID = 6973;
+/** One of our marks in output (BEL- or ST-terminated): not what the program sent, and it carries the nonce. */
+export const OSC_MARK_PATTERN = new RegExp(`\x1b\\]${OSC_MARK_ID};[^\x07\x1b]*(?:\x07|\x1b\\\\)`, "g");
 
 /**
  * Template tag for script text: raw (backslashes stay as the shell needs them), with `\${`

@@ -11,6 +11,7 @@ import type { Subprocess } from "bun";
 import {
   CLI,
   ok,
+  runCli,
   settleLeftovers,
   startServer,
   stopDaemon,
@@ -137,6 +138,12 @@ describe("ptyhub attach", () => {
       "the interrupt",
     );
     expect(h.proc.exitCode).toBe(null);
+    // The human's interrupt is in the audit trail, when it happened (not held until the next Enter).
+    await waitFor(
+      async () => /human \(ptyhub attach\) {2}attach: "" keys ctrl\+c/.test((await runCli(env, ["log", "h"])).stdout),
+      5000,
+      "the ctrl+c in the trail",
+    );
 
     // ctrl+\ detaches; the session keeps running.
     h.type("\x1c");
@@ -176,6 +183,12 @@ describe("ptyhub attach", () => {
     h.type("exit 5\r");
     expect(await h.exited()).toBe(0);
     expect(h.raw).toContain("[session end ended: exited with code 5]");
+
+    // Attaching to the ended session shows its last screen, says how it ended, and exits.
+    const late = human(env, ["end"], 80, 24);
+    expect(await late.exited()).toBe(0);
+    expect(late.raw).toContain("[session end has ended: exited with code 5]");
+    expect(late.raw).not.toContain("keeps running");
 
     const missing = human(env, ["nope"], 80, 24);
     expect(await missing.exited()).toBe(1);

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { runInstall, type InstallIo } from "../../src/install/command.ts";
 import { findClient } from "../../src/install/clients/index.ts";
 import { nodeValue, parseJsonc } from "../../src/install/jsonc.ts";
+import { CLI } from "../helpers/mcp.ts";
 
 const TOKEN = "test-token-0123456789abcdefghijklmnopqrstuvwxyz";
 const URL_ = "http://127.0.0.1:6420/mcp";
@@ -52,6 +53,41 @@ function entryIn(clientId: string): unknown {
 const BEARER = { Authorization: `Bearer ${TOKEN}` };
 
 describe("ptyhub install --http", () => {
+  test("--dry-run neither creates nor prints the token", async () => {
+    let asked = 0;
+    const stdout: string[] = [];
+    const io: InstallIo = {
+      machine: { home, cwd: join(home, "project"), platform: "linux", env: {} },
+      launch: LAUNCH,
+      out: (line) => stdout.push(line),
+      err: (line) => stdout.push(line),
+      now: () => new Date("2025-01-02T03:04:05.678Z"),
+      httpToken: () => {
+        asked++; // resolving the token creates its file when there is none
+        return TOKEN;
+      },
+    };
+    expect(await runInstall(["cursor", "--http", URL_, "--dry-run"], io)).toBe(0);
+    expect(asked).toBe(0);
+    const text = stdout.join("\n");
+    expect(text).not.toContain(TOKEN);
+    expect(text).toContain("Bearer <token>");
+    expect(existsSync(join(home, ".cursor", "mcp.json"))).toBe(false);
+  });
+
+  test("--dry-run through the real command line leaves no token file", async () => {
+    const state = join(home, "state");
+    const proc = Bun.spawn([process.execPath, CLI, "install", "cursor", "--http", URL_, "--dry-run"], {
+      env: { ...(process.env as Record<string, string>), HOME: home, XDG_STATE_HOME: state, PTYHUB_HTTP_TOKEN: "" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(out).toContain("Bearer <token>");
+    expect(existsSync(join(state, "ptyhub", "http-token"))).toBe(false);
+  });
+
   test("Claude Code, VS Code and Cursor get their documented URL entries with the token header; re-running changes nothing", async () => {
     const expected: Record<string, unknown> = {
       "claude-code": { type: "http", url: URL_, headers: BEARER },

@@ -13,6 +13,8 @@ import { nodeValue, parseJsonc } from "../../src/install/jsonc.ts";
 import { makeTempDir } from "./helpers.ts";
 
 const LAUNCH = { command: "/opt/ptyhub/bin/ptyhub", args: [] as string[] };
+/** What a project config (committed, shared) registers. */
+const PORTABLE = { command: "ptyhub", args: [] as string[] };
 const FIXED_NOW = new Date("2025-01-02T03:04:05.678Z");
 
 interface Harness {
@@ -71,8 +73,8 @@ function registeredEntry(client: McpClient, text: string): unknown {
   return (nodeValue(parseJsonc(text).root!) as any)[client.format.serversKey]?.ptyhub;
 }
 
-function expectedEntry(client: McpClient): unknown {
-  return client.format.kind === "toml" ? { ...LAUNCH, env_vars: CODEX_ENV_VARS } : client.format.entry(LAUNCH);
+function expectedEntry(client: McpClient, launch = LAUNCH): unknown {
+  return client.format.kind === "toml" ? { ...launch, env_vars: CODEX_ENV_VARS } : client.format.entry(launch);
 }
 
 function write(path: string, text: string): void {
@@ -179,12 +181,15 @@ for (const client of CLIENTS) {
 
     const projectPath = client.configPath({ home: "/h", cwd: "/p", platform: "linux", env: {} }, "project");
     if (projectPath) {
-      test("--project writes the project config in the current directory", async () => {
+      test("--project writes the project config in the current directory, naming no path of this machine", async () => {
         const result = await install([client.id, "--project"]);
         expect(result.code).toBe(0);
         const path = configPath(client, "project");
         expect(path.startsWith(project)).toBe(true);
-        expect(registeredEntry(client, readFileSync(path, "utf8"))).toEqual(expectedEntry(client));
+        const text = readFileSync(path, "utf8");
+        // The file is committed and used on other machines: `ptyhub` from PATH, not /opt/ptyhub/bin/ptyhub.
+        expect(registeredEntry(client, text)).toEqual(expectedEntry(client, PORTABLE));
+        expect(text).not.toContain(LAUNCH.command);
         expect(existsSync(configPath(client))).toBe(false);
       });
     } else {
@@ -287,6 +292,22 @@ describe("file handling", () => {
     expect(registeredEntry(CLIENTS.find((c) => c.id === "cursor")!, readFileSync(real, "utf8"))).toEqual(LAUNCH);
     expect(readdirSync(join(home, ".cursor"))).toEqual(["mcp.json"]);
     expect(backupsOf(real)).toHaveLength(1);
+  });
+
+  test("a config that starts with a UTF-8 byte-order mark is edited, and keeps its mark", async () => {
+    const cursor = CLIENTS.find((c) => c.id === "cursor")!;
+    const codex = CLIENTS.find((c) => c.id === "codex")!;
+    for (const client of [cursor, codex]) {
+      const path = configPath(client);
+      write(path, `\uFEFF${seedConfig(client)}`);
+      const result = await install([client.id]);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      const text = readFileSync(path, "utf8");
+      expect(text.startsWith("\uFEFF")).toBe(true);
+      expect(registeredEntry(client, text.slice(1))).toEqual(expectedEntry(client));
+      expect((await install([client.id])).stdout).toContain("already registered");
+    }
   });
 
   test("refuses a config that is not UTF-8", async () => {

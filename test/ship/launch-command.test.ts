@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { launchCommandFor, type RunningProgram } from "../../src/install/launch-command.ts";
+import { launchCommandFor, portableLaunch, type RunningProgram } from "../../src/install/launch-command.ts";
 
 const FROM_SOURCE: RunningProgram = {
   compiled: false,
@@ -48,5 +48,16 @@ describe("launchCommandFor", () => {
     expect(launchCommandFor(bunxLauncher)).toEqual({ command: "bunx", args: ["ptyhub"] });
     const bunxSource = { ...FROM_SOURCE, cliPath: "/tmp/bunx-1000-ptyhub@latest/node_modules/ptyhub/src/cli.ts" };
     expect(launchCommandFor(bunxSource)).toEqual({ command: "bunx", args: ["ptyhub"] });
+  });
+});
+
+describe("portableLaunch (a project's committed config)", () => {
+  test("a path of this machine becomes plain `ptyhub`; a package runner stays as it is", () => {
+    expect(portableLaunch(launchCommandFor(FROM_SOURCE))).toEqual({ command: "ptyhub", args: [] });
+    expect(portableLaunch({ command: "/home/u/.local/bin/ptyhub", args: [] })).toEqual({ command: "ptyhub", args: [] });
+    expect(portableLaunch({ command: "npx", args: ["-y", "ptyhub"] })).toEqual({
+      command: "npx",
+      args: ["-y", "ptyhub"],
+    });
   });
 });

@@ -42,6 +42,11 @@ async function mustRun(argv: string[], cwd: string): Promise<string> {
   return result.stdout;
 }
 
+/** What `npm pack` names this platform's package tarball. */
+function platformTarballName(): string {
+  return `ptyhub-${npmPackageName(build.target).replace("@ptyhub/", "")}-${VERSION}.tgz`;
+}
+
 beforeAll(async () => {
   if (!npm || !node) return;
   build = await hostBuild();
@@ -80,7 +85,7 @@ beforeAll(async () => {
   mkdirSync(tarballs);
   await mustRun([npm, "pack", "--pack-destination", tarballs, join(out, "ptyhub"), platformDir], scratch);
   prefix = join(scratch, "prefix");
-  const platformTarball = `ptyhub-${npmPackageName(build.target).replace("@ptyhub/", "")}-${VERSION}.tgz`;
+  const platformTarball = platformTarballName();
   await mustRun(
     [
       npm,
@@ -104,6 +109,8 @@ describe.skipIf(!npm || !node)("npm packages", () => {
   test("the main package runs a Node launcher and depends on every platform package at its version", () => {
     const manifest = JSON.parse(readFileSync(join(prefix, "lib", "node_modules", "ptyhub", "package.json"), "utf8"));
     expect(manifest.bin).toEqual({ ptyhub: "bin/ptyhub.js" });
+    // The MCP Registry lists it only when the package claims server.json's name.
+    expect(manifest.mcpName).toBe(JSON.parse(readFileSync(join(REPO_ROOT, "server.json"), "utf8")).name);
     expect(manifest.optionalDependencies).toEqual(
       Object.fromEntries(RELEASE_TARGETS.map((t) => [npmPackageName(t), VERSION])),
     );
@@ -164,11 +171,32 @@ describe.skipIf(!npm || !node)("npm packages", () => {
     }
   });
 
-  test("a missing platform package gets an actionable message", async () => {
-    const name = npmPackageName(build.target);
-    rmSync(join(prefix, "lib", "node_modules", ...name.split("/")), { recursive: true });
-    const result = await runProcess([launcherBin, "--version"], { env });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`the binary package ${name} is not installed`);
-  });
+  test(
+    "a skipped platform package is installed on demand (exact version, into ptyhub's cache), else explained",
+    async () => {
+      const name = npmPackageName(build.target);
+      rmSync(join(prefix, "lib", "node_modules", ...name.split("/")), { recursive: true });
+      // Offline, from no registry: installing it fails, and the message says how to install it.
+      const failed = await runProcess([launcherBin, "--version"], { env });
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toBe("");
+      expect(failed.stderr).toContain(`installing it now failed`);
+      expect(failed.stderr).toContain(`npm i -g ptyhub ${name}@${VERSION}`);
+      expect(failed.stderr).not.toContain("--omit=optional");
+      // From a source npm can reach (here the tarball, as a mirror would serve it): installed and run.
+      const onDemand = { ...env, PTYHUB_NPM_PLATFORM_SPEC: join(scratch, "tarballs", platformTarballName()) };
+      const installed = await runProcess([launcherBin, "--version"], {
+        env: onDemand,
+        timeoutMs: PACK_AND_INSTALL_TIMEOUT_MS,
+      });
+      expect(installed.stdout).toBe(`ptyhub ${VERSION}\n`);
+      expect(installed.stderr).toContain(`installing it into`);
+      expect(installed.code).toBe(0);
+      // Next time it is found in the cache: no install, nothing said.
+      const cached = await runProcess([launcherBin, "--version"], { env });
+      expect(cached.stderr).toBe("");
+      expect(cached.stdout).toBe(`ptyhub ${VERSION}\n`);
+    },
+    PACK_AND_INSTALL_TIMEOUT_MS * 2,
+  );
 });

@@ -31,6 +31,13 @@ const input = z.strictObject({
     .max(600_000)
     .optional()
     .describe("How long `new` waits for output when there is none yet (default 2000; 0 for screen/history)."),
+  raw: z
+    .boolean()
+    .optional()
+    .describe(
+      "new/history: the output as the program sent it, escape sequences kept (for debugging terminal output); " +
+        "history from/to then number its \\n-separated lines.",
+    ),
   max_tokens: maxTokens,
 });
 

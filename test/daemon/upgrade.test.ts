@@ -1,0 +1,75 @@
+/**
+ * Upgrades: a server meeting a daemon older than itself (a real daemon run from a copy of this
+ * tree that calls itself 0.0.1) replaces it when it hosts no session, and otherwise leaves it
+ * serving its sessions and says, once, how to replace it.
+ */
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { reachDaemon } from "../../src/daemon/start.ts";
+import { VERSION } from "../../src/version.ts";
+import { alive, daemonStatus, fixture, ok, REPO, waitFor, type Env, type McpServer } from "./helpers.ts";
+
+const OLD_VERSION = "0.0.1";
+const START_WAIT_MS = 20_000;
+
+/** This tree as an older release: the same code, calling itself OLD_VERSION. */
+const oldTree = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? tmpdir(), "old-ptyhub-"));
+cpSync(join(REPO, "src"), join(oldTree, "src"), { recursive: true });
+writeFileSync(join(oldTree, "src", "version.ts"), `export const VERSION: string = "${OLD_VERSION}";\n`);
+symlinkSync(join(REPO, "node_modules"), join(oldTree, "node_modules"));
+afterAll(() => rmSync(oldTree, { recursive: true, force: true }));
+
+const f = fixture();
+afterEach(() => f.cleanup());
+
+/** Starts the old version's daemon (it detaches from nothing: ended by the fixture's daemon stop). */
+async function startOldDaemon(env: Env): Promise<number> {
+  const proc = Bun.spawn([process.execPath, join(oldTree, "src", "cli.ts"), "daemon"], {
+    env,
+    stdio: ["ignore", "ignore", "ignore"],
+  });
+  await waitFor(async () => (await daemonStatus(env))?.version === OLD_VERSION, START_WAIT_MS, "the old daemon");
+  return proc.pid;
+}
+
+/** Everything the server wrote on stderr so far. */
+function collectStderr(server: McpServer): () => string {
+  let text = "";
+  server.transport.stderr?.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  return () => text;
+}
+
+describe("a newer server meeting an older daemon", () => {
+  test("with no session, it replaces the daemon by one of its own version", async () => {
+    const env = f.env();
+    const oldPid = await startOldDaemon(env);
+    const server = await f.server(env);
+    const stderr = collectStderr(server);
+    await ok(server, "term_open", { name: "fresh" });
+    await waitFor(() => !alive(oldPid), START_WAIT_MS, "the old daemon to exit");
+    const st = await daemonStatus(env);
+    expect(st).toMatchObject({ version: VERSION, sessions: 1 });
+    expect(st!.pid).not.toBe(oldPid);
+    await waitFor(() => stderr().includes(`replacing the idle ptyhub daemon ${OLD_VERSION}`), 5000, "the notice");
+  });
+
+  test("with sessions, the old daemon keeps them, and the server says how to upgrade it", async () => {
+    const env = f.env();
+    const oldPid = await startOldDaemon(env);
+    const c = await reachDaemon({ role: "test", env, start: false });
+    try {
+      await c.invoke("open", { name: "keep" }, { clientId: "test" });
+    } finally {
+      c.close();
+    }
+    const server = await f.server(env);
+    const stderr = collectStderr(server);
+    await ok(server, "term_open", { name: "second" });
+    expect(alive(oldPid)).toBe(true);
+    expect(await daemonStatus(env)).toMatchObject({ version: OLD_VERSION, sessions: 2 });
+    await waitFor(() => stderr().includes("ptyhub daemon --stop"), 5000, "the upgrade hint");
+    expect(stderr()).toContain(`version ${OLD_VERSION}, older than this ptyhub (${VERSION})`);
+  });
+});
