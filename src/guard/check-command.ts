@@ -4,7 +4,6 @@
  * judged as term_exec judges a local session's command: the settings' rules, the given cwd (git's
  * answers read there), this user's home directory.
  */
-import { parseArgs } from "node:util";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { statSync } from "node:fs";
@@ -13,6 +12,7 @@ import { classifyShellLine, type Finding } from "./classify.ts";
 import { settingsRuleSet } from "./guard.ts";
 import { gitBranch, gitStatus } from "./git.ts";
 import type { RuleContext } from "./rules.ts";
+import { EXIT_USAGE, parseVerbArgs, UsageError } from "../util/verb-args.ts";
 
 const USAGE = `usage: ptyhub guard check [--cwd DIR] [--json] [LINE…]
 
@@ -28,7 +28,6 @@ Exit status: 0 when no line would be stopped, 1 when any would, 2 on a usage err
 `;
 
 export const EXIT_STOPPED = 1;
-export const EXIT_USAGE = 2;
 
 export interface CheckIo {
   out(text: string): void;
@@ -36,6 +35,13 @@ export interface CheckIo {
   /** All of standard input (only read when no LINE is given, or "-"). */
   stdin(): Promise<string>;
 }
+
+const CHECK_OPTIONS = {
+  cwd: { type: "string" },
+  json: { type: "boolean", default: false },
+} as const;
+/** Any number of lines; none means standard input. */
+const CHECK_LINES = { min: 0, max: Number.POSITIVE_INFINITY, name: "LINE" };
 
 const processIo: CheckIo = {
   out: (t) => process.stdout.write(t),
@@ -56,18 +62,20 @@ export async function runGuardCommand(args: string[], io: CheckIo = processIo): 
 }
 
 async function runGuardCheck(args: string[], io: CheckIo): Promise<number> {
-  let parsed: ReturnType<typeof parseCheckArgs>;
+  let parsed: ReturnType<typeof parseVerbArgs<typeof CHECK_OPTIONS>>;
   try {
-    parsed = parseCheckArgs(args);
+    parsed = parseVerbArgs(
+      { verb: "guard check", usage: USAGE, options: CHECK_OPTIONS, positionals: CHECK_LINES },
+      args,
+      io.out,
+    );
   } catch (err) {
-    io.err(`ptyhub guard check: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    if (!(err instanceof UsageError)) throw err;
+    io.err(err.render());
     return EXIT_USAGE;
   }
+  if (parsed === null) return 0;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(USAGE);
-    return 0;
-  }
   const cwd = resolve(values.cwd ?? process.cwd());
   // A directory that is not here (another machine's path, a corpus's) is judged as if it were.
   if (!isDirectory(cwd)) io.err(`ptyhub guard check: note: ${cwd} is not a directory here; judged as if it were\n`);
@@ -93,19 +101,6 @@ async function runGuardCheck(args: string[], io: CheckIo): Promise<number> {
   }
   if (!settings.enabled) io.err("ptyhub guard check: the guard is turned off in the settings (guard.enabled false)\n");
   return anyStopped ? EXIT_STOPPED : 0;
-}
-
-function parseCheckArgs(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      cwd: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
 }
 
 function isDirectory(path: string): boolean {

@@ -58,7 +58,7 @@ describe("ptyhub guard check", () => {
   test("usage errors exit 2 with the reason on stderr; --help prints usage and exits 0", () => {
     const bad = check(["--bogus", "ls"]);
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain("Unknown option '--bogus'");
+    expect(bad.err).toContain("unknown option '--bogus'");
     expect(bad.out).toBe("");
     const elsewhere = check(["--cwd", "/nonexistent/dir", "rm -rf ../.."]);
     expect(elsewhere.code).toBe(1);
