@@ -77,7 +77,14 @@ export async function openBackend(spec: BackendSpec, ctx: OpenContext): Promise<
 function openLocal(spec: LocalSpec, ctx: OpenContext): OpenedBackend {
   const req = { command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env, defaultShell: ctx.config.shell };
   const plan = withSandbox(planLaunch(req, spec.nonce, spec.sessionId), spec.sandbox);
-  const backend = new LocalBackend({ argv: plan.argv, cwd: plan.cwd, env: plan.env, cols: spec.cols, rows: spec.rows });
+  const backend = new LocalBackend({
+    argv: plan.argv,
+    cwd: plan.cwd,
+    env: plan.env,
+    cols: spec.cols,
+    rows: spec.rows,
+    nonceInput: plan.nonceInput,
+  });
   return {
     kind: "local",
     target: plan.target,

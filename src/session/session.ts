@@ -153,6 +153,14 @@ export class Session {
   get cwd(): string | null {
     return this.currentCwd;
   }
+  /**
+   * The directory a line typed now would run in, for judging it (guard): a local shell's real one,
+   * from the kernel, since a program that forged an end mark could have moved `cwd`; elsewhere
+   * (SSH, serial, no /proc) the last mark's.
+   */
+  get judgedCwd(): string | null {
+    return this.backend.foregroundCwd?.() ?? this.currentCwd;
+  }
   get lastExitCode(): number | null {
     return this.lastExit;
   }

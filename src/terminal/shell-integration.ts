@@ -65,6 +65,8 @@ function scriptDir(): string {
 export interface ShellLaunch {
   argv: string[];
   env: Record<string, string>;
+  /** What the shell reads on NONCE_FD at its start (the nonce's line): never in env or argv. */
+  nonceInput: string;
   integration: Integration;
   family: ShellFamily;
 }
@@ -73,25 +75,29 @@ export interface ShellLaunch {
 export function shellLaunch(shellPath: string, nonce: string, env: Record<string, string>): ShellLaunch {
   const family = shellFamilyOf(shellPath) ?? "sh";
   const dir = scriptDir();
-  const extra: Record<string, string> = { PTYHUB_NONCE: nonce };
+  const extra: Record<string, string> = {};
+  const nonceInput = `${nonce}\n`;
   switch (family) {
-    case "bash":
-      return { argv: [shellPath, "--rcfile", join(dir, "bash.rc"), "-i"], env: extra, integration: "shell", family };
+    case "bash": {
+      const argv = [shellPath, "--rcfile", join(dir, "bash.rc"), "-i"];
+      return { argv, env: extra, nonceInput, integration: "shell", family };
+    }
     case "zsh":
       if (env.ZDOTDIR) extra.PTYHUB_USER_ZDOTDIR = env.ZDOTDIR;
       extra.ZDOTDIR = join(dir, "zsh");
-      return { argv: [shellPath, "-i"], env: extra, integration: "shell", family };
+      return { argv: [shellPath, "-i"], env: extra, nonceInput, integration: "shell", family };
     case "fish":
       return {
         argv: [shellPath, "-i", "--init-command", `source ${quoteFish(join(dir, "fish.fish"))}`],
         env: extra,
+        nonceInput,
         integration: "shell",
         family,
       };
     case "sh":
       if (env.ENV) extra.PTYHUB_USER_ENV = env.ENV;
       extra.ENV = join(dir, "sh.rc");
-      return { argv: [shellPath, "-i"], env: extra, integration: "marker", family };
+      return { argv: [shellPath, "-i"], env: extra, nonceInput, integration: "marker", family };
   }
 }
 
