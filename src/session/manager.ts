@@ -257,6 +257,14 @@ export class SessionManager {
     return viaOf(session, verdict);
   }
 
+  /** Each live local session's program (a session leader): who runs inside the daemon's sessions. */
+  localLeaders(): Array<{ id: string; pid: number }> {
+    const leaders: Array<{ id: string; pid: number }> = [];
+    for (const s of this.sessions.values())
+      if (s.kind === "local" && s.pid !== null) leaders.push({ id: s.id, pid: s.pid });
+    return leaders;
+  }
+
   list(): SessionInfo[] {
     const now = Date.now();
     // Through redaction like every result: a secret can show up in a cwd, say.
