@@ -70,6 +70,8 @@ export interface SessionOptions {
   persistent: boolean;
   /** The working directory the program started in, where known. */
   cwd?: string | null;
+  /** The host's secrets, shared by all its sessions (redaction.ts); default: this session's own. */
+  secrets?: Secrets;
 }
 
 export class Session {
@@ -110,7 +112,7 @@ export class Session {
 
   private readonly changes = new Emitter<void>();
   private readonly cursors = new Map<string, ReadCursor>();
-  private readonly secrets = new Secrets();
+  private readonly secrets: Secrets;
   private readonly outputTaps = new Set<(data: Uint8Array) => void>();
   private readonly events = new Emitter<SessionEventKind>();
 
@@ -123,6 +125,7 @@ export class Session {
     this.persistent = opts.persistent;
     this.backend = opts.backend;
     this.nonce = opts.nonce;
+    this.secrets = opts.secrets ?? new Secrets();
     this.currentCwd = opts.cwd ?? null;
     this.emulator = new Emulator({
       cols: opts.cols,
@@ -369,9 +372,12 @@ export class Session {
     this.activityAt = Date.now();
   }
 
-  /** Remembers a secret typed into the session so it is masked in every later output. */
-  addSecret(secret: string): void {
-    this.secrets.add(secret);
+  /**
+   * Remembers a secret typed into the session so it is masked in every later output, of every
+   * session of the host; false when it is too short to mask (redaction.ts).
+   */
+  addSecret(secret: string): boolean {
+    return this.secrets.add(secret);
   }
 
   redact(text: string): string {
