@@ -6,7 +6,8 @@
  * Each MCP session (one connected client) gets its own MCP server and its own reader id, hence its
  * own read cursors; all of them share the app's host, so HTTP clients, stdio clients and attached
  * humans see and drive the same daemon sessions. Before any of that, a request must pass, in this
- * order: the connection cap (503), the path (404), Origin and Host (403), the bearer token (401).
+ * order: the connection cap (503), the path (404), Origin and Host (403), the bearer token (401),
+ * and not coming from a program inside one of ptyhub's sessions (403, http-peer.ts).
  * The SDK then answers bad requests itself: 406/415 (headers), 413 (body size), 400 (malformed
  * JSON or JSON-RPC), 404 (unknown MCP session).
  */
@@ -17,6 +18,7 @@ import type { App } from "../app.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
 import { bearerMatches } from "./http-token.ts";
+import { HttpPeers } from "./http-peer.ts";
 import { createGuard, type RequestGuard } from "./http-guard.ts";
 
 const log = logger("http");
@@ -112,6 +114,7 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
 
   // Built once the port is known (port 0 picks one).
   let guard: RequestGuard | null = null;
+  let peers: HttpPeers | null = null;
 
   const handleMcp = async (req: Request): Promise<Response> => {
     const sid = req.headers.get("mcp-session-id");
@@ -157,6 +160,15 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
           "WWW-Authenticate": 'Bearer realm="ptyhub"',
         });
       }
+      const inside = peers?.sessionOf(srv.requestIP(req)) ?? null;
+      if (inside !== null) {
+        log.warn(`403 ${req.method} from a program inside session ${inside}`);
+        return jsonError(
+          403,
+          `Forbidden: ptyhub refuses requests from programs running inside its own sessions (this one runs in ` +
+            `session ${inside}); use ptyhub from a terminal of your own`,
+        );
+      }
       try {
         return await handleMcp(req);
       } catch (err) {
@@ -171,6 +183,7 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
   });
 
   const port = server.port ?? opts.port;
+  peers = new HttpPeers(port);
   guard = createGuard({ host: opts.host, port, tls: opts.tls !== null, extraOrigins: opts.allowedOrigins });
   const shownHost = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   return {
