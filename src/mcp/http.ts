@@ -36,6 +36,25 @@ const SSE_KEEPALIVE_MS = 15_000;
  * their slots forever, while a live client is never evicted by a newcomer.
  */
 const EVICTABLE_AFTER_MS = 10 * 60_000;
+/**
+ * How long a request's body may take to arrive, all of it. Bun's idle timeout cuts only a silent
+ * connection; a client trickling a byte now and then would hold its connection slot for ever, and
+ * enough of them (http_max_connections) would lock every other client out.
+ */
+export const BODY_DEADLINE_MS = 10_000;
+
+/** `req` with its body read within `ms`, or null when the body came too slowly (it is dropped). */
+async function withBodyWithin(req: Request, ms: number): Promise<Request | null> {
+  if (req.body === null) return req;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  const body = await Promise.race([req.arrayBuffer(), late]).finally(() => clearTimeout(timer));
+  if (body === null) {
+    void req.body.cancel().catch(() => undefined);
+    return null;
+  }
+  return new Request(req.url, { method: req.method, headers: req.headers, body });
+}
 
 export interface HttpOptions {
   host: string;
@@ -170,7 +189,14 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
         );
       }
       try {
-        return await handleMcp(req);
+        const whole = await withBodyWithin(req, BODY_DEADLINE_MS);
+        if (whole === null) {
+          log.warn(`408 ${req.method}: the body took longer than ${BODY_DEADLINE_MS} ms`);
+          return jsonError(408, `Request Timeout: the request body took longer than ${BODY_DEADLINE_MS / 1000} s`, {
+            Connection: "close",
+          });
+        }
+        return await handleMcp(whole);
       } catch (err) {
         log.error(`${req.method} ${MCP_PATH} failed`, err);
         return jsonError(500, "Internal error");
