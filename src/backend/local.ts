@@ -98,7 +98,14 @@ export class LocalBackend implements Backend {
         env: opts.env,
         stdio: opts.nonceInput === undefined ? [...tty] : [...tty, "pipe"],
       });
-      if (opts.nonceInput !== undefined) handOver(this.proc, opts.nonceInput);
+      if (opts.nonceInput !== undefined) {
+        try {
+          handOver(this.proc, opts.nonceInput);
+        } catch (err) {
+          this.proc.kill("SIGKILL"); // A shell without its nonce would never report a command done.
+          throw err;
+        }
+      }
     } catch (err) {
       closeSync(this.pty.master);
       throw new AppError("SPAWN_FAILED", `cannot start ${program}: ${(err as Error).message}`, SPAWN_HINT);
