@@ -37,6 +37,13 @@ const SSE_KEEPALIVE_MS = 15_000;
  */
 const EVICTABLE_AFTER_MS = 10 * 60_000;
 /**
+ * A session with no open stream (no GET for notifications) and no request for this long is taken
+ * for abandoned (a client gone without DELETE) and may be dropped sooner, at the cap: otherwise
+ * http_max_sessions such sessions lock every new client out for EVICTABLE_AFTER_MS. A live client
+ * dropped this way gets 404 on its next request and starts a new session, as the spec says.
+ */
+export const ABANDONED_AFTER_MS = 30_000;
+/**
  * How long a request's body may take to arrive, all of it. Bun's idle timeout cuts only a silent
  * connection; a client trickling a byte now and then would hold its connection slot for ever, and
  * enough of them (http_max_connections) would lock every other client out.
@@ -81,6 +88,24 @@ interface McpSession {
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
   lastActive: number;
+  /** Open SSE streams (GET) of this session: while one is open, the client is there. */
+  streams: number;
+}
+
+/** The session's stream response, counted in `s.streams` until it ends or its client goes. */
+function trackStream(s: McpSession, req: Request, res: Response): Response {
+  if (!res.body) return res;
+  s.streams++;
+  let open = true;
+  const ended = () => {
+    if (!open) return;
+    open = false;
+    s.streams--;
+    s.lastActive = Date.now();
+  };
+  req.signal.addEventListener("abort", ended, { once: true });
+  const body = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: ended }));
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 function jsonError(status: number, message: string, headers: Record<string, string> = {}): Response {
@@ -113,16 +138,19 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       clientId: () => `http:${server.getClientVersion()?.name ?? "mcp"}:${id}`,
       resultForm: app.config.result_form,
     });
-    const entry: McpSession = { server, transport, lastActive: Date.now() };
+    const entry: McpSession = { server, transport, lastActive: Date.now(), streams: 0 };
     return entry;
   };
 
   /** Room for one more MCP session: evicts a long-quiet one at the cap, else says no. */
   const makeRoom = (): boolean => {
     if (sessions.size < opts.maxSessions) return true;
+    const now = Date.now();
+    const quietEnough = (s: McpSession) =>
+      now - s.lastActive >= (s.streams > 0 ? EVICTABLE_AFTER_MS : ABANDONED_AFTER_MS);
     let oldest: [string, McpSession] | null = null;
-    for (const e of sessions) if (!oldest || e[1].lastActive < oldest[1].lastActive) oldest = e;
-    if (!oldest || Date.now() - oldest[1].lastActive < EVICTABLE_AFTER_MS) return false;
+    for (const e of sessions) if (quietEnough(e[1]) && (!oldest || e[1].lastActive < oldest[1].lastActive)) oldest = e;
+    if (!oldest) return false;
     log.info(
       `MCP session ${oldest[0]} quiet for ${Date.now() - oldest[1].lastActive} ms: dropped to admit a new client`,
     );
@@ -141,7 +169,8 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       const s = sessions.get(sid);
       if (!s) return jsonError(404, "Session not found: start a new MCP session (initialize without Mcp-Session-Id)");
       s.lastActive = Date.now();
-      return s.transport.handleRequest(req);
+      const res = await s.transport.handleRequest(req);
+      return req.method === "GET" ? trackStream(s, req, res) : res;
     }
     if (req.method !== "POST") return jsonError(400, "Bad Request: Mcp-Session-Id header is required");
     if (!makeRoom())
