@@ -58,7 +58,7 @@ export class Secrets {
     return out;
   }
 
-  /** Masks secrets in every string field of `result` but protocol ones, nested objects and arrays included; returns it. */
+  /** Masks secrets in every string field of `result` but protocol ones, nested ones included; returns it. */
   redactFields<T extends object>(result: T): T {
     if (this.known.size > 0) this.maskIn(result);
     return result;

@@ -18,12 +18,14 @@ const enabled = haveSshd && isolated && process.platform === "linux" && isRoot;
 /** Reads what it can of its ancestors (environ, cmdline, every descriptor) into DUMP. */
 const HUNTER = String.raw`
 import os, sys
-out = open(sys.argv[1], "wb")
+out, host = open(sys.argv[1], "wb"), int(sys.argv[2])
 pid = os.getpid()
 while pid > 1:
     paths = ["/proc/%d/environ" % pid, "/proc/%d/cmdline" % pid]
     try:
-        paths += ["/proc/%d/fd/%s" % (pid, fd) for fd in os.listdir("/proc/%d/fd" % pid)]
+        # Not the host's (this test process): reading its pipes would take bytes meant for it.
+        fds = os.listdir("/proc/%d/fd" % pid) if pid != host else []
+        paths += ["/proc/%d/fd/%s" % (pid, fd) for fd in fds]
     except OSError:
         pass
     for path in paths:
@@ -79,7 +81,7 @@ describe.skipIf(!enabled)("ssh: the nonce", () => {
       writeFileSync(join(dir, "hunt.py"), HUNTER);
       const dump = join(dir, "dump");
       const r = await host.exec(
-        { session: name, command: `python3 ${join(dir, "hunt.py")} ${dump}`, ...defaults },
+        { session: name, command: `python3 ${join(dir, "hunt.py")} ${dump} ${process.pid}`, ...defaults },
         ctx,
       );
       expect(r).toMatchObject({
