@@ -10,6 +10,7 @@ import type { Session } from "../session/session.ts";
 import type { GuardDecision } from "../guard/guard.ts";
 import { AuditTrail, type AuditEntry, type AuditSettings } from "./trail.ts";
 import { SessionRecording } from "./recording.ts";
+import { AppError } from "../errors.ts";
 
 /** A human's keystrokes are written as one entry per line, or per this many characters. */
 const HUMAN_CHUNK_CHARS = 1000;
@@ -60,15 +61,37 @@ export class SessionAudit {
     });
   }
 
+  /** Before input is typed: throws (and nothing is typed) when the trail cannot record it. */
   typed(session: Session, who: string, via: "exec" | "send", text: string | undefined, keys?: string[]): void {
     const entry: AuditEntry = { event: "typed", who, via };
     if (text !== undefined) entry.text = session.redact(text);
     if (keys && keys.length > 0) entry.keys = keys;
-    this.trail.record(session.id, entry);
+    this.mustRecord(session, entry);
   }
 
+  /** Before a secret is typed: throws (and nothing is typed) when the trail cannot record it. */
   secret(session: Session, who: string): void {
-    this.trail.record(session.id, { event: "secret", who, text: "[secret typed by the human via term_secret]" });
+    this.mustRecord(session, { event: "secret", who, text: "[secret typed by the human via term_secret]" });
+  }
+
+  /**
+   * An entry for input about to be typed: a trail that silently lost it would no longer tell who
+   * did what, so the call fails instead, saying why (a full disk), and types nothing.
+   */
+  private mustRecord(session: Session, entry: AuditEntry): void {
+    const failed = this.trail.record(session.id, entry);
+    if (failed === null) return;
+    let where = "the audit directory";
+    try {
+      where = this.trail.directory;
+    } catch {
+      // The directory itself is what failed: the reason says so.
+    }
+    throw new AppError(
+      "INTERNAL",
+      `the audit trail of session '${session.id}' cannot be written (${failed}): nothing was typed`,
+      `Free space where it is written (${where}), or turn the trail off with audit.enabled = false.`,
+    );
   }
 
   guard(session: Session, decision: GuardDecision, who: string): void {

@@ -11,6 +11,7 @@ import {
   existsSync,
   fchmodSync,
   fstatSync,
+  ftruncateSync,
   openSync,
   readdirSync,
   renameSync,
@@ -82,22 +83,47 @@ export class AuditTrail {
     return (this.dir ??= auditDir());
   }
 
-  record(session: string, entry: AuditEntry): void {
-    if (!this.settings.enabled) return;
+  /**
+   * Appends one entry, whole or not at all: a write the disk cut short (full, or over a size
+   * limit) is truncated away again, so no torn line is left for the next to be glued to. Returns
+   * the reason when the entry could not be written (the caller decides whether that stops its
+   * call: a line about to be typed does, see recorder.ts), else null.
+   */
+  record(session: string, entry: AuditEntry): string | null {
+    if (!this.settings.enabled) return null;
+    let trail: OpenTrail | null = null;
+    let before = 0;
     try {
       const dir = (this.dir ??= auditDir());
-      let trail = this.open.get(session) ?? this.openTrail(dir, session);
+      trail = this.open.get(session) ?? this.openTrail(dir, session);
       if (trail.bytes >= this.settings.max_file_bytes) {
         this.release(session);
         this.rotate(dir, session);
         trail = this.openTrail(dir, session);
       }
+      before = trail.bytes;
       const line = Buffer.from(JSON.stringify({ t: new Date().toISOString(), session, ...entry }) + "\n");
-      writeSync(trail.fd, line);
+      let at = 0;
+      while (at < line.length) at += writeSync(trail.fd, line, at, line.length - at);
       trail.bytes += line.length;
+      return null;
     } catch (err) {
-      // A full disk must not break the session; the daemon's log says what was lost.
-      log.warn(`cannot write the audit trail of '${session}': ${(err as Error).message}`);
+      if (trail) this.cutBack(session, trail, before);
+      const why = (err as Error).message;
+      log.warn(`cannot write the audit trail of '${session}': ${why}`);
+      return why;
+    }
+  }
+
+  /** Removes what a failed write left after `size` bytes (a torn line). */
+  private cutBack(session: string, trail: OpenTrail, size: number): void {
+    try {
+      ftruncateSync(trail.fd, size);
+      trail.bytes = size;
+    } catch (err) {
+      // The file stays as it is; reopening measures it again.
+      log.warn(`cannot remove a torn entry from the audit trail of '${session}': ${(err as Error).message}`);
+      this.release(session);
     }
   }
 

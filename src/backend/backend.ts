@@ -49,6 +49,11 @@ export interface Backend {
    */
   foregroundTtyWait?(): TtyWait;
   /**
+   * The working directory of the foreground group's leader (the shell a typed line goes to), read
+   * from the kernel rather than from marks a program could print; null where not visible.
+   */
+  foregroundCwd?(): string | null;
+  /**
    * Lets go of the program without ending it, when it can outlive us (a remote persistent session
    * keeps running for a later resume). Used when the host shuts down; absent: close("HUP").
    */

@@ -78,7 +78,14 @@ export async function openBackend(spec: BackendSpec, ctx: OpenContext): Promise<
 function openLocal(spec: LocalSpec, ctx: OpenContext): OpenedBackend {
   const req = { command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env, defaultShell: ctx.config.shell };
   const plan = withSandbox(planLaunch(req, spec.nonce, spec.sessionId), spec.sandbox);
-  const options = { argv: plan.argv, cwd: plan.cwd, env: plan.env, cols: spec.cols, rows: spec.rows };
+  const options = {
+    argv: plan.argv,
+    cwd: plan.cwd,
+    env: plan.env,
+    cols: spec.cols,
+    rows: spec.rows,
+    nonceInput: plan.nonceInput,
+  };
   const backend = process.platform === "win32" ? new ConptyBackend(options) : new LocalBackend(options);
   return {
     kind: "local",

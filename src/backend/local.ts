@@ -8,17 +8,18 @@
  * POSIX only: Windows sessions run on a pseudo console (conpty/backend.ts).
  */
 import type { Subprocess } from "bun";
-import { accessSync, closeSync, constants as fsc } from "node:fs";
+import { accessSync, closeSync, constants as fsc, readlinkSync, writeSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../errors.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "./backend.ts";
-import { groupBusy, groupCommands, signalNumber, terminateSession } from "./process-tree.ts";
+import { groupBusy, groupCommands, groupLeader, signalNumber, terminateSession } from "./process-tree.ts";
 import { groupTtyWait, type TtyWait } from "./tty-wait.ts";
 import { openPty, pendingInput, pendingOutput, readLocalModes, setWindowSize, type PtyPair } from "./pty/open.ts";
 import { controllingTtyArgv, type CttyLauncher } from "./pty/launcher.ts";
 import { PtyReader } from "./pty/reader.ts";
 import { PtyWriter } from "./pty/writer.ts";
 import { libc } from "./pty/libc.ts";
+import { NONCE_FD } from "../terminal/shell-scripts.ts";
 
 /**
  * After the program exits, how long to wait for the PTY's last bytes before reporting the exit
@@ -36,6 +37,8 @@ export interface LocalSpawnOptions {
   rows: number;
   /** How the child gets its controlling terminal; default: `setsid --ctty` where available. */
   cttyLauncher?: CttyLauncher;
+  /** Written to the child's NONCE_FD, then closed: the shell-integration nonce (shell-scripts.ts). */
+  nonceInput?: string;
 }
 
 /** The program's path as exec would find it, or null: checked up front for a clear SPAWN_FAILED. */
@@ -50,6 +53,17 @@ function findExecutable(program: string, cwd: string, path: string): string | nu
     }
   }
   return Bun.which(program, { PATH: path, cwd });
+}
+
+/** Writes `text` to the child's NONCE_FD and closes our end (a few bytes: the socket never blocks). */
+function handOver(proc: Subprocess, text: string): void {
+  const fd = proc.stdio[NONCE_FD];
+  if (typeof fd !== "number") throw new Error(`no descriptor ${NONCE_FD} for the shell's nonce`);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export class LocalBackend implements Backend {
@@ -71,11 +85,22 @@ export class LocalBackend implements Backend {
     }
     this.pty = openPty(opts.cols, opts.rows);
     try {
+      const tty = [this.pty.slave, this.pty.slave, this.pty.slave] as const;
+      // NONCE_FD is the fourth entry: a socket pair Bun makes, of which we write and close our end.
+      // A socket, unlike a pipe or file, cannot be reopened through /proc/PID/fd by another process.
       this.proc = Bun.spawn(controllingTtyArgv(opts.argv, opts.cttyLauncher), {
         cwd: opts.cwd,
         env: opts.env,
-        stdio: [this.pty.slave, this.pty.slave, this.pty.slave],
+        stdio: opts.nonceInput === undefined ? [...tty] : [...tty, "pipe"],
       });
+      if (opts.nonceInput !== undefined) {
+        try {
+          handOver(this.proc, opts.nonceInput);
+        } catch (err) {
+          this.proc.kill("SIGKILL"); // A shell without its nonce would never report a command done.
+          throw err;
+        }
+      }
     } catch (err) {
       closeSync(this.pty.master);
       throw new AppError("SPAWN_FAILED", `cannot start ${program}: ${(err as Error).message}`, SPAWN_HINT);
@@ -155,6 +180,17 @@ export class LocalBackend implements Backend {
     if (this.exitInfo || this.masterClosed) return [];
     const pgrp = this.foregroundGroup();
     return pgrp === null ? [] : groupCommands(this.proc.pid, pgrp);
+  }
+
+  foregroundCwd(): string | null {
+    if (this.exitInfo || this.masterClosed || process.platform !== "linux") return null;
+    const pgrp = this.foregroundGroup();
+    const leader = pgrp === null ? null : groupLeader(this.proc.pid, pgrp);
+    try {
+      return readlinkSync(`/proc/${leader?.pid ?? this.proc.pid}/cwd`);
+    } catch {
+      return null; // Gone in the meantime, or not ours to read.
+    }
   }
 
   close(signal: CloseSignal = "HUP"): Promise<ExitInfo> {

@@ -24,6 +24,8 @@ const SO_PEERCRED = 17;
 interface Libc {
   flock(fd: number, op: number): number;
   peerUid(fd: number): number | null;
+  /** The peer's pid at connect time (Linux; null elsewhere). */
+  peerPid(fd: number): number | null;
 }
 
 // The peer's uid comes from a different call per OS, so each gets its own table; flock is shared.
@@ -46,6 +48,7 @@ function darwinLibc(): Libc {
       const gid = new Uint32Array(1);
       return lib.symbols.getpeereid(fd, ptr(uid), ptr(gid)) === 0 ? uid[0]! : null;
     },
+    peerPid: () => null,
   };
 }
 
@@ -54,13 +57,17 @@ function linuxLibc(): Libc {
   return {
     flock: (fd, op) => lib.symbols.flock(fd, op),
     peerUid: (fd) => {
-      // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
-      const cred = new Int32Array(3);
-      const len = new Uint32Array([12]);
-      const rc = lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ptr(cred), ptr(len));
-      return rc === 0 ? cred[1]! >>> 0 : null;
+      const cred = peerCred(fd);
+      return cred ? cred[1]! >>> 0 : null;
     },
+    peerPid: (fd) => peerCred(fd)?.[0] ?? null,
   };
+  /** struct ucred { pid_t pid; uid_t uid; gid_t gid; } */
+  function peerCred(fd: number): Int32Array | null {
+    const cred = new Int32Array(3);
+    const len = new Uint32Array([12]);
+    return lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ptr(cred), ptr(len)) === 0 ? cred : null;
+  }
 }
 
 let libc: Libc | null | undefined;
@@ -81,6 +88,14 @@ export function peerUid(fd: number | undefined): number | null {
   if (typeof fd !== "number" || fd < 0) return null;
   const lib = loadLibc();
   return lib ? lib.peerUid(fd) : null;
+}
+
+/** The pid of the process that connected to a Unix socket, or null when it cannot be known. */
+export function peerPid(fd: number | undefined): number | null {
+  if (typeof fd !== "number" || fd < 0) return null;
+  const lib = loadLibc();
+  const pid = lib ? lib.peerPid(fd) : null;
+  return pid !== null && pid > 0 ? pid : null;
 }
 
 export interface Lock {

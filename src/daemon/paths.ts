@@ -20,6 +20,9 @@ const MAX_SOCKET_PATH = 103;
 /** The system temp dir by its fixed name, as tmux uses it: $TMPDIR differs between environments. */
 const SYSTEM_TMP = "/tmp";
 const SOCKET_NAME = "daemon.sock";
+const SOCKET_DIR_HINT =
+  "Remove it if another user made it, or set PTYHUB_SOCKET (for every client) to a socket path in a directory " +
+  "only you can write, e.g. /run/user/$UID/ptyhub.sock.";
 
 export interface DaemonPaths {
   dir: string;
@@ -45,7 +48,8 @@ export function resolveSocket(env: Env = process.env): string {
 export function daemonDir(env: Env = process.env): string {
   const dir = dirname(resolveSocket(env));
   if (!env.PTYHUB_SOCKET) refusePlanted(dir);
-  return ensurePrivateDir(dir);
+  // XDG_RUNTIME_DIR does not move the daemon's directory (see above): only PTYHUB_SOCKET does.
+  return ensurePrivateDir(dir, SOCKET_DIR_HINT);
 }
 
 /** A shared temp dir lets anyone create our directory's name first: only a real directory will do. */

@@ -28,7 +28,8 @@ import type { Session } from "../session/session.ts";
 import { SCROLLBACK_KEPT_ROWS } from "../terminal/emulator.ts";
 import { Conn } from "./conn.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
-import { peerUid, tryLock, type Lock } from "./native.ts";
+import { peerPid, peerUid, tryLock, type Lock } from "./native.ts";
+import { hostingSession } from "./peer-origin.ts";
 import type { DaemonPaths } from "./paths.ts";
 import { ReplayLogs } from "../remote/replay-log.ts";
 import { HOST_API, applyHostCall, isHostMethod, parseHostParams, type HostInput } from "../host-api.ts";
@@ -116,6 +117,21 @@ function serializeScreen(s: Session): string {
     serializers.set(s, addon);
   }
   return addon.serialize({ scrollback: ATTACH_SCROLLBACK_ROWS });
+}
+
+/**
+ * Why a program inside one of the daemon's sessions may not use it: through the daemon, a model
+ * could read what another session shows (a secret typed there) or type, as the human, what the
+ * human declined (issue 23).
+ */
+function insideSessionError(session: string): AppError {
+  return new AppError(
+    "DAEMON_UNAVAILABLE",
+    `this ptyhub daemon refuses connections from programs running inside its own sessions ` +
+      `(this one runs in session ${session}): ptyhub attach, ls and the MCP server cannot be driven from a session`,
+    "Run ptyhub from a terminal of your own, outside ptyhub's sessions; the agent uses the MCP tools it was given.",
+    false,
+  );
 }
 
 function clamp(n: unknown, [lo, hi]: readonly [number, number]): number | null {
@@ -323,6 +339,13 @@ export class DaemonServer {
       return;
     }
     if (uid === null) log.debug("peer uid unknown (no SO_PEERCRED): relying on socket permissions");
+    const inside = this.sessionOfPeer(peerPid(fd));
+    if (inside !== null) {
+      log.warn(`refused a connection from inside session ${inside}`);
+      conn.send({ type: "fatal", error: insideSessionError(inside).toPayload() });
+      conn.hangUp();
+      return;
+    }
     this.clients.add(client);
     this.idleSince = null;
     conn.onFrame = (raw) => {
@@ -342,6 +365,11 @@ export class DaemonServer {
     conn.onClose = () => this.onClientClosed(client);
     conn.onProtocolError = (err) => log.warn(`client ${client.serial}: ${err.message}; disconnecting it`);
     conn.send({ type: "hello", protocol: PROTOCOL, version: VERSION, pid: process.pid, role: "daemon" });
+  }
+
+  /** The session a connecting process runs in (peer-origin.ts), or null: outside, or unknown. */
+  private sessionOfPeer(pid: number | null): string | null {
+    return pid === null ? null : hostingSession(pid, process.pid, this.host.manager.localLeaders());
   }
 
   private onClientClosed(c: Client): void {

@@ -221,7 +221,7 @@ export class Guard {
   private ruleContext(session: Session): RuleContext {
     const local = session.kind === "local";
     return {
-      cwd: session.cwd,
+      cwd: session.judgedCwd,
       home: local ? homedir() : REMOTE_HOME,
       gitStatus: (dir) => (local ? gitStatus(dir) : null),
       gitBranch: (dir) => (local ? gitBranch(dir) : null),

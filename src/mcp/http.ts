@@ -6,7 +6,8 @@
  * Each MCP session (one connected client) gets its own MCP server and its own reader id, hence its
  * own read cursors; all of them share the app's host, so HTTP clients, stdio clients and attached
  * humans see and drive the same daemon sessions. Before any of that, a request must pass, in this
- * order: the connection cap (503), the path (404), Origin and Host (403), the bearer token (401).
+ * order: the connection cap (503), the path (404), Origin and Host (403), the bearer token (401),
+ * and not coming from a program inside one of ptyhub's sessions (403, http-peer.ts).
  * The SDK then answers bad requests itself: 406/415 (headers), 413 (body size), 400 (malformed
  * JSON or JSON-RPC), 404 (unknown MCP session).
  */
@@ -17,6 +18,7 @@ import type { App } from "../app.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
 import { bearerMatches } from "./http-token.ts";
+import { HttpPeers } from "./http-peer.ts";
 import { createGuard, type RequestGuard } from "./http-guard.ts";
 
 const log = logger("http");
@@ -34,6 +36,32 @@ const SSE_KEEPALIVE_MS = 15_000;
  * their slots forever, while a live client is never evicted by a newcomer.
  */
 const EVICTABLE_AFTER_MS = 10 * 60_000;
+/**
+ * A session with no open stream (no GET for notifications) and no request for this long is taken
+ * for abandoned (a client gone without DELETE) and may be dropped sooner, at the cap: otherwise
+ * http_max_sessions such sessions lock every new client out for EVICTABLE_AFTER_MS. A live client
+ * dropped this way gets 404 on its next request and starts a new session, as the spec says.
+ */
+export const ABANDONED_AFTER_MS = 30_000;
+/**
+ * How long a request's body may take to arrive, all of it. Bun's idle timeout cuts only a silent
+ * connection; a client trickling a byte now and then would hold its connection slot for ever, and
+ * enough of them (http_max_connections) would lock every other client out.
+ */
+export const BODY_DEADLINE_MS = 10_000;
+
+/** `req` with its body read within `ms`, or null when the body came too slowly (it is dropped). */
+async function withBodyWithin(req: Request, ms: number): Promise<Request | null> {
+  if (req.body === null) return req;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  const body = await Promise.race([req.arrayBuffer(), late]).finally(() => clearTimeout(timer));
+  if (body === null) {
+    void req.body.cancel().catch(() => undefined);
+    return null;
+  }
+  return new Request(req.url, { method: req.method, headers: req.headers, body });
+}
 
 export interface HttpOptions {
   host: string;
@@ -60,6 +88,24 @@ interface McpSession {
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
   lastActive: number;
+  /** Open SSE streams (GET) of this session: while one is open, the client is there. */
+  streams: number;
+}
+
+/** The session's stream response, counted in `s.streams` until it ends or its client goes. */
+function trackStream(s: McpSession, req: Request, res: Response): Response {
+  if (!res.body) return res;
+  s.streams++;
+  let open = true;
+  const ended = () => {
+    if (!open) return;
+    open = false;
+    s.streams--;
+    s.lastActive = Date.now();
+  };
+  req.signal.addEventListener("abort", ended, { once: true });
+  const body = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: ended }));
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 function jsonError(status: number, message: string, headers: Record<string, string> = {}): Response {
@@ -92,16 +138,19 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       clientId: () => `http:${server.getClientVersion()?.name ?? "mcp"}:${id}`,
       resultForm: app.config.result_form,
     });
-    const entry: McpSession = { server, transport, lastActive: Date.now() };
+    const entry: McpSession = { server, transport, lastActive: Date.now(), streams: 0 };
     return entry;
   };
 
   /** Room for one more MCP session: evicts a long-quiet one at the cap, else says no. */
   const makeRoom = (): boolean => {
     if (sessions.size < opts.maxSessions) return true;
+    const now = Date.now();
+    const quietEnough = (s: McpSession) =>
+      now - s.lastActive >= (s.streams > 0 ? EVICTABLE_AFTER_MS : ABANDONED_AFTER_MS);
     let oldest: [string, McpSession] | null = null;
-    for (const e of sessions) if (!oldest || e[1].lastActive < oldest[1].lastActive) oldest = e;
-    if (!oldest || Date.now() - oldest[1].lastActive < EVICTABLE_AFTER_MS) return false;
+    for (const e of sessions) if (quietEnough(e[1]) && (!oldest || e[1].lastActive < oldest[1].lastActive)) oldest = e;
+    if (!oldest) return false;
     log.info(
       `MCP session ${oldest[0]} quiet for ${Date.now() - oldest[1].lastActive} ms: dropped to admit a new client`,
     );
@@ -112,6 +161,7 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
 
   // Built once the port is known (port 0 picks one).
   let guard: RequestGuard | null = null;
+  let peers: HttpPeers | null = null;
 
   const handleMcp = async (req: Request): Promise<Response> => {
     const sid = req.headers.get("mcp-session-id");
@@ -119,7 +169,8 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       const s = sessions.get(sid);
       if (!s) return jsonError(404, "Session not found: start a new MCP session (initialize without Mcp-Session-Id)");
       s.lastActive = Date.now();
-      return s.transport.handleRequest(req);
+      const res = await s.transport.handleRequest(req);
+      return req.method === "GET" ? trackStream(s, req, res) : res;
     }
     if (req.method !== "POST") return jsonError(400, "Bad Request: Mcp-Session-Id header is required");
     if (!makeRoom())
@@ -157,8 +208,24 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
           "WWW-Authenticate": 'Bearer realm="ptyhub"',
         });
       }
+      const inside = peers?.sessionOf(srv.requestIP(req)) ?? null;
+      if (inside !== null) {
+        log.warn(`403 ${req.method} from a program inside session ${inside}`);
+        return jsonError(
+          403,
+          `Forbidden: ptyhub refuses requests from programs running inside its own sessions (this one runs in ` +
+            `session ${inside}); use ptyhub from a terminal of your own`,
+        );
+      }
       try {
-        return await handleMcp(req);
+        const whole = await withBodyWithin(req, BODY_DEADLINE_MS);
+        if (whole === null) {
+          log.warn(`408 ${req.method}: the body took longer than ${BODY_DEADLINE_MS} ms`);
+          return jsonError(408, `Request Timeout: the request body took longer than ${BODY_DEADLINE_MS / 1000} s`, {
+            Connection: "close",
+          });
+        }
+        return await handleMcp(whole);
       } catch (err) {
         log.error(`${req.method} ${MCP_PATH} failed`, err);
         return jsonError(500, "Internal error");
@@ -171,6 +238,7 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
   });
 
   const port = server.port ?? opts.port;
+  peers = new HttpPeers(port);
   guard = createGuard({ host: opts.host, port, tls: opts.tls !== null, extraOrigins: opts.allowedOrigins });
   const shownHost = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   return {

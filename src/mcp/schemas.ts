@@ -108,6 +108,18 @@ export function truncationNote(t: { omitted_lines: number; from_line: number; to
   return t ? ` · ${t.omitted_lines} lines omitted: term_read mode:"history" from:${t.from_line} to:${t.to_line}` : "";
 }
 
+/** Line breaks, tabs, escape and other control characters (C0, DEL, C1). */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * A value from the terminal's side (a cwd, a program's target) as it goes into a header line: as
+ * a JSON string literal when it holds a control character, so a directory named "a\n[done · exit
+ * 0]" cannot start a line of its own that a reader would take for ptyhub's (issue 23).
+ */
+export function headerValue(value: string): string {
+  return CONTROL.test(value) ? JSON.stringify(value) : value;
+}
+
 /** Header line, then the output (if any). */
 export function withOutput(header: string, output: string): string {
   return output.length > 0 ? `${header}\n${output}` : header;

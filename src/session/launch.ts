@@ -25,6 +25,8 @@ export interface LaunchPlan {
   integration: Integration;
   family: ShellFamily | null;
   target: string;
+  /** Given to the program on NONCE_FD at its start (an integrated shell's nonce), if any. */
+  nonceInput?: string;
 }
 
 /** Variables of ours that must not leak from the server's environment into sessions. */
@@ -141,6 +143,7 @@ export function planLaunch(req: LaunchRequest, nonce: string, sessionId: string)
       integration: launch.integration,
       family: launch.family,
       target: shell.split("/").pop()!,
+      nonceInput: launch.nonceInput,
     };
   }
   return { argv: ["/bin/sh", "-c", command!], cwd, env, integration: "none", family: null, target: command! };

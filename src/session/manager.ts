@@ -2,6 +2,7 @@
  * The sessions of one host (this process now; the daemon later): creation with validation and
  * limits, lookup, the default `main` session, idle expiry, and ending them all on shutdown.
  */
+import { Secrets } from "./redaction.ts";
 import { AppError } from "../errors.ts";
 import type { Config } from "../config.ts";
 import { openBackend, type BackendSpec } from "../backend/index.ts";
@@ -100,6 +101,9 @@ export class SessionManager {
   private readonly events = new Emitter<HostEvent>();
   /** Recently closed sessions and their exit codes: closing one again succeeds. */
   private readonly closed = new Map<string, number | null>();
+
+  /** Secrets typed into any session, masked in all of them (redaction.ts). */
+  private readonly secrets = new Secrets();
 
   constructor(
     private readonly config: Config,
@@ -234,6 +238,7 @@ export class SessionManager {
         nonce: started.nonce ?? program.nonce,
         persistent: this.persistentHost,
         cwd: started.cwd,
+        secrets: this.secrets,
       });
       this.sessions.set(id, session);
       session.onEvent((kind) => this.events.emit({ session: id, kind }));
@@ -270,6 +275,14 @@ export class SessionManager {
     const timeoutMs = this.config.open_timeout_ms;
     const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs, signal });
     return viaOf(session, verdict);
+  }
+
+  /** Each live local session's program (a session leader): who runs inside the daemon's sessions. */
+  localLeaders(): Array<{ id: string; pid: number }> {
+    const leaders: Array<{ id: string; pid: number }> = [];
+    for (const s of this.sessions.values())
+      if (s.kind === "local" && s.pid !== null) leaders.push({ id: s.id, pid: s.pid });
+    return leaders;
   }
 
   list(): SessionInfo[] {

@@ -14,7 +14,8 @@
  * the session stays honest (`input` at the new prompt, then a SESSION_BUSY that says the command
  * waits at a prompt of its own), never stuck in a wait.
  */
-import { unlinkSync, writeFileSync } from "node:fs";
+import { unlinkSync } from "node:fs";
+import { writeNewPrivateFile } from "../terminal/owned-file.ts";
 import { AppError } from "../errors.ts";
 import { runtimeDir } from "../paths.ts";
 import type { ShellFamily } from "../terminal/shell-integration.ts";
@@ -79,7 +80,7 @@ async function install(
 ): Promise<Installed | null> {
   if (failedAt.get(session) === session.emulator.bytesIn) return null;
   const plan = reinstallFor(family, session.nonce, runtimeDir());
-  writeFileSync(plan.path, plan.script, { mode: 0o600 });
+  writeNewPrivateFile(plan.path, plan.script);
   try {
     const seq = session.lastMarkSeq;
     const at = session.emulator.cursorPos();

@@ -82,6 +82,8 @@ export interface SessionOptions {
   persistent: boolean;
   /** The working directory the program started in, where known. */
   cwd?: string | null;
+  /** The host's secrets, shared by all its sessions (redaction.ts); default: this session's own. */
+  secrets?: Secrets;
 }
 
 export class Session {
@@ -126,7 +128,7 @@ export class Session {
 
   private readonly changes = new Emitter<void>();
   private readonly cursors = new Map<string, ReadCursor>();
-  private readonly secrets = new Secrets();
+  private readonly secrets: Secrets;
   private readonly outputTaps = new Set<(data: Uint8Array) => void>();
   /** The output as sent, escape sequences kept (term_read raw). */
   readonly rawOutput = new RawOutput();
@@ -141,6 +143,7 @@ export class Session {
     this.persistent = opts.persistent;
     this.backend = opts.backend;
     this.nonce = opts.nonce;
+    this.secrets = opts.secrets ?? new Secrets();
     this.currentCwd = opts.cwd ?? null;
     this.emulator = new Emulator({
       cols: opts.cols,
@@ -170,6 +173,14 @@ export class Session {
   /** The shell's working directory after its last command, where known. */
   get cwd(): string | null {
     return this.currentCwd;
+  }
+  /**
+   * The directory a line typed now would run in, for judging it (guard): a local shell's real one,
+   * from the kernel, since a program that forged an end mark could have moved `cwd`; elsewhere
+   * (SSH, serial, no /proc) the last mark's.
+   */
+  get judgedCwd(): string | null {
+    return this.backend.foregroundCwd?.() ?? this.currentCwd;
   }
   get lastExitCode(): number | null {
     return this.lastExit;
@@ -400,9 +411,12 @@ export class Session {
     this.activityAt = Date.now();
   }
 
-  /** Remembers a secret typed into the session so it is masked in every later output. */
-  addSecret(secret: string): void {
-    this.secrets.add(secret);
+  /**
+   * Remembers a secret typed into the session so it is masked in every later output, of every
+   * session of the host; false when it is too short to mask (redaction.ts).
+   */
+  addSecret(secret: string): boolean {
+    return this.secrets.add(secret);
   }
 
   redact(text: string): string {

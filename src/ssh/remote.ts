@@ -13,8 +13,9 @@
  *     --init-command, POSIX sh $ENV). The rc loads the user's own login files first, installs
  *     the hooks, and deletes the dir: nothing stays behind on the host.
  * bash, zsh and fish get full integration ("shell"); dash/ash/ksh and unknown shells (csh…) get a
- * POSIX sh with per-command markers ("marker"). The nonce never appears on a command line (it is
- * in a 0600 file, then in the shell's memory), and since marks are OSC sequences printed by
+ * POSIX sh with per-command markers ("marker"). The nonce never appears on a command line nor in
+ * an environment (a 0600 file, opened as the shell's descriptor 3 and removed before the shell
+ * starts, then the shell's memory), and since marks are OSC sequences printed by
  * printf, the echo of a typed command can never forge one.
  */
 import { randomBytes } from "node:crypto";
@@ -67,8 +68,9 @@ function remoteShRc(): string {
   const at = SH_SCRIPT.indexOf("__ptyhub_c()");
   if (at < 0) throw new Error("sh integration script changed: update remoteShRc");
   return `# ptyhub markers for POSIX sh over SSH: loaded through $ENV.
-__ptyhub_nonce="$PTYHUB_NONCE"
-unset PTYHUB_NONCE
+__ptyhub_nonce=
+{ IFS= read -r __ptyhub_nonce <&3; } 2>/dev/null
+exec 3<&-
 unset ENV
 if [ -r /etc/profile ]; then . /etc/profile; fi
 if [ -r "$HOME/.profile" ]; then . "$HOME/.profile"; fi
@@ -91,8 +93,9 @@ if [ "$mode" = cmd ]; then
   unset PTYHUB_DIR
   exec /bin/sh -c "$__ptyhub_cmd"
 fi
-PTYHUB_NONCE=$(cat "$d/nonce")
-export PTYHUB_NONCE
+# The nonce reaches the shell on descriptor 3 (shell-scripts.ts), from a file gone before it starts.
+exec 3< "$d/nonce"
+rm -f -- "$d/nonce"
 case $mode in
   bash) exec "$shell" --rcfile "$d/bash.rc" -i ;;
   zsh)

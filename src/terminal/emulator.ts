@@ -10,6 +10,7 @@
 import { Terminal, type IBufferLine, type IMarker } from "@xterm/headless";
 import { RowHistory, type HeadCapture, type Row } from "./history.ts";
 import { BareCrFilter } from "./cr-filter.ts";
+import { StringBound } from "./string-bound.ts";
 import { lineText, xtermCore, type XtermCore } from "./xterm-internals.ts";
 
 /** xterm's own scrollback: only a staging area between parse pieces, so small. */
@@ -103,6 +104,8 @@ export class Emulator {
   fastPathLines = 0;
   /** "ESC ] <oscId> ;": a piece ends after each such mark, so the state it sets applies to the rest. */
   private readonly markPrefix: Uint8Array | null;
+  /** Keeps an endless OSC or DCS string from filling memory in xterm (string-bound.ts). */
+  private readonly stringBound = new StringBound();
 
   constructor(private readonly opts: EmulatorOptions) {
     this.xterm = new Terminal({
@@ -166,8 +169,9 @@ export class Emulator {
   }
 
   /** Parses bytes from the program. Synchronous: marks and state are current when it returns. */
-  ingest(data: Uint8Array): void {
-    this.bytesIn += data.length;
+  ingest(input: Uint8Array): void {
+    this.bytesIn += input.length;
+    const data = this.stringBound.apply(input);
     let start = 0;
     while (start < data.length) {
       const fast = this.fastPath(data, start);

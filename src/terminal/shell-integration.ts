@@ -5,9 +5,9 @@
  * markers ("marker" completion); any other program gets none and is driven with term_send.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { runtimeDir } from "../paths.ts";
+import { ensureOwnedDir, runtimeDir } from "../paths.ts";
+import { ensureOwnedFile } from "./owned-file.ts";
 import { BASH_SCRIPT, FISH_SCRIPT, OSC_MARK_ID, SH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC } from "./shell-scripts.ts";
 
 export { OSC_MARK_ID };
@@ -35,16 +35,18 @@ export function newNonce(): string {
   return randomBytes(12).toString("hex");
 }
 
-let writtenDir: string | null = null;
-
 /**
  * Writes the scripts into the private runtime dir, named by their content's hash; returns its
- * path. Once per process: later opens only check that the directory is still there.
+ * path. Every time a session starts, the directories and files are checked again (ours, private,
+ * not links, the expected text) and rewritten where not: a shell sources only what we wrote
+ * (owned-file.ts). A few stats and reads of small files.
  */
 function scriptDir(): string {
-  if (writtenDir && existsSync(writtenDir)) return writtenDir;
   const all = [BASH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC, FISH_SCRIPT, SH_SCRIPT].join("\0");
-  const dir = join(runtimeDir(), `shell-${createHash("sha256").update(all).digest("hex").slice(0, 12)}`);
+  const dir = ensureOwnedDir(
+    join(runtimeDir(), `shell-${createHash("sha256").update(all).digest("hex").slice(0, 12)}`),
+  );
+  ensureOwnedDir(join(dir, "zsh"));
   const files: Record<string, string> = {
     "bash.rc": BASH_SCRIPT,
     "zsh/.zshenv": ZSH_ZSHENV,
@@ -52,19 +54,15 @@ function scriptDir(): string {
     "fish.fish": FISH_SCRIPT,
     "sh.rc": SH_SCRIPT,
   };
-  for (const [name, text] of Object.entries(files)) {
-    const path = join(dir, name);
-    if (existsSync(path) && readFileSync(path, "utf8") === text) continue;
-    mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 });
-    writeFileSync(path, text, { mode: 0o600 });
-  }
-  writtenDir = dir;
+  for (const [name, text] of Object.entries(files)) ensureOwnedFile(join(dir, name), text);
   return dir;
 }
 
 export interface ShellLaunch {
   argv: string[];
   env: Record<string, string>;
+  /** What the shell reads on NONCE_FD at its start (the nonce's line): never in env or argv. */
+  nonceInput: string;
   integration: Integration;
   family: ShellFamily;
 }
@@ -73,25 +71,29 @@ export interface ShellLaunch {
 export function shellLaunch(shellPath: string, nonce: string, env: Record<string, string>): ShellLaunch {
   const family = shellFamilyOf(shellPath) ?? "sh";
   const dir = scriptDir();
-  const extra: Record<string, string> = { PTYHUB_NONCE: nonce };
+  const extra: Record<string, string> = {};
+  const nonceInput = `${nonce}\n`;
   switch (family) {
-    case "bash":
-      return { argv: [shellPath, "--rcfile", join(dir, "bash.rc"), "-i"], env: extra, integration: "shell", family };
+    case "bash": {
+      const argv = [shellPath, "--rcfile", join(dir, "bash.rc"), "-i"];
+      return { argv, env: extra, nonceInput, integration: "shell", family };
+    }
     case "zsh":
       if (env.ZDOTDIR) extra.PTYHUB_USER_ZDOTDIR = env.ZDOTDIR;
       extra.ZDOTDIR = join(dir, "zsh");
-      return { argv: [shellPath, "-i"], env: extra, integration: "shell", family };
+      return { argv: [shellPath, "-i"], env: extra, nonceInput, integration: "shell", family };
     case "fish":
       return {
         argv: [shellPath, "-i", "--init-command", `source ${quoteFish(join(dir, "fish.fish"))}`],
         env: extra,
+        nonceInput,
         integration: "shell",
         family,
       };
     case "sh":
       if (env.ENV) extra.PTYHUB_USER_ENV = env.ENV;
       extra.ENV = join(dir, "sh.rc");
-      return { argv: [shellPath, "-i"], env: extra, integration: "marker", family };
+      return { argv: [shellPath, "-i"], env: extra, nonceInput, integration: "marker", family };
   }
 }
 

@@ -22,7 +22,7 @@ import { quotePosix, type Integration, type ShellFamily } from "./shell-integrat
 const HOOKS_AFTER: Record<ShellFamily, [script: string, anchor: string]> = {
   bash: [BASH_SCRIPT, `if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi\n`],
   zsh: [ZSH_ZSHRC, `[[ -r "\${ZDOTDIR:-$HOME}/.zshrc" ]] && source "\${ZDOTDIR:-$HOME}/.zshrc"\n`],
-  fish: [FISH_SCRIPT, "set -e PTYHUB_NONCE\n"],
+  fish: [FISH_SCRIPT, "set -g __ptyhub_nonce (command head -n 1 <&3 2>/dev/null)\n"],
   sh: [SH_SCRIPT, "  unset ENV\nfi\n"],
 };
 

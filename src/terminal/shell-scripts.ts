@@ -9,14 +9,20 @@
  *   D;n;cwd  the command finished with exit status n, in cwd (%, ;, LF, BEL, ESC %-escaped)
  *   P        a continuation prompt (PS2) is drawn: the shell waits for the rest of an
  *            unfinished command line (open quote, `if … then`, a here-document)
- * The nonce comes in the environment, is copied into a shell variable and removed from the
- * environment, so programs started in the session neither inherit it nor can forge a mark.
+ * The nonce comes on file descriptor 3 (NONCE_FD), which ptyhub hands the shell at its start and
+ * the script reads and closes before anything else runs: it is in no environment (not even the
+ * shell's initial one, which /proc/PID/environ shows), no argv and no file, so programs started in
+ * the session cannot read it to forge a mark. (A program that may read the shell's memory —
+ * ptrace, /proc/PID/mem as the same user without Yama — can; session.ts checks marks further.)
  * "__ptyhub_" prefixes keep our names out of the user's way.
  */
 
 export const OSC_MARK_ID = 6973;
 /** One of our marks in output (BEL- or ST-terminated): not what the program sent, and it carries the nonce. */
 export const OSC_MARK_PATTERN = new RegExp(`\x1b\\]${OSC_MARK_ID};[^\x07\x1b]*(?:\x07|\x1b\\\\)`, "g");
+
+/** The descriptor the nonce arrives on (one line); hard-coded as 3 in the scripts below. */
+export const NONCE_FD = 3;
 
 /**
  * Template tag for script text: raw (backslashes stay as the shell needs them), with `\${`
@@ -27,8 +33,9 @@ function script(strings: TemplateStringsArray): string {
 }
 
 export const BASH_SCRIPT = script`# ptyhub shell integration for bash: loaded with --rcfile, so the usual rc files load here.
-__ptyhub_nonce="\${PTYHUB_NONCE:-}"
-unset PTYHUB_NONCE
+__ptyhub_nonce=
+{ IFS= read -r __ptyhub_nonce <&3; } 2>/dev/null
+exec 3<&-
 if [ -r /etc/bash.bashrc ]; then . /etc/bash.bashrc; fi
 if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
 
@@ -72,6 +79,10 @@ fi
 
 /** zsh reads $ZDOTDIR/.zshenv and .zshrc; ours chain to the user's and restore ZDOTDIR. */
 export const ZSH_ZSHENV = script`# ptyhub shell integration for zsh (.zshenv): chain to the user's .zshenv.
+# The nonce first: programs the user's files start must not inherit its descriptor.
+__ptyhub_nonce=
+{ IFS= read -r __ptyhub_nonce <&3; } 2>/dev/null
+exec 3<&-
 __ptyhub_zdotdir="$ZDOTDIR"
 if [[ -n "\${PTYHUB_USER_ZDOTDIR-}" ]]; then ZDOTDIR="$PTYHUB_USER_ZDOTDIR"; else ZDOTDIR="$HOME"; fi
 [[ -r "$ZDOTDIR/.zshenv" ]] && source "$ZDOTDIR/.zshenv"
@@ -80,8 +91,6 @@ ZDOTDIR="$__ptyhub_zdotdir"
 `;
 
 export const ZSH_ZSHRC = script`# ptyhub shell integration for zsh (.zshrc): load the user's .zshrc, then add hooks.
-__ptyhub_nonce="\${PTYHUB_NONCE:-}"
-unset PTYHUB_NONCE
 ZDOTDIR="$__ptyhub_user_zdotdir"
 if [[ -n "\${PTYHUB_USER_ZDOTDIR-}" ]]; then export ZDOTDIR; else unset ZDOTDIR; fi
 unset PTYHUB_USER_ZDOTDIR __ptyhub_zdotdir
@@ -111,8 +120,8 @@ fi
 `;
 
 export const FISH_SCRIPT = script`# ptyhub shell integration for fish: sourced by --init-command, after config.fish.
-set -g __ptyhub_nonce $PTYHUB_NONCE
-set -e PTYHUB_NONCE
+# fish's builtins do not read inherited descriptors, and it cannot close one: head reads the line.
+set -g __ptyhub_nonce (command head -n 1 <&3 2>/dev/null)
 function __ptyhub_preexec --on-event fish_preexec
     printf '\e]6973;%s;C\a' $__ptyhub_nonce
 end
@@ -175,8 +184,9 @@ set -e __ptyhub_mode
  * built-in errors do not abort when run through `command`), so the end marker still prints.
  */
 export const SH_SCRIPT = script`# ptyhub markers for POSIX sh: loaded through $ENV; loads the user's $ENV first.
-__ptyhub_nonce="\${PTYHUB_NONCE:-}"
-unset PTYHUB_NONCE
+__ptyhub_nonce=
+{ IFS= read -r __ptyhub_nonce <&3; } 2>/dev/null
+exec 3<&-
 if [ -n "\${PTYHUB_USER_ENV:-}" ]; then
   ENV="$PTYHUB_USER_ENV"
   unset PTYHUB_USER_ENV

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import {
+  headerValue,
   hint,
   jobNotices,
   MAX_SESSION_ID_CHARS,
@@ -96,7 +97,7 @@ export const termExec = defineTool({
         : r.status === "input"
           ? `[waiting for input (${r.state})`
           : `[still running after ${r.duration_ms} ms`;
-    const where = r.cwd ? ` · cwd ${r.cwd}` : "";
+    const where = r.cwd ? ` · cwd ${headerValue(r.cwd)}` : "";
     const reduced = r.reduced ? ` · ${r.reduced}` : "";
     const header = `${head} · ${r.duration_ms} ms · via ${r.via}${where}${truncationNote(r.truncated)}${reduced}]`;
     const body =

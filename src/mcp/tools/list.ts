@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { stateEnum } from "../schemas.ts";
+import { headerValue, stateEnum } from "../schemas.ts";
 import { sshParams } from "./open.ts";
 
 const output = z.object({
@@ -101,7 +101,7 @@ export const termList = defineTool({
       r.sessions
         .map(
           (s) =>
-            `${s.session} · ${s.kind} · ${s.target} · ${s.alive ? s.state : `exited ${s.exit_code ?? "?"}`}${s.cwd ? ` · ${s.cwd}` : ""} · idle ${Math.round(s.idle_ms / 1000)}s${s.persistent ? " · persistent" : ""}${s.attached ? " · attached" : ""}`,
+            `${s.session} · ${s.kind} · ${headerValue(s.target)} · ${s.alive ? s.state : `exited ${s.exit_code ?? "?"}`}${s.cwd ? ` · ${headerValue(s.cwd)}` : ""} · idle ${Math.round(s.idle_ms / 1000)}s${s.persistent ? " · persistent" : ""}${s.attached ? " · attached" : ""}`,
         )
         .join("\n") +
       ports +
