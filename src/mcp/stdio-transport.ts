@@ -4,17 +4,18 @@
  * 10 MiB buffer limit, leaving the server alive, deaf and holding its shells (issue #10). Here an
  * oversized line is skipped in constant memory and answered (an error result for tools/call, a
  * JSON-RPC error otherwise) when its `id` can be recovered; a line that is not JSON gets a parse
- * error. The end of stdin does not close it: replies to calls still running (cut short by the
+ * error, one that is JSON but not a servable message (a batch, an unusable id) an Invalid Request. The end of stdin does not close it: replies to calls still running (cut short by the
  * shutdown it starts) are written until `close()`, and `settled()` waits for them.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { clip } from "../util/quote.ts";
 import { EnvelopeScanner, type Envelope } from "./request-envelope.ts";
+import { classifyMessage, INVALID_REQUEST } from "./invalid-request.ts";
 import { errorResult } from "./result.ts";
 
 const log = logger("stdio");
@@ -26,9 +27,8 @@ const log = logger("stdio");
 export const MAX_REQUEST_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
 const NEWLINE = 0x0a;
-/** JSON-RPC 2.0 error codes. */
+/** JSON-RPC 2.0: the line is not JSON. */
 const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
 
 export class StdioLineTransport implements Transport {
   onclose?: () => void;
@@ -159,19 +159,13 @@ export class StdioLineTransport implements Transport {
       });
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(json);
-    if (!parsed.success) {
-      this.reportBadLine("not a JSON-RPC 2.0 message");
-      const id = idOf(json);
-      if (id !== null)
-        this.reply({
-          jsonrpc: "2.0",
-          id,
-          error: { code: INVALID_REQUEST, message: "Invalid Request: not a JSON-RPC 2.0 message" },
-        });
+    const classified = classifyMessage(json);
+    if (classified.kind === "invalid") {
+      this.reportBadLine(classified.why);
+      this.write(classified.reply).catch((err) => this.onerror?.(err));
       return;
     }
-    const message = parsed.data;
+    const message = classified.message;
     if ("method" in message && "id" in message) this.unanswered.add(message.id);
     // A cancelled request gets no answer: forget it, or the set would grow with every cancel.
     if ("method" in message && message.method === "notifications/cancelled") {
@@ -214,10 +208,4 @@ export class StdioLineTransport implements Transport {
   ): void {
     this.write(message).catch((err) => this.onerror?.(err));
   }
-}
-
-function idOf(json: unknown): string | number | null {
-  if (json === null || typeof json !== "object" || !("id" in json)) return null;
-  const id = json.id;
-  return typeof id === "string" || typeof id === "number" ? id : null;
 }
