@@ -12,7 +12,7 @@ import type { Pos } from "../terminal/emulator.ts";
 import type { HeadCapture } from "../terminal/history.ts";
 import type { Item } from "../terminal/render.ts";
 import type { MarkRecord, Session } from "./session.ts";
-import { region, rowStart } from "./output.ts";
+import { fetchableFrom, region, rowStart } from "./output.ts";
 import { withoutEcho } from "./echo-items.ts";
 import { ensureReady } from "./ready.ts";
 import { adoptPromptShell, followShell, installHooks } from "./reintegrate.ts";
@@ -94,7 +94,7 @@ export async function execCommand(
           ? await cancelDroppedLine(session, verdict.mark, typedAt, line, signal)
           : commandItems(session, verdict, seq0, typedAt, typedCapture, line, p.max_tokens, installed?.at ?? null);
       const own = splitJobNotices(items, session.family, p.command);
-      const rendered = render(own.items, p.max_tokens, (t) => session.redact(t));
+      const rendered = render(own.items, p.max_tokens, (t) => session.redact(t), fetchableFrom(session));
       session.setCursor(clientId, session.emulator.cursorPos());
       const result: ExecResult = {
         session: session.id,

@@ -5,7 +5,7 @@
  */
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
-import { hasContent, OutputScanner, region } from "./output.ts";
+import { fetchableFrom, hasContent, OutputScanner, region } from "./output.ts";
 import { compileUntil, trimBlankTail } from "./send.ts";
 import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 import { AppError } from "../errors.ts";
@@ -118,7 +118,7 @@ export async function readSession(
       break;
     }
   }
-  const rendered = render(items, p.max_tokens, (t) => session.redact(t));
+  const rendered = render(items, p.max_tokens, (t) => session.redact(t), fetchableFrom(session));
   if (lost) rendered.truncated = fetchableOnly(rendered.truncated, lost);
   return {
     session: session.id,
