@@ -43,6 +43,8 @@ export class StdioLineTransport implements Transport {
   /** Ids of the client's requests not answered yet. */
   private readonly unanswered = new Set<string | number>();
   private onSettled: (() => void) | null = null;
+  /** Requests whose answer someone waits to see written out (see delivered()). */
+  private readonly deliveries = new Map<string | number, { promise: Promise<void>; resolve(): void; reject(): void }>();
 
   constructor(
     private readonly input: Readable = process.stdin,
@@ -71,9 +73,31 @@ export class StdioLineTransport implements Transport {
     });
   }
 
+  /**
+   * Settles once the answer to request `id` has been flushed to the output (rejects if it never
+   * is: cancelled, or the transport closed). A read cursor moved by the call commits only then.
+   */
+  delivered(id: string | number): Promise<void> {
+    let d = this.deliveries.get(id);
+    if (!d) {
+      const { promise, resolve, reject } = Promise.withResolvers<void>();
+      // Nobody may wait on a rejection (a cancelled call): it is not an error of its own.
+      promise.catch(() => undefined);
+      d = { promise, resolve, reject };
+      this.deliveries.set(id, d);
+    }
+    return d.promise;
+  }
+
+  private forgetDelivery(id: string | number): void {
+    this.deliveries.get(id)?.reject();
+    this.deliveries.delete(id);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const id of [...this.deliveries.keys()]) this.forgetDelivery(id);
     this.input.off("data", this.onData);
     this.input.off("error", this.onInputError);
     this.pending = [];
@@ -82,19 +106,26 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const sent = this.write(message);
-    const answered =
-      ("result" in message || "error" in message) && message.id !== undefined && this.unanswered.delete(message.id);
+    const id = ("result" in message || "error" in message) && message.id !== undefined ? message.id : null;
+    const delivery = id !== null ? this.deliveries.get(id) : undefined;
+    if (id !== null) this.deliveries.delete(id);
+    const sent = this.write(message, delivery);
+    const answered = id !== null && this.unanswered.delete(id);
     if (answered && this.unanswered.size === 0) {
       void sent.finally(() => this.onSettled?.());
     }
     return sent;
   }
 
-  private write(message: object): Promise<void> {
+  /** Writes one message; `flushed` hears when the output took it (or that it never will). */
+  private write(message: object, flushed?: { resolve(): void; reject(): void }): Promise<void> {
     return new Promise((resolve, reject) => {
-      if (this.closed) return reject(new Error("the stdio transport is closed"));
-      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve();
+      if (this.closed) {
+        flushed?.reject();
+        return reject(new Error("the stdio transport is closed"));
+      }
+      const done = flushed ? (err?: Error | null) => (err ? flushed.reject() : flushed.resolve()) : undefined;
+      if (this.output.write(`${JSON.stringify(message)}\n`, done)) resolve();
       else this.output.once("drain", resolve);
     });
   }
@@ -172,6 +203,7 @@ export class StdioLineTransport implements Transport {
       const cancelled = message.params?.requestId;
       const isId = typeof cancelled === "string" || typeof cancelled === "number";
       const known = isId && this.unanswered.delete(cancelled);
+      if (isId) this.forgetDelivery(cancelled);
       if (known && this.unanswered.size === 0) this.onSettled?.();
     }
     this.onmessage?.(message);

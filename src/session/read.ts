@@ -9,6 +9,7 @@ import { fetchableFrom, hasContent, OutputScanner, region } from "./output.ts";
 import { compileUntil, trimBlankTail } from "./send.ts";
 import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 import { AppError } from "../errors.ts";
+import { repeatNotice } from "./delivery.ts";
 
 export type ReadMode = "new" | "screen" | "diff" | "history";
 
@@ -80,8 +81,11 @@ export async function readSession(
   // The session's, or that of a command whose end ended this wait.
   let exitCode: number | null = verdict ? exitCodeOf(session, verdict) : (session.exit?.exitCode ?? null);
   const cursor = session.cursor(clientId);
+  let repeat: string | null = null;
   switch (p.mode) {
     case "new": {
+      const again = session.repeatRange(clientId);
+      if (again && again.toLine >= again.fromLine) repeat = repeatNotice(again.fromLine, again.toLine);
       const r = region(session, cursor.pos, null, cursor.capture, Infinity, p.max_tokens);
       items = r.items;
       // A command that finished in the unread output (perhaps while no client was connected).
@@ -120,6 +124,7 @@ export async function readSession(
   }
   const rendered = render(items, p.max_tokens, (t) => session.redact(t), fetchableFrom(session));
   if (lost) rendered.truncated = fetchableOnly(rendered.truncated, lost);
+  if (repeat) rendered.output = `${repeat}\n${rendered.output}`;
   return {
     session: session.id,
     mode: p.mode,
