@@ -16,10 +16,8 @@ const COLLAPSE_MIN_RUN = 3;
  * errors, tracebacks and summaries are (a failing test run: hundreds of PASSED lines, then the failure).
  */
 export const HEAD_SHARE = 0.2;
-/** Room kept for the "omitted" notice itself. */
+/** Room kept for the "omitted" notice itself (one that also says lines are gone is measured). */
 const NOTICE_TOKENS = 40;
-/** More room for the notice when part of what it covers is gone from history and it says so. */
-const GONE_NOTE_TOKENS = 15;
 /** A budget below this cannot show anything useful; smaller requests are raised to it. */
 export const MIN_TOKEN_BUDGET = 64;
 
@@ -170,6 +168,14 @@ interface LineRange {
   to: number;
 }
 
+/** At least what a notice that says lines are gone costs: every number in it as wide as the widest. */
+function goneNoticeTokens(entries: readonly Entry[]): number {
+  const n = entries[entries.length - 1]!.lastLine;
+  const range = { from: n, to: n };
+  // The line break after the notice counts too.
+  return Math.max(NOTICE_TOKENS, estimateTokens(omittedNotice(n, range, range, range)) + 1);
+}
+
 /** The notice in place of omitted lines: what they were, which can be fetched, which are gone. */
 function omittedNotice(lines: number, all: LineRange, fetchable: LineRange | null, gone: LineRange | null): string {
   const what = `[… ${lines} line${lines === 1 ? "" : "s"} omitted (lines ${all.from}–${all.to})`;
@@ -277,7 +283,7 @@ function cut(
   let firstFetchable = fetchableFrom;
   for (const e of entries) if (e.lost) firstFetchable = Math.max(firstFetchable, e.lastLine + 1);
   const anyGone = entries.length > 0 && entries[0]!.firstLine < firstFetchable;
-  const room = budget - NOTICE_TOKENS - (anyGone ? GONE_NOTE_TOKENS : 0);
+  const room = budget - (anyGone ? goneNoticeTokens(entries) : NOTICE_TOKENS);
   const headRoom = Math.floor(room * HEAD_SHARE);
   let head = 0;
   let used = 0;

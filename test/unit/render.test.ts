@@ -64,12 +64,13 @@ describe("rendering with a token budget", () => {
       { gap: true as const, fromLine: 4, toLine: 900, chars: 3600 },
       ...Array.from({ length: 1100 }, (_, i) => ({ text: `value ${901 + i} ${"x".repeat(i % 7)}`, lineNo: 901 + i })),
     ];
-    // The smallest budget (the issue's max_tokens 50): the head capture's lines are cut too.
+    // The smallest budget (the issue's max_tokens 50): most of the head capture's lines are cut too.
     const r = render(items, 50, undefined, 901);
     const t = r.truncated!;
     expect(t.from_line).toBe(901);
     expect(t.omitted_lines).toBe(t.to_line - t.from_line + 1);
-    expect(r.output).toContain("1–900 gone from history");
+    expect(r.output).toMatch(/\(lines 3–\d+\), 3–900 gone from history/);
+    expect(r.output.startsWith("1\n2\n[…")).toBe(true);
     expect(r.output).toContain(`read the rest with term_read mode:"history" from:901 to:${t.to_line}`);
     expect(estimateTokens(r.output)).toBeLessThanOrEqual(MIN_TOKEN_BUDGET);
     // With room for the head, the dropped gap shows as its own notice and the cut starts after it.
