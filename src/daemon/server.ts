@@ -81,6 +81,21 @@ interface Attachment {
   detach(): void;
 }
 
+/**
+ * Results awaiting their acknowledgement, per client. A client that never acknowledges (an older
+ * ptyhub of the same protocol) must not grow the map without end: past this many, the oldest are
+ * forgotten, and what they moved comes again to the next reader, labelled (at-least-once).
+ */
+const MAX_UNACKED_RESULTS = 256;
+
+function remember(unacked: Map<number, DeliveryTicket>, id: number, ticket: DeliveryTicket): void {
+  unacked.set(id, ticket);
+  for (const oldest of unacked.keys()) {
+    if (unacked.size <= MAX_UNACKED_RESULTS) break;
+    unacked.delete(oldest);
+  }
+}
+
 interface Client {
   serial: number;
   conn: Conn;
@@ -451,7 +466,7 @@ export class DaemonServer {
     try {
       const result = await withTicket(ticket, () => this.invoke(f.method, f.params ?? {}, ctx, c));
       const ack = ticket.wanted && !c.conn.closed;
-      if (ack) c.unacked.set(f.id, ticket);
+      if (ack) remember(c.unacked, f.id, ticket);
       c.conn.send({ type: "result", id: f.id, result: result ?? null, ...(ack ? { ack } : {}) });
     } catch (err) {
       if (!(err instanceof AppError)) log.error(`${f.method} failed`, err);
