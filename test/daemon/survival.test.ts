@@ -80,6 +80,7 @@ describe("persistent sessions", () => {
       until: "FLOOD-START",
       wait_ms: 5000,
     });
+    await ok(a, "term_list"); // the send's result is acknowledged first (see the test above)
     await a.kill();
     const b = await server(e);
     await waitFor(
