@@ -131,6 +131,9 @@ describe("kill -9 of MCP servers during reads and floods", () => {
         `read-kill chaos seed ${SEED}: ${total} lines, ${KILLS} kills, ${tally.labelledResults} results ` +
           `labelled "may repeat", ${tally.labelledRepeats} lines read twice within them\n`,
       );
+    } catch (err) {
+      process.stderr.write(`read-kill chaos failed with seed ${SEED} (replay: PTYHUB_CHAOS_SEED=${SEED})\n`);
+      throw err;
     } finally {
       await fx.cleanup();
     }
