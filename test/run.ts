@@ -3,11 +3,15 @@
  * plain closing line CI reads: "N passed, N failed". Afterwards it checks that no process started
  * by the suite is left behind (every such process carries PTYHUB_TEST_RUN in its environment).
  *
- * Usage: bun run test [bun test args…]   (e.g. `bun run test test/unit`)
+ * Usage: bun run test [--load] [bun test args…]   (e.g. `bun run test test/unit`)
+ *
+ * `--load` runs the tests beside CPU hogs (see test/load.ts): the busy machine of a laptop during
+ * a build, where a wait that leans on timing rather than on a signal shows itself.
  */
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startLoad } from "./load.ts";
 
 const runId = `run-${process.pid}-${Date.now()}`;
 const root = mkdtempSync(join(tmpdir(), "ptyhub-test-"));
@@ -34,8 +38,11 @@ env.PTYHUB_SOCKET = join(root, "runtime", "ptyhub", "daemon.sock");
 delete env.SSH_AUTH_SOCK;
 delete env.PTYHUB_LOG_LEVEL;
 
-const args = process.argv.slice(2);
+const LOAD_FLAG = "--load";
+const load = process.argv.includes(LOAD_FLAG) ? startLoad() : null;
+const args = process.argv.slice(2).filter((a) => a !== LOAD_FLAG);
 const targets = args.length > 0 ? args : ["test/"];
+const startedAt = performance.now();
 const proc = Bun.spawn(["bun", "test", ...targets], { env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
 
 let summary = "";
@@ -49,6 +56,8 @@ async function pump(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream)
 }
 await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
 const code = await proc.exited;
+const elapsedS = ((performance.now() - startedAt) / 1000).toFixed(1);
+load?.stop();
 
 const passed = Number(/^\s*(\d+) pass\s*$/m.exec(summary)?.[1] ?? 0);
 const failed = Number(/^\s*(\d+) fail\s*$/m.exec(summary)?.[1] ?? 0);
@@ -94,6 +103,8 @@ if (process.platform === "linux") {
 rmSync(root, { recursive: true, force: true });
 
 const leakFailures = leaked.length > 0 ? 1 : 0;
+const loadNote = load ? ` under load (${load.hogs} CPU hogs)` : "";
+process.stderr.write(`tests took ${elapsedS} s${loadNote}\n`);
 process.stdout.write(`\n${passed} passed, ${failed + leakFailures} failed\n`);
 if (passed === 0) process.stderr.write("no test ran\n");
 process.exit(code !== 0 || failed > 0 || leakFailures > 0 || passed === 0 ? 1 : 0);

@@ -19,6 +19,8 @@ export interface ProcStat {
   state: string;
   pgrp: number;
   session: number;
+  /** When the process started, in clock ticks since boot: with the pid, names one process for good. */
+  startTicks: number;
 }
 
 function readStat(pid: string | number): ProcStat | null {
@@ -37,7 +39,23 @@ function readStat(pid: string | number): ProcStat | null {
     state: f[0]!,
     pgrp: Number(f[2]),
     session: Number(f[3]),
+    startTicks: Number(f[19]),
   };
+}
+
+/**
+ * What tells process `pid` apart from a later process given the same pid: its start time (Linux:
+ * ticks since boot from /proc; elsewhere `ps`'s start time). Null when no such (live) process
+ * exists.
+ */
+export function processStartTime(pid: number): string | null {
+  if (process.platform === "linux") {
+    const st = readStat(pid);
+    return st && st.state !== "Z" && st.state !== "X" ? String(st.startTicks) : null;
+  }
+  const ps = Bun.spawnSync(["ps", "-p", String(pid), "-o", "lstart="], { stdout: "pipe", stderr: "ignore" });
+  const out = ps.stdout.toString().trim();
+  return ps.exitCode === 0 && out !== "" ? out : null;
 }
 
 /**

@@ -57,6 +57,7 @@ interface Pending {
   resolve(value: unknown): void;
   reject(err: unknown): void;
   elicit?: CallContext["elicit"];
+  delivered?: CallContext["delivered"];
 }
 
 export class DaemonClient {
@@ -289,6 +290,7 @@ export class DaemonClient {
           reject(e);
         },
         elicit: ctx?.elicit,
+        delivered: ctx?.delivered,
       });
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort);
@@ -332,8 +334,10 @@ export class DaemonClient {
         const p = this.pending.get(f.id);
         if (!p) return; // Cancelled meanwhile.
         this.pending.delete(f.id);
-        if (f.type === "result") p.resolve(f.result);
-        else p.reject(errorFromWire(f.error));
+        if (f.type === "result") {
+          p.resolve(f.result);
+          if (f.ack) this.acknowledge(f.id, p.delivered);
+        } else p.reject(errorFromWire(f.error));
         return;
       }
       case "elicit":
@@ -354,6 +358,16 @@ export class DaemonClient {
       default:
         return;
     }
+  }
+
+  /**
+   * Tells the daemon a result reached our client, so the read cursor it moved can commit: once
+   * the result is written out to the MCP client (`delivered`), or now when nothing reports that.
+   */
+  private acknowledge(id: number, delivered: Promise<void> | undefined): void {
+    const ack = () => void this.conn.send({ type: "ack", id });
+    if (delivered) delivered.then(ack, () => undefined);
+    else ack();
   }
 
   private async answerElicit(f: ElicitFrame): Promise<void> {

@@ -229,7 +229,7 @@ async function runDaemon(): Promise<number> {
     return 0;
   }
   // We hold the daemon lock now: whatever a dead predecessor recorded and left running is ours to end.
-  ledger = new OrphanLedger(paths.dir);
+  ledger = new OrphanLedger(paths.dir, paths.socket);
   ledger.reapPredecessors();
   ledger.track(host.manager);
   returnMemoryWhenSessionsEnd(host.manager);

@@ -10,10 +10,17 @@
  * The ledger lives in the runtime directory beside the socket and lock, not in the state
  * directory: the runtime directory is emptied at reboot, exactly when the pids it names become
  * meaningless.
+ *
+ * Daemons with different sockets (PTYHUB_SOCKET) may share that directory, and holding one
+ * socket's lock says nothing about another daemon (issue #21: starting or stopping daemon b
+ * SIGKILLed the live sessions of daemon a). So a ledger names its writer (pid, start time, socket),
+ * and a ledger is reaped only when its writer is provably gone: it was this socket's daemon (whose
+ * lock we hold), or no process with its pid and start time exists. A ledger whose writer may live
+ * is left alone.
  */
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sessionMembers } from "../backend/process-tree.ts";
+import { processStartTime, sessionMembers } from "../backend/process-tree.ts";
 import { tryLock } from "./native.ts";
 import type { DaemonPaths } from "./paths.ts";
 import { logger } from "../log.ts";
@@ -33,6 +40,10 @@ interface LedgerEntry {
 
 interface Ledger {
   daemonPid: number;
+  /** The writer's start time (processStartTime); absent in ledgers of older versions. */
+  daemonStart?: string;
+  /** The socket the writer served; absent in ledgers of older versions. */
+  socket?: string;
   entries: LedgerEntry[];
 }
 
@@ -64,23 +75,43 @@ function readLedger(path: string): Ledger | null {
       (e): e is LedgerEntry =>
         e !== null && typeof e === "object" && typeof e.session === "string" && Number.isInteger(e.sid) && e.sid > 1,
     );
-    return { daemonPid, entries: valid };
+    const daemonStart = "daemonStart" in data && typeof data.daemonStart === "string" ? data.daemonStart : undefined;
+    const socket = "socket" in data && typeof data.socket === "string" ? data.socket : undefined;
+    return { daemonPid, daemonStart, socket, entries: valid };
   } catch {
     return null;
   }
 }
 
+/**
+ * Whether the daemon that wrote `ledger` is surely gone. `socket` is the caller's, whose daemon
+ * lock it holds: that socket's earlier daemon is dead. Any other writer is dead only when no live
+ * process has its pid, or the pid's process started at another time (a recycled pid); a ledger
+ * of an older version, without a start time, counts as live while its pid lives.
+ */
+function writerGone(ledger: Ledger, socket: string): boolean {
+  if (ledger.socket === socket) return true;
+  const started = processStartTime(ledger.daemonPid);
+  if (started === null) return true;
+  return ledger.daemonStart !== undefined && ledger.daemonStart !== started;
+}
+
 export class OrphanLedger {
   private readonly path: string;
   private readonly entries = new Map<string, LedgerEntry>();
+  private readonly started = processStartTime(process.pid) ?? undefined;
 
-  constructor(private readonly dir: string) {
+  /** `socket`: the one this daemon serves, whose daemon lock the caller holds. */
+  constructor(
+    private readonly dir: string,
+    private readonly socket: string,
+  ) {
     this.path = join(dir, `${LEDGER_PREFIX}${process.pid}${LEDGER_SUFFIX}`);
   }
 
   /**
-   * Ends what dead predecessors left. Only call while holding the daemon lock: every other
-   * ledger then belongs to a daemon that is gone.
+   * Ends what dead predecessors left. Only call while holding this socket's daemon lock; ledgers
+   * of daemons that may still live (another socket's) are left alone.
    */
   reapPredecessors(): Reaped[] {
     const reaped: Reaped[] = [];
@@ -95,6 +126,7 @@ export class OrphanLedger {
       const path = join(this.dir, name);
       if (path === this.path) continue;
       const ledger = readLedger(path);
+      if (ledger !== null && !writerGone(ledger, this.socket)) continue;
       for (const entry of ledger?.entries ?? []) {
         const pids = process.platform === "linux" ? ownedMembers(entry.sid, entry.session) : [];
         for (const pid of pids) {
@@ -139,7 +171,12 @@ export class OrphanLedger {
   }
 
   private save(): void {
-    const ledger: Ledger = { daemonPid: process.pid, entries: [...this.entries.values()] };
+    const ledger: Ledger = {
+      daemonPid: process.pid,
+      daemonStart: this.started,
+      socket: this.socket,
+      entries: [...this.entries.values()],
+    };
     const tmp = `${this.path}.tmp`;
     try {
       writeFileSync(tmp, JSON.stringify(ledger), { mode: 0o600 });
@@ -159,7 +196,7 @@ export function reapWithoutDaemon(paths: DaemonPaths): Reaped[] | null {
   const lock = tryLock(paths.daemonLock);
   if (!lock) return null;
   try {
-    return new OrphanLedger(paths.dir).reapPredecessors();
+    return new OrphanLedger(paths.dir, paths.socket).reapPredecessors();
   } finally {
     lock.release();
   }

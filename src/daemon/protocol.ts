@@ -6,8 +6,9 @@
  * tell each other apart (and `ptyhub daemon --stop` can stop an incompatible daemon by its pid).
  *
  *   client → daemon   hello · call {id, method, params, ctx} · cancel {id} · elicit_result {id}
+ *                     ack {id}                   (a result marked `ack` reached the client's client)
  *                     input {data} · resize {cols, rows} · detach          (attach streams)
- *   daemon → client   hello · result {id} · error {id, error} · fatal {error} · elicit {id, call}
+ *   daemon → client   hello · result {id, ack?} · error {id, error} · fatal {error} · elicit {id, call}
  *                     event {event}                        (after a `subscribeEvents` call)
  *                     output {data} · exit {exit_code, reason}             (attach streams)
  */
@@ -67,7 +68,17 @@ const callFrame = z.object({
 export type CallFrame = z.infer<typeof callFrame>;
 
 const cancelFrame = z.object({ type: z.literal("cancel"), id: z.number().int() });
-const resultFrame = z.object({ type: z.literal("result"), id: z.number().int(), result: z.unknown() });
+/**
+ * `ack`: the call moved a read cursor, which the daemon commits only once the client confirms the
+ * result was delivered (src/session/delivery.ts), with an `ack` frame of the same id.
+ */
+const resultFrame = z.object({
+  type: z.literal("result"),
+  id: z.number().int(),
+  result: z.unknown(),
+  ack: z.boolean().optional(),
+});
+const ackFrame = z.object({ type: z.literal("ack"), id: z.number().int() });
 const errorFrame = z.object({ type: z.literal("error"), id: z.number().int(), error: errorPayload });
 /** A connection-level failure (version mismatch, refused peer): the sender closes right after. */
 const fatalFrame = z.object({ type: z.literal("fatal"), error: errorPayload });
@@ -111,6 +122,7 @@ const clientFrame = z.discriminatedUnion("type", [
   helloFrame,
   callFrame,
   cancelFrame,
+  ackFrame,
   elicitResultFrame,
   inputFrame,
   resizeFrame,

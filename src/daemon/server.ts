@@ -25,6 +25,7 @@ import { logger } from "../log.ts";
 import type { CallContext, LocalHost } from "../session/host.ts";
 import type { SessionDefaults } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
+import { DeliveryTicket, withTicket } from "../session/delivery.ts";
 import { SCROLLBACK_KEPT_ROWS } from "../terminal/emulator.ts";
 import { Conn } from "./conn.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
@@ -81,11 +82,28 @@ interface Attachment {
   detach(): void;
 }
 
+/**
+ * Results awaiting their acknowledgement, per client. A client that never acknowledges (an older
+ * ptyhub of the same protocol) must not grow the map without end: past this many, the oldest are
+ * forgotten, and what they moved comes again to the next reader, labelled (at-least-once).
+ */
+const MAX_UNACKED_RESULTS = 256;
+
+function remember(unacked: Map<number, DeliveryTicket>, id: number, ticket: DeliveryTicket): void {
+  unacked.set(id, ticket);
+  for (const oldest of unacked.keys()) {
+    if (unacked.size <= MAX_UNACKED_RESULTS) break;
+    unacked.delete(oldest);
+  }
+}
+
 interface Client {
   serial: number;
   conn: Conn;
   hello: HelloFrame | null;
   calls: Map<number, AbortController>;
+  /** Answered calls that moved a read cursor, until the client acknowledges their results. */
+  unacked: Map<number, DeliveryTicket>;
   elicits: Map<number, { call: number; resolve(a: ElicitAnswer): void; reject(e: unknown): void }>;
   attachment: Attachment | null;
   /** Ends this client's subscription to session events. */
@@ -311,6 +329,7 @@ export class DaemonServer {
       conn,
       hello: null,
       calls: new Map(),
+      unacked: new Map(),
       elicits: new Map(),
       attachment: null,
       unsubscribeEvents: null,
@@ -380,6 +399,8 @@ export class DaemonServer {
     // Its calls are abandoned, never its sessions: waits end, the programs keep running.
     for (const ac of c.calls.values()) ac.abort();
     c.calls.clear();
+    // Never acknowledged: those results may not have arrived, so the cursors stay where they were.
+    c.unacked.clear();
     for (const e of c.elicits.values()) e.reject(new AppError("ELICITATION_UNSUPPORTED", "the client went away", ""));
     c.elicits.clear();
     if (c.hello) log.info(`client ${c.serial} (${c.hello.role}, pid ${c.hello.pid}) disconnected`);
@@ -423,6 +444,10 @@ export class DaemonServer {
       case "cancel":
         c.calls.get(f.id)?.abort();
         return;
+      case "ack":
+        c.unacked.get(f.id)?.confirm();
+        c.unacked.delete(f.id);
+        return;
       case "elicit_result": {
         const e = c.elicits.get(f.id);
         if (!e) return;
@@ -464,9 +489,13 @@ export class DaemonServer {
       signal: ac.signal,
       elicit: f.ctx?.elicit ? (message, schema) => this.elicit(c, f.id, ac.signal, message, schema) : undefined,
     };
+    // Cursors the call moves commit when the client acknowledges the result (delivery.ts).
+    const ticket = new DeliveryTicket();
     try {
-      const result = await this.invoke(f.method, f.params ?? {}, ctx, c);
-      c.conn.send({ type: "result", id: f.id, result: result ?? null });
+      const result = await withTicket(ticket, () => this.invoke(f.method, f.params ?? {}, ctx, c));
+      const ack = ticket.wanted && !c.conn.closed;
+      if (ack) remember(c.unacked, f.id, ticket);
+      c.conn.send({ type: "result", id: f.id, result: result ?? null, ...(ack ? { ack } : {}) });
     } catch (err) {
       if (!(err instanceof AppError)) log.error(`${f.method} failed`, err);
       c.conn.send({ type: "error", id: f.id, error: toAppError(err).toPayload() });

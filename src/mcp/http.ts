@@ -8,8 +8,10 @@
  * humans see and drive the same daemon sessions. Before any of that, a request must pass, in this
  * order: the connection cap (503), the path (404), Origin and Host (403), the bearer token (401),
  * and not coming from a program inside one of ptyhub's sessions (403, http-peer.ts).
- * The SDK then answers bad requests itself: 406/415 (headers), 413 (body size), 400 (malformed
- * JSON or JSON-RPC), 404 (unknown MCP session).
+ * A body that is JSON but no servable message (a batch, `[]`, an unusable id) is answered here
+ * with a JSON-RPC Invalid Request, as over stdio (the SDK would run a batch, and answer `[]` with
+ * nothing). The SDK then answers other bad requests itself: 406/415 (headers), 413 (body size),
+ * 400 (malformed JSON), 404 (unknown MCP session).
  */
 import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -20,6 +22,7 @@ import { createMcpServer } from "./server.ts";
 import { bearerMatches } from "./http-token.ts";
 import { HttpPeers } from "./http-peer.ts";
 import { createGuard, type RequestGuard } from "./http-guard.ts";
+import { classifyMessage } from "./invalid-request.ts";
 
 const log = logger("http");
 
@@ -163,7 +166,25 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
   let guard: RequestGuard | null = null;
   let peers: HttpPeers | null = null;
 
+  /** A POST whose body is JSON but no servable message: its Invalid Request answer. */
+  const invalidRequestAnswer = async (req: Request): Promise<Response | null> => {
+    if (req.method !== "POST") return null;
+    let json: unknown;
+    try {
+      // A copy: the SDK reads the body itself (and answers what is not JSON).
+      json = JSON.parse(await req.clone().text());
+    } catch {
+      return null;
+    }
+    const classified = classifyMessage(json);
+    if (classified.kind === "message") return null;
+    log.warn(`400 ${req.method}: ${classified.why}`);
+    return Response.json(classified.reply, { status: 400 });
+  };
+
   const handleMcp = async (req: Request): Promise<Response> => {
+    const refused = await invalidRequestAnswer(req);
+    if (refused) return refused;
     const sid = req.headers.get("mcp-session-id");
     if (sid !== null) {
       const s = sessions.get(sid);

@@ -66,6 +66,8 @@ export interface ServerOptions {
   clientId?: () => string;
   /** The `result_form` setting; `auto`: the form is picked by the client (client-profile.ts). */
   resultForm?: ResultFormSetting;
+  /** Settles once the answer to request `id` is written out (the transport's; see CallContext.delivered). */
+  delivered?: (id: string | number) => Promise<void>;
 }
 
 export function createMcpServer(opts: ServerOptions): Server {
@@ -113,6 +115,7 @@ export function createMcpServer(opts: ServerOptions): Server {
         host: opts.host,
         clientId: opts.clientId?.() ?? `mcp-${process.pid}`,
         signal: extra.signal,
+        delivered: opts.delivered?.(extra.requestId),
         elicit: caps?.elicitation
           ? async (message, requestedSchema) => {
               // Checked, not cast: a schema that came from the daemon is only known to be a record.

@@ -4,17 +4,18 @@
  * 10 MiB buffer limit, leaving the server alive, deaf and holding its shells (issue #10). Here an
  * oversized line is skipped in constant memory and answered (an error result for tools/call, a
  * JSON-RPC error otherwise) when its `id` can be recovered; a line that is not JSON gets a parse
- * error. The end of stdin does not close it: replies to calls still running (cut short by the
+ * error, one that is JSON but not a servable message (a batch, an unusable id) an Invalid Request. The end of stdin does not close it: replies to calls still running (cut short by the
  * shutdown it starts) are written until `close()`, and `settled()` waits for them.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { clip } from "../util/quote.ts";
 import { EnvelopeScanner, type Envelope } from "./request-envelope.ts";
+import { classifyMessage, INVALID_REQUEST } from "./invalid-request.ts";
 import { errorResult } from "./result.ts";
 
 const log = logger("stdio");
@@ -26,9 +27,8 @@ const log = logger("stdio");
 export const MAX_REQUEST_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
 const NEWLINE = 0x0a;
-/** JSON-RPC 2.0 error codes. */
+/** JSON-RPC 2.0: the line is not JSON. */
 const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
 
 export class StdioLineTransport implements Transport {
   onclose?: () => void;
@@ -43,6 +43,8 @@ export class StdioLineTransport implements Transport {
   /** Ids of the client's requests not answered yet. */
   private readonly unanswered = new Set<string | number>();
   private onSettled: (() => void) | null = null;
+  /** Requests whose answer someone waits to see written out (see delivered()). */
+  private readonly deliveries = new Map<string | number, { promise: Promise<void>; resolve(): void; reject(): void }>();
 
   constructor(
     private readonly input: Readable = process.stdin,
@@ -71,9 +73,31 @@ export class StdioLineTransport implements Transport {
     });
   }
 
+  /**
+   * Settles once the answer to request `id` has been flushed to the output (rejects if it never
+   * is: cancelled, or the transport closed). A read cursor moved by the call commits only then.
+   */
+  delivered(id: string | number): Promise<void> {
+    let d = this.deliveries.get(id);
+    if (!d) {
+      const { promise, resolve, reject } = Promise.withResolvers<void>();
+      // Nobody may wait on a rejection (a cancelled call): it is not an error of its own.
+      promise.catch(() => undefined);
+      d = { promise, resolve, reject };
+      this.deliveries.set(id, d);
+    }
+    return d.promise;
+  }
+
+  private forgetDelivery(id: string | number): void {
+    this.deliveries.get(id)?.reject();
+    this.deliveries.delete(id);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const id of [...this.deliveries.keys()]) this.forgetDelivery(id);
     this.input.off("data", this.onData);
     this.input.off("error", this.onInputError);
     this.pending = [];
@@ -82,19 +106,26 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const sent = this.write(message);
-    const answered =
-      ("result" in message || "error" in message) && message.id !== undefined && this.unanswered.delete(message.id);
+    const id = ("result" in message || "error" in message) && message.id !== undefined ? message.id : null;
+    const delivery = id !== null ? this.deliveries.get(id) : undefined;
+    if (id !== null) this.deliveries.delete(id);
+    const sent = this.write(message, delivery);
+    const answered = id !== null && this.unanswered.delete(id);
     if (answered && this.unanswered.size === 0) {
       void sent.finally(() => this.onSettled?.());
     }
     return sent;
   }
 
-  private write(message: object): Promise<void> {
+  /** Writes one message; `flushed` hears when the output took it (or that it never will). */
+  private write(message: object, flushed?: { resolve(): void; reject(): void }): Promise<void> {
     return new Promise((resolve, reject) => {
-      if (this.closed) return reject(new Error("the stdio transport is closed"));
-      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve();
+      if (this.closed) {
+        flushed?.reject();
+        return reject(new Error("the stdio transport is closed"));
+      }
+      const done = flushed ? (err?: Error | null) => (err ? flushed.reject() : flushed.resolve()) : undefined;
+      if (this.output.write(`${JSON.stringify(message)}\n`, done)) resolve();
       else this.output.once("drain", resolve);
     });
   }
@@ -159,25 +190,20 @@ export class StdioLineTransport implements Transport {
       });
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(json);
-    if (!parsed.success) {
-      this.reportBadLine("not a JSON-RPC 2.0 message");
-      const id = idOf(json);
-      if (id !== null)
-        this.reply({
-          jsonrpc: "2.0",
-          id,
-          error: { code: INVALID_REQUEST, message: "Invalid Request: not a JSON-RPC 2.0 message" },
-        });
+    const classified = classifyMessage(json);
+    if (classified.kind === "invalid") {
+      this.reportBadLine(classified.why);
+      this.write(classified.reply).catch((err) => this.onerror?.(err));
       return;
     }
-    const message = parsed.data;
+    const message = classified.message;
     if ("method" in message && "id" in message) this.unanswered.add(message.id);
     // A cancelled request gets no answer: forget it, or the set would grow with every cancel.
     if ("method" in message && message.method === "notifications/cancelled") {
       const cancelled = message.params?.requestId;
       const isId = typeof cancelled === "string" || typeof cancelled === "number";
       const known = isId && this.unanswered.delete(cancelled);
+      if (isId) this.forgetDelivery(cancelled);
       if (known && this.unanswered.size === 0) this.onSettled?.();
     }
     this.onmessage?.(message);
@@ -214,10 +240,4 @@ export class StdioLineTransport implements Transport {
   ): void {
     this.write(message).catch((err) => this.onerror?.(err));
   }
-}
-
-function idOf(json: unknown): string | number | null {
-  if (json === null || typeof json !== "object" || !("id" in json)) return null;
-  const id = json.id;
-  return typeof id === "string" || typeof id === "number" ? id : null;
 }

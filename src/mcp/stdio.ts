@@ -28,6 +28,7 @@ export async function runStdioServer(): Promise<void> {
     host: app.host,
     clientId: () => clientLabel(server.getClientVersion()),
     resultForm: app.config.result_form,
+    delivered: (id) => transport.delivered(id),
   });
   const transport = new StdioLineTransport();
   const stop = handleShutdown(

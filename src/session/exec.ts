@@ -12,7 +12,7 @@ import type { Pos } from "../terminal/emulator.ts";
 import type { HeadCapture } from "../terminal/history.ts";
 import type { Item } from "../terminal/render.ts";
 import type { MarkRecord, Session } from "./session.ts";
-import { region, rowStart } from "./output.ts";
+import { fetchableFrom, region, rowStart } from "./output.ts";
 import { withoutEcho } from "./echo-items.ts";
 import { awaitInterruptedEnd, ensureReady } from "./ready.ts";
 import { adoptPromptShell, followShell, installHooks } from "./reintegrate.ts";
@@ -109,7 +109,12 @@ export async function execCommand(
           : commandItems(session, verdict, seq0, typedAt, typedCapture, line, budget, installed?.at ?? null);
       const own = splitJobNotices(items, session.family, p.command);
       const reduction = p.reduce ? reduceItems(p.command, own.items) : null;
-      const rendered = render(reduction ? reduction.items : own.items, p.max_tokens, (t) => session.redact(t));
+      const rendered = render(
+        reduction ? reduction.items : own.items,
+        p.max_tokens,
+        (t) => session.redact(t),
+        fetchableFrom(session),
+      );
       session.setCursor(clientId, session.emulator.cursorPos());
       const result: ExecResult = {
         session: session.id,

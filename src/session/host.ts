@@ -35,6 +35,11 @@ export interface CallContext {
    * the client cannot; callers then fail with ELICITATION_UNSUPPORTED and a hint.
    */
   elicit?: Elicit;
+  /**
+   * Settles once this call's answer has been written out to the MCP client. A read cursor the call
+   * moves in the daemon commits only then (src/session/delivery.ts); without it, on receipt.
+   */
+  delivered?: Promise<void>;
 }
 
 export interface SecretParams {

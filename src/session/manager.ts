@@ -14,7 +14,7 @@ import { newNonce } from "../terminal/shell-integration.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import { logger } from "../log.ts";
 import { Session } from "./session.ts";
-import { region } from "./output.ts";
+import { fetchableFrom, region } from "./output.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import { awaitCompletion, viaOf } from "./completion.ts";
 import type { HostEvent } from "./host.ts";
@@ -251,7 +251,12 @@ export class SessionManager {
     const start = { row: 0, col: 0, prefix: "", lineNo: 1 };
     const via = await this.waitUntilReady(session, signal);
     await waitForPromptDrawn(session, PROMPT_DRAW_AT_OPEN_MS, signal, true);
-    const rendered = render(region(session, start, null).items, OPEN_OUTPUT_TOKENS, (t) => session.redact(t));
+    const rendered = render(
+      region(session, start, null).items,
+      OPEN_OUTPUT_TOKENS,
+      (t) => session.redact(t),
+      fetchableFrom(session),
+    );
     session.setCursor(clientId, session.emulator.cursorPos());
     return {
       session: id,

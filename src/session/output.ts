@@ -208,3 +208,8 @@ export class OutputScanner {
     return atStart ? text.slice(this.skipChars) : text;
   }
 }
+
+/** The first line `term_read mode:history` can still return: what `truncated` may name, and after. */
+export function fetchableFrom(session: Session): number {
+  return session.emulator.history.firstLineNo;
+}

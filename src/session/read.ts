@@ -5,7 +5,7 @@
  */
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
-import { hasContent, OutputScanner, region } from "./output.ts";
+import { fetchableFrom, hasContent, OutputScanner, region } from "./output.ts";
 import { compileUntil } from "./send.ts";
 import { diffItems, screenItems } from "./screen-view.ts";
 import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
@@ -13,6 +13,7 @@ import { AppError } from "../errors.ts";
 import { withoutEcho } from "./echo-items.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import type { RawLines } from "./raw-output.ts";
+import { repeatNotice } from "./delivery.ts";
 
 export type ReadMode = "new" | "screen" | "diff" | "history";
 
@@ -95,6 +96,7 @@ export async function readSession(
   // The session's, or that of a command whose end ended this wait.
   let exitCode: number | null = verdict ? exitCodeOf(session, verdict) : (session.exit?.exitCode ?? null);
   const cursor = session.cursor(clientId);
+  let repeat: string | null = null;
   switch (p.mode) {
     case "new": {
       if (p.raw) {
@@ -102,6 +104,8 @@ export async function readSession(
         session.setCursor(clientId, em.cursorPos());
         break;
       }
+      const again = session.repeatRange(clientId);
+      if (again && again.toLine >= again.fromLine) repeat = repeatNotice(again.fromLine, again.toLine);
       const r = region(session, cursor.pos, null, cursor.capture, Infinity, p.max_tokens);
       items = r.items;
       // A command that finished in the unread output (perhaps while no client was connected).
@@ -135,8 +139,9 @@ export async function readSession(
       break;
     }
   }
-  const rendered = render(items, p.max_tokens, (t) => session.redact(t));
+  const rendered = render(items, p.max_tokens, (t) => session.redact(t), fetchableFrom(session));
   if (lost) rendered.truncated = fetchableOnly(rendered.truncated, lost);
+  if (repeat) rendered.output = `${repeat}\n${rendered.output}`;
   return {
     session: session.id,
     mode: p.mode,

@@ -13,7 +13,7 @@ import { encodeKeys, isBreakKey } from "../terminal/keys.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import { splitJobNotices } from "../terminal/job-notices.ts";
 import { carriesInterrupt, type Session } from "./session.ts";
-import { itemsText, OutputScanner, region, rowStart } from "./output.ts";
+import { fetchableFrom, itemsText, OutputScanner, region, rowStart } from "./output.ts";
 import { dropChars, withoutEcho } from "./echo-items.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import type { Item } from "../terminal/render.ts";
@@ -203,7 +203,7 @@ export async function sendInput(
 function finishSend(session: Session, items: Item[], v: Verdict, clientId: string, maxTokens: number): SendResult {
   const em = session.emulator;
   const alt = em.altScreen;
-  const rendered = render(items, maxTokens, (t) => session.redact(t));
+  const rendered = render(items, maxTokens, (t) => session.redact(t), fetchableFrom(session));
   session.setCursor(clientId, em.cursorPos());
   const screen = alt ? screenForClient(session, clientId, maxTokens) : null;
   const result: SendResult = {

@@ -13,6 +13,7 @@ import { Emitter } from "../util/emitter.ts";
 import { Secrets } from "./redaction.ts";
 import { AppError } from "../errors.ts";
 import { RawOutput } from "./raw-output.ts";
+import { currentTicket } from "./delivery.ts";
 
 const log = logger("session");
 
@@ -58,7 +59,14 @@ export interface CommandRecord {
 /** What resource subscribers are told about: a command finished, or the session ended. */
 export type SessionEventKind = "command_finished" | "exited";
 
+/** Where a call moved a cursor, not yet known to have reached its client (see delivery.ts). */
+interface PendingMove {
+  pos: Pos;
+  capture: HeadCapture;
+}
+
 export interface ReadCursor {
+  /** Where this client has surely read up to: its answers up to here reached it. */
   pos: Pos;
   /** Keeps the head of unread output that history evicts, and counts what it could not keep. */
   capture: HeadCapture;
@@ -67,6 +75,22 @@ export interface ReadCursor {
   usedAt: number;
   /** Position in the raw output (RawOutput.total) at this client's last read, for `raw` reads. */
   rawAt: number;
+  /** Orders readers by their last use where usedAt (milliseconds) ties: the latest is taken over. */
+  usedSeq: number;
+  /** The latest move whose answer is not confirmed delivered yet; `pos` moves there on confirmation. */
+  pending: PendingMove | null;
+  /** Taken over from a reader whose last answers were not confirmed: they may have been read up to here. */
+  repeatUntil: Pos | null;
+}
+
+/** Lines a reader may get a second time: an earlier answer with them may or may not have arrived. */
+export interface RepeatRange {
+  fromLine: number;
+  toLine: number;
+}
+
+function after(a: Pos, b: Pos): boolean {
+  return a.row > b.row || (a.row === b.row && a.col > b.col);
 }
 
 export interface SessionOptions {
@@ -128,6 +152,7 @@ export class Session {
 
   private readonly changes = new Emitter<void>();
   private readonly cursors = new Map<string, ReadCursor>();
+  private cursorUses = 0;
   private readonly secrets: Secrets;
   private readonly outputTaps = new Set<(data: Uint8Array) => void>();
   /** The output as sent, escape sequences kept (term_read raw). */
@@ -428,7 +453,10 @@ export class Session {
     return this.secrets.redactFields(result);
   }
 
-  /** The client's read cursor; a new client continues where the last active reader stopped. */
+  /**
+   * The client's read cursor; a new client continues where the last active reader surely stopped
+   * (what that reader's unconfirmed answers held comes again, labelled: see repeatRange).
+   */
   cursor(clientId: string): ReadCursor {
     let c = this.cursors.get(clientId);
     if (!c) {
@@ -441,10 +469,38 @@ export class Session {
         capture.rows.push(...latest.capture.rows);
         capture.droppedChars = latest.capture.droppedChars;
       }
-      c = { pos, capture, screen: null, usedAt: Date.now(), rawAt: latest ? latest.rawAt : 0 };
+      const repeatUntil = latest ? this.unconfirmedUntil(latest) : null;
+      const rawAt = latest ? latest.rawAt : 0;
+      c = {
+        pos,
+        capture,
+        screen: null,
+        usedAt: Date.now(),
+        usedSeq: ++this.cursorUses,
+        pending: null,
+        repeatUntil,
+        rawAt,
+      };
       this.cursors.set(clientId, c);
     }
     return c;
+  }
+
+  /** How far a cursor's reader may have read beyond its confirmed position, if at all. */
+  private unconfirmedUntil(c: ReadCursor): Pos | null {
+    let until: Pos | null = null;
+    for (const p of [c.pending?.pos, c.repeatUntil]) if (p && after(p, c.pos) && (!until || after(p, until))) until = p;
+    return until;
+  }
+
+  /**
+   * The lines a read from this client's cursor may already have delivered (to it, or to the reader
+   * it took over from) in an answer never confirmed: at-least-once, so they come again, said so.
+   */
+  repeatRange(clientId: string): RepeatRange | null {
+    const c = this.cursor(clientId);
+    const until = this.unconfirmedUntil(c);
+    return until ? { fromLine: c.pos.lineNo, toLine: until.col > 0 ? until.lineNo : until.lineNo - 1 } : null;
   }
 
   /**
@@ -457,6 +513,7 @@ export class Session {
     for (const [id, c] of this.cursors) {
       if (c !== latest && c.usedAt < cutoff) {
         this.release(c.capture);
+        if (c.pending) this.release(c.pending.capture);
         this.cursors.delete(id);
       }
     }
@@ -464,18 +521,36 @@ export class Session {
 
   private latestCursor(): ReadCursor | null {
     let latest: ReadCursor | null = null;
-    for (const c of this.cursors.values()) if (!latest || c.usedAt > latest.usedAt) latest = c;
+    for (const c of this.cursors.values()) if (!latest || c.usedSeq > latest.usedSeq) latest = c;
     return latest;
   }
 
+  /**
+   * Moves the client's cursor to `pos`: at once, or, in a call with a delivery ticket (the
+   * daemon's), once the call's answer is confirmed delivered (see delivery.ts).
+   */
   setCursor(clientId: string, pos: Pos): void {
     const c = this.cursor(clientId);
-    this.release(c.capture);
-    c.capture = this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS);
-    c.pos = pos;
     c.usedAt = Date.now();
     // Every caller sets the cursor at the end of the output it returned: so is the raw position.
     c.rawAt = this.rawOutput.total;
+    c.usedSeq = ++this.cursorUses;
+    if (c.pending) this.release(c.pending.capture);
+    const move: PendingMove = { pos, capture: this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS) };
+    c.pending = move;
+    const ticket = currentTicket();
+    if (ticket) ticket.whenConfirmed(() => this.commitMove(clientId, c, move));
+    else this.commitMove(clientId, c, move);
+  }
+
+  private commitMove(clientId: string, c: ReadCursor, move: PendingMove): void {
+    // A later move replaced it (its own confirmation commits both), or the cursor was forgotten.
+    if (c.pending !== move || this.cursors.get(clientId) !== c) return;
+    this.release(c.capture);
+    c.capture = move.capture;
+    c.pos = move.pos;
+    c.pending = null;
+    if (c.repeatUntil && !after(c.repeatUntil, c.pos)) c.repeatUntil = null;
   }
 
   /** Registers a capture of the head of output starting at `pos` (release when done). */

@@ -2,7 +2,10 @@
  * Turning rendered rows into what a model reads: logical lines (soft wraps joined), trailing
  * blanks trimmed, runs of identical lines collapsed with a count, and a token budget that keeps
  * the head and the tail and says exactly what was left out and how to fetch it
- * (`term_read mode: "history"` with the reported line numbers).
+ * (`term_read mode: "history"` with the reported line numbers). Only lines that history still
+ * keeps are ever named as fetchable: lines it dropped, and the lines a command's head capture kept
+ * after history dropped them, are said to be gone instead (issue #21: a `seq 1 300000` result
+ * pointed at lines 4–299995, most of them long gone).
  */
 import type { Row } from "./history.ts";
 
@@ -13,7 +16,7 @@ const COLLAPSE_MIN_RUN = 3;
  * errors, tracebacks and summaries are (a failing test run: hundreds of PASSED lines, then the failure).
  */
 export const HEAD_SHARE = 0.2;
-/** Room kept for the "omitted" notice itself. */
+/** Room kept for the "omitted" notice itself (one that also says lines are gone is measured). */
 const NOTICE_TOKENS = 40;
 /** A budget below this cannot show anything useful; smaller requests are raised to it. */
 export const MIN_TOKEN_BUDGET = 64;
@@ -160,11 +163,27 @@ function collapse(items: readonly Item[]): Entry[] {
   return out;
 }
 
-function omittedNotice(lines: number, from: number, to: number): string {
-  return (
-    `[… ${lines} line${lines === 1 ? "" : "s"} omitted (lines ${from}–${to}); read them with term_read ` +
-    `mode:"history" from:${from} to:${to} …]`
-  );
+interface LineRange {
+  from: number;
+  to: number;
+}
+
+/** At least what a notice that says lines are gone costs: every number in it as wide as the widest. */
+function goneNoticeTokens(entries: readonly Entry[]): number {
+  const n = entries[entries.length - 1]!.lastLine;
+  const range = { from: n, to: n };
+  // The line break after the notice counts too.
+  return Math.max(NOTICE_TOKENS, estimateTokens(omittedNotice(n, range, range, range)) + 1);
+}
+
+/** The notice in place of omitted lines: what they were, which can be fetched, which are gone. */
+function omittedNotice(lines: number, all: LineRange, fetchable: LineRange | null, gone: LineRange | null): string {
+  const what = `[… ${lines} line${lines === 1 ? "" : "s"} omitted (lines ${all.from}–${all.to})`;
+  const read = (r: LineRange) => `term_read mode:"history" from:${r.from} to:${r.to}`;
+  if (!gone) return `${what}; read them with ${read(fetchable!)} …]`;
+  const goneNote = `${gone.from}–${gone.to} gone from history`;
+  if (!fetchable) return `${what}, ${goneNote}: they can no longer be read …]`;
+  return `${what}, ${goneNote}; read the rest with ${read(fetchable)} …]`;
 }
 
 /** Number of runs of identical lines (what collapsing would leave), without allocating. */
@@ -190,8 +209,17 @@ function estimateItemsTokens(items: readonly Item[]): number {
 }
 const NON_ASCII = /[^\x00-\x7f]/;
 
-/** Applies collapsing and the token budget. */
-export function render(items: readonly Item[], maxTokens: number, redact?: (text: string) => string): Rendered {
+/**
+ * Applies collapsing and the token budget. `fetchableFrom`: the first line `term_read mode:history`
+ * can still return (history's first kept line); lines before it, and lines of a dropped gap, are
+ * never named in `truncated`.
+ */
+export function render(
+  items: readonly Item[],
+  maxTokens: number,
+  redact?: (text: string) => string,
+  fetchableFrom = 1,
+): Rendered {
   const budget = Math.max(MIN_TOKEN_BUDGET, maxTokens);
   const trimmed = trimTrailingBlank(
     items.map((it) => ("gap" in it ? it : { text: it.text.trimEnd(), lineNo: it.lineNo })),
@@ -212,7 +240,7 @@ export function render(items: readonly Item[], maxTokens: number, redact?: (text
       lost: false,
     };
     const entries = [...collapse(head), skipped, ...collapse(tail)];
-    return cut(entries, budget, estimateItemsTokens(trimmed), redact);
+    return cut(entries, budget, estimateItemsTokens(trimmed), redact, fetchableFrom);
   }
   const entries = collapse(trimmed);
   let originalTokens = 0;
@@ -223,27 +251,39 @@ export function render(items: readonly Item[], maxTokens: number, redact?: (text
     total += e.tokens;
   }
   for (const it of trimmed) if ("gap" in it) originalTokens += gapTokens(it);
-  const lost = entries.filter((e) => e.lost);
-
   if (total <= budget) {
+    // Everything is shown; a dropped gap shows as its own notice and names nothing to fetch.
     const output = entries.map((e) => e.text).join("\n");
-    const truncated: Truncation | null =
-      lost.length > 0
-        ? {
-            omitted_lines: lost.reduce((n, e) => n + e.lines, 0),
-            from_line: lost[0]!.firstLine,
-            to_line: lost[lost.length - 1]!.lastLine,
-            original_tokens: originalTokens,
-          }
-        : null;
-    return { output: redact ? redact(output) : output, truncated };
+    return { output: redact ? redact(output) : output, truncated: null };
   }
-  return cut(entries, budget, originalTokens, redact);
+  return cut(entries, budget, originalTokens, redact, fetchableFrom);
+}
+
+/** Lines of `entries` before `line`, and from `line` on (a collapsed run may straddle it). */
+function splitAt(entries: readonly Entry[], line: number): { before: number; from: number } {
+  let before = 0;
+  let from = 0;
+  for (const e of entries) {
+    const after = e.lastLine < line ? 0 : Math.min(e.lines, e.lastLine - Math.max(e.firstLine, line) + 1);
+    from += after;
+    before += e.lines - after;
+  }
+  return { before, from };
 }
 
 /** Keeps head and tail entries within the budget and reports the omitted middle. */
-function cut(entries: Entry[], budget: number, originalTokens: number, redact?: (text: string) => string): Rendered {
-  const room = budget - NOTICE_TOKENS;
+function cut(
+  entries: Entry[],
+  budget: number,
+  originalTokens: number,
+  redact: ((text: string) => string) | undefined,
+  fetchableFrom: number,
+): Rendered {
+  // A dropped gap's lines, and every line before it (a head capture's), are gone from history.
+  let firstFetchable = fetchableFrom;
+  for (const e of entries) if (e.lost) firstFetchable = Math.max(firstFetchable, e.lastLine + 1);
+  const anyGone = entries.length > 0 && entries[0]!.firstLine < firstFetchable;
+  const room = budget - (anyGone ? goneNoticeTokens(entries) : NOTICE_TOKENS);
   const headRoom = Math.floor(room * HEAD_SHARE);
   let head = 0;
   let used = 0;
@@ -252,19 +292,26 @@ function cut(entries: Entry[], budget: number, originalTokens: number, redact?: 
   let tailUsed = 0;
   while (tail > head && used + tailUsed + entries[tail - 1]!.tokens <= room) tailUsed += entries[--tail]!.tokens;
   const omitted = entries.slice(head, tail);
-  const omittedLines = omitted.reduce((n, e) => n + e.lines, 0);
   const from = omitted[0]!.firstLine;
   const to = omitted[omitted.length - 1]!.lastLine;
+  const lines = splitAt(omitted, firstFetchable);
+  const fetchable = lines.from > 0 ? { from: Math.max(from, firstFetchable), to, lines: lines.from } : null;
+  const gone = lines.before > 0 ? { from, to: Math.min(to, firstFetchable - 1) } : null;
   const parts = entries.slice(0, head).map((e) => e.text);
-  parts.push(omittedNotice(omittedLines, from, to));
+  parts.push(omittedNotice(lines.before + lines.from, { from, to }, fetchable, gone));
   parts.push(...entries.slice(tail).map((e) => e.text));
   if (head === 0 && tail === entries.length) {
     // Not even one whole line fits (one huge line): show the end of the last one, cut.
     parts.push("…" + entries[entries.length - 1]!.text.slice(-Math.max(0, room) * 4));
   }
   const output = parts.join("\n");
-  return {
-    output: redact ? redact(output) : output,
-    truncated: { omitted_lines: omittedLines, from_line: from, to_line: to, original_tokens: originalTokens },
-  };
+  const truncated: Truncation | null = fetchable
+    ? {
+        omitted_lines: fetchable.lines,
+        from_line: fetchable.from,
+        to_line: fetchable.to,
+        original_tokens: originalTokens,
+      }
+    : null;
+  return { output: redact ? redact(output) : output, truncated };
 }

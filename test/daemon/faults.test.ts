@@ -1,7 +1,8 @@
 /**
  * Faults around the daemon: the MCP server's stdin closing while a call waits on a persistent
- * session, and a daemon killed with SIGKILL leaving `nohup` / `trap '' HUP` jobs behind, which
- * the next daemon must end. Real MCP servers, real daemons, real shells.
+ * session, a daemon killed with SIGKILL leaving `nohup` / `trap '' HUP` jobs behind, which
+ * the next daemon must end, and a daemon beside it (another socket, same directory) whose
+ * sessions must be left alone. Real MCP servers, real daemons, real shells.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -158,6 +159,39 @@ describe("daemon faults", () => {
     try {
       expect(stop.stdout).toContain("ended 1 process(es) a dead daemon left");
       await waitFor(() => !alive(orphan), 10_000, "the orphan to be reaped");
+    } finally {
+      killAll([orphan]);
+    }
+  }, 60_000);
+
+  test("daemons whose sockets share a directory: starting or stopping one spares the other's sessions", async () => {
+    const a = fx.env();
+    const sharedDir = join(a.XDG_RUNTIME_DIR!, "ptyhub");
+    const b = fx.env({ PTYHUB_SOCKET: join(sharedDir, "b.sock") });
+    const sa = await fx.server(a, "a");
+    await ok(sa, "term_open", { name: "live" });
+    const shell = Number((await ok(sa, "term_exec", { session: "live", command: "echo $$" })).output);
+    const job = await ok(sa, "term_exec", { session: "live", command: "nohup sleep 1003 >/dev/null 2>&1 & echo $!" });
+    const orphan = Number(String(job.output).trim().split("\n").pop());
+    try {
+      // Starting daemon b (its first term_open), then stopping it, then `--stop` with no b running.
+      const sb = await fx.server(b, "b");
+      await ok(sb, "term_open", { name: "other" });
+      expect((await runCli(b, ["daemon", "--stop"])).code).toBe(0);
+      const again = await runCli(b, ["daemon", "--stop"]);
+      expect(again.stdout).toContain("no daemon is running");
+      expect(again.stdout).not.toContain("ended");
+      expect(alive(shell)).toBe(true);
+      expect(alive(orphan)).toBe(true);
+      expect((await ok(sa, "term_exec", { session: "live", command: "echo still-$((6*7))" })).output).toBe("still-42");
+
+      // Once daemon a is provably dead, what it left is anyone's to end, b's `--stop` included.
+      const st = await daemonStatus(a);
+      process.kill(st!.pid, "SIGKILL");
+      await waitFor(() => !alive(st!.pid), 5000, "daemon a to die");
+      const reap = await runCli(b, ["daemon", "--stop"]);
+      expect(reap.stdout).toContain("ended 1 process(es) a dead daemon left");
+      await waitFor(() => !alive(orphan), 10_000, "daemon a's orphan to be reaped");
     } finally {
       killAll([orphan]);
     }

@@ -154,6 +154,45 @@ describe("ptyhub serve --http", () => {
   );
 
   test(
+    "a batch, [] and an object or boolean id get a JSON-RPC Invalid Request, in a session and without one",
+    async () => {
+      const e = fx.env();
+      const s = await fx.server(e);
+      const auth = { authorization: `Bearer ${s.token}` };
+      const opened = await fetch(s.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, ...auth },
+        body: JSON.stringify(INIT),
+      });
+      const sid = opened.headers.get("mcp-session-id")!;
+      await opened.body?.cancel();
+      const inSession = { "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" };
+      const invalid = (id: unknown) => ({ jsonrpc: "2.0", id, error: { code: -32600 } });
+      for (const headers of [inSession, {}]) {
+        const post = async (body: unknown) => {
+          const res = await fetch(s.url, {
+            method: "POST",
+            headers: { ...MCP_HEADERS, ...auth, ...headers },
+            body: JSON.stringify(body),
+          });
+          return { status: res.status, json: await res.json() };
+        };
+        const batch = await post([
+          { jsonrpc: "2.0", id: 2, method: "ping" },
+          { jsonrpc: "2.0", id: "three", method: "tools/list" },
+        ]);
+        expect(batch).toMatchObject({ status: 400, json: [invalid(2), invalid("three")] });
+        expect(await post([])).toMatchObject({ status: 400, json: invalid(null) });
+        expect(await post({ jsonrpc: "2.0", id: { n: 4 }, method: "ping" })).toMatchObject({ json: invalid(null) });
+        expect(await post({ jsonrpc: "2.0", id: true, method: "ping" })).toMatchObject({ json: invalid(null) });
+      }
+      const a = await fx.client(s);
+      expect((await okTool(a.client, "term_list")).sessions).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
     "beyond http_max_sessions a new client gets 503, live clients keep working, and a closed one frees its slot",
     async () => {
       const e = fx.env({ PTYHUB_HTTP_MAX_SESSIONS: "1" });

@@ -56,6 +56,23 @@ describe("rendered output", () => {
     expect(h2.output).toBe(String(headShown + t.omitted_lines));
   });
 
+  test("seq 1 300000 with max_tokens 50: truncated names only lines history still has; the rest is said gone", async () => {
+    const r = await host.exec({ command: "seq 1 300000", timeout_ms: 60_000, max_tokens: 50 }, ctx);
+    expect(r.status).toBe("done");
+    const t = r.truncated!;
+    const firstKept = host.manager.get("main").emulator.history.firstLineNo;
+    expect(t.from_line).toBeGreaterThanOrEqual(firstKept);
+    expect(t.omitted_lines).toBe(t.to_line - t.from_line + 1);
+    expect(r.output).toMatch(/, \d+–\d+ gone from history; read the rest with term_read mode:"history"/);
+    // Every line it names can be fetched: its first and last, nothing said dropped.
+    for (const line of [t.from_line, t.to_line]) {
+      const h = await host.read({ session: "main", mode: "history", from: line, to: line + 3, max_tokens: 4000 }, ctx);
+      expect(h.dropped).toBe(0);
+      expect(h.output).not.toContain("dropped");
+      expect(h.output.split("\n")[0]).toMatch(/^\d+$/);
+    }
+  });
+
   test("history keeps at least the last 10,000 lines, with bounded memory", async () => {
     await host.exec({ command: "seq 1 300000", timeout_ms: 60_000, max_tokens: 100 }, ctx);
     const r = await host.read({ session: "main", mode: "history", from: -10_001, max_tokens: 200_000 }, ctx);

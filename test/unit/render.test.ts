@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { estimateTokens, render, rowsToLines, type Item } from "../../src/terminal/render.ts";
+import { estimateTokens, MIN_TOKEN_BUDGET, render, rowsToLines, type Item } from "../../src/terminal/render.ts";
 
 const lines = (texts: string[], first = 1): Item[] => texts.map((text, i) => ({ text, lineNo: first + i }));
 
@@ -44,7 +44,7 @@ describe("rendering with a token budget", () => {
     expect(r.output).toContain("yyyy");
   });
 
-  test("gaps (evicted before anyone read them) are reported even within budget", () => {
+  test("gaps (evicted before anyone read them) are reported even within budget, never as fetchable", () => {
     const r = render(
       [
         { text: "head", lineNo: 1 },
@@ -54,7 +54,49 @@ describe("rendering with a token budget", () => {
       4000,
     );
     expect(r.output).toContain("49 lines (2–50) were dropped");
-    expect(r.truncated).toEqual({ omitted_lines: 49, from_line: 2, to_line: 50, original_tokens: 2 + (100 + 49) + 2 });
+    expect(r.truncated).toBeNull();
+  });
+
+  test("a cut across a dropped gap names only lines history still keeps, and says the rest is gone", () => {
+    // A command's head (1–3, kept by its capture), lines 4–900 dropped, 901–2000 still in history.
+    const items = [
+      ...lines(["1", "2", "3"]),
+      { gap: true as const, fromLine: 4, toLine: 900, chars: 3600 },
+      ...Array.from({ length: 1100 }, (_, i) => ({ text: `value ${901 + i} ${"x".repeat(i % 7)}`, lineNo: 901 + i })),
+    ];
+    // The smallest budget (the issue's max_tokens 50): most of the head capture's lines are cut too.
+    const r = render(items, 50, undefined, 901);
+    const t = r.truncated!;
+    expect(t.from_line).toBe(901);
+    expect(t.omitted_lines).toBe(t.to_line - t.from_line + 1);
+    expect(r.output).toMatch(/\(lines 3–\d+\), 3–900 gone from history/);
+    expect(r.output.startsWith("1\n2\n[…")).toBe(true);
+    expect(r.output).toContain(`read the rest with term_read mode:"history" from:901 to:${t.to_line}`);
+    expect(estimateTokens(r.output)).toBeLessThanOrEqual(MIN_TOKEN_BUDGET);
+    // With room for the head, the dropped gap shows as its own notice and the cut starts after it.
+    const roomy = render(items, 200, undefined, 901);
+    expect(roomy.output).toContain("897 lines (4–900) were dropped");
+    expect(roomy.truncated!.from_line).toBeGreaterThanOrEqual(901);
+  });
+
+  test("lines before the first fetchable one (a head capture's) are never named, even without a gap", () => {
+    const r = render(
+      Array.from({ length: 3000 }, (_, i) => ({ text: `row ${i + 1}`, lineNo: i + 1 })),
+      100,
+      undefined,
+      2500,
+    );
+    expect(r.truncated!.from_line).toBeGreaterThanOrEqual(2500);
+    expect(r.output).toMatch(/, \d+–2499 gone from history; read the rest/);
+    // Everything omitted gone: the notice says so and `truncated` names nothing.
+    const allGone = render(
+      Array.from({ length: 3000 }, (_, i) => ({ text: `row ${i + 1}`, lineNo: i + 1 })),
+      100,
+      undefined,
+      5000,
+    );
+    expect(allGone.truncated).toBeNull();
+    expect(allGone.output).toContain("gone from history: they can no longer be read");
   });
 
   test("redaction applies to the final text", () => {
