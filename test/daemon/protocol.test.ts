@@ -57,7 +57,7 @@ function scriptedHost(
     throw new AppError("SESSION_NOT_FOUND", "no session", "");
   };
   const base = {
-    manager: { size: 0, get: notFound, killAllNow() {} },
+    manager: { size: 0, get: notFound, killAllNow() {}, localLeaders: () => [] },
     async shutdown() {},
     // The daemon subscribes at construction (replay logs); a scripted host has no events to tell.
     subscribeEvents: () => () => {},
