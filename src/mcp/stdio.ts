@@ -7,6 +7,8 @@ import { createApp, handleShutdown } from "../app.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
 import { StdioLineTransport } from "./stdio-transport.ts";
+import { EraRouter } from "./era/era-router.ts";
+import { NewEraServer } from "./era/new-era-server.ts";
 import { clip } from "../util/quote.ts";
 
 const log = logger("stdio");
@@ -29,7 +31,23 @@ export async function runStdioServer(): Promise<void> {
     clientId: () => clientLabel(server.getClientVersion()),
     resultForm: app.config.result_form,
   });
-  const transport = new StdioLineTransport();
+  const transport = new EraRouter(
+    new StdioLineTransport(),
+    (send) =>
+      new NewEraServer(
+        {
+          host: app.host,
+          clientId: clientLabel,
+          resultForm: app.config.result_form,
+          tasks: {
+            inlineMs: app.config.task_inline_ms,
+            pollIntervalMs: app.config.task_poll_interval_ms,
+            ttlMs: app.config.task_ttl_ms,
+          },
+        },
+        send,
+      ),
+  );
   const stop = handleShutdown(
     app,
     async () => {
