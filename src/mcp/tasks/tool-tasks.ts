@@ -213,9 +213,11 @@ export class ToolTasks {
     const sendCall: CheckedCall | null = send ? { tool: send, args: {}, clamp: live.call.clamp } : null;
     let outcome: Outcome;
     try {
+      // A secret is typed (and registered for redaction) without Enter; the Enter that follows is
+      // an ordinary key, so the wait for the command to end is term_send's own.
       if (answer.secret !== undefined)
-        await host.typeSecret({ session: live.session, secret: answer.secret, enter: true }, { clientId, signal });
-      const typed = answer.secret !== undefined ? {} : { text: answer.text, keys: answer.keys, enter: answer.enter };
+        await host.typeSecret({ session: live.session, secret: answer.secret, enter: false }, { clientId, signal });
+      const typed = answer.secret !== undefined ? { keys: ["enter"] } : answer;
       const output = (await host.send(
         { session: live.session, ...typed, wait_ms: waitMs, max_tokens: maxTokens },
         { clientId, signal },
