@@ -1,0 +1,54 @@
+/**
+ * Push, not poll, as a user sees it: interactive Claude Code 2.1.330 (a scripted model, offline)
+ * runs `term_exec "sleep 20; echo BUILD-OK"`, is told the command runs in the background, makes no
+ * model call while it runs, and within 3 s after it ends starts a new turn by itself carrying the
+ * output and exit 0. Needs the rig installed (test/helpers/claude-rig.ts); skipped otherwise.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { findRig, RigRun } from "../helpers/claude-rig.ts";
+
+const rig = findRig();
+const skip = "missing" in rig;
+if (skip) console.warn(`skipping the Claude Code Tasks e2e: ${rig.missing}`);
+
+/** The issue's bound from a command's end to the model's new turn. */
+const WAKE_BOUND_MS = 3000;
+/** The command prints the time it ended, so the delay is measured from the command's own clock. */
+const COMMAND = "sleep 20; echo BUILD-OK at $(date +%s%3N)";
+const BACKGROUNDED_WITHIN_MS = 60_000;
+const WOKEN_WITHIN_MS = 60_000;
+
+let run: RigRun | null = null;
+afterAll(async () => {
+  await run?.stop();
+});
+
+describe.skipIf(skip)("interactive Claude Code: a long term_exec as an MCP Task", () => {
+  test(
+    "moved to the background, then a new turn by itself with BUILD-OK and exit 0 within 3 s of the end",
+    async () => {
+      if ("missing" in rig) return;
+      const port = 20_000 + (process.pid % 20_000);
+      run = await RigRun.start(rig, {
+        scratch: join(process.env.TMPDIR ?? "/tmp", "claude-rig"),
+        port,
+        steps: [["term_exec", { command: COMMAND }]],
+        env: { PTYHUB_PERSISTENT: "0" },
+      });
+      const placeholder = await run.request((r) => r.text.includes("moved to the background"), BACKGROUNDED_WITHIN_MS);
+      expect(placeholder.text).toContain("ptyhub/term_exec");
+      const woken = await run.request((r) => r.text.includes("BUILD-OK at"), WOKEN_WITHIN_MS, placeholder.index + 1);
+      // Nothing asked the model anything while the command ran: the turn after the placeholder is the wake-up.
+      expect(woken.index).toBe(placeholder.index + 1);
+      expect(woken.text).toContain("task-notification");
+      expect(woken.text).toMatch(/exit 0/);
+      const ended = Number(/BUILD-OK at (\d+)/.exec(woken.text)![1]);
+      const delay = woken.t - ended;
+      console.log(`command end → new model turn: ${delay} ms`);
+      expect(delay).toBeGreaterThanOrEqual(0);
+      expect(delay).toBeLessThanOrEqual(WAKE_BOUND_MS);
+    },
+    BACKGROUNDED_WITHIN_MS + WOKEN_WITHIN_MS + 30_000,
+  );
+});

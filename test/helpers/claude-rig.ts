@@ -1,0 +1,101 @@
+/**
+ * Interactive Claude Code 2.1.330 (in a private tmux) against a scripted mock model, with ptyhub as
+ * its only MCP server: the rig of /work/shared/clients (run-claude-interactive.sh,
+ * mock-anthropic.mjs), installed by `npm install` in its directory. Where it is: $PTYHUB_CLAUDE_RIG,
+ * else the shared clients directory; without an installed `claude` there, the rig is unavailable
+ * and callers skip, saying why.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const DEFAULT_RIG = "/work/shared/clients";
+const REPO = join(import.meta.dir, "..", "..");
+const LOG_POLL_MS = 100;
+
+export interface Rig {
+  dir: string;
+  script: string;
+}
+
+/** The installed rig, or why there is none. */
+export function findRig(): Rig | { missing: string } {
+  const dir = process.env.PTYHUB_CLAUDE_RIG ?? DEFAULT_RIG;
+  const script = join(dir, "run-claude-interactive.sh");
+  if (!existsSync(script)) return { missing: `no rig at ${dir} (set PTYHUB_CLAUDE_RIG to its directory)` };
+  if (!existsSync(join(dir, "node_modules", ".bin", "claude")))
+    return { missing: `Claude Code is not installed in ${dir}: run \`npm install\` there` };
+  if (!Bun.which("tmux")) return { missing: "tmux is not installed" };
+  return { dir, script };
+}
+
+/** One request the mock model received (mock.log line). */
+export interface ModelRequest {
+  t: number;
+  n_messages: number;
+  last_msg: unknown;
+  text: string;
+}
+
+export class RigRun {
+  private constructor(
+    private readonly rig: Rig,
+    private readonly env: Record<string, string>,
+    readonly scratch: string,
+  ) {}
+
+  static async start(
+    rig: Rig,
+    opts: { scratch: string; port: number; steps: unknown[]; env?: Record<string, string> },
+  ): Promise<RigRun> {
+    const env = {
+      ...(process.env as Record<string, string>),
+      PTYHUB: REPO,
+      SCRATCH: opts.scratch,
+      PORT: String(opts.port),
+      STEPS_JSON: JSON.stringify(opts.steps),
+      ...opts.env,
+    };
+    const run = new RigRun(rig, env, opts.scratch);
+    const p = Bun.spawn(["bash", rig.script, "start"], { env, stdout: "pipe", stderr: "pipe" });
+    const code = await p.exited;
+    if (code !== 0) throw new Error(`rig start failed (${code}): ${await new Response(p.stderr).text()}`);
+    return run;
+  }
+
+  /** Every model request so far, in order. */
+  requests(): ModelRequest[] {
+    const log = join(this.scratch, "mock.log");
+    if (!existsSync(log)) return [];
+    return readFileSync(log, "utf8")
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Record<string, any>)
+      .filter((r) => r.path === "/v1/messages")
+      .map((r) => ({ t: r.t, n_messages: r.n_messages, last_msg: r.last_msg, text: JSON.stringify(r.last_msg) }));
+  }
+
+  /** The first request (at index `from` or later) whose last message matches; throws after `ms`. */
+  async request(match: (r: ModelRequest) => boolean, ms: number, from = 0): Promise<ModelRequest & { index: number }> {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      const all = this.requests();
+      const index = all.findIndex((r, i) => i >= from && match(r));
+      if (index >= 0) return { ...all[index]!, index };
+      await Bun.sleep(LOG_POLL_MS);
+    }
+    throw new Error(`no model request matched within ${ms} ms; screen:\n${await this.screen()}`);
+  }
+
+  async screen(): Promise<string> {
+    const p = Bun.spawn(["bash", this.rig.script, "screen"], { env: this.env, stdout: "pipe", stderr: "ignore" });
+    const out = await new Response(p.stdout).text();
+    await p.exited;
+    return out;
+  }
+
+  /** Ends Claude Code (and so the ptyhub it launched), the mock and the tmux server. */
+  async stop(): Promise<void> {
+    const p = Bun.spawn(["bash", this.rig.script, "stop"], { env: this.env, stdout: "ignore", stderr: "ignore" });
+    await p.exited;
+  }
+}
