@@ -29,8 +29,19 @@ import { guard } from "./metrics/guard.ts";
 
 import { serial } from "./metrics/serial.ts";
 import { httpVsStdio } from "./metrics/http.ts";
+import { taskWake } from "./metrics/task-wake.ts";
 
-const METRICS = ["latency", "throughput", "coldstart", "memory", "tokens", "guard", "http", "serial"] as const;
+const METRICS = [
+  "latency",
+  "throughput",
+  "coldstart",
+  "memory",
+  "tokens",
+  "guard",
+  "http",
+  "serial",
+  "taskwake",
+] as const;
 type MetricId = (typeof METRICS)[number];
 
 interface Args {
@@ -179,6 +190,7 @@ async function main(): Promise<number> {
     ["guard", async () => [await guard(ctx)]],
     ["http", async () => [await httpVsStdio(ctx)]],
     ["serial", async () => [await serial(ctx)]],
+    ["taskwake", async () => [await taskWake(ctx)]],
   ];
   for (const [id, run] of runners) {
     if (!want(id)) continue;

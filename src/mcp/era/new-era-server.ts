@@ -12,13 +12,14 @@ import { logger } from "../../log.ts";
 import type { HostEvent, SessionHost } from "../../session/host.ts";
 import { clip } from "../../util/quote.ts";
 import { VERSION } from "../../version.ts";
-import { type CheckedCall, callTool, checkToolCall, preloadToolDefs, toolError } from "../call-tool.ts";
+import { callTool, preloadToolDefs } from "../call-tool.ts";
+import { forwardedEnv } from "../../daemon/host.ts";
 import { clientProfile, type ResultFormSetting } from "../client-profile.ts";
 import { toolsForForm } from "../listing.ts";
 import { changedBy, listResources, listResourceTemplates, readResource } from "../resources.ts";
 import { INSTRUCTIONS } from "../server.ts";
 import type { ToolContext } from "../tool.ts";
-import { type TaskSettings, TASK_TOOLS, ToolTasks } from "../tasks/tool-tasks.ts";
+import { type TaskSettings, TASK_TOOLS } from "../tasks/settings.ts";
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -77,7 +78,8 @@ interface Listener {
 }
 
 export class NewEraServer {
-  private readonly tasks: ToolTasks;
+  /** The session of each task this server started: its host API calls are routed by it. */
+  private readonly taskSessions = new Map<string, string | undefined>();
   /** Open subscriptions/listen requests, by their request id. */
   private readonly listeners = new Map<RequestId, Listener>();
   /** Calls in flight, so notifications/cancelled can stop them. */
@@ -88,7 +90,6 @@ export class NewEraServer {
     private readonly opts: NewEraOptions,
     private readonly send: Outgoing,
   ) {
-    this.tasks = new ToolTasks(opts.tasks);
     this.offEvents = opts.host.subscribeEvents?.((e) => this.onHostEvent(e)) ?? (() => {});
   }
 
@@ -152,18 +153,21 @@ export class NewEraServer {
       case "subscriptions/listen":
         return this.listen(request.id, params);
       case "tasks/get": {
-        const id = stringParam(params, "taskId");
-        const snapshot = await this.tasks.get(id);
-        if (!snapshot) throw new RpcError(INVALID_PARAMS, `unknown task ${clip(id, 80)}`);
-        return complete({ ...snapshot });
+        const ref = this.taskRef(params);
+        const r = await this.opts.host.call("taskGet", ref, this.hostCtx(meta));
+        if (r.found !== true || !isObject(r.snapshot))
+          throw new RpcError(INVALID_PARAMS, `unknown task ${clip(ref.taskId, 80)}`);
+        return complete(r.snapshot);
       }
       case "tasks/update": {
-        const responses = isObject(params.inputResponses) ? params.inputResponses : {};
-        await this.tasks.answer(stringParam(params, "taskId"), responses);
+        const inputResponses = isObject(params.inputResponses) ? params.inputResponses : {};
+        await this.opts.host.call("taskUpdate", { ...this.taskRef(params), inputResponses }, this.hostCtx(meta));
         return complete({});
       }
-      case "tasks/cancel":
-        return complete({ ...(await this.tasks.cancel(stringParam(params, "taskId"))) });
+      case "tasks/cancel": {
+        const r = await this.opts.host.call("taskCancel", this.taskRef(params), this.hostCtx(meta));
+        return complete(isObject(r.snapshot) ? r.snapshot : {});
+      }
       default:
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${clip(request.method, 80)}`);
     }
@@ -191,16 +195,41 @@ export class NewEraServer {
     const ctx: ToolContext = { host: this.opts.host, clientId: this.opts.clientId(meta.clientInfo), signal };
     if (!meta.tasks || !TASK_TOOLS.has(name))
       return complete({ ...(await callTool(name, params.arguments, ctx, client)) });
-    let call: CheckedCall;
-    try {
-      call = await checkToolCall(name, params.arguments, client);
-    } catch (err) {
-      return complete({ ...toolError(name, err, client) });
+    // The host that has the session runs the call and keeps the task (the daemon for persistent sessions).
+    const session =
+      typeof params.arguments === "object" && params.arguments !== null
+        ? Reflect.get(params.arguments, "session")
+        : undefined;
+    const args = isObject(params.arguments) ? params.arguments : {};
+    const started = await this.opts.host.call(
+      "taskStart",
+      {
+        ...(typeof session === "string" ? { session } : {}),
+        tool: name,
+        args,
+        client,
+        settings: this.opts.tasks,
+        defaults: { cwd: process.cwd(), env: forwardedEnv() },
+      },
+      ctx,
+    );
+    if (started.kind === "task" && isObject(started.snapshot)) {
+      const id = started.snapshot.taskId;
+      if (typeof id === "string") this.taskSessions.set(id, typeof session === "string" ? session : undefined);
+      return { resultType: "task", ...started.snapshot };
     }
-    // The task outlives this request: its call is not tied to the request's cancellation.
-    const started = await this.tasks.start(call, { host: ctx.host, clientId: ctx.clientId }, client);
-    if (started.kind === "inline") return complete({ ...started.result });
-    return { resultType: "task", ...started.snapshot };
+    return complete(isObject(started.result) ? started.result : {});
+  }
+
+  /** A task's id and, if this server started it, its session (for routing); else the default host (the daemon). */
+  private taskRef(params: JsonObject): { taskId: string; session?: string } {
+    const taskId = stringParam(params, "taskId");
+    const session = this.taskSessions.get(taskId);
+    return session === undefined ? { taskId } : { taskId, session };
+  }
+
+  private hostCtx(meta: RequestMeta): { clientId: string } {
+    return { clientId: this.opts.clientId(meta.clientInfo) };
   }
 
   private listen(id: RequestId, params: JsonObject): typeof HELD {

@@ -17,20 +17,9 @@ import { type CheckedCall, renderOutput, runCheckedCall, toolDefs, toolError } f
 import type { ClientProfile } from "../client-profile.ts";
 import type { ToolContext } from "../tool.ts";
 import { type InputRequest, Task, type TaskSnapshot, TaskStore } from "./task-store.ts";
+import type { TaskSettings } from "./settings.ts";
 
 const log = logger("tasks");
-
-/** The tools whose waits can outlive the inline window. */
-export const TASK_TOOLS: ReadonlySet<string> = new Set(["term_exec", "term_send", "term_read"]);
-
-export interface TaskSettings {
-  /** How long a call may take and still be answered inline. */
-  inlineMs: number;
-  /** What the client is told to poll at (Claude Code clamps it to 250 ms–30 s). */
-  pollIntervalMs: number;
-  /** How long an ended (or waiting) task is kept after its last change. */
-  ttlMs: number;
-}
 
 /** The reader id for status-message screen reads: never moves an agent's read cursor. */
 const STATUS_READER = "mcp-tasks";
@@ -74,13 +63,11 @@ export class ToolTasks {
   private readonly store = new TaskStore();
   private readonly live = new Map<string, Live>();
 
-  constructor(private readonly settings: TaskSettings) {}
-
   /**
    * Runs a call; answers inline when it ends within the window (and asks nothing of a human),
    * else as a task that goes on in the background.
    */
-  async start(call: CheckedCall, ctx: ToolContext, client: ClientProfile): Promise<Started> {
+  async start(call: CheckedCall, ctx: ToolContext, client: ClientProfile, settings: TaskSettings): Promise<Started> {
     const controller = new AbortController();
     const startedAt = Date.now();
     const running: Promise<Outcome> = runCheckedCall(call, { ...ctx, signal: controller.signal }, client).then(
@@ -89,7 +76,7 @@ export class ToolTasks {
     );
     let timer: ReturnType<typeof setTimeout> | undefined;
     const window = new Promise<typeof WINDOW_PASSED>((resolve) => {
-      timer = setTimeout(() => resolve(WINDOW_PASSED), this.settings.inlineMs);
+      timer = setTimeout(() => resolve(WINDOW_PASSED), settings.inlineMs);
     });
     const first = await Promise.race([running, window]);
     clearTimeout(timer);
@@ -98,7 +85,7 @@ export class ToolTasks {
 
     const session = sessionOf(call);
     const task = new Task(
-      { ttlMs: this.settings.ttlMs, pollIntervalMs: this.settings.pollIntervalMs },
+      { ttlMs: settings.ttlMs, pollIntervalMs: settings.pollIntervalMs },
       `${call.tool.name} runs in the background in session ${session}; its result comes when it ends`,
     );
     const live: Live = { task, call, client, ctx, session, startedAt, controller, question: null };
