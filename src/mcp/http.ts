@@ -18,6 +18,8 @@ import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
 import { bearerMatches } from "./http-token.ts";
 import { createGuard, type RequestGuard } from "./http-guard.ts";
+import { answerNewEra, newEraBody } from "./era/http-new-era.ts";
+import type { NewEraOptions } from "./era/new-era-server.ts";
 
 const log = logger("http");
 
@@ -113,7 +115,22 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
   // Built once the port is known (port 0 picks one).
   let guard: RequestGuard | null = null;
 
+  // 2026-07-28 clients: stateless requests, answered beside the SDK's sessions (era/http-new-era.ts).
+  const newEra: NewEraOptions = {
+    host: app.host,
+    clientId: (info) => `http:${info?.name ?? "mcp"}${info?.version ? `/${info.version}` : ""}`,
+    resultForm: app.config.result_form,
+    tasks: {
+      inlineMs: app.config.task_inline_ms,
+      pollIntervalMs: app.config.task_poll_interval_ms,
+      ttlMs: app.config.task_ttl_ms,
+    },
+    taskSessions: new Map(),
+  };
+
   const handleMcp = async (req: Request): Promise<Response> => {
+    const modern = await newEraBody(req);
+    if (modern) return answerNewEra(modern, req, newEra);
     const sid = req.headers.get("mcp-session-id");
     if (sid !== null) {
       const s = sessions.get(sid);

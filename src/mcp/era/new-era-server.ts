@@ -60,6 +60,11 @@ export interface NewEraOptions {
   clientId: (info: RequestMeta["clientInfo"]) => string;
   resultForm?: ResultFormSetting;
   tasks: TaskSettings;
+  /**
+   * Task id → session, shared by every NewEraServer of the process (HTTP makes one per request);
+   * absent: one of its own.
+   */
+  taskSessions?: Map<string, string | undefined>;
 }
 
 /** A JSON-RPC error raised by a handler. */
@@ -78,19 +83,20 @@ interface Listener {
 }
 
 export class NewEraServer {
-  /** The session of each task this server started: its host API calls are routed by it. */
-  private readonly taskSessions = new Map<string, string | undefined>();
+  /** The session of each task started through this process: its host API calls are routed by it. */
+  private readonly taskSessions: Map<string, string | undefined>;
   /** Open subscriptions/listen requests, by their request id. */
   private readonly listeners = new Map<RequestId, Listener>();
   /** Calls in flight, so notifications/cancelled can stop them. */
   private readonly inFlight = new Map<RequestId, AbortController>();
-  private readonly offEvents: () => void;
+  /** The host-event subscription, made with the first listen. */
+  private offEvents: (() => void) | null = null;
 
   constructor(
     private readonly opts: NewEraOptions,
     private readonly send: Outgoing,
   ) {
-    this.offEvents = opts.host.subscribeEvents?.((e) => this.onHostEvent(e)) ?? (() => {});
+    this.taskSessions = opts.taskSessions ?? new Map();
   }
 
   /** Handles one request; the answer (or error) is sent when ready. */
@@ -120,9 +126,11 @@ export class NewEraServer {
 
   /** Ends open listens with their (empty) result, so a closing transport owes no answer. */
   close(): void {
-    this.offEvents();
-    for (const id of this.listeners.keys()) this.send({ jsonrpc: "2.0", id, result: { resultType: "complete" } });
+    this.offEvents?.();
+    this.offEvents = null;
+    const open = [...this.listeners.keys()];
     this.listeners.clear();
+    for (const id of open) this.send({ jsonrpc: "2.0", id, result: { resultType: "complete" } });
   }
 
   private async dispatch(request: NewEraRequest, signal: AbortSignal): Promise<JsonObject | typeof HELD> {
@@ -243,6 +251,7 @@ export class NewEraServer {
       resourceSubscriptions: subs,
     };
     this.listeners.set(id, { notifications });
+    this.offEvents ??= this.opts.host.subscribeEvents?.((e) => this.onHostEvent(e)) ?? (() => {});
     this.send({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",

@@ -71,7 +71,8 @@ export function requestMeta(params: unknown): RequestMeta {
 export function isNewEraRequest(
   message: unknown,
 ): message is { id: string | number; method: string; params?: unknown } {
-  if (!isObject(message) || typeof message.method !== "string" || !("id" in message)) return false;
+  if (!isObject(message) || typeof message.method !== "string") return false;
+  if (typeof message.id !== "string" && typeof message.id !== "number") return false;
   if (NEW_ERA_METHODS.has(message.method)) return true;
   return requestMeta(message.params).protocolVersion !== null;
 }
