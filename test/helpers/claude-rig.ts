@@ -86,6 +86,19 @@ export class RigRun {
     throw new Error(`no model request matched within ${ms} ms; screen:\n${await this.screen()}`);
   }
 
+  /**
+   * The protocol era Claude Code settled on for ptyhub, from its debug log: "modern" (2026-07-28),
+   * "legacy" (it fell back to initialize, e.g. when the server/discover answer came after its
+   * probe's bound on a loaded machine), or null while it has not connected yet.
+   */
+  era(): "modern" | "legacy" | null {
+    const log = join(this.scratch, "debug.log");
+    if (!existsSync(log)) return null;
+    const text = readFileSync(log, "utf8");
+    if (!text.includes('MCP server "ptyhub": Successfully connected')) return null;
+    return text.includes("server/discover probe after its bound") ? "legacy" : "modern";
+  }
+
   async screen(): Promise<string> {
     const p = Bun.spawn(["bash", this.rig.script, "screen"], { env: this.env, stdout: "pipe", stderr: "ignore" });
     const out = await new Response(p.stdout).text();
