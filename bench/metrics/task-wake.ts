@@ -16,6 +16,7 @@ export const TARGET_WAKE_MS = 2500;
 /** Long enough to outlive the default inline window (3 s) by a few polls. */
 const COMMAND = "sleep 8; echo BUILD-OK at $(date +%s%3N)";
 const STEP_TIMEOUT_MS = 60_000;
+/** The mock model's first port; each run takes the next, as the last one's mock may still be exiting. */
 const RIG_PORT = 18_391;
 
 export async function taskWake(ctx: Ctx): Promise<MetricResult> {
@@ -38,7 +39,7 @@ export async function taskWake(ctx: Ctx): Promise<MetricResult> {
   for (let i = 0; i < iterations; i++) {
     const run = await RigRun.start(rig, {
       scratch: join(benchRoot(), `claude-rig-${i}`),
-      port: RIG_PORT,
+      port: RIG_PORT + i,
       steps: [["term_exec", { command: COMMAND }]],
       env: { PTYHUB_PERSISTENT: "0" },
     });
