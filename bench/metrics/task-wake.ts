@@ -30,18 +30,22 @@ export async function taskWake(ctx: Ctx): Promise<MetricResult> {
     return res;
   }
   const iterations = ctx.smoke ? 1 : 5;
+  // The binary when there is one: Claude Code serves a server that answers its server/discover probe
+  // late (a slow start from source on a loaded machine) in the old era, where nothing becomes a task.
+  const server: Record<string, string> = ctx.binary ? { PTYHUB_BIN: ctx.binary.command } : {};
+  const how = ctx.binary ? "ptyhub binary" : "bun src/cli.ts";
   const row: Row = {
     subject: "ptyhub, interactive Claude Code",
     unit: "ms",
     samples: [],
-    note: "default poll interval",
+    note: `${how}, default poll interval`,
   };
   for (let i = 0; i < iterations; i++) {
     const run = await RigRun.start(rig, {
       scratch: join(benchRoot(), `claude-rig-${i}`),
       port: RIG_PORT + i,
       steps: [["term_exec", { command: COMMAND }]],
-      env: { PTYHUB_PERSISTENT: "0" },
+      env: { PTYHUB_PERSISTENT: "0", ...server },
     });
     try {
       const placeholder = await run.request((r) => r.text.includes("moved to the background"), STEP_TIMEOUT_MS);
@@ -51,7 +55,9 @@ export async function taskWake(ctx: Ctx): Promise<MetricResult> {
       row.samples.push(woken.t - ended);
       ctx.log(`  taskwake ${i + 1}/${iterations}: ${woken.t - ended} ms`);
     } catch (err) {
-      res.errors.push(`taskwake: ${(err as Error).message.split("\n")[0]}`);
+      // What Claude Code made of ptyhub: the era it settled on, and how far the script got.
+      const seen = `era ${run.era() ?? "not connected"}, ${run.requests().length} model requests`;
+      res.errors.push(`taskwake: ${(err as Error).message.split("\n")[0]} (${seen}; logs in ${run.scratch})`);
       break;
     } finally {
       await run.stop();
