@@ -16,8 +16,6 @@ export const TARGET_WAKE_MS = 2500;
 /** Long enough to outlive the default inline window (3 s) by a few polls. */
 const COMMAND = "sleep 8; echo BUILD-OK at $(date +%s%3N)";
 const STEP_TIMEOUT_MS = 60_000;
-/** The mock model's first port; each run takes the next, as the last one's mock may still be exiting. */
-const RIG_PORT = 18_391;
 
 export async function taskWake(ctx: Ctx): Promise<MetricResult> {
   const res = emptyResult(
@@ -43,7 +41,6 @@ export async function taskWake(ctx: Ctx): Promise<MetricResult> {
   for (let i = 0; i < iterations; i++) {
     const run = await RigRun.start(rig, {
       scratch: join(benchRoot(), `claude-rig-${i}`),
-      port: RIG_PORT + i,
       steps: [["term_exec", { command: COMMAND }]],
       env: { PTYHUB_PERSISTENT: "0", ...server },
     });
@@ -57,7 +54,8 @@ export async function taskWake(ctx: Ctx): Promise<MetricResult> {
     } catch (err) {
       // What Claude Code made of ptyhub: the era it settled on, and how far the script got.
       const seen = `era ${run.era() ?? "not connected"}, ${run.requests().length} model requests`;
-      res.errors.push(`taskwake: ${(err as Error).message.split("\n")[0]} (${seen}; logs in ${run.scratch})`);
+      res.errors.push(`taskwake: ${(err as Error).message.split("\n")[0]} (${seen})`);
+      for (const line of run.debugTail()) res.notes.push(`Claude Code's debug log: ${line}`);
       break;
     } finally {
       await run.stop();

@@ -29,10 +29,8 @@ describe.skipIf(skip)("interactive Claude Code: a long term_exec as an MCP Task"
     "moved to the background, then a new turn by itself with BUILD-OK and exit 0 within 3 s of the end",
     async () => {
       if ("missing" in rig) return;
-      const port = 20_000 + (process.pid % 20_000);
       run = await RigRun.start(rig, {
         scratch: join(process.env.TMPDIR ?? "/tmp", "claude-rig"),
-        port,
         steps: [["term_exec", { command: COMMAND }]],
         env: { PTYHUB_PERSISTENT: "0" },
       });

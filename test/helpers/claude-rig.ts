@@ -36,6 +36,17 @@ export interface ModelRequest {
   text: string;
 }
 
+/**
+ * A loopback port nobody listens on now, for the mock model: a fixed one can still be held by the
+ * mock of an earlier run that is exiting (or was left behind), and Claude Code would talk to it.
+ */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
 export class RigRun {
   private constructor(
     private readonly rig: Rig,
@@ -45,13 +56,13 @@ export class RigRun {
 
   static async start(
     rig: Rig,
-    opts: { scratch: string; port: number; steps: unknown[]; env?: Record<string, string> },
+    opts: { scratch: string; steps: unknown[]; env?: Record<string, string> },
   ): Promise<RigRun> {
     const env = {
       ...(process.env as Record<string, string>),
       PTYHUB: REPO,
       SCRATCH: opts.scratch,
-      PORT: String(opts.port),
+      PORT: String(freePort()),
       STEPS_JSON: JSON.stringify(opts.steps),
       ...opts.env,
     };
@@ -97,6 +108,17 @@ export class RigRun {
     const text = readFileSync(log, "utf8");
     if (!text.includes('MCP server "ptyhub": Successfully connected')) return null;
     return text.includes("server/discover probe after its bound") ? "legacy" : "modern";
+  }
+
+  /** The last lines of Claude Code's debug log about ptyhub or errors (for failure messages). */
+  debugTail(lines = 5): string[] {
+    const log = join(this.scratch, "debug.log");
+    if (!existsSync(log)) return ["(no debug log: Claude Code did not start)"];
+    return readFileSync(log, "utf8")
+      .split("\n")
+      .filter((l) => /ptyhub|ERROR/.test(l))
+      .slice(-lines)
+      .map((l) => l.slice(0, 300));
   }
 
   async screen(): Promise<string> {
