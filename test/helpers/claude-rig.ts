@@ -116,7 +116,7 @@ export class RigRun {
     if (!existsSync(log)) return ["(no debug log: Claude Code did not start)"];
     return readFileSync(log, "utf8")
       .split("\n")
-      .filter((l) => /ptyhub|ERROR/.test(l))
+      .filter((l) => /MCP server "ptyhub"|\[ERROR\]/.test(l))
       .slice(-lines)
       .map((l) => l.slice(0, 300));
   }
