@@ -18,10 +18,13 @@ const WAKE_BOUND_MS = 3000;
 const COMMAND = "sleep 20; echo BUILD-OK at $(date +%s%3N)";
 const BACKGROUNDED_WITHIN_MS = 60_000;
 const WOKEN_WITHIN_MS = 60_000;
+/** How long one keypress may take to show in the dialog. */
+const DIALOG_STEP_MS = 10_000;
+const ENTER_ATTEMPTS = 5;
 
-let run: RigRun | null = null;
+const runs: RigRun[] = [];
 afterAll(async () => {
-  await run?.stop();
+  for (const r of runs) await r.stop();
 });
 
 describe.skipIf(skip)("interactive Claude Code: a long term_exec as an MCP Task", () => {
@@ -29,11 +32,12 @@ describe.skipIf(skip)("interactive Claude Code: a long term_exec as an MCP Task"
     "moved to the background, then a new turn by itself with BUILD-OK and exit 0 within 3 s of the end",
     async () => {
       if ("missing" in rig) return;
-      run = await RigRun.start(rig, {
+      const run = await RigRun.start(rig, {
         scratch: join(process.env.TMPDIR ?? "/tmp", "claude-rig"),
         steps: [["term_exec", { command: COMMAND }]],
         env: { PTYHUB_PERSISTENT: "0" },
       });
+      runs.push(run);
       const placeholder = await run.request(
         (r) =>
           (r.text.includes("tool_result") && r.text.includes("BUILD-OK")) || r.text.includes("moved to the background"),
@@ -55,6 +59,30 @@ describe.skipIf(skip)("interactive Claude Code: a long term_exec as an MCP Task"
       console.log(`command end → new model turn: ${delay} ms`);
       expect(delay).toBeGreaterThanOrEqual(0);
       expect(delay).toBeLessThanOrEqual(WAKE_BOUND_MS);
+    },
+    BACKGROUNDED_WITHIN_MS + WOKEN_WITHIN_MS + 30_000,
+  );
+
+  test(
+    "a command at a yes/no prompt asks the human in Claude Code's dialog; the answer is typed and it finishes",
+    async () => {
+      if ("missing" in rig) return;
+      const run = await RigRun.start(rig, {
+        scratch: join(process.env.TMPDIR ?? "/tmp", "claude-rig-confirm"),
+        steps: [["term_exec", { command: `read -p 'Continue? [y/N] ' a; echo "answer=$a"` }]],
+        env: { PTYHUB_PERSISTENT: "0" },
+      });
+      runs.push(run);
+      await run.screenShows('waiting for a yes/no answer: "Continue? [y/N]"', BACKGROUNDED_WITHIN_MS);
+      // The form's one checkbox: tick it (y), move to Accept, confirm.
+      await run.keys("Space");
+      await run.screenShows("☒", DIALOG_STEP_MS);
+      await run.keys("Down");
+      await run.screenShows("❯ Accept", DIALOG_STEP_MS);
+      await run.pressUntilGone("Enter", "requests your input", ENTER_ATTEMPTS, DIALOG_STEP_MS / ENTER_ATTEMPTS);
+      const woken = await run.request((r) => r.text.includes("answer=y"), WOKEN_WITHIN_MS);
+      expect(woken.text).toContain("task-notification");
+      expect(woken.text).toMatch(/exit 0/);
     },
     BACKGROUNDED_WITHIN_MS + WOKEN_WITHIN_MS + 30_000,
   );

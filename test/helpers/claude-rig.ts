@@ -52,21 +52,23 @@ export class RigRun {
     private readonly rig: Rig,
     private readonly env: Record<string, string>,
     readonly scratch: string,
+    private readonly port: string,
   ) {}
 
   static async start(
     rig: Rig,
     opts: { scratch: string; steps: unknown[]; env?: Record<string, string> },
   ): Promise<RigRun> {
+    const port = String(freePort());
     const env = {
       ...(process.env as Record<string, string>),
       PTYHUB: REPO,
       SCRATCH: opts.scratch,
-      PORT: String(freePort()),
+      PORT: port,
       STEPS_JSON: JSON.stringify(opts.steps),
       ...opts.env,
     };
-    const run = new RigRun(rig, env, opts.scratch);
+    const run = new RigRun(rig, env, opts.scratch, port);
     const p = Bun.spawn(["bash", rig.script, "start"], { env, stdout: "pipe", stderr: "pipe" });
     const code = await p.exited;
     if (code !== 0) throw new Error(`rig start failed (${code}): ${await new Response(p.stderr).text()}`);
@@ -126,6 +128,44 @@ export class RigRun {
     const out = await new Response(p.stdout).text();
     await p.exited;
     return out;
+  }
+
+  /** Waits until the human's screen shows `text`; throws after `ms`. */
+  async screenShows(text: string, ms: number): Promise<void> {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if ((await this.screen()).includes(text)) return;
+      await Bun.sleep(LOG_POLL_MS);
+    }
+    throw new Error(`the screen never showed ${JSON.stringify(text)}:\n${await this.screen()}`);
+  }
+
+  /**
+   * Presses `key` until the screen no longer shows `text` (a dialog drawn before its input handler
+   * is ready drops the first press); throws after `attempts` presses.
+   */
+  async pressUntilGone(key: string, text: string, attempts: number, perAttemptMs: number): Promise<void> {
+    for (let i = 0; i < attempts; i++) {
+      await this.keys(key);
+      const end = Date.now() + perAttemptMs;
+      while (Date.now() < end) {
+        if (!(await this.screen()).includes(text)) return;
+        await Bun.sleep(LOG_POLL_MS);
+      }
+    }
+    throw new Error(`${key} did not close ${JSON.stringify(text)}:\n${await this.screen()}`);
+  }
+
+  /** Presses keys as the human would (tmux key names: Space, Down, Enter, …), each once drawn. */
+  async keys(...names: string[]): Promise<void> {
+    for (const key of names) {
+      // The socket name is the rig script's: ptyhub-rig-<port>.
+      const p = Bun.spawn(["tmux", "-L", `ptyhub-rig-${this.port}`, "send-keys", "-t", "claude", key], {
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      await p.exited;
+    }
   }
 
   /** Ends Claude Code (and so the ptyhub it launched), the mock and the tmux server. */
