@@ -31,6 +31,7 @@ import { keystroke } from "./metrics/keystroke.ts";
 import { serial } from "./metrics/serial.ts";
 import { httpVsStdio } from "./metrics/http.ts";
 import { inputWait } from "./metrics/input-wait.ts";
+import { taskWake } from "./metrics/task-wake.ts";
 
 const METRICS = [
   "latency",
@@ -43,6 +44,7 @@ const METRICS = [
   "serial",
   "keystroke",
   "input",
+  "taskwake",
 ] as const;
 type MetricId = (typeof METRICS)[number];
 
@@ -194,6 +196,7 @@ async function main(): Promise<number> {
     ["serial", async () => [await serial(ctx)]],
     ["input", async () => [await inputWait(ctx)]],
     ["keystroke", async () => [await keystroke(ctx)]],
+    ["taskwake", async () => [await taskWake(ctx)]],
   ];
   for (const [id, run] of runners) {
     if (!want(id)) continue;

@@ -70,6 +70,15 @@ export const ConfigSchema = z.strictObject({
   session_env_allow: z.array(z.string().min(1)).default([]),
   /** term_exec rewrites known noisy output (git, grep, test runs, installs, builds) unless a call says otherwise. */
   reduce: z.boolean().default(false),
+  /**
+   * MCP Tasks (2026-07-28 clients that declare the tasks extension): a term_exec, term_send or
+   * term_read still waiting after this long is answered as a task that runs on in the background.
+   */
+  task_inline_ms: z.number().int().min(0).max(600_000).default(3000),
+  /** The poll interval a task asks of the client: part of the delay from a command's end to the agent's turn. */
+  task_poll_interval_ms: z.number().int().min(250).max(30_000).default(1000),
+  /** How long a task's result (or its question) is kept after its last change. */
+  task_ttl_ms: z.number().int().min(1000).max(86_400_000).default(1_800_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -90,6 +99,9 @@ const ENV_KEYS: Record<string, keyof Config> = {
   PTYHUB_RESULT_FORM: "result_form",
   PTYHUB_SESSION_ENV_ALLOW: "session_env_allow",
   PTYHUB_REDUCE: "reduce",
+  PTYHUB_TASK_INLINE_MS: "task_inline_ms",
+  PTYHUB_TASK_POLL_INTERVAL_MS: "task_poll_interval_ms",
+  PTYHUB_TASK_TTL_MS: "task_ttl_ms",
 };
 
 const BOOLEAN_KEYS = new Set<keyof Config>(["persistent", "reduce"]);

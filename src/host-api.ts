@@ -26,6 +26,16 @@ import { termList } from "./mcp/tools/list.ts";
 import { termClose } from "./mcp/tools/close.ts";
 import { termResize } from "./mcp/tools/resize.ts";
 import { termSerial } from "./mcp/tools/serial.ts";
+import {
+  cancelTask,
+  getTask,
+  startTask,
+  taskOutput,
+  taskRefInput,
+  taskStartInput,
+  taskUpdateInput,
+  updateTask,
+} from "./mcp/tasks/host-tasks.ts";
 
 /** Where term_exec's default session starts, sent along by the caller: its own cwd and env. */
 const execDefaults = z.strictObject({
@@ -92,6 +102,11 @@ const TABLE = {
     output: z.object({ ok: z.literal(true) }),
     apply: (h, p, ctx) => h.check(p.session, ctx).then(() => ({ ok: true as const })),
   }),
+  // MCP Tasks (src/mcp/tasks/host-tasks.ts): kept by the host that runs the call, so they outlive the MCP server.
+  taskStart: method({ input: taskStartInput, output: taskOutput, apply: (h, p, ctx) => startTask(h, p, ctx) }),
+  taskGet: method({ input: taskRefInput, output: taskOutput, apply: (h, p) => getTask(h, p) }),
+  taskUpdate: method({ input: taskUpdateInput, output: taskOutput, apply: (h, p) => updateTask(h, p) }),
+  taskCancel: method({ input: taskRefInput, output: taskOutput, apply: (h, p) => cancelTask(h, p) }),
 };
 
 type Table = typeof TABLE;

@@ -23,6 +23,8 @@ import { bearerMatches } from "./http-token.ts";
 import { HttpPeers } from "./http-peer.ts";
 import { createGuard, type RequestGuard } from "./http-guard.ts";
 import { classifyMessage } from "./invalid-request.ts";
+import { answerNewEra, newEraBody } from "./era/http-new-era.ts";
+import type { NewEraOptions } from "./era/new-era-server.ts";
 
 const log = logger("http");
 
@@ -182,9 +184,24 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
     return Response.json(classified.reply, { status: 400 });
   };
 
+  // 2026-07-28 clients: stateless requests, answered beside the SDK's sessions (era/http-new-era.ts).
+  const newEra: NewEraOptions = {
+    host: app.host,
+    clientId: (info) => `http:${info?.name ?? "mcp"}${info?.version ? `/${info.version}` : ""}`,
+    resultForm: app.config.result_form,
+    tasks: {
+      inlineMs: app.config.task_inline_ms,
+      pollIntervalMs: app.config.task_poll_interval_ms,
+      ttlMs: app.config.task_ttl_ms,
+    },
+    taskSessions: new Map(),
+  };
+
   const handleMcp = async (req: Request): Promise<Response> => {
     const refused = await invalidRequestAnswer(req);
     if (refused) return refused;
+    const modern = await newEraBody(req);
+    if (modern) return answerNewEra(modern, req, newEra);
     const sid = req.headers.get("mcp-session-id");
     if (sid !== null) {
       const s = sessions.get(sid);

@@ -24,3 +24,12 @@ export async function toolListing(): Promise<ListedTool[]> {
   else cached = (await import("./compute-listing.ts")).computeToolListing();
   return cached;
 }
+
+/**
+ * The listing as a client gets it: without an outputSchema for clients that read the text form,
+ * since with one they hand the model the JSON instead of the text rendering.
+ */
+export async function toolsForForm(form: "text" | "structured"): Promise<Omit<ListedTool, "outputSchema">[]> {
+  const listing = await toolListing();
+  return form === "text" ? listing.map(({ outputSchema: _omitted, ...t }) => t) : listing;
+}

@@ -31,34 +31,33 @@ const SESSION_TEMPLATES = new Set([`${LIST_URI}/{session}/screen`, `${LIST_URI}/
 /** The most values one completion answer may carry (the MCP spec's limit). */
 const MAX_COMPLETIONS = 100;
 
-/** Returns the unsubscription from the host's events, for when this server closes. */
-export function registerResources(server: Server, host: SessionHost): () => void {
-  const subscribed = new Set<string>();
+/** The resources/list answer: the list, and a screen and history per session. */
+export async function listResources(host: SessionHost) {
+  const sessions = await host.list({ clientId: RESOURCE_READER });
+  return {
+    resources: [
+      { uri: LIST_URI, name: "sessions", title: "Terminal sessions", mimeType: "application/json" },
+      ...sessions.flatMap((s) => [
+        {
+          uri: `${LIST_URI}/${s.session}/screen`,
+          name: `${s.session} screen`,
+          title: `Screen of ${s.session} (${s.target})`,
+          mimeType: "text/plain",
+        },
+        {
+          uri: `${LIST_URI}/${s.session}/history`,
+          name: `${s.session} history`,
+          title: `Last lines of ${s.session} (${s.target})`,
+          mimeType: "text/plain",
+        },
+      ]),
+    ],
+  };
+}
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const sessions = await host.list({ clientId: RESOURCE_READER });
-    return {
-      resources: [
-        { uri: LIST_URI, name: "sessions", title: "Terminal sessions", mimeType: "application/json" },
-        ...sessions.flatMap((s) => [
-          {
-            uri: `${LIST_URI}/${s.session}/screen`,
-            name: `${s.session} screen`,
-            title: `Screen of ${s.session} (${s.target})`,
-            mimeType: "text/plain",
-          },
-          {
-            uri: `${LIST_URI}/${s.session}/history`,
-            name: `${s.session} history`,
-            title: `Last lines of ${s.session} (${s.target})`,
-            mimeType: "text/plain",
-          },
-        ]),
-      ],
-    };
-  });
-
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+/** The resources/templates/list answer. */
+export function listResourceTemplates() {
+  return {
     resourceTemplates: [
       {
         uriTemplate: `${LIST_URI}/{session}/screen`,
@@ -73,7 +72,49 @@ export function registerResources(server: Server, host: SessionHost): () => void
         mimeType: "text/plain",
       },
     ],
-  }));
+  };
+}
+
+/** The resources/read answer; an unknown URI is INVALID_ARGUMENT. */
+export async function readResource(host: SessionHost, uri: string) {
+  const ctx = { clientId: RESOURCE_READER };
+  if (uri === LIST_URI) {
+    const sessions = await host.list(ctx);
+    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ sessions }, null, 2) }] };
+  }
+  const m = SESSION_URI.exec(uri);
+  if (!m)
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      `unknown resource ${quote(uri)}`,
+      `Resources: ${LIST_URI}, ${LIST_URI}/{session}/screen, ${LIST_URI}/{session}/history.`,
+    );
+  const [, session, kind] = m;
+  const r =
+    kind === "screen"
+      ? await host.read({ session: session!, mode: "screen", max_tokens: RESOURCE_TOKENS }, ctx)
+      : await host.read(
+          { session: session!, mode: "history", from: -HISTORY_RESOURCE_LINES, max_tokens: RESOURCE_TOKENS },
+          ctx,
+        );
+  return { contents: [{ uri, mimeType: "text/plain", text: r.output }] };
+}
+
+/** The resource URIs a host event changes, and whether it changes the list of resources. */
+export function changedBy(event: HostEvent): { uris: string[]; listChanged: boolean } {
+  return {
+    uris: [LIST_URI, `${LIST_URI}/${event.session}/screen`, `${LIST_URI}/${event.session}/history`],
+    listChanged: event.kind === "opened" || event.kind === "closed",
+  };
+}
+
+/** Returns the unsubscription from the host's events, for when this server closes. */
+export function registerResources(server: Server, host: SessionHost): () => void {
+  const subscribed = new Set<string>();
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => listResources(host));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => listResourceTemplates());
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(host, request.params.uri));
 
   // completion/complete: the session names that start with what was typed, for the templates' {session}.
   server.setRequestHandler(CompleteRequestSchema, async (request) => {
@@ -92,31 +133,6 @@ export function registerResources(server: Server, host: SessionHost): () => void
     };
   });
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const uri = request.params.uri;
-    const ctx = { clientId: RESOURCE_READER };
-    if (uri === LIST_URI) {
-      const sessions = await host.list(ctx);
-      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ sessions }, null, 2) }] };
-    }
-    const m = SESSION_URI.exec(uri);
-    if (!m)
-      throw new AppError(
-        "INVALID_ARGUMENT",
-        `unknown resource ${quote(uri)}`,
-        `Resources: ${LIST_URI}, ${LIST_URI}/{session}/screen, ${LIST_URI}/{session}/history.`,
-      );
-    const [, session, kind] = m;
-    const r =
-      kind === "screen"
-        ? await host.read({ session: session!, mode: "screen", max_tokens: RESOURCE_TOKENS }, ctx)
-        : await host.read(
-            { session: session!, mode: "history", from: -HISTORY_RESOURCE_LINES, max_tokens: RESOURCE_TOKENS },
-            ctx,
-          );
-    return { contents: [{ uri, mimeType: "text/plain", text: r.output }] };
-  });
-
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     subscribed.add(request.params.uri);
     return {};
@@ -130,10 +146,9 @@ export function registerResources(server: Server, host: SessionHost): () => void
     if (subscribed.has(uri)) server.sendResourceUpdated({ uri }).catch((err) => log.debug(`notify ${uri} failed`, err));
   };
   const off = host.subscribeEvents?.((event: HostEvent) => {
-    notify(LIST_URI);
-    notify(`${LIST_URI}/${event.session}/screen`);
-    notify(`${LIST_URI}/${event.session}/history`);
-    if (event.kind === "opened" || event.kind === "closed") server.sendResourceListChanged().catch(() => undefined);
+    const { uris, listChanged } = changedBy(event);
+    for (const uri of uris) notify(uri);
+    if (listChanged) server.sendResourceListChanged().catch(() => undefined);
   });
   return off ?? (() => {});
 }

@@ -7,6 +7,8 @@ import { createAppReportingConfigErrors, handleShutdown } from "../app.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
 import { StdioLineTransport } from "./stdio-transport.ts";
+import { EraRouter } from "./era/era-router.ts";
+import { NewEraServer } from "./era/new-era-server.ts";
 import { clip } from "../util/quote.ts";
 
 const log = logger("stdio");
@@ -28,9 +30,26 @@ export async function runStdioServer(): Promise<void> {
     host: app.host,
     clientId: () => clientLabel(server.getClientVersion()),
     resultForm: app.config.result_form,
-    delivered: (id) => transport.delivered(id),
+    delivered: (id) => lines.delivered(id),
   });
-  const transport = new StdioLineTransport();
+  const lines = new StdioLineTransport();
+  const transport = new EraRouter(
+    lines,
+    (send) =>
+      new NewEraServer(
+        {
+          host: app.host,
+          clientId: clientLabel,
+          resultForm: app.config.result_form,
+          tasks: {
+            inlineMs: app.config.task_inline_ms,
+            pollIntervalMs: app.config.task_poll_interval_ms,
+            ttlMs: app.config.task_ttl_ms,
+          },
+        },
+        send,
+      ),
+  );
   const stop = handleShutdown(
     app,
     async () => {

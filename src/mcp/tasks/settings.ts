@@ -1,0 +1,16 @@
+/**
+ * What decides whether a call may become a task, and the task's timing: kept apart from the task
+ * machinery (tool-tasks.ts, which loads the session stack), since the MCP edge needs only this.
+ */
+
+/** The tools whose waits can outlive the inline window. */
+export const TASK_TOOLS: ReadonlySet<string> = new Set(["term_exec", "term_send", "term_read"]);
+
+export interface TaskSettings {
+  /** How long a call may take and still be answered inline. */
+  inlineMs: number;
+  /** What the client is told to poll at (Claude Code clamps it to 250 ms–30 s). */
+  pollIntervalMs: number;
+  /** How long an ended (or waiting) task is kept after its last change. */
+  ttlMs: number;
+}
