@@ -52,6 +52,10 @@ export async function keygen(
   path: string,
   opts: { type?: string; passphrase?: string; comment?: string } = {},
 ): Promise<string> {
+  // A fresh key is asked for: ssh-keygen would ask before overwriting one an earlier test file left
+  // at the same path (~/.ssh/id_ed25519 of the run's HOME), and fail with no terminal to answer.
+  rmSync(path, { force: true });
+  rmSync(`${path}.pub`, { force: true });
   // Few KDF rounds: decrypting a passphrase-protected key costs ~70 ms per round in ssh2's pure-JS bcrypt.
   const r = await run([
     "ssh-keygen",
