@@ -20,6 +20,7 @@ export type FragmentKind =
   | "blank"
   | "long"
   | "wide"
+  | "emoji"
   | "sleep"
   | "pipe"
   | "group"
@@ -34,6 +35,7 @@ export const ALL_KINDS: readonly FragmentKind[] = [
   "blank",
   "long",
   "wide",
+  "emoji",
   "sleep",
   "pipe",
   "group",
@@ -68,8 +70,10 @@ const LATIN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 const PUNCT = ".,:;=+-_/@#%^()[]{}<>?!~";
 /** Single-width non-ASCII: accented Latin, Greek, Cyrillic, a precomposed ligature. */
 const NARROW_UNICODE = ["é", "ü", "ñ", "ø", "ß", "λ", "Ω", "ж", "Я", "ﬁ", "€", "→"];
-/** Double-width characters: CJK, Hangul, fullwidth forms and single-codepoint emoji. */
-const WIDE = ["日", "本", "語", "中", "文", "한", "글", "ｗ", "🎉", "👍", "🙂", "🚀", "漢", "字"];
+/** Double-width characters: CJK, Hangul, fullwidth forms. */
+const WIDE = ["日", "本", "語", "中", "文", "한", "글", "ｗ", "漢", "字"];
+/** Single-codepoint emoji: two cells for the shells (glibc's wcwidth), and for a Unicode 11+ terminal. */
+const EMOJI = ["🎉", "👍", "🙂", "🚀"];
 
 export class CaseGenerator {
   private readonly rng: Prng;
@@ -130,7 +134,9 @@ export class CaseGenerator {
       case "long":
         return this.longLine();
       case "wide":
-        return this.printLine(this.wideText());
+        return this.printLine(this.wideText(WIDE));
+      case "emoji":
+        return this.printLine(this.wideText([...WIDE, ...EMOJI]));
       case "sleep":
         return this.sleep();
       case "pipe":
@@ -165,12 +171,12 @@ export class CaseGenerator {
     return out.replace(/ +$/, "").replace(/ {2,}/g, " ");
   }
 
-  private wideText(): string {
+  private wideText(chars: readonly string[]): string {
     // Sometimes wider than the terminal (over 60 wide characters), so a wide character wraps.
     const count = this.rng.chance(0.4) ? this.rng.int(55, 140) : this.rng.int(1, 20);
     let out = `${this.unique()} `;
     for (let i = 0; i < count; i++) {
-      out += this.rng.chance(0.15) ? this.rng.pick([...LATIN]) : this.rng.pick(WIDE);
+      out += this.rng.chance(0.15) ? this.rng.pick([...LATIN]) : this.rng.pick(chars);
     }
     return out;
   }
