@@ -20,6 +20,7 @@ import { Prng } from "../chaos/prng.ts";
 import { ctx, newHost } from "../helpers/host.ts";
 import { startServer, stopDaemon } from "../helpers/mcp.ts";
 import { type Driver, type ExecAnswer, hostDriver, mcpDriver } from "./drivers.ts";
+import { startLoopbackSshd, sshUsable } from "./sshd.ts";
 import {
   ALL_KINDS,
   CaseGenerator,
@@ -42,6 +43,10 @@ const SHORT_TIMEOUT_MIN_SLEEP_MS = 150;
 const DAEMON_SHARE = 0.2;
 /** The shells run through the daemon. */
 const DAEMON_SHELLS = ["bash", "zsh"];
+/** Cases over SSH, as a share of the cases per shell. */
+const SSH_SHARE = 0.2;
+/** The remote shells run over SSH. */
+const SSH_SHELLS = ["bash", "dash"];
 /** Failures printed in full; the rest are counted. */
 const MAX_REPORTED = 15;
 /** How long a `running` command may take to end after its timeout answer (sleeps are short). */
@@ -277,5 +282,35 @@ describe("completion oracle", () => {
       }
     },
     daemonCases * 2_000 * DAEMON_SHELLS.length + 60_000,
+  );
+
+  // Over SSH: a real sshd on loopback, the in-process host's ssh2 client, remote bash and dash.
+  const sshCases = Math.ceil(casesPerShell * SSH_SHARE);
+  const sshShells = shells.filter((sh) => SSH_SHELLS.includes(sh.name));
+  test.concurrent.skipIf(!sshUsable)(
+    `over SSH (${sshShells.map((sh) => sh.name).join(", ")}): ${sshCases} lines each`,
+    async () => {
+      const server = await startLoopbackSshd();
+      try {
+        const results = await Promise.all(
+          sshShells.map(async (sh, k) => {
+            const session = `oracle-ssh-${sh.name}`;
+            await host.open(
+              { name: session, command: sh.command, cwd, ssh: { host: "127.0.0.1", port: server.port } },
+              ctx,
+            );
+            const driver = hostDriver(host, session);
+            const label = `ssh ${sh.name}`;
+            const result = await runCases(label, sh, shells.length + DAEMON_SHELLS.length + k, driver, sshCases);
+            await driver.close();
+            return { label, result };
+          }),
+        );
+        for (const { label, result } of results) check(label, result);
+      } finally {
+        await server.stop();
+      }
+    },
+    sshCases * 2_000 * SSH_SHELLS.length + 60_000,
   );
 });
