@@ -75,6 +75,12 @@ interface ShellUnderTest {
    * PTYHUB_ORACLE_ENABLE=kind turns one on again, to check a fix.
    */
   knownFailing: KnownFailures;
+  /**
+   * A known wrong answer that can hit any line (a race, not a kind of line): `input via prompt`
+   * for a command that ran to its end. Counted and printed with its seed, not failed, unless
+   * PTYHUB_ORACLE_STRICT=1.
+   */
+  knownFalseInput?: string;
 }
 
 const shells: ShellUnderTest[] = [
@@ -97,12 +103,11 @@ const shells: ShellUnderTest[] = [
     knownFailing: {
       emoji: EMOJI_WIDTH,
       "no-newline": `${EOL_MARK} (fish's \`⏎\`)`,
-      // fish itself leads the foreground group, its tty in its own modes, while it waits (`wait`)
-      // or runs its events after the last program: after INPUT_QUIET_MS of quiet output it is
-      // taken for a nested bare shell (bare-shell.ts), before the command's end mark.
-      sleep: FISH_FALSE_INPUT,
-      background: FISH_FALSE_INPUT,
     },
+    // fish itself leads the foreground group, its tty in its own modes, while it waits (`wait`) or
+    // runs its events after the last program (a slow fish_postexec handler shows it every time):
+    // after INPUT_QUIET_MS of quiet output it is taken for a nested bare shell (bare-shell.ts).
+    knownFalseInput: FISH_FALSE_INPUT,
   },
   { name: "dash", command: "dash", dialect: "posix", knownFailing: { emoji: EMOJI_WIDTH } },
 ];
@@ -116,6 +121,7 @@ const casesPerShell = (() => {
   return env && /^\d+$/.test(env) ? Number(env) : DEFAULT_CASES_PER_SHELL;
 })();
 const extra = new Set(parseKinds(process.env.PTYHUB_ORACLE_ENABLE));
+const strict = process.env.PTYHUB_ORACLE_STRICT === "1";
 function enabledKinds(sh: ShellUnderTest): Set<FragmentKind> {
   return new Set(ALL_KINDS.filter((k) => !(k in sh.knownFailing) || extra.has(k)));
 }
@@ -125,6 +131,11 @@ for (const sh of shells) {
   if (out.length === 0) continue;
   const why = out.map((k) => `${k}: ${sh.knownFailing[k]}`).join("; ");
   console.log(`  ${sh.name}: left out as known failures: ${why}; PTYHUB_ORACLE_ENABLE=${out.join(",")} turns them on`);
+}
+for (const sh of shells) {
+  if (sh.knownFalseInput && !strict) {
+    console.log(`  ${sh.name}: tolerated (counted): ${sh.knownFalseInput}; PTYHUB_ORACLE_STRICT=1 fails them`);
+  }
 }
 
 const host = newHost();
@@ -180,6 +191,8 @@ async function runCases(label: string, sh: ShellUnderTest, streamNo: number, dri
       `[${label} case ${n}, PTYHUB_ORACLE_SEED=${seed}, kinds ${c.kinds.join(",")}]\n` +
         `  line: ${JSON.stringify(c.line)}\n  ${detail}`,
     );
+  /** Known wrong answers, tolerated (see knownFalseInput). */
+  const known: string[] = [];
   let shortTimeouts = 0;
   const t0 = performance.now();
   // The oracle of the next case runs while ptyhub runs this one.
@@ -211,6 +224,15 @@ async function runCases(label: string, sh: ShellUnderTest, streamNo: number, dri
       await settle(driver);
       continue;
     }
+    if (sh.knownFalseInput && !strict && r.status === "input" && r.via === "prompt" && r.exit_code === null) {
+      const screen = await driver.screen();
+      known.push(
+        `[${label} case ${n}, PTYHUB_ORACLE_SEED=${seed}] known bug, ${got}: ${JSON.stringify(c.line)}; ` +
+          `screen then (state ${screen.state}): ${JSON.stringify(screen.output.slice(-300))}`,
+      );
+      await settle(driver);
+      continue;
+    }
     const early = r.status === "done" && took < c.minMs;
     if (r.status !== "done" || r.exit_code !== expected.exitCode || r.output !== expected.output || early) {
       fail(n, c, `${got}${early ? " (sooner than its sleeps: early)" : ""}${outputs} exit ${expected.exitCode}`);
@@ -225,8 +247,10 @@ async function runCases(label: string, sh: ShellUnderTest, streamNo: number, dri
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   console.log(
     `completion oracle ${label}: ${cases.length} cases (${shortTimeouts} with a short timeout) in ${secs} s, ` +
-      `${failures.filter((f) => f.startsWith("[")).length} failed, PTYHUB_ORACLE_SEED=${seed}`,
+      `${failures.filter((f) => f.startsWith("[")).length} failed, ${known.length} known false input, ` +
+      `PTYHUB_ORACLE_SEED=${seed}`,
   );
+  for (const k of known) console.log(`  ${k}`);
   return { failures, count: cases.length };
 }
 
