@@ -72,7 +72,7 @@ const PUNCT = ".,:;=+-_/@#%^()[]{}<>?!~";
 const NARROW_UNICODE = ["é", "ü", "ñ", "ø", "ß", "λ", "Ω", "ж", "Я", "ﬁ", "€", "→"];
 /** Double-width characters: CJK, Hangul, fullwidth forms. */
 const WIDE = ["日", "本", "語", "中", "文", "한", "글", "ｗ", "漢", "字"];
-/** Single-codepoint emoji: two cells for the shells (glibc's wcwidth), and for a Unicode 11+ terminal. */
+/** Single-codepoint emoji: two cells for the shells (glibc's wcwidth), one for a Unicode 6 emulator. */
 const EMOJI = ["🎉", "👍", "🙂", "🚀"];
 
 export class CaseGenerator {
