@@ -1,5 +1,5 @@
 /**
- * Deterministic forms of the races the completion oracle tolerates (issue 21 findings), written as
+ * Deterministic forms of what the completion oracle found (issue 21) and leaves out or tolerates, as
  * `test.failing`: each fails on the current code, so it passes here; once the fix lands it starts
  * to pass, bun reports that, and the fix's author turns it into a plain `test` (and drops the
  * tolerance in completion-oracle.test.ts).
@@ -40,3 +40,21 @@ test.failing("fish with a slow fish_postexec handler: term_exec answers done, no
     await host.close({ session: "fish-postexec" }, ctx);
   }
 });
+
+/** `printf` with no final newline: `shell -c` in a pipe prints exactly this. */
+const NO_FINAL_NEWLINE = "printf '%s' partial-line";
+
+for (const shell of ["zsh", "fish"]) {
+  // zsh (PROMPT_SP: `%`, or `#` for root) and fish (`⏎`) mark a last line left without a newline
+  // before drawing their prompt; the mark is the shell's, not the command's output.
+  test.failing(`${shell}: output without a final newline comes back without the shell's end-of-line mark`, async () => {
+    const session = `eol-${shell}`;
+    await host.open({ name: session, command: shell }, ctx);
+    try {
+      const r = await host.exec({ session, command: NO_FINAL_NEWLINE, timeout_ms: 30_000, max_tokens: 4000 }, ctx);
+      expect(r).toMatchObject({ status: "done", exit_code: 0, output: "partial-line" });
+    } finally {
+      await host.close({ session }, ctx);
+    }
+  });
+}
