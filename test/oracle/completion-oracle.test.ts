@@ -122,6 +122,10 @@ const shells: ShellUnderTest[] = [
     dialect: "fish",
     knownFailing: {
       "no-newline": `${EOL_MARK} (fish's \`⏎\`)`,
+      // Seen once in 1,500 fish lines (PTYHUB_ORACLE_SEED=592733784, fish case 286): a wrapped
+      // command line with emoji left its last letter before the output. The emulator measures
+      // emoji by Unicode 6 (one cell), fish by wcwidth (two): a suspect, not proven.
+      emoji: "a wrapped command line with emoji: a piece of its echo left in the output (rare)",
     },
     // fish itself leads the foreground group, its tty in its own modes, while it waits (`wait`) or
     // runs its events after the last program (a slow fish_postexec handler shows it every time):
