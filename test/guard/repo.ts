@@ -8,6 +8,11 @@ export const EDITED = "uncommitted work\n";
 
 /** A git repository whose tracked file.txt has an uncommitted change. */
 export function dirtyRepo(): string {
+  return gitRepo(true);
+}
+
+/** A git repository with a committed file.txt, changed but not committed when `dirty`. */
+export function gitRepo(dirty: boolean): string {
   const dir = mkdtempSync(join(tmpdir(), "guard-repo-"));
   const git = (...args: string[]) => {
     const r = Bun.spawnSync(["git", "-C", dir, ...args], {
@@ -27,6 +32,6 @@ export function dirtyRepo(): string {
   writeFileSync(join(dir, "file.txt"), ORIGINAL);
   git("add", "file.txt");
   git("commit", "-qm", "init");
-  writeFileSync(join(dir, "file.txt"), EDITED);
+  if (dirty) writeFileSync(join(dir, "file.txt"), EDITED);
   return dir;
 }

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtimeDir } from "../../src/paths.ts";
+import { EDITED, gitRepo } from "../guard/repo.ts";
 import { ctx, defaults, newHost } from "../helpers/host.ts";
 
 const host = newHost();
@@ -90,37 +91,10 @@ describe("a program in the session cannot find the nonce", () => {
   });
 });
 
-const ORIGINAL = "committed\n";
-const EDITED = "uncommitted work\n";
-
-function repo(dirty: boolean): string {
-  const dir = mkdtempSync(join(tmpdir(), "ptyhub-cwd-repo-"));
-  const git = (...args: string[]) => {
-    const r = Bun.spawnSync(["git", "-C", dir, ...args], {
-      stdout: "ignore",
-      stderr: "pipe",
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: "t",
-        GIT_AUTHOR_EMAIL: "t@t",
-        GIT_COMMITTER_NAME: "t",
-        GIT_COMMITTER_EMAIL: "t@t",
-      },
-    });
-    if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-  };
-  git("init", "-q");
-  writeFileSync(join(dir, "file.txt"), ORIGINAL);
-  git("add", "file.txt");
-  git("commit", "-qm", "init");
-  if (dirty) writeFileSync(join(dir, "file.txt"), EDITED);
-  return dir;
-}
-
 describe("the guard judges by the shell's real working directory", () => {
   test("an end mark that moved the recorded cwd does not move the judgement", async () => {
-    const dirty = repo(true);
-    const clean = repo(false);
+    const dirty = gitRepo(true);
+    const clean = gitRepo(false);
     await host.open({ name: "cwd", command: "bash", cwd: dirty }, ctx);
     const nonce = host.manager.get("cwd").nonce;
     // A program that had the nonce anyway (it read the shell's memory) claims the shell moved to
