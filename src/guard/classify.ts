@@ -137,8 +137,14 @@ function judgeParsed(
 }
 
 /** Program text that forks forever: `fork while fork`, `while(1) fork`, `while True: os.fork()`, `for(;;) fork()`. */
-const FORK_LOOP =
-  /\bfork\b[\s()]*\b(while|until)\b[\s(]*(\d|true|fork)|\b(while\s*[(]?\s*(1|true|True)\s*[)]?\s*[:{]?|for\s*\(\s*;\s*;\s*\))\s*[\w.]*fork\s*\(/;
+const FORK_LOOP = new RegExp(
+  [
+    // `fork while fork`, `fork until 0`
+    String.raw`\bfork\b[\s()]*\b(while|until)\b[\s(]*(\d|true|fork)`,
+    // `while(1) fork(`, `while True: os.fork(`, `for(;;) fork(`
+    String.raw`\b(while\s*[(]?\s*(1|true|True)\s*[)]?\s*[:{]?|for\s*\(\s*;\s*;\s*\))\s*[\w.]*fork\s*\(`,
+  ].join("|"),
+);
 
 /** Builtins that move the shell: what follows on the line runs in the new directory. */
 const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd", "chdir"]);

@@ -4,8 +4,9 @@
  * 10 MiB buffer limit, leaving the server alive, deaf and holding its shells (issue #10). Here an
  * oversized line is skipped in constant memory and answered (an error result for tools/call, a
  * JSON-RPC error otherwise) when its `id` can be recovered; a line that is not JSON gets a parse
- * error, one that is JSON but not a servable message (a batch, an unusable id) an Invalid Request. The end of stdin does not close it: replies to calls still running (cut short by the
- * shutdown it starts) are written until `close()`, and `settled()` waits for them.
+ * error, one that is JSON but not a servable message (a batch, an unusable id) an Invalid Request.
+ * The end of stdin does not close it: replies to calls still running (cut short by the shutdown
+ * it starts) are written until `close()`, and `settled()` waits for them.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";

@@ -273,7 +273,8 @@ function completionLine(live: Live, outcome: Outcome): string {
   const secs = Math.round((Date.now() - live.startedAt) / 1000);
   if (!outcome.ok) return `${live.call.tool.name} in session ${live.session} failed after ${secs} s`;
   const code = outcome.output.exit_code;
-  return `${live.call.tool.name} in session ${live.session} ended after ${secs} s${typeof code === "number" ? `, exit ${code}` : ""}`;
+  const exit = typeof code === "number" ? `, exit ${code}` : "";
+  return `${live.call.tool.name} in session ${live.session} ended after ${secs} s${exit}`;
 }
 
 /** The form shown to the human for the prompt a command stopped at. */

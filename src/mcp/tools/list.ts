@@ -101,7 +101,10 @@ export const termList = defineTool({
       r.sessions
         .map(
           (s) =>
-            `${s.session} · ${s.kind} · ${headerValue(s.target)} · ${s.alive ? s.state : `exited ${s.exit_code ?? "?"}`}${s.cwd ? ` · ${headerValue(s.cwd)}` : ""} · idle ${Math.round(s.idle_ms / 1000)}s${s.persistent ? " · persistent" : ""}${s.attached ? " · attached" : ""}`,
+            `${s.session} · ${s.kind} · ${headerValue(s.target)} · ` +
+            `${s.alive ? s.state : `exited ${s.exit_code ?? "?"}`}${s.cwd ? ` · ${headerValue(s.cwd)}` : ""} · ` +
+            `idle ${Math.round(s.idle_ms / 1000)}s` +
+            `${s.persistent ? " · persistent" : ""}${s.attached ? " · attached" : ""}`,
         )
         .join("\n") +
       ports +

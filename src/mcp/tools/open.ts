@@ -197,7 +197,11 @@ export const termOpen = defineTool({
   text(r) {
     // Clients that read only the text (Claude Code, Codex) must still learn how a human can watch.
     const attach = r.attach ? ` · a human can watch: ${r.attach}` : "";
-    const header = `[opened ${r.session} · ${r.kind} · ${headerValue(r.target)}${r.pid ? ` · pid ${r.pid}` : ""} · ${r.cols}x${r.rows} · ${r.shell_integration ? "shell integration" : "no shell integration"} · state ${r.state} · via ${r.via}${attach}${truncationNote(r.truncated)}]`;
+    const integration = r.shell_integration ? "shell integration" : "no shell integration";
+    const header =
+      `[opened ${r.session} · ${r.kind} · ${headerValue(r.target)}${r.pid ? ` · pid ${r.pid}` : ""} · ` +
+      `${r.cols}x${r.rows} · ${integration} · state ${r.state} · via ${r.via}` +
+      `${attach}${truncationNote(r.truncated)}]`;
     return withOutput(header, r.output);
   },
 });
