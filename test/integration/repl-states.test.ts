@@ -5,40 +5,26 @@
  * loopback, each with its own directory, and stopped at the end.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Subprocess } from "bun";
+import { existsSync } from "node:fs";
 import { ctx, newHost, sendDefaults } from "../helpers/host.ts";
-import { waitFor } from "../daemon/helpers.ts";
+import { startPostgres } from "../helpers/postgres.ts";
+import { startRedis } from "../helpers/redis.ts";
 
 const host = newHost();
-const dir = mkdtempSync(join(tmpdir(), "repl-states-"));
-const servers: Subprocess[] = [];
-const pgDirs: string[] = [];
+const servers: { stop(): Promise<void> }[] = [];
+
+/** initdb and a first start on a loaded machine. */
 const SERVER_START_MS = 60_000;
+
+/** Debian's PostgreSQL server (package postgresql), which startPostgres runs. */
+function havePostgres(): boolean {
+  return existsSync("/usr/lib/postgresql");
+}
 
 afterAll(async () => {
   await host.shutdown();
-  for (const server of servers) {
-    server.kill("SIGTERM");
-    await server.exited;
-  }
-  rmSync(dir, { recursive: true, force: true });
-  for (const pg of pgDirs) rmSync(pg, { recursive: true, force: true });
+  for (const server of servers) await server.stop();
 });
-
-/** A free TCP port on loopback, as the kernel hands one out. */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
-}
-
-function succeeds(argv: string[]): boolean {
-  return Bun.spawnSync(argv, { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
-}
 
 /**
  * Types `partial` at the REPL's prompt, then `key`; returns the state after the key. `clear`
@@ -72,12 +58,9 @@ describe.if(process.platform === "linux")("REPL states", () => {
   describe("redis-cli against a redis-server started here", () => {
     let port = 0;
     beforeAll(async () => {
-      port = freePort();
-      const data = join(dir, "redis");
-      Bun.spawnSync(["mkdir", "-p", data]);
-      const args = ["--bind", "127.0.0.1", "--port", String(port), "--dir", data, "--save", "", "--appendonly", "no"];
-      servers.push(Bun.spawn(["redis-server", ...args], { stdout: "ignore", stderr: "ignore" }));
-      await waitFor(() => succeeds(["redis-cli", "-p", String(port), "ping"]), SERVER_START_MS, "redis-server up");
+      const redis = await startRedis();
+      servers.push(redis);
+      port = redis.port;
     }, SERVER_START_MS);
 
     test("at start and after a command the state is prompt", async () => {
@@ -88,9 +71,7 @@ describe.if(process.platform === "linux")("REPL states", () => {
       expect(set.output).toContain("OK");
     });
 
-    // linenoise redraws its line after a bare CR, which the CR filter blanks until issue 22 item 1
-    // is fixed (branch issue22-screens): the line is empty, so no text says "prompt" yet (state
-    // reading). Passes in a trial merge with that branch: enable it there.
+    // linenoise redraws its line after a bare CR: the line must stay on screen (issue 22 item 1).
     test("after tab and after ctrl+u the state is prompt", async () => {
       const clearLine = ["ctrl+e", "ctrl+u"];
       expect(await stateAfterKey("redis", "SE", "tab", clearLine)).toBe("prompt");
@@ -100,36 +81,12 @@ describe.if(process.platform === "linux")("REPL states", () => {
     afterAll(() => host.close({ session: "redis" }, ctx));
   });
 
-  const pgBin = "/usr/lib/postgresql/15/bin";
-  const havePostgres = succeeds(["test", "-x", `${pgBin}/postgres`]) && succeeds(["id", "postgres"]);
-  describe.if(havePostgres)("psql against a PostgreSQL started here", () => {
+  describe.if(havePostgres())("psql against a PostgreSQL started here", () => {
     let port = 0;
     beforeAll(async () => {
-      port = freePort();
-      // Outside this run's private temp dir (0700, ours): the postgres user must reach it.
-      const pg = mkdtempSync("/tmp/ptyhub-pg-");
-      pgDirs.push(pg);
-      // PostgreSQL refuses to run as root: its files and server belong to the postgres user.
-      const asPostgres = process.getuid?.() === 0 ? ["runuser", "-u", "postgres", "--"] : [];
-      const owner = Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString().trim();
-      if (asPostgres.length > 0) chownSync(pg, Number(owner), -1);
-      const init = Bun.spawnSync([
-        ...asPostgres,
-        `${pgBin}/initdb`,
-        "-D",
-        `${pg}/data`,
-        "-A",
-        "trust",
-        "-U",
-        "postgres",
-      ]);
-      expect(init.exitCode).toBe(0);
-      const serverArgs = ["-D", `${pg}/data`, "-k", pg, "-h", "127.0.0.1", "-p", String(port), "-c", "fsync=off"];
-      servers.push(
-        Bun.spawn([...asPostgres, `${pgBin}/postgres`, ...serverArgs], { stdout: "ignore", stderr: "ignore" }),
-      );
-      const ready = ["psql", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-c", "select 1"];
-      await waitFor(() => succeeds(ready), SERVER_START_MS, "postgres up");
+      const pg = await startPostgres();
+      servers.push(pg);
+      port = pg.port;
     }, SERVER_START_MS);
 
     test("after tab and after ctrl+u the state is prompt", async () => {
