@@ -22,6 +22,7 @@ import {
   waitFor,
   type Env,
 } from "./helpers.ts";
+import { readJsonLines } from "../helpers/json-lines.ts";
 
 const fx = fixture();
 afterEach(fx.cleanup);
@@ -30,19 +31,9 @@ afterEach(fx.cleanup);
 function rawServer(env: Env) {
   const proc = Bun.spawn([process.execPath, CLI], { env, cwd: REPO, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
   const replies = new Map<number, Record<string, any>>();
-  const pump = (async () => {
-    let buffered = "";
-    const dec = new TextDecoder();
-    for await (const chunk of proc.stdout) {
-      buffered += dec.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = buffered.indexOf("\n")) !== -1) {
-        const msg = JSON.parse(buffered.slice(0, nl));
-        buffered = buffered.slice(nl + 1);
-        if (typeof msg.id === "number") replies.set(msg.id, msg);
-      }
-    }
-  })();
+  const pump = readJsonLines(proc.stdout, (msg) => {
+    if (typeof msg.id === "number") replies.set(msg.id, msg);
+  });
   const send = (msg: Record<string, unknown>) => {
     proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...msg })}\n`);
     proc.stdin.flush();

@@ -8,6 +8,7 @@ import { PassThrough } from "node:stream";
 import { CLI, startServer, stopDaemon, type McpHandle } from "../helpers/mcp.ts";
 import { MAX_REQUEST_BYTES, StdioLineTransport } from "../../src/mcp/stdio-transport.ts";
 import { EnvelopeScanner } from "../../src/mcp/request-envelope.ts";
+import { readJsonLines } from "../helpers/json-lines.ts";
 
 let mcp: McpHandle;
 beforeAll(async () => {
@@ -74,19 +75,10 @@ describe("messages that are JSON but no servable request, over a real server's s
       const proc = Bun.spawn([process.execPath, CLI], { env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
       const replies: Array<Record<string, any>> = [];
       let gotReply: () => void = () => undefined;
-      const pump = (async () => {
-        let buffered = "";
-        const dec = new TextDecoder();
-        for await (const chunk of proc.stdout) {
-          buffered += dec.decode(chunk, { stream: true });
-          let nl: number;
-          while ((nl = buffered.indexOf("\n")) !== -1) {
-            replies.push(JSON.parse(buffered.slice(0, nl)));
-            buffered = buffered.slice(nl + 1);
-            gotReply();
-          }
-        }
-      })();
+      const pump = readJsonLines(proc.stdout, (reply) => {
+        replies.push(reply);
+        gotReply();
+      });
       /** Sends one line and waits for its one reply: a hang here is the bug. */
       const exchange = async (msg: unknown) => {
         const before = replies.length;

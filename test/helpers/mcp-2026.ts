@@ -5,6 +5,7 @@
  */
 import type { Subprocess } from "bun";
 import { CLI } from "./mcp.ts";
+import { readJsonLines } from "./json-lines.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
@@ -96,17 +97,8 @@ export class NewEraClient {
     await this.closed;
   }
 
-  private async pump(): Promise<void> {
-    const dec = new TextDecoder();
-    let buf = "";
-    for await (const chunk of this.proc.stdout) {
-      buf += dec.decode(chunk, { stream: true });
-      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.trim()) this.take(JSON.parse(line) as Message);
-      }
-    }
+  private pump(): Promise<void> {
+    return readJsonLines(this.proc.stdout, (m) => this.take(m));
   }
 
   private take(m: Message): void {
