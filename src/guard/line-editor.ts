@@ -22,7 +22,7 @@ export const SUBMIT_BYTES = /[\r\n\x0f]/;
  */
 const MODIFIED_SUBMIT_KEY = "\\x1b\\[(?:27;\\d+;(?:13|10|15)~|(?:13|10|15);\\d+u)";
 const MODIFIED_SUBMIT = new RegExp(`^${MODIFIED_SUBMIT_KEY}`);
-const SUBMITS_ANYWHERE = new RegExp(`[\\r\\n\\x0f]|${MODIFIED_SUBMIT_KEY}`);
+const SUBMITS_ANYWHERE = new RegExp(`${SUBMIT_BYTES.source}|${MODIFIED_SUBMIT_KEY}`);
 
 /** Whether typing `bytes` may submit a line (cheap: decides whether the line editor is modelled). */
 export function maySubmit(bytes: string): boolean {
