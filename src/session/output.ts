@@ -6,6 +6,7 @@ import type { Pos } from "../terminal/emulator.ts";
 import type { HeadCapture, Row, RowHistory } from "../terminal/history.ts";
 import { MIN_TOKEN_BUDGET, rowsToLines, type Gap, type Item } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
+import { stripEcho } from "../terminal/echo.ts";
 
 export interface Region {
   items: Item[];
@@ -183,30 +184,69 @@ export function itemsText(items: readonly Item[]): string {
 /** Rows re-scanned before the new ones, so a match that spans a chunk boundary is still found. */
 const SCAN_OVERLAP_ROWS = 8;
 
+/** Text typed into the session and where its echo starts (see Session.lastTyped). */
+export interface TypedEcho {
+  at: Pos;
+  text: string;
+}
+
 /**
  * Incremental text of the output after `from` (minus `skipChars` at its start: an echo), for
  * regex waits. Each call returns the text from a few rows before where the previous call ended,
- * so a wait over a flood of output costs linear, not quadratic, time.
+ * so a wait over a flood of output costs linear, not quadratic, time. With `echo`, the echo of
+ * that typed text is left out wherever it falls in the range: a wait must never be ended by the
+ * command line that asks for the output it waits for (issue 21: a reader given the echo again,
+ * after an answer that held it went unconfirmed, matched `until` in it).
  */
 export class OutputScanner {
   private nextRow: number;
+  /** The last row of the echo once it was seen whole; until then every scan looks from its start. */
+  private echoEndRow = Infinity;
+  private readonly echo: TypedEcho | null;
   constructor(
     private readonly session: Session,
     private readonly from: Pos,
     private readonly skipChars: number,
+    echo: TypedEcho | null = null,
   ) {
     this.nextRow = from.row;
+    this.echo = echo && !isBefore(echo.at, from) ? echo : null;
   }
 
   /** Text not yet scanned (with some overlap), or null when nothing new arrived. */
   next(): string {
-    const startRow = Math.max(this.from.row, this.nextRow - SCAN_OVERLAP_ROWS);
+    let startRow = Math.max(this.from.row, this.nextRow - SCAN_OVERLAP_ROWS);
+    const echo = this.echo;
+    if (echo && startRow <= this.echoEndRow) startRow = Math.min(startRow, echo.at.row);
     const atStart = startRow === this.from.row;
     const start: Pos = atStart ? this.from : { row: startRow, col: 0, prefix: "", lineNo: 0 };
-    const text = itemsText(region(this.session, start, null).items);
     this.nextRow = this.session.emulator.contentEndRow();
+    const text = echo && startRow <= echo.at.row ? this.textAroundEcho(start, echo) : this.textFrom(start);
     return atStart ? text.slice(this.skipChars) : text;
   }
+
+  private textFrom(start: Pos): string {
+    return itemsText(region(this.session, start, null).items);
+  }
+
+  /** The text before the echo and after it; only the part before while the echo is still arriving. */
+  private textAroundEcho(start: Pos, echo: TypedEcho): string {
+    const before = isBefore(start, echo.at) ? itemsText(region(this.session, start, echo.at).items) : "";
+    const after = itemsText(region(this.session, echo.at, null).items);
+    const state = stripEcho(after, echo.text, false);
+    if (state.status === "pending") return before;
+    if (state.status === "stripped") {
+      const echoed = after.slice(0, after.length - state.rest.length);
+      this.echoEndRow = echo.at.row + echoed.split("\n").length - 1;
+    } else {
+      this.echoEndRow = echo.at.row;
+    }
+    return before + state.rest;
+  }
+}
+
+export function isBefore(a: Pos, b: Pos): boolean {
+  return a.row < b.row || (a.row === b.row && a.col < b.col);
 }
 
 /** The first line `term_read mode:history` can still return: what `truncated` may name, and after. */

@@ -5,8 +5,8 @@
  */
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
-import { fetchableFrom, hasContent, OutputScanner, region } from "./output.ts";
-import { compileUntil } from "./send.ts";
+import { fetchableFrom, hasContent, isBefore, OutputScanner, region } from "./output.ts";
+import { compileUntil, lastLine } from "./send.ts";
 import { diffItems, screenItems } from "./screen-view.ts";
 import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
 import { AppError } from "../errors.ts";
@@ -14,6 +14,8 @@ import { withoutEcho } from "./echo-items.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import type { RawLines } from "./raw-output.ts";
 import { repeatNotice } from "./delivery.ts";
+import { LATE_ECHO_HOLD_MS, LateEchoFilter } from "../terminal/late-echo.ts";
+import type { CallerPattern } from "../terminal/pattern.ts";
 
 export type ReadMode = "new" | "screen" | "diff" | "history";
 
@@ -74,12 +76,26 @@ export async function readSession(
     const cursor = session.cursor(clientId);
     // `until` looks at all this client has not read yet, what came before the call included
     // (issue 21: a line printed during a reconnect, or after term_exec timed out, was missed).
-    const scanner = new OutputScanner(session, cursor.pos, 0);
+    // Neither the echo of the line typed last nor its late echo (see late-echo.ts) ends the wait.
+    const typed = session.lastTyped;
+    const scanner = new OutputScanner(session, cursor.pos, 0, typed);
+    const lateEcho = typed ? new LateEchoFilter(lastLine(typed.text), true) : null;
+    let heldUntil: number | null = null;
+    const matchUntil = (pattern: CallerPattern): string | null => {
+      let text = scanner.next();
+      if (lateEcho) {
+        const f = lateEcho.filter(text, Date.now() - session.lastOutputAt);
+        heldUntil = f.held ? session.lastOutputAt + LATE_ECHO_HOLD_MS : null;
+        text = f.text;
+      }
+      return pattern.exec(text)?.[0] ?? null;
+    };
     verdict = await awaitCompletion(session, {
       since: session.lastMarkSeq,
       fallback: until ? "none" : "coalesce",
       typed: null,
-      until: until ? () => until.exec(scanner.next())?.[0] ?? null : undefined,
+      until: until ? () => matchUntil(until) : undefined,
+      untilHeldMs: () => (heldUntil === null ? null : Math.max(1, heldUntil - Date.now())),
       hadUnread: hasContent(region(session, cursor.pos, null, null, Infinity, p.max_tokens).items),
       produced: p.mode === "new" ? moreThanEcho(session, cursor.pos) : undefined,
       timeoutMs: waitMs,
@@ -183,10 +199,6 @@ function moreThanEcho(session: Session, from: Pos): () => boolean {
     seen = beyond || hasContent(head.items);
     return seen;
   };
-}
-
-function isBefore(a: Pos, b: Pos): boolean {
-  return a.row < b.row || (a.row === b.row && a.col < b.col);
 }
 
 /** A raw read's lines as render items, and the bytes it could not return (no longer kept). */

@@ -224,7 +224,7 @@ function finishSend(session: Session, items: Item[], v: Verdict, clientId: strin
 }
 
 /** The last line of typed text: what a line editor echoes after its prompt. */
-function lastLine(text: string): string {
+export function lastLine(text: string): string {
   return text.split("\n").pop() ?? "";
 }
 

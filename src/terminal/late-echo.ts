@@ -38,12 +38,16 @@ export const LATE_ECHO_HOLD_MS = 300;
 
 /**
  * Text for `until` with late echoes blanked, while one is expected: once a late echo was seen, lines
- * before it are not looked at; a last line that may still become one (a prompt drawn, its echo
+ * before it are not looked at (unless `keepEarlier`: a reader's unread output from before the line
+ * was typed is still output); a last line that may still become one (a prompt drawn, its echo
  * still coming) is held back until output has been quiet for LATE_ECHO_HOLD_MS.
  */
 export class LateEchoFilter {
   private seen = false;
-  constructor(private readonly typedLine: string) {}
+  constructor(
+    private readonly typedLine: string,
+    private readonly keepEarlier = false,
+  ) {}
 
   /** Whether a late echo has been seen. */
   get echoed(): boolean {
@@ -57,7 +61,8 @@ export class LateEchoFilter {
     for (let i = 0; i < lines.length; i++) {
       if (!isLateEcho(lines[i]!, this.typedLine)) continue;
       this.seen = true;
-      from = i + 1;
+      if (this.keepEarlier) lines[i] = "";
+      else from = i + 1;
     }
     let kept = lines.slice(from);
     let held = false;

@@ -129,6 +129,18 @@ describe("waits that are never fooled", () => {
     expect(r.matched).toBeNull();
   });
 
+  test("a reader whose unread output holds the typed line's echo waits for the output, not the echo", async () => {
+    // One client types; another, who has read nothing since, waits for the line the command prints.
+    await host.exec({ command: "true", ...defaults }, { clientId: "echo-reader" });
+    await host.send({ session: "main", text: "sleep 0.5; echo ECHO_OR_$((6*7))", wait_ms: 0, max_tokens: 4000 }, ctx);
+    const r = await host.read(
+      { session: "main", mode: "new", until: "ECHO_OR_", wait_ms: 10_000, max_tokens: 4000 },
+      { clientId: "echo-reader" },
+    );
+    expect(r.via).toBe("until");
+    expect(r.output.split("\n")).toContain("ECHO_OR_42");
+  });
+
   test("a forged mark without the nonce does not end a command", async () => {
     const r = await host.exec(
       { command: "printf '\\033]6973;fake;D;0;/\\007'; sleep 0.3; echo real-end", ...defaults },
