@@ -72,13 +72,13 @@ const VERBS: Record<string, Verb> = {
     const { runLog } = await import("./audit/log-command.ts");
     return runLog(args);
   },
-  // Hidden: the launcher step of a sandboxed session (src/sandbox/launcher.ts), not for people.
+  // Hidden: the launcher step of a sandboxed session (src/backend/local/sandbox/launcher.ts), not for people.
   async __sandbox(args) {
-    const { runSandboxLauncher } = await import("./sandbox/launcher.ts");
+    const { runSandboxLauncher } = await import("./backend/local/sandbox/launcher.ts");
     return runSandboxLauncher(args);
   },
   async bridge(args) {
-    const { runBridge } = await import("./remote/bridge.ts");
+    const { runBridge } = await import("./backend/remote/bridge.ts");
     return runBridge(args);
   },
   async guard(args) {
@@ -90,7 +90,7 @@ const VERBS: Record<string, Verb> = {
   },
   /** Hidden: the controlling-terminal step of local sessions where `setsid --ctty` is missing. */
   async "__pty-exec"(args) {
-    const { runPtyExec } = await import("./backend/pty/exec-verb.ts");
+    const { runPtyExec } = await import("./backend/local/pty/exec-verb.ts");
     return runPtyExec(args);
   },
 };

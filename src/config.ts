@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { configDir } from "./paths.ts";
 import { AppError } from "./errors.ts";
-import { GuardConfigSchema } from "./guard/config.ts";
-import { AuditConfigSchema } from "./audit/config.ts";
+import { GuardConfigSchema } from "./guard/guard-config.ts";
+import { AuditConfigSchema } from "./audit/audit-config.ts";
 import { nodeValue, parseJsonc } from "./install/jsonc.ts";
 
 /** Strict: a key that is not a setting (a typo such as "colz") is an error, not silently ignored. */

@@ -10,7 +10,7 @@
  * Prints the load average, since the machine may be shared.
  */
 import { loadavg } from "node:os";
-import { LocalBackend } from "../../src/backend/local.ts";
+import { LocalBackend } from "../../src/backend/local/local-backend.ts";
 import { Emulator } from "../../src/terminal/emulator.ts";
 import { quantile } from "../lib/stats.ts";
 

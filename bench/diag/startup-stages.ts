@@ -36,7 +36,7 @@ const stages: Array<[string, string]> = [
   ["createApp()", `app = m.createApp()`],
   ["createMcpServer()", `srv = srv.createMcpServer({ host: app.host })`],
   ["tools/list answered (in process)", `await srv._requestHandlers.get("tools/list")({ method: "tools/list" }, {})`],
-  ["— later: tool definitions (zod), first tools/call", `await import("${src("mcp/tools/index.ts")}")`],
+  ["— later: tool definitions (zod), first tools/call", `await import("${src("mcp/tools/all-tools.ts")}")`],
   ["— later: host API table", `await import("${src("host-api.ts")}")`],
   ["— later: @xterm/headless", `await import("@xterm/headless")`],
   ["— later: session stack (session/host.ts)", `await import("${src("session/host.ts")}")`],

@@ -7,8 +7,8 @@
 import { closeSync, constants as fsConstants, mkdtempSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { openSerialBackend, type SerialBackend } from "../../src/backend/serial.ts";
-import { parseSerialSpec } from "../../src/serial/settings.ts";
+import { openSerialBackend, type SerialBackend } from "../../src/backend/serial/serial-backend.ts";
+import { parseSerialSpec } from "../../src/backend/serial/settings.ts";
 import { benchRoot } from "../lib/env.ts";
 import { fmt, median } from "../lib/stats.ts";
 import { emptyResult, type Ctx, type MetricResult, type Row } from "../lib/types.ts";

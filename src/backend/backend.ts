@@ -4,7 +4,7 @@
  * prompts: that happens once, above it, in the session.
  */
 
-import type { TtyWait } from "./tty-wait.ts";
+import type { TtyWait } from "./local/tty-wait.ts";
 
 export type BackendKind = "local" | "ssh" | "serial";
 

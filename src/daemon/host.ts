@@ -19,7 +19,7 @@ import type { CloseSignal } from "../backend/backend.ts";
 import { logger } from "../log.ts";
 import type { DaemonClient } from "./client.ts";
 import { DaemonConnectError } from "./connect-error.ts";
-import { daemonPaths } from "./paths.ts";
+import { daemonPaths } from "./daemon-paths.ts";
 import type { HostMethod, HostParams, HostResult } from "../host-api.ts";
 import { sessionOf } from "../host-target.ts";
 import { isClientEnv, sessionEnvAllow } from "../session/client-env.ts";

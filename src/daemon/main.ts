@@ -11,12 +11,12 @@ import { LocalHost } from "../session/host.ts";
 import { logger, setLogLevel, setLogSink } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { DaemonConnectError, type DaemonClient } from "./client.ts";
-import { daemonPaths } from "./paths.ts";
+import { daemonPaths } from "./daemon-paths.ts";
 import { DaemonServer, type DaemonStatus } from "./server.ts";
 import { reachDaemon } from "./start.ts";
 import { OrphanLedger, reapWithoutDaemon } from "./orphans.ts";
 import { returnMemoryWhenSessionsEnd } from "../session/memory.ts";
-import { pidAlive } from "../backend/process-tree.ts";
+import { pidAlive } from "../backend/local/process-tree.ts";
 import { parseVerbArgs, UsageError } from "../util/verb-args.ts";
 
 const log = logger("daemon");

@@ -31,8 +31,8 @@ import { Conn } from "./conn.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { peerPid, peerUid, tryLock, type Lock } from "./native.ts";
 import { hostingSession } from "./peer-origin.ts";
-import type { DaemonPaths } from "./paths.ts";
-import { ReplayLogs } from "../remote/replay-log.ts";
+import type { DaemonPaths } from "./daemon-paths.ts";
+import { ReplayLogs } from "./replay-log.ts";
 import { HOST_API, applyHostCall, isHostMethod, parseHostParams, type HostInput } from "../host-api.ts";
 import {
   PROTOCOL,

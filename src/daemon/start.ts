@@ -12,12 +12,12 @@
  * daemon` started by hand cannot make two daemons share one socket.
  */
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { selfCommand } from "../self-command.ts";
 import { AppError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { tryLock, type Lock } from "./native.ts";
-import { daemonPaths } from "./paths.ts";
+import { daemonPaths } from "./daemon-paths.ts";
 import { retireOlderDaemon } from "./upgrade.ts";
 import { sessionEnvAllow, withoutClientEnv } from "../session/client-env.ts";
 
@@ -41,24 +41,6 @@ export interface ReachOptions {
   env?: Env;
   /** Start a daemon when none is running (term_open); otherwise throw its DaemonConnectError. */
   start: boolean;
-}
-
-/**
- * PTYHUB_SELF_WRAPPER: words put before our own command whenever ptyhub starts itself (the daemon,
- * the controlling-terminal step, the sandbox launcher). For a binary run by a user-mode emulator,
- * e.g. "qemu-aarch64-static -L /usr/aarch64-linux-gnu": without binfmt_misc registered, the kernel
- * cannot exec the foreign binary itself. Split on whitespace; the variable is the user's own.
- */
-export const SELF_WRAPPER_ENV = "PTYHUB_SELF_WRAPPER";
-
-/** How to run ourselves: the compiled binary, or bun with our entry script (from source). */
-export function selfCommand(env: Record<string, string | undefined> = process.env): string[] {
-  const wrapper = (env[SELF_WRAPPER_ENV] ?? "").split(/\s+/).filter((word) => word.length > 0);
-  const main = Bun.main;
-  if (main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main)) return [...wrapper, process.execPath];
-  const cli = fileURLToPath(new URL("../cli.ts", import.meta.url));
-  if (existsSync(cli)) return [...wrapper, process.execPath, cli];
-  return [...wrapper, process.execPath, main];
 }
 
 export async function reachDaemon(opts: ReachOptions): Promise<DaemonClient> {

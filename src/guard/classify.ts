@@ -7,7 +7,7 @@ import { parseShellLine } from "./parse.ts";
 import { invocations } from "./unwrap.ts";
 import { BUILTIN_RULES, type Rule, type RuleContext } from "./rules.ts";
 import { destructiveSql } from "./sql.ts";
-import { resolveWord } from "./paths.ts";
+import { resolveWord } from "./judged-paths.ts";
 import { downloadedThenRun } from "./download-run.ts";
 
 export interface Finding {

@@ -4,7 +4,7 @@
  * run unseen as surely as `curl URL | sh`.
  */
 import { posix } from "node:path";
-import { resolveWord } from "./paths.ts";
+import { resolveWord } from "./judged-paths.ts";
 import type { RuleContext, RuleInput } from "./rules.ts";
 import { SHELL_INTERPRETERS } from "./rules.ts";
 

@@ -18,7 +18,7 @@ import { readEditLine, withoutPrompts } from "./edit-line.ts";
 import { maySubmit, submittedLines } from "./line-editor.ts";
 import { inputBytes } from "../session/send.ts";
 import { gitBranch, gitStatus } from "./git.ts";
-import { resolveCwd } from "../session/launch.ts";
+import { resolveCwd } from "../backend/local/launch.ts";
 
 const log = logger("guard");
 

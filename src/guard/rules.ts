@@ -5,7 +5,7 @@
  */
 import type { Invocation } from "./unwrap.ts";
 import { baseName } from "./unwrap.ts";
-import { isDevicePath, preciousPath, resolveWord, type PathContext } from "./paths.ts";
+import { isDevicePath, preciousPath, resolveWord, type PathContext } from "./judged-paths.ts";
 import { DATABASE_CLIENTS, destructiveSql } from "./sql.ts";
 import { posix } from "node:path";
 

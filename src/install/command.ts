@@ -14,7 +14,7 @@ import { editJsonServers } from "./json-servers.ts";
 import { editTomlServer } from "./toml-servers.ts";
 import { nextSteps } from "./next-steps.ts";
 import { currentProgram, launchCommandFor, portableLaunch } from "./launch-command.ts";
-import { CLIENTS, findClient } from "./clients/index.ts";
+import { CLIENTS, findClient } from "./clients/all-clients.ts";
 import { resolveHttpToken } from "../mcp/http-token.ts";
 import { EXIT_USAGE, parseVerbArgs, UsageError } from "../util/verb-args.ts";
 import type { ConfigFormat, InstallChoices, InstallEnvironment, McpClient, Scope } from "./clients/types.ts";

@@ -22,7 +22,7 @@ const log = logger("mcp");
  */
 let toolsByName: Promise<Map<string, ToolDef>> | null = null;
 export function toolDefs(): Promise<Map<string, ToolDef>> {
-  toolsByName ??= import("./tools/index.ts").then(({ TOOLS }) => new Map(TOOLS.map((t) => [t.name, t])));
+  toolsByName ??= import("./tools/all-tools.ts").then(({ TOOLS }) => new Map(TOOLS.map((t) => [t.name, t])));
   return toolsByName;
 }
 

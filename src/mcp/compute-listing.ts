@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ERROR_CODES } from "../errors.ts";
-import { TOOLS } from "./tools/index.ts";
+import { TOOLS } from "./tools/all-tools.ts";
 import type { ListedTool } from "./listing.ts";
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {

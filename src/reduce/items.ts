@@ -6,7 +6,7 @@
  * holds everything it left out.
  */
 import type { Item, Line } from "../terminal/render.ts";
-import { reduceOrSay } from "./index.ts";
+import { reduceOrSay } from "./reducers.ts";
 
 /** What a reducer left, as lines to render, and the note for the result. */
 export interface ReducedItems {

@@ -20,7 +20,7 @@ import {
   type HostParams,
   type HostResult,
 } from "../host-api.ts";
-import type { SerialParams, SerialResult } from "../serial/control.ts";
+import type { SerialParams, SerialResult } from "./serial-control.ts";
 
 import type { Elicit } from "../elicit.ts";
 
@@ -95,9 +95,9 @@ export class LocalHost implements SessionHost {
   async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
     const session = await this.manager.execTarget(p.session, ctx.signal);
     await this.gate.exec(session, p.command, ctx);
-    // A serial line's shell gets its markers on first use (src/serial/shell.ts).
+    // A serial line's shell gets its markers on first use (src/session/serial-shell.ts).
     if (session.kind === "serial") {
-      const { prepareSerialExec } = await import("../serial/control.ts");
+      const { prepareSerialExec } = await import("./serial-control.ts");
       await prepareSerialExec(session, p.timeout_ms, ctx.signal);
     }
     return session.redactFields(await execCommand(session, p, ctx.clientId, ctx.signal));
@@ -149,7 +149,7 @@ export class LocalHost implements SessionHost {
   }
 
   async serial(p: SerialParams & { session: string }, _ctx?: CallContext): Promise<SerialResult> {
-    const { serialControl } = await import("../serial/control.ts");
+    const { serialControl } = await import("./serial-control.ts");
     return serialControl(this.manager.get(p.session), p);
   }
 

@@ -5,11 +5,11 @@
 import { Secrets } from "./redaction.ts";
 import { AppError } from "../errors.ts";
 import type { Config } from "../config.ts";
-import { openBackend, type BackendSpec } from "../backend/index.ts";
-import type { SshParams } from "../backend/ssh.ts";
+import { openBackend, type BackendSpec } from "../backend/open-backend.ts";
+import type { SshParams } from "../backend/ssh/ssh-backend.ts";
 import type { Elicit } from "../elicit.ts";
 import type { CloseSignal } from "../backend/backend.ts";
-import { killSessionsNow } from "../backend/process-tree.ts";
+import { killSessionsNow } from "../backend/local/process-tree.ts";
 import { newNonce } from "../terminal/shell-integration.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import { logger } from "../log.ts";
@@ -19,10 +19,10 @@ import { waitForPromptDrawn } from "./ready.ts";
 import { awaitCompletion, viaOf } from "./completion.ts";
 import type { HostEvent } from "./host.ts";
 import { Emitter } from "../util/emitter.ts";
-import type { SandboxMode } from "../sandbox/modes.ts";
-import { checkSerialOpen } from "../serial/open.ts";
+import type { SandboxMode } from "../backend/local/sandbox/modes.ts";
+import { checkSerialOpen } from "../backend/serial/check-open.ts";
 import { validateSessionId } from "./session-id.ts";
-import type { SerialOpenParams } from "../serial/params.ts";
+import type { SerialOpenParams } from "../api/serial-params.ts";
 
 const log = logger("manager");
 

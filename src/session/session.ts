@@ -382,7 +382,7 @@ export class Session {
   }
 
   /**
-   * A POSIX shell at the far end of a line got the marker functions (src/serial/shell.ts):
+   * A POSIX shell at the far end of a line got the marker functions (src/session/serial-shell.ts):
    * from now on term_exec completes on markers, as in a local sh session.
    */
   adoptMarkers(): void {

@@ -12,7 +12,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { ERROR_CODES } from "../../src/errors.ts";
-import { daemonPaths } from "../../src/daemon/paths.ts";
+import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { MAX_REQUEST_BYTES } from "../../src/mcp/stdio-transport.ts";
 import { alive, call, daemonStatus, fixture, ok, settleLeftovers, waitFor, type McpServer } from "../daemon/helpers.ts";
 import { chaosSeed, fuzzString, fuzzValue, HOSTILE_PATTERNS, Prng } from "./prng.ts";

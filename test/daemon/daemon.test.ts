@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { reachDaemon } from "../../src/daemon/start.ts";
-import { daemonPaths } from "../../src/daemon/paths.ts";
+import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { PROTOCOL } from "../../src/daemon/protocol.ts";
 import {
   alive,

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { daemonPaths } from "../../src/daemon/paths.ts";
+import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import {
   alive,
   call,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { landlockAbi } from "../../src/sandbox/landlock.ts";
+import { landlockAbi } from "../../src/backend/local/sandbox/landlock.ts";
 import { CLI, stopDaemon } from "../helpers/mcp.ts";
 import { startMcp, type Mcp } from "../ssh/mcp.ts";
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AppError } from "../../src/errors.ts";
 import { DaemonClient, DaemonConnectError } from "../../src/daemon/client.ts";
 import { DaemonServer, type HostedSessions } from "../../src/daemon/server.ts";
-import { daemonPaths } from "../../src/daemon/paths.ts";
+import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { encodeFrame, FrameDecoder, FrameError, PROTOCOL } from "../../src/daemon/protocol.ts";
 import type { CallContext } from "../../src/session/host.ts";
 import { testEnv, type Env } from "./helpers.ts";

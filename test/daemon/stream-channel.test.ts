@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { AppError } from "../../src/errors.ts";
 import { DaemonClient } from "../../src/daemon/client.ts";
-import { daemonPaths } from "../../src/daemon/paths.ts";
+import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { reachDaemon } from "../../src/daemon/start.ts";
 import type { DaemonStatus } from "../../src/daemon/server.ts";
 import { stopDaemon, testEnv, type Env } from "./helpers.ts";

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startServer, type McpHandle } from "../helpers/mcp.ts";
-import { TOOLS } from "../../src/mcp/tools/index.ts";
+import { TOOLS } from "../../src/mcp/tools/all-tools.ts";
 
 const servers: McpHandle[] = [];
 async function start(clientName: string, env: Record<string, string> = {}): Promise<McpHandle> {

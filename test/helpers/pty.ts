@@ -3,7 +3,7 @@
  * of the backend itself. Output is kept as text (a bounded tail plus a running total) and waited
  * on with a pattern, never with a bare sleep.
  */
-import { LocalBackend, type LocalSpawnOptions } from "../../src/backend/local.ts";
+import { LocalBackend, type LocalSpawnOptions } from "../../src/backend/local/local-backend.ts";
 import type { ExitInfo } from "../../src/backend/backend.ts";
 
 /** How much recent output a probe keeps to match against. */

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runInstall, type InstallIo } from "../../src/install/command.ts";
-import { findClient } from "../../src/install/clients/index.ts";
+import { findClient } from "../../src/install/clients/all-clients.ts";
 import { nodeValue, parseJsonc } from "../../src/install/jsonc.ts";
 import { CLI } from "../helpers/mcp.ts";
 

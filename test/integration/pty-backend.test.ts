@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import type { CttyLauncher } from "../../src/backend/pty/launcher.ts";
+import type { CttyLauncher } from "../../src/backend/local/pty/launcher.ts";
 import { Emulator } from "../../src/terminal/emulator.ts";
 import { BASH, PtyProbe } from "../helpers/pty.ts";
 

@@ -5,7 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { closeSync, readSync, writeSync } from "node:fs";
-import { pendingOutput, openPty } from "../../src/backend/pty/open.ts";
+import { pendingOutput, openPty } from "../../src/backend/local/pty/open.ts";
 
 test("pendingOutput counts what the slave side wrote until the master reads it", () => {
   const pty = openPty(80, 24);

@@ -1,5 +1,5 @@
 /**
- * The kernel's "the foreground program waits for the terminal" (src/backend/tty-wait.ts) on real
+ * The kernel's "the foreground program waits for the terminal" (src/backend/local/tty-wait.ts) on real
  * programs in a real PTY: read(2) of the tty (cat, `read`, ed), select over the tty alone (python's
  * readline, top), poll over the tty alone (htop: the array is read from its memory). Not waiting
  * for keys: sleeping elsewhere, working, or waiting on the tty together with something else.
@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { PtyProbe } from "../helpers/pty.ts";
 import { waitFor } from "../daemon/helpers.ts";
-import type { TtyWait } from "../../src/backend/tty-wait.ts";
+import type { TtyWait } from "../../src/backend/local/tty-wait.ts";
 
 const linux = process.platform === "linux";
 const WAIT_MS = 10_000;

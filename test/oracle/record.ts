@@ -14,7 +14,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { LocalBackend } from "../../src/backend/local.ts";
+import { LocalBackend } from "../../src/backend/local/local-backend.ts";
 import { probeEnv } from "../helpers/pty.ts";
 
 export interface Recording {

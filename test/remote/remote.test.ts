@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { cleanup, haveSshd, isRoot, keygen, run, scratchDir, startSshd, type Sshd } from "../ssh/sshd.ts";
 import { startMcp, type Mcp } from "../ssh/mcp.ts";
 import { startProxy, type Proxy } from "./proxy.ts";
-import { localPlatform, releaseCachePath } from "../../src/remote/provision.ts";
+import { localPlatform, releaseCachePath } from "../../src/backend/remote/provision.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const CLI = join(ROOT, "src", "cli.ts");

@@ -4,7 +4,7 @@
  * (and says so by the offset returned), never a byte twice.
  */
 import { describe, expect, test } from "bun:test";
-import { ReplayLog } from "../../src/remote/replay-log.ts";
+import { ReplayLog } from "../../src/daemon/replay-log.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { BUILD_TIMEOUT_MS, hostBuild, isolatedEnv, makeTempDir, runProcess } from "../ship/helpers.ts";
-import { landlockAbi } from "../../src/sandbox/landlock.ts";
+import { landlockAbi } from "../../src/backend/local/sandbox/landlock.ts";
 
 const TEST_TIMEOUT_MS = 60_000;
 let dir: string;

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMcp, type Mcp } from "../ssh/mcp.ts";
 import { stopDaemon } from "../helpers/mcp.ts";
-import { landlockAbi } from "../../src/sandbox/landlock.ts";
-import { parseLauncherArgs } from "../../src/sandbox/launcher.ts";
+import { landlockAbi } from "../../src/backend/local/sandbox/landlock.ts";
+import { parseLauncherArgs } from "../../src/backend/local/sandbox/launcher.ts";
 
 const abi = landlockAbi();
 let mcp: Mcp;

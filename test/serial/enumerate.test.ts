@@ -6,9 +6,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { listSerialPorts, portInUse } from "../../src/serial/enumerate.ts";
-import { FfiBinding, optionsFromLine } from "../../src/serial/port.ts";
-import { DEFAULT_LINE } from "../../src/serial/settings.ts";
+import { listSerialPorts, portInUse } from "../../src/backend/serial/enumerate.ts";
+import { FfiBinding, optionsFromLine } from "../../src/backend/serial/port.ts";
+import { DEFAULT_LINE } from "../../src/backend/serial/settings.ts";
 import { ptyPair, tempDir, type Line } from "./helpers.ts";
 
 function write(path: string, text: string): void {

@@ -6,10 +6,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { MockBinding, type MockPortBinding } from "@serialport/binding-mock";
 import type { SetOptions } from "@serialport/bindings-interface";
-import { openSerialBackend, type SerialBackend } from "../../src/backend/serial.ts";
+import { openSerialBackend, type SerialBackend } from "../../src/backend/serial/serial-backend.ts";
 import type { ExitInfo } from "../../src/backend/backend.ts";
-import { parseSerialSpec } from "../../src/serial/settings.ts";
-import type { LineBinding } from "../../src/serial/port.ts";
+import { parseSerialSpec } from "../../src/backend/serial/settings.ts";
+import type { LineBinding } from "../../src/backend/serial/port.ts";
 
 const PATH = "/dev/ttyMOCK0";
 const backends: SerialBackend[] = [];

@@ -3,10 +3,16 @@
  * validation, picocom-style newline mapping, and "More" prompts as pager state.
  */
 import { describe, expect, test } from "bun:test";
-import { serialConstants } from "../../src/serial/constants.ts";
-import { decodeLine, encodeLine, isCustomRate, isRaw } from "../../src/serial/termios.ts";
-import { DEFAULT_LINE, FLOWS, PARITIES, parseSerialSpec, type LineSettings } from "../../src/serial/settings.ts";
-import { mapNewlines } from "../../src/backend/serial.ts";
+import { serialConstants } from "../../src/backend/serial/constants.ts";
+import { decodeLine, encodeLine, isCustomRate, isRaw } from "../../src/backend/serial/termios.ts";
+import {
+  DEFAULT_LINE,
+  FLOWS,
+  PARITIES,
+  parseSerialSpec,
+  type LineSettings,
+} from "../../src/backend/serial/settings.ts";
+import { mapNewlines } from "../../src/backend/serial/serial-backend.ts";
 import { classify } from "../../src/terminal/classify.ts";
 
 const linux = serialConstants("linux")!;

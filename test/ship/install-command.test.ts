@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runInstall, type InstallIo } from "../../src/install/command.ts";
-import { CLIENTS } from "../../src/install/clients/index.ts";
+import { CLIENTS } from "../../src/install/clients/all-clients.ts";
 import { CODEX_ENV_VARS } from "../../src/install/clients/codex.ts";
 import type { InstallEnvironment, McpClient } from "../../src/install/clients/types.ts";
 import { nodeValue, parseJsonc } from "../../src/install/jsonc.ts";

@@ -9,7 +9,7 @@
  * Windows users reach their hosts today. Stock Wine 8.0 lacks bcryptprimitives.dll's ProcessPrng,
  * which every Bun exe needs: a 12-line shim (test/ship/wine/bcryptprimitives.c) built with mingw
  * stands in for it in the test's own Wine prefix. Local sessions run on a pseudo console (ConPTY
- * through bun:ffi, src/backend/conpty/); what Wine cannot carry (resize: E_NOTIMPL) is left out.
+ * through bun:ffi, src/backend/local/conpty/); what Wine cannot carry (resize: E_NOTIMPL) is left out.
  *
  * Needs /usr/lib/wine/wine64 and x86_64-w64-mingw32-gcc (Debian: wine, wine64,
  * gcc-mingw-w64-x86-64-win32). Without them the file skips, unless PTYHUB_REQUIRE_WINE=1 (CI sets

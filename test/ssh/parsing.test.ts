@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { hostOptions, parseHop, resolveHost } from "../../src/ssh/config.ts";
+import { hostOptions, parseHop, resolveHost } from "../../src/backend/ssh/ssh-config.ts";
 import {
   addKnownHost,
   checkHostKey,
@@ -16,8 +16,8 @@ import {
   keysFor,
   knownHostsName,
   knownTypes,
-} from "../../src/ssh/known-hosts.ts";
-import { remoteBashRc, setupScript } from "../../src/ssh/remote.ts";
+} from "../../src/backend/ssh/known-hosts.ts";
+import { remoteBashRc, setupScript } from "../../src/backend/ssh/remote-shell.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ssh-parse-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

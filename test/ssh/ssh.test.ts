@@ -28,7 +28,7 @@ import {
   type TestUser,
 } from "./sshd.ts";
 import { startMcp, type Mcp } from "./mcp.ts";
-import { fingerprint, keysFor } from "../../src/ssh/known-hosts.ts";
+import { fingerprint, keysFor } from "../../src/backend/ssh/known-hosts.ts";
 
 const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
 /** Sessions hosted by the daemon (src/daemon) survive MCP server restarts. */

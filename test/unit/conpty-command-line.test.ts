@@ -1,10 +1,10 @@
 /**
  * The command line and environment block CreateProcessW gets for a pseudo console session
- * (src/backend/conpty/command-line.ts): pure functions, checked here on any OS against the
+ * (src/backend/local/conpty/command-line.ts): pure functions, checked here on any OS against the
  * splitting rules of CommandLineToArgvW.
  */
 import { describe, expect, test } from "bun:test";
-import { environmentBlock, quoteWindowsArg, windowsCommandLine } from "../../src/backend/conpty/command-line.ts";
+import { environmentBlock, quoteWindowsArg, windowsCommandLine } from "../../src/backend/local/conpty/command-line.ts";
 
 /** CommandLineToArgvW's rules for the arguments after the program name. */
 function splitWindowsArgs(line: string): string[] {

@@ -6,7 +6,7 @@ import {
   FLOOD_SLICE_MS,
   FloodPacer,
   OTHERS_LIVE_MS,
-} from "../../src/backend/pty/flood-pacer.ts";
+} from "../../src/backend/local/pty/flood-pacer.ts";
 
 // Time is passed in, so these runs are exact: a read every 1 ms, each piece parsed in 0.5 ms.
 const READ_EVERY_MS = 1;

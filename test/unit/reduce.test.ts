@@ -1,6 +1,6 @@
 /** Reducers on recorded output of the tools they are for: every fact kept, the noise gone. */
 import { describe, expect, test } from "bun:test";
-import { reduceOrSay, reduceOutput } from "../../src/reduce/index.ts";
+import { reduceOrSay, reduceOutput } from "../../src/reduce/reducers.ts";
 import { reduceItems } from "../../src/reduce/items.ts";
 
 describe("reducers", () => {

@@ -72,12 +72,12 @@ export const termList = defineTool({
     const out: z.infer<typeof output> = { sessions };
     if (args.serial_ports) {
       // The ports are this machine's, where the daemon runs too: no need to ask the host.
-      const { listSerialPorts } = await import("../../serial/enumerate.ts");
+      const { listSerialPorts } = await import("../../backend/serial/enumerate.ts");
       out.serial_ports = await listSerialPorts();
     }
     if (args.ssh_host !== undefined) {
       // Loaded on first use: ssh2 is large, and most servers never list a remote host.
-      const { listRemoteSessions } = await import("../../remote/list.ts");
+      const { listRemoteSessions } = await import("../../backend/remote/remote-list.ts");
       const ssh = typeof args.ssh_host === "string" ? { host: args.ssh_host } : args.ssh_host;
       out.remote_sessions = await listRemoteSessions(ssh, ctx);
     }

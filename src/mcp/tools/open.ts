@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { serialParams } from "../../serial/params.ts";
+import { serialParams } from "../../api/serial-params.ts";
 import {
   envVars,
   headerValue,
@@ -12,9 +12,9 @@ import {
   withOutput,
 } from "../schemas.ts";
 import { AppError } from "../../errors.ts";
-import { SANDBOX_MODES } from "../../sandbox/modes.ts";
+import { SANDBOX_MODES } from "../../backend/local/sandbox/modes.ts";
 
-/** term_open's `ssh` object (SPEC.md); the connection itself is src/backend/ssh.ts. */
+/** term_open's `ssh` object (SPEC.md); the connection itself is src/backend/ssh/ssh-backend.ts. */
 export const sshParams = z.strictObject({
   host: z
     .string()

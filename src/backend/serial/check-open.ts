@@ -1,0 +1,29 @@
+/**
+ * A serial session's request checked before a session id is reserved (the line itself is opened
+ * by openBackend, src/backend/open-backend.ts, which loads the bun:ffi module on first use).
+ */
+import { AppError } from "../../errors.ts";
+import type { OpenParams } from "../../session/manager.ts";
+import { parseSerialSpec, type SerialSpec } from "./settings.ts";
+
+/** term_open's params with `serial`: the spec, or INVALID_ARGUMENT for what a line cannot take. */
+export function checkSerialOpen(p: OpenParams): SerialSpec {
+  if (p.ssh !== undefined) {
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      "`serial` and `ssh` cannot be combined",
+      "Open one session per line or host.",
+    );
+  }
+  for (const key of ["command", "args", "cwd", "env"] as const) {
+    if (p[key] !== undefined) {
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        `\`${key}\` does not apply to a serial session`,
+        "A serial line has whatever runs on the device at its other end: type into it with term_send " +
+          "(or term_exec once a shell answers).",
+      );
+    }
+  }
+  return parseSerialSpec(p.serial ?? {});
+}

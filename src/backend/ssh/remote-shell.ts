@@ -1,0 +1,312 @@
+/**
+ * Starting the remote shell with shell integration, without typing anything into it.
+ *
+ * Typing setup lines into a login shell would echo them, race its start-up and land in its
+ * history. Instead, over the already authenticated connection:
+ *  1. a setup channel (no PTY, not interactive, so no history) runs a tiny fixed `/bin/sh -c`
+ *     that makes a private temp dir (umask 077, mktemp -d) and sources a script sent on stdin;
+ *     the script writes the integration rc files (the same hooks as local sessions, see
+ *     shell-scripts.ts), the nonce, env and command into that dir, checks `cwd`, and reports
+ *     the login shell ($SHELL) and the directory;
+ *  2. the session channel, with a PTY at the session's size, runs `/bin/sh DIR/boot MODE SHELL`,
+ *     which execs the login shell with our rc file (bash --rcfile, zsh ZDOTDIR, fish
+ *     --init-command, POSIX sh $ENV). The rc loads the user's own login files first, installs
+ *     the hooks, and deletes the dir: nothing stays behind on the host.
+ * bash, zsh and fish get full integration ("shell"); dash/ash/ksh and unknown shells (csh…) get a
+ * POSIX sh with per-command markers ("marker"). The nonce never appears on a command line nor in
+ * an environment (a 0600 file, opened as the shell's descriptor 3 and removed before the shell
+ * starts, then the shell's memory), and since marks are OSC sequences printed by
+ * printf, the echo of a typed command can never forge one.
+ */
+import { randomBytes } from "node:crypto";
+import type { Client, ClientChannel, ExecOptions, ShellOptions } from "ssh2";
+import { AppError } from "../../errors.ts";
+import { logger } from "../../log.ts";
+import { BASH_SCRIPT, FISH_SCRIPT, SH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC } from "../../terminal/shell-scripts.ts";
+import { quotePosix, shellFamilyOf, type Integration, type ShellFamily } from "../../terminal/shell-integration.ts";
+
+const log = logger("ssh-remote");
+
+/** The setup line every POSIX host understands; the login shell (even fish or csh) passes it on intact. */
+const SETUP_COMMAND =
+  `/bin/sh -c 'umask 077 && d=$(mktemp -d "\${TMPDIR:-/tmp}/ptyhub.XXXXXXXX") && cat > ` +
+  `"$d/setup" && . "$d/setup"'`;
+
+const CLEANUP_SH = `if [ -n "$PTYHUB_DIR" ]; then rm -rf -- "$PTYHUB_DIR"; fi; unset PTYHUB_DIR\n`;
+
+/** What local bash sources (non-login) → what a login bash sources (bash(1), INVOCATION). */
+const BASH_LOCAL_RC = `if [ -r /etc/bash.bashrc ]; then . /etc/bash.bashrc; fi
+if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
+`;
+const BASH_LOGIN_RC = `# A remote session is a login: load what a login bash loads (which usually loads .bashrc).
+if [ -r /etc/profile ]; then . /etc/profile; fi
+if [ -r "$HOME/.bash_profile" ]; then . "$HOME/.bash_profile"
+elif [ -r "$HOME/.bash_login" ]; then . "$HOME/.bash_login"
+elif [ -r "$HOME/.profile" ]; then . "$HOME/.profile"; fi
+`;
+
+export function remoteBashRc(): string {
+  if (!BASH_SCRIPT.includes(BASH_LOCAL_RC)) throw new Error("bash integration script changed: update remoteBashRc");
+  return BASH_SCRIPT.replace(BASH_LOCAL_RC, BASH_LOGIN_RC) + CLEANUP_SH;
+}
+
+/** zsh -l reads $ZDOTDIR/.zprofile between .zshenv and .zshrc: chain to the user's. */
+const ZSH_ZPROFILE = `# ptyhub shell integration for zsh (.zprofile): load the user's .zprofile.
+ZDOTDIR="$__ptyhub_user_zdotdir"
+[[ -r "$ZDOTDIR/.zprofile" ]] && source "$ZDOTDIR/.zprofile"
+ZDOTDIR="$__ptyhub_zdotdir"
+`;
+
+function remoteFishRc(): string {
+  return (
+    FISH_SCRIPT + `if set -q PTYHUB_DIR; and test -n "$PTYHUB_DIR"\n    rm -rf -- $PTYHUB_DIR\nend\nset -e PTYHUB_DIR\n`
+  );
+}
+
+/** POSIX sh: emulate the login (profile files), then the user's $ENV, then the marker functions. */
+function remoteShRc(): string {
+  const at = SH_SCRIPT.indexOf("__ptyhub_c()");
+  if (at < 0) throw new Error("sh integration script changed: update remoteShRc");
+  return `# ptyhub markers for POSIX sh over SSH: loaded through $ENV.
+__ptyhub_nonce=
+{ IFS= read -r __ptyhub_nonce <&3; } 2>/dev/null
+exec 3<&-
+unset ENV
+if [ -r /etc/profile ]; then . /etc/profile; fi
+if [ -r "$HOME/.profile" ]; then . "$HOME/.profile"; fi
+if [ -n "$ENV" ] && [ -r "$ENV" ]; then . "$ENV"; fi
+${SH_SCRIPT.slice(at)}${CLEANUP_SH}`;
+}
+
+/** Runs on the session's PTY: `/bin/sh DIR/boot MODE SHELL`. */
+const BOOT = `# ptyhub: start the session's program from the files setup left in this directory.
+d=\${0%/*}
+mode=$1
+shell=$2
+PTYHUB_DIR=$d
+export PTYHUB_DIR
+if [ -r "$d/env" ]; then . "$d/env"; fi
+if [ -r "$d/cwd" ]; then IFS= read -r __ptyhub_cwd < "$d/cwd"; cd -- "$__ptyhub_cwd" || exit 1; unset __ptyhub_cwd; fi
+if [ "$mode" = cmd ]; then
+  __ptyhub_cmd=$(cat "$d/cmd")
+  rm -rf -- "$d"
+  unset PTYHUB_DIR
+  exec /bin/sh -c "$__ptyhub_cmd"
+fi
+# The nonce reaches the shell on descriptor 3 (shell-scripts.ts), from a file gone before it starts.
+exec 3< "$d/nonce"
+rm -f -- "$d/nonce"
+case $mode in
+  bash) exec "$shell" --rcfile "$d/bash.rc" -i ;;
+  zsh)
+    if [ -n "$ZDOTDIR" ]; then PTYHUB_USER_ZDOTDIR=$ZDOTDIR; export PTYHUB_USER_ZDOTDIR; fi
+    ZDOTDIR=$d/zsh
+    export ZDOTDIR
+    exec "$shell" -l -i ;;
+  fish) exec "$shell" -l -i --init-command "source '$d/fish.fish'" ;;
+  *)
+    ENV=$d/sh.rc
+    export ENV
+    exec "$shell" -i ;;
+esac
+`;
+
+export type RemoteMode = "bash" | "zsh" | "fish" | "sh" | "cmd";
+
+/** What a remote session runs, where, and with which terminal: shared with openSshBackend's request. */
+export interface RemoteProgram {
+  /** A shell name (bash, zsh, …) or a command line; absent: the login shell. */
+  command?: string;
+  args?: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  sessionId: string;
+  nonce: string;
+  cols: number;
+  rows: number;
+}
+
+export interface RemoteLaunchRequest extends RemoteProgram {
+  agentForward: boolean;
+  /** Bound on the setup exchange. */
+  timeoutMs: number;
+}
+
+export interface RemoteLaunch {
+  channel: ClientChannel;
+  integration: Integration;
+  family: ShellFamily | null;
+  /** The shell or program, for the session's target. */
+  program: string;
+  cwd: string | null;
+}
+
+function heredoc(path: string, text: string, tag: string): string {
+  return `cat > "$d/${path}" <<'${tag}'\n${text.endsWith("\n") ? text : text + "\n"}${tag}\n`;
+}
+
+/** The script the setup channel receives on stdin (run with `d` set to the fresh private dir). */
+export function setupScript(req: RemoteLaunchRequest, wantShell: string | null, mode: "shell" | "cmd"): string {
+  // A random delimiter: no text of the user's can end a here-document early.
+  const tag = `PTYHUB_EOF_${randomBytes(9).toString("hex")}`;
+  let s = "# ptyhub session setup\n";
+  s += heredoc("boot", BOOT, tag);
+  if (mode === "shell") {
+    s += heredoc("bash.rc", remoteBashRc(), tag);
+    s += `mkdir "$d/zsh"\n`;
+    s += heredoc("zsh/.zshenv", ZSH_ZSHENV, tag);
+    s += heredoc("zsh/.zprofile", ZSH_ZPROFILE, tag);
+    s += heredoc("zsh/.zshrc", ZSH_ZSHRC + CLEANUP_SH, tag);
+    s += heredoc("fish.fish", remoteFishRc(), tag);
+    s += heredoc("sh.rc", remoteShRc(), tag);
+    s += `printf '%s\\n' '${req.nonce}' > "$d/nonce"\n`;
+  } else {
+    const line = req.args !== undefined ? [req.command!, ...req.args].map(quotePosix).join(" ") : req.command!;
+    s += heredoc("cmd", line, tag);
+  }
+  const env = { PTYHUB_SESSION: req.sessionId, TERM_PROGRAM: "ptyhub", ...req.env };
+  s += heredoc(
+    "env",
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${quotePosix(v)}; export ${k}`)
+      .join("\n"),
+    tag,
+  );
+  if (req.cwd !== undefined) {
+    s += `c=${quotePosix(req.cwd)}\ncase $c in "~") c=$HOME ;; "~/"*) c=$HOME/\${c#"~/"} ;; esac\n`;
+    s += `if ! cd -- "$c" 2>/dev/null; then rm -rf -- "$d"; echo 'PTYHUB-SETUP nocwd'; exit 3; fi\npwd > "$d/cwd"\n`;
+  }
+  s += `s=\${SHELL:-/bin/sh}\n`;
+  if (wantShell)
+    s +=
+      `if ! s=$(command -v ${quotePosix(wantShell)}); then rm -rf -- "$d"; echo 'PTYHUB-SETUP noshell'; exit 4; ` +
+      `fi\n`;
+  s += `rm -f -- "$d/setup"\nprintf 'PTYHUB-SETUP ok %s\\nPTYHUB-SHELL %s\\nPTYHUB-CWD %s\\n' "$d" "$s" "$PWD"\n`;
+  return s;
+}
+
+function exec(client: Client, command: string, opts: ExecOptions & { agentForward?: boolean }): Promise<ClientChannel> {
+  return new Promise((resolve, reject) => {
+    try {
+      client.exec(command, opts, (err, ch) => (err ? reject(err) : resolve(ch)));
+    } catch (err) {
+      reject(err);
+    }
+  });
+}
+
+interface SetupResult {
+  status: string;
+  dir: string;
+  shell: string;
+  cwd: string;
+}
+
+async function runSetup(client: Client, script: string, timeoutMs: number): Promise<SetupResult | null> {
+  const ch = await exec(client, SETUP_COMMAND, {});
+  let out = "";
+  ch.on("data", (d: Buffer) => {
+    out += d.toString("utf8");
+  });
+  ch.stderr.on("data", (d: Buffer) => log.debug(`setup stderr: ${d.toString("utf8").trim()}`));
+  ch.end(script);
+  const closed = new Promise<void>((resolve) => ch.once("close", () => resolve()));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
+  const r = await Promise.race([closed, timedOut]);
+  clearTimeout(timer);
+  if (r === "timeout") {
+    ch.close();
+    return null;
+  }
+  const status = /^PTYHUB-SETUP (\w+)(?: (.*))?$/m.exec(out);
+  if (!status) return null;
+  return {
+    status: status[1]!,
+    dir: status[2] ?? "",
+    shell: /^PTYHUB-SHELL (.*)$/m.exec(out)?.[1] ?? "",
+    cwd: /^PTYHUB-CWD (.*)$/m.exec(out)?.[1] ?? "",
+  };
+}
+
+/** Characters a path may hold to be passed on the login shell's command line. */
+const SAFE_PATH = /^[A-Za-z0-9_./+,:@%-]+$/;
+
+/**
+ * Starts the session's program on the remote host: its shell with integration, a shell named in
+ * `command`, or a command (no integration). Falls back to a plain login shell without
+ * integration when the host cannot run the setup (not a POSIX system, exec disabled).
+ */
+export async function launchRemote(client: Client, req: RemoteLaunchRequest): Promise<RemoteLaunch> {
+  const pty = { term: "xterm-256color", cols: req.cols, rows: req.rows };
+  const command = req.command?.trim();
+  const namedShell =
+    req.args === undefined && command && /^\S+$/.test(command) && shellFamilyOf(command) ? command : null;
+  const mode: "shell" | "cmd" = !command || namedShell ? "shell" : "cmd";
+  if (req.args !== undefined && !command)
+    throw new AppError(
+      "INVALID_ARGUMENT",
+      "`args` needs `command` (the executable)",
+      'Pass command:"python3", args:["-q"].',
+    );
+  if (req.cwd !== undefined && /[\n\0]/.test(req.cwd))
+    throw new AppError("INVALID_ARGUMENT", "cwd must be a single line", "Pass a directory path.");
+
+  const setup = await runSetup(client, setupScript(req, namedShell, mode), req.timeoutMs).catch((err: Error) => {
+    log.warn(`remote setup failed: ${err.message}`);
+    return null;
+  });
+  if (setup?.status === "nocwd")
+    throw new AppError(
+      "CWD_NOT_FOUND",
+      `directory not found on the remote host: ${req.cwd}`,
+      "Pass an existing remote directory as cwd (absolute, or ~/…).",
+    );
+  if (setup?.status === "noshell")
+    throw new AppError(
+      "SPAWN_FAILED",
+      `shell not found on the remote host: ${namedShell}`,
+      "Install it there, or omit command to use the login shell.",
+    );
+  if (!setup || setup.status !== "ok" || !SAFE_PATH.test(setup.dir)) {
+    if (setup?.status === "ok")
+      log.warn(`remote temp dir has unusual characters, not used: ${JSON.stringify(setup.dir)}`);
+    if (mode === "cmd")
+      throw new AppError(
+        "SPAWN_FAILED",
+        "the remote host cannot run the setup ptyhub needs to start a command (no POSIX /bin/sh, or exec disabled)",
+        "Open the session without command and drive the program with term_send.",
+      );
+    log.warn("remote setup did not run: falling back to a plain login shell without shell integration");
+    const channel = await new Promise<ClientChannel>((resolve, reject) =>
+      client.shell(pty, (req.agentForward ? { agentForward: true } : {}) as ShellOptions, (err, ch) =>
+        err ? reject(err) : resolve(ch),
+      ),
+    );
+    return { channel, integration: "none", family: null, program: "shell", cwd: null };
+  }
+
+  let family: ShellFamily | null = null;
+  let runMode: RemoteMode = "cmd";
+  let shellPath = setup.shell;
+  if (mode === "shell") {
+    family = SAFE_PATH.test(shellPath) ? shellFamilyOf(shellPath) : null;
+    if (!family) {
+      // csh, tcsh, nushell…: term_exec needs a POSIX shell, so the session gets /bin/sh with markers.
+      log.info(`remote login shell ${shellPath} is not bash/zsh/fish/POSIX sh: using /bin/sh with markers`);
+      family = "sh";
+      shellPath = "/bin/sh";
+    }
+    runMode = family;
+  }
+  const boot = `exec /bin/sh ${setup.dir}/boot ${runMode} ${mode === "shell" ? shellPath : "-"}`;
+  const channel = await exec(client, boot, { pty, ...(req.agentForward ? { agentForward: true } : {}) });
+  const integration: Integration = mode === "cmd" ? "none" : family === "sh" ? "marker" : "shell";
+  const program =
+    mode === "cmd"
+      ? req.args !== undefined
+        ? [command!, ...req.args].join(" ")
+        : command!
+      : shellPath.split("/").pop()!;
+  return { channel, integration, family: mode === "cmd" ? null : family, program, cwd: setup.cwd || null };
+}
