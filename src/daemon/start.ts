@@ -11,7 +11,7 @@
  * The daemon itself holds a second lock for its whole life (see server.ts), so even a `ptyhub
  * daemon` started by hand cannot make two daemons share one socket.
  */
-import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { selfCommand } from "../self-command.ts";
 import { AppError } from "../errors.ts";
 import { logger } from "../log.ts";
