@@ -7,10 +7,10 @@
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { ConfigGatedHost, defaultConfig } from "./config-gate.ts";
 import type { Logger } from "./log.ts";
-import type { SessionHost } from "./session/host.ts";
-import { LocalHostSlot } from "./session/local-slot.ts";
-import { DaemonHost } from "./daemon/host.ts";
-import { RoutingHost } from "./daemon/routing.ts";
+import type { SessionHost } from "./api/host.ts";
+import { LocalHostSlot } from "./host/local-slot.ts";
+import { DaemonHost } from "./host/daemon-host.ts";
+import { RoutingHost } from "./host/routing-host.ts";
 import { returnMemoryWhenSessionsEnd } from "./session/memory.ts";
 
 export interface App {
@@ -25,7 +25,7 @@ export interface App {
 export function createApp(config: Config = loadConfig()): App {
   // This process's own sessions, and the session stack with them, load with the first one opened.
   const local = new LocalHostSlot(async () => {
-    const { LocalHost } = await import("./session/host.ts");
+    const { LocalHost } = await import("./host/local-host.ts");
     const made = new LocalHost(config);
     returnMemoryWhenSessionsEnd(made.manager);
     return made;

@@ -4,7 +4,7 @@
  * MCP clients launch. Each verb's module is imported lazily so the server's cold start stays small.
  */
 import { VERSION } from "./version.ts";
-import { AppError } from "./errors.ts";
+import { AppError } from "./api/errors.ts";
 import { EXIT_USAGE, UsageError } from "./util/verb-args.ts";
 
 const HELP = `ptyhub ${VERSION} — real, persistent terminals for AI agents over MCP

@@ -6,13 +6,8 @@
  * it and serves the call, with no restart needed.
  */
 import { ConfigSchema, type Config } from "./config.ts";
-import type { CallContext, HostEvent, SecretParams, SessionHost } from "./session/host.ts";
-import type { OpenParams } from "./session/manager.ts";
-import type { ExecParams } from "./session/exec.ts";
-import type { SendParams } from "./session/send.ts";
-import type { ReadParams } from "./session/read.ts";
-import type { CloseSignal } from "./backend/backend.ts";
-import type { HostMethod, HostParams } from "./host-api.ts";
+import type { CallContext, HostEvent, SessionHost } from "./api/host.ts";
+import type { HostMethod, HostParams, HostResult } from "./api/table.ts";
 
 /** What the gated host builds once the configuration loads: the app's host and its last-resort kill. */
 export interface GatedApp {
@@ -47,34 +42,7 @@ export class ConfigGatedHost implements SessionHost {
     for (const listener of this.listeners) listener(event);
   }
 
-  async open(p: OpenParams, ctx: CallContext) {
-    return this.host().open(p, ctx);
-  }
-  async exec(p: ExecParams & { session?: string }, ctx: CallContext) {
-    return this.host().exec(p, ctx);
-  }
-  async send(p: SendParams & { session: string }, ctx: CallContext) {
-    return this.host().send(p, ctx);
-  }
-  async read(p: ReadParams & { session: string }, ctx: CallContext) {
-    return this.host().read(p, ctx);
-  }
-  async list(ctx: CallContext) {
-    return this.host().list(ctx);
-  }
-  async close(p: { session: string; signal?: CloseSignal }, ctx: CallContext) {
-    return this.host().close(p, ctx);
-  }
-  async resize(p: { session: string; cols: number; rows: number }, ctx: CallContext) {
-    return this.host().resize(p, ctx);
-  }
-  async typeSecret(p: SecretParams, ctx: CallContext) {
-    return this.host().typeSecret(p, ctx);
-  }
-  async check(session: string, ctx: CallContext) {
-    return this.host().check(session, ctx);
-  }
-  async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext) {
+  async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
     return this.host().call(method, params, ctx);
   }
   async shutdown(): Promise<void> {

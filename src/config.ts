@@ -6,7 +6,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { configDir } from "./paths.ts";
-import { AppError } from "./errors.ts";
+import { AppError } from "./api/errors.ts";
 import { GuardConfigSchema } from "./guard/guard-config.ts";
 import { AuditConfigSchema } from "./audit/audit-config.ts";
 import { nodeValue, parseJsonc } from "./install/jsonc.ts";

@@ -6,7 +6,7 @@
 import { chmodSync, lstatSync, mkdirSync, statSync } from "node:fs";
 import { tmpdir, homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { AppError } from "./errors.ts";
+import { AppError } from "./api/errors.ts";
 
 function uid(): number {
   return typeof process.getuid === "function" ? process.getuid() : 0;

@@ -9,7 +9,7 @@
  * with room to spare). `--resize` instead makes the session follow the human's window while
  * attached (the program sees SIGWINCH), and it keeps that size after detaching.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { DaemonConnectError, type DaemonClient } from "../daemon/client.ts";
 import { reachDaemon } from "../daemon/start.ts";
 import { parseVerbArgs } from "../util/verb-args.ts";

@@ -4,8 +4,8 @@
  */
 import { existsSync, openSync, readSync, closeSync, statSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { AppError } from "../errors.ts";
-import { validateSessionId } from "../session/manager.ts";
+import { AppError } from "../api/errors.ts";
+import { validateSessionId } from "../session/session-id.ts";
 import { auditDir, trailFiles } from "./trail.ts";
 import { parseVerbArgs } from "../util/verb-args.ts";
 

@@ -5,12 +5,18 @@
  * Secrets given with term_secret are never written, and text typed while the terminal hid its
  * echo (a password prompt) is replaced by a note.
  */
-import type { SessionManager } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
+import type { HostEvent } from "../api/host.ts";
+
+/** What the recorder needs of the sessions it records: look one up, hear them open and close. */
+export interface RecordedSessions {
+  get(id: string): Session;
+  subscribeEvents(listener: (event: HostEvent) => void): () => void;
+}
 import type { GuardDecision } from "../guard/guard.ts";
 import { AuditTrail, type AuditEntry, type AuditSettings } from "./trail.ts";
 import { SessionRecording } from "./recording.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 
 /** A human's keystrokes are written as one entry per line, or per this many characters. */
 const HUMAN_CHUNK_CHARS = 1000;
@@ -48,7 +54,7 @@ export class SessionAudit {
 
   constructor(
     private readonly settings: AuditSettings,
-    private readonly manager: SessionManager,
+    private readonly manager: RecordedSessions,
   ) {
     this.trail = new AuditTrail(settings);
     if (!settings.enabled) return;

@@ -4,7 +4,7 @@
  * backend's parameters. Adding a backend is one file and one member of the union.
  */
 import type { Config } from "../config.ts";
-import type { Elicit } from "../elicit.ts";
+import type { Elicit } from "../api/elicit.ts";
 import type { RemoteProgram } from "./ssh/remote-shell.ts";
 import type { Integration, ShellFamily } from "../terminal/shell-integration.ts";
 import { planLaunch, validateEnv } from "./local/launch.ts";
@@ -13,7 +13,7 @@ import type { SshParams } from "./ssh/ssh-backend.ts";
 import { LocalBackend } from "./local/local-backend.ts";
 import { ConptyBackend } from "./local/conpty/conpty-backend.ts";
 import type { SerialSpec } from "./serial/settings.ts";
-import type { SandboxMode } from "./local/sandbox/modes.ts";
+import type { SandboxMode } from "../api/sandbox-modes.ts";
 import { withSandbox } from "./local/sandbox/plan.ts";
 
 /** What a session runs, where, and with which terminal: the same for every backend. */

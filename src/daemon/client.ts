@@ -3,14 +3,14 @@
  * id, cancellation, elicitation answered on the daemon's behalf, and an attach stream. When the
  * connection drops, every call still waiting fails with DAEMON_UNAVAILABLE.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { VERSION } from "../version.ts";
-import type { CallContext, HostEvent } from "../session/host.ts";
+import type { CallContext, HostEvent } from "../api/host.ts";
 import { CancelledError } from "../session/wait.ts";
 import { logger } from "../log.ts";
 import { Conn, type ByteChannel } from "./conn.ts";
 import { StreamChannel, type DuplexStream } from "./stream-channel.ts";
-import { parseHostResult, type HostMethod, type HostParams, type HostResult } from "../host-api.ts";
+import { parseHostResult, type HostMethod, type HostParams, type HostResult } from "../api/table.ts";
 import {
   PROTOCOL,
   fromBase64,
@@ -259,7 +259,7 @@ export class DaemonClient {
   }
 
   /**
-   * Calls a host API method (src/host-api.ts): the result is checked against the method's output
+   * Calls a host API method (src/api/table.ts): the result is checked against the method's output
    * schema, so what reaches the caller is what the table promises.
    */
   async invoke<M extends HostMethod>(method: M, params: HostParams<M>, ctx?: CallContext): Promise<HostResult<M>> {

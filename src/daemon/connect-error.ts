@@ -2,7 +2,7 @@
  * Why the daemon could not be reached. A leaf module: DaemonHost tells these apart before it has
  * loaded the daemon client (src/daemon/client.ts, which re-exports them).
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 
 /**
  * Why a connection could not be made. `absent` (no socket) and `stale` (a socket nobody listens

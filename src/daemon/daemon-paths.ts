@@ -13,7 +13,7 @@ import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { homedir } from "node:os";
 import { ensurePrivateDir } from "../paths.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 
 /** sun_path is 108 bytes on Linux, 104 on macOS; stay below both with the NUL. */
 const MAX_SOCKET_PATH = 103;

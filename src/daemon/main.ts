@@ -5,14 +5,15 @@
  * detached, so it is rarely run by hand. Its log is $XDG_STATE_HOME/ptyhub/daemon.log.
  */
 import { closeSync, openSync, renameSync, statSync, writeSync } from "node:fs";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { loadConfig } from "../config.ts";
-import { LocalHost } from "../session/host.ts";
+import { LocalHost } from "../host/local-host.ts";
 import { logger, setLogLevel, setLogSink } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { DaemonConnectError, type DaemonClient } from "./client.ts";
 import { daemonPaths } from "./daemon-paths.ts";
-import { DaemonServer, type DaemonStatus } from "./server.ts";
+import { DaemonServer } from "./server.ts";
+import type { DaemonStatus } from "./protocol.ts";
 import { reachDaemon } from "./start.ts";
 import { OrphanLedger, reapWithoutDaemon } from "./orphans.ts";
 import { returnMemoryWhenSessionsEnd } from "../session/memory.ts";

@@ -13,7 +13,7 @@
  *                     output {data} · exit {exit_code, reason}             (attach streams)
  */
 import { z } from "zod";
-import { AppError, isErrorCode } from "../errors.ts";
+import { AppError, isErrorCode } from "../api/errors.ts";
 
 /** Bump on any incompatible change to frames or methods. */
 export const PROTOCOL = 1;
@@ -28,7 +28,7 @@ export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 /*
  * Every frame has a schema, and each side checks what it receives against it before acting on it
  * (parseClientFrame / parseDaemonFrame); a call's params are checked further against the host API
- * table (src/host-api.ts). Objects are loose: a newer peer may add fields, never change them.
+ * table (src/api/table.ts). Objects are loose: a newer peer may add fields, never change them.
  */
 
 /** An error as it crosses the socket; an unknown code (a newer peer's) is read as INTERNAL. */
@@ -226,3 +226,21 @@ export class FrameDecoder {
     return frames;
   }
 }
+
+/** The daemon's answer to `status` (`ptyhub daemon --status`, upgrades, the tests). */
+export interface DaemonStatus {
+  pid: number;
+  version: string;
+  protocol: number;
+  started_at: string;
+  uptime_ms: number;
+  sessions: number;
+  attached: number;
+  clients: number;
+  socket: string;
+  log: string;
+  idle_exit_ms: number;
+}
+
+/** The line `ptyhub bridge --no-start` prints on stderr when no daemon runs; the local side recognizes it. */
+export const BRIDGE_NO_DAEMON_LINE = "PTYHUB-BRIDGE no-daemon";

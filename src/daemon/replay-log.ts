@@ -7,7 +7,7 @@
  * Offsets count every byte the session's program printed since the session started (the
  * emulator's `bytesIn`), so both ends agree on them without any bookkeeping of their own.
  */
-import type { HostEvent } from "../session/host.ts";
+import type { HostEvent } from "../api/host.ts";
 import type { Session } from "../session/session.ts";
 
 /**

@@ -19,11 +19,11 @@
 import { chmodSync, statSync, unlinkSync } from "node:fs";
 import type { Socket } from "bun";
 import { SerializeAddon } from "@xterm/addon-serialize";
-import { AppError, toAppError } from "../errors.ts";
+import { AppError, toAppError } from "../api/errors.ts";
 import { VERSION } from "../version.ts";
 import { logger } from "../log.ts";
-import type { CallContext, LocalHost } from "../session/host.ts";
-import type { SessionDefaults } from "../session/manager.ts";
+import type { LocalHost } from "../host/local-host.ts";
+import type { CallContext } from "../api/host.ts";
 import type { Session } from "../session/session.ts";
 import { DeliveryTicket, withTicket } from "../session/delivery.ts";
 import { SCROLLBACK_KEPT_ROWS } from "../terminal/emulator.ts";
@@ -33,7 +33,7 @@ import { peerPid, peerUid, tryLock, type Lock } from "./native.ts";
 import { hostingSession } from "./peer-origin.ts";
 import type { DaemonPaths } from "./daemon-paths.ts";
 import { ReplayLogs } from "./replay-log.ts";
-import { HOST_API, applyHostCall, isHostMethod, parseHostParams, type HostInput } from "../host-api.ts";
+import { isHostMethod } from "../api/table.ts";
 import {
   PROTOCOL,
   errorFromWire,
@@ -43,6 +43,7 @@ import {
   type CallFrame,
   type ClientFrame,
   type ElicitAnswer,
+  type DaemonStatus,
   type HelloFrame,
 } from "./protocol.ts";
 
@@ -108,20 +109,6 @@ interface Client {
   attachment: Attachment | null;
   /** Ends this client's subscription to session events. */
   unsubscribeEvents: (() => void) | null;
-}
-
-export interface DaemonStatus {
-  pid: number;
-  version: string;
-  protocol: number;
-  started_at: string;
-  uptime_ms: number;
-  sessions: number;
-  attached: number;
-  clients: number;
-  socket: string;
-  log: string;
-  idle_exit_ms: number;
 }
 
 const serializers = new WeakMap<Session, SerializeAddon>();
@@ -504,13 +491,9 @@ export class DaemonServer {
     }
   }
 
-  /** Host API calls (src/host-api.ts), checked against the table; then the daemon's own methods. */
+  /** Host API calls (src/api/table.ts), checked against the table; then the daemon's own methods. */
   private async invoke(method: string, params: unknown, ctx: CallContext, c: Client): Promise<unknown> {
-    if (method === "exec") {
-      const p = parseHostParams("exec", params);
-      return p.session === undefined ? this.execDefault(p, ctx) : HOST_API.exec.apply(this.host, p, ctx);
-    }
-    if (isHostMethod(method)) return applyHostCall(this.host, method, params, ctx);
+    if (isHostMethod(method)) return this.host.apply(method, params, ctx);
     const h = this.host;
     switch (method) {
       case "status":
@@ -539,17 +522,6 @@ export class DaemonServer {
           ),
         );
     }
-  }
-
-  /**
-   * term_exec without a session: the shared default shell `main`, opened on first use (and again
-   * after it exited) in the *caller's* cwd and environment, sent along as `defaults`.
-   */
-  private async execDefault(p: HostInput<"exec">, ctx: CallContext): Promise<unknown> {
-    const defaults: SessionDefaults = p.defaults ?? {};
-    await this.host.manager.execTarget(undefined, ctx.signal, defaults);
-    const { defaults: _defaults, ...rest } = p;
-    return this.host.exec({ ...rest, session: "main" }, ctx);
   }
 
   private elicit(

@@ -13,7 +13,7 @@
  */
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { selfCommand } from "../self-command.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { logger } from "../log.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { tryLock, type Lock } from "./native.ts";

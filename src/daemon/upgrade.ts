@@ -5,11 +5,11 @@
  * session (nothing is lost), and otherwise says so once, with how to replace it.
  */
 import { pidAlive } from "../backend/local/process-tree.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { logger } from "../log.ts";
 import { VERSION } from "../version.ts";
 import type { DaemonClient } from "./client.ts";
-import type { DaemonStatus } from "./server.ts";
+import type { DaemonStatus } from "./protocol.ts";
 
 const log = logger("daemon-upgrade");
 

@@ -4,7 +4,7 @@
  * hosted in the daemon and in-process ones are guarded and recorded the same way.
  */
 import type { Config } from "../config.ts";
-import type { CallContext } from "../session/host.ts";
+import type { CallContext } from "../api/host.ts";
 import type { OpenParams, SessionManager } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
 import { SessionAudit } from "../audit/recorder.ts";

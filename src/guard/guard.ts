@@ -5,10 +5,10 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { configDir } from "../paths.ts";
 import { logger } from "../log.ts";
-import type { CallContext } from "../session/host.ts";
+import type { CallContext } from "../api/host.ts";
 import type { Session } from "../session/session.ts";
 import { builtinRuleIds, classifyShellLine, classifySqlLine, ruleSet, type Finding, type RuleSet } from "./classify.ts";
 import type { RuleContext } from "./rules.ts";

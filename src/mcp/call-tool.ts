@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { logger } from "../log.ts";
 import { clip } from "../util/quote.ts";
 import type { ClientProfile } from "./client-profile.ts";

@@ -5,9 +5,18 @@
  * loads the tool definitions just to list them.
  */
 import { z } from "zod";
-import { ERROR_CODES } from "../errors.ts";
+import { ERROR_CODES } from "../api/errors.ts";
 import { TOOLS } from "./tools/all-tools.ts";
-import type { ListedTool } from "./listing.ts";
+
+/** One tool as tools/list shows it. */
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: Record<string, unknown>;
+}
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const js = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;

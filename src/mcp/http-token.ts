@@ -6,7 +6,7 @@
 import { closeSync, chmodSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { stateDir } from "../paths.ts";
 
 /** 32 bytes = 256 bits of entropy: beyond guessing, whatever the request rate. */

@@ -5,16 +5,9 @@
  * stamps it into the binary (PTYHUB_TOOL_LISTING): a binary answers tools/list without loading
  * the tool definitions at all. From source it is computed on first use.
  */
-declare const PTYHUB_TOOL_LISTING: string | undefined;
+import type { ListedTool } from "./compute-listing.ts";
 
-export interface ListedTool {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown>;
-  annotations: Record<string, unknown>;
-}
+declare const PTYHUB_TOOL_LISTING: string | undefined;
 
 let cached: ListedTool[] | null = null;
 

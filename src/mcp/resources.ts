@@ -12,8 +12,8 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { AppError } from "../errors.ts";
-import type { HostEvent, SessionHost } from "../session/host.ts";
+import { AppError } from "../api/errors.ts";
+import type { HostEvent, SessionHost } from "../api/host.ts";
 import { logger } from "../log.ts";
 import { quote } from "../util/quote.ts";
 
@@ -33,7 +33,7 @@ const MAX_COMPLETIONS = 100;
 
 /** The resources/list answer: the list, and a screen and history per session. */
 export async function listResources(host: SessionHost) {
-  const sessions = await host.list({ clientId: RESOURCE_READER });
+  const sessions = await host.call("list", {}, { clientId: RESOURCE_READER });
   return {
     resources: [
       { uri: LIST_URI, name: "sessions", title: "Terminal sessions", mimeType: "application/json" },
@@ -79,7 +79,7 @@ export function listResourceTemplates() {
 export async function readResource(host: SessionHost, uri: string) {
   const ctx = { clientId: RESOURCE_READER };
   if (uri === LIST_URI) {
-    const sessions = await host.list(ctx);
+    const sessions = await host.call("list", {}, ctx);
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ sessions }, null, 2) }] };
   }
   const m = SESSION_URI.exec(uri);
@@ -92,8 +92,9 @@ export async function readResource(host: SessionHost, uri: string) {
   const [, session, kind] = m;
   const r =
     kind === "screen"
-      ? await host.read({ session: session!, mode: "screen", max_tokens: RESOURCE_TOKENS }, ctx)
-      : await host.read(
+      ? await host.call("read", { session: session!, mode: "screen", max_tokens: RESOURCE_TOKENS }, ctx)
+      : await host.call(
+          "read",
           { session: session!, mode: "history", from: -HISTORY_RESOURCE_LINES, max_tokens: RESOURCE_TOKENS },
           ctx,
         );
@@ -122,7 +123,7 @@ export function registerResources(server: Server, host: SessionHost): () => void
     if (ref.type !== "ref/resource" || !SESSION_TEMPLATES.has(ref.uri) || argument.name !== "session") {
       return { completion: { values: [] } };
     }
-    const sessions = await host.list({ clientId: RESOURCE_READER });
+    const sessions = await host.call("list", {}, { clientId: RESOURCE_READER });
     const matching = sessions.map((s) => s.session).filter((name) => name.startsWith(argument.value));
     return {
       completion: {

@@ -5,7 +5,7 @@
  * a result is its text rendering alone, which carries the same facts in far fewer tokens.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { toAppError } from "../errors.ts";
+import { toAppError } from "../api/errors.ts";
 import type { ResultForm } from "./client-profile.ts";
 
 /** Fields holding program output: placed last, so a reader meets the short facts first. */

@@ -11,7 +11,7 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../version.ts";
-import type { SessionHost } from "../session/host.ts";
+import type { SessionHost } from "../api/host.ts";
 import { logger } from "../log.ts";
 import type { ToolContext } from "./tool.ts";
 import { registerResources } from "./resources.ts";

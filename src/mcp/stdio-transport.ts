@@ -12,7 +12,7 @@ import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { logger } from "../log.ts";
 import { clip } from "../util/quote.ts";
 import { EnvelopeScanner, type Envelope } from "./request-envelope.ts";

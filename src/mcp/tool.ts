@@ -4,7 +4,7 @@
  * compact text rendering of its result (what most models actually read: short, output last).
  */
 import type { z } from "zod";
-import type { CallContext, SessionHost } from "../session/host.ts";
+import type { CallContext, SessionHost } from "../api/host.ts";
 
 /** A call's context (reader id, cancellation, elicitation) plus the host that serves it. */
 export interface ToolContext extends CallContext {

@@ -4,7 +4,7 @@
  * never from silence. Output is exactly what the command printed: after its start mark, before
  * its end mark, so neither the echo of the typed line nor the next prompt is included.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { commandLine } from "../terminal/shell-integration.ts";
 import { splitJobNotices } from "../terminal/job-notices.ts";
 import { render, type Truncation } from "../terminal/render.ts";

@@ -3,11 +3,11 @@
  * limits, lookup, the default `main` session, idle expiry, and ending them all on shutdown.
  */
 import { Secrets } from "./redaction.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import type { Config } from "../config.ts";
 import { openBackend, type BackendSpec } from "../backend/open-backend.ts";
 import type { SshParams } from "../backend/ssh/ssh-backend.ts";
-import type { Elicit } from "../elicit.ts";
+import type { Elicit } from "../api/elicit.ts";
 import type { CloseSignal } from "../backend/backend.ts";
 import { killSessionsNow } from "../backend/local/process-tree.ts";
 import { newNonce } from "../terminal/shell-integration.ts";
@@ -17,17 +17,15 @@ import { Session } from "./session.ts";
 import { fetchableFrom, region } from "./output.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import { awaitCompletion, viaOf } from "./completion.ts";
-import type { HostEvent } from "./host.ts";
+import type { HostEvent } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
-import type { SandboxMode } from "../backend/local/sandbox/modes.ts";
+import type { SandboxMode } from "../api/sandbox-modes.ts";
 import { checkSerialOpen } from "../backend/serial/check-open.ts";
-import { validateSessionId } from "./session-id.ts";
-import type { SerialOpenParams } from "../api/serial-params.ts";
+import { AutoNames, DEFAULT_SESSION, validateSessionId } from "./session-id.ts";
+import type { SerialOpenParams } from "../api/methods/serial-params.ts";
 
 const log = logger("manager");
 
-export { SESSION_ID_RE, validateSessionId } from "./session-id.ts";
-export const DEFAULT_SESSION = "main";
 /** How often idle sessions are looked for (the timeout itself is configurable). */
 const IDLE_SWEEP_MS = 30_000;
 /** Read cursors of clients not seen for this long are forgotten (the latest one is always kept). */
@@ -97,7 +95,7 @@ export class SessionManager {
   private readonly opening = new Set<string>();
   private defaultOpening: Promise<Session> | null = null;
   private readonly sweeper: ReturnType<typeof setInterval>;
-  private nextAuto = 1;
+  private readonly autoNames = new AutoNames();
   private readonly events = new Emitter<HostEvent>();
   /** Recently closed sessions and their exit codes: closing one again succeeds. */
   private readonly closed = new Map<string, number | null>();
@@ -358,9 +356,6 @@ export class SessionManager {
   }
 
   private autoName(): string {
-    for (;;) {
-      const id = `t${this.nextAuto++}`;
-      if (!this.sessions.has(id) && !this.opening.has(id)) return id;
-    }
+    return this.autoNames.pick((id) => this.sessions.has(id) || this.opening.has(id));
   }
 }

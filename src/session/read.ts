@@ -9,7 +9,7 @@ import { fetchableFrom, hasContent, isBefore, OutputScanner, region } from "./ou
 import { compileUntil, lastLine } from "./send.ts";
 import { diffItems, screenItems } from "./screen-view.ts";
 import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { withoutEcho } from "./echo-items.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import type { RawLines } from "./raw-output.ts";

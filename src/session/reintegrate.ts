@@ -16,7 +16,7 @@
  */
 import { unlinkSync } from "node:fs";
 import { writeNewPrivateFile } from "../terminal/owned-file.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { runtimeDir } from "../paths.ts";
 import type { ShellFamily } from "../terminal/shell-integration.ts";
 import { integrationOf, reinstallFor } from "../terminal/shell-reinstall.ts";

@@ -8,7 +8,7 @@
  * password, yes/no or pager (via "prompt"), or output stops changing (via "settle", reported as
  * such: a guess, not a completion signal).
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { encodeKeys, isBreakKey } from "../terminal/keys.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import { splitJobNotices } from "../terminal/job-notices.ts";

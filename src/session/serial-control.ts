@@ -2,7 +2,7 @@
  * The host's serial operations: term_serial (settings, DTR/RTS, break, status) and the step
  * before term_exec on a serial session (markers for the shell at the far end, shell.ts).
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import type { Session } from "./session.ts";
 import { MAX_BREAK_MS, SerialBackend, type LineStatus } from "../backend/serial/serial-backend.ts";
 import { mergeLineSettings } from "../backend/serial/settings.ts";

@@ -13,7 +13,7 @@
  * prompt drawn without one on the cursor's row is a shell that does not have them: the line is
  * typed again. Checked before every term_exec, at no cost (no probe is sent).
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import type { Session } from "./session.ts";
 import { SH_SCRIPT } from "../terminal/shell-scripts.ts";
 import { waitFor } from "./wait.ts";

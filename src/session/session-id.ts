@@ -1,8 +1,9 @@
 /**
- * What a session id may be (SPEC: [A-Za-z0-9._-]{1,64}). A leaf module, so that code routing calls
- * by session (src/daemon/routing.ts) can check an id without loading the session stack.
+ * Session names, in one place: what an id may be (SPEC: [A-Za-z0-9._-]{1,64}), the default
+ * session term_exec uses, and the automatic names of sessions opened without one. A leaf module,
+ * so that code routing calls by session (src/host/routing-host.ts) needs nothing of the session stack.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 
 export const SESSION_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -13,5 +14,20 @@ export function validateSessionId(id: string): void {
       `invalid session id '${id.length > 80 ? id.slice(0, 80) + "…" : id}'`,
       "Session ids are 1–64 characters of letters, digits, '.', '_' and '-'.",
     );
+  }
+}
+
+/** term_exec's session when it names none: a shell opened on first use (SPEC). */
+export const DEFAULT_SESSION = "main";
+
+/** Automatic names t1, t2, …: the next one that `taken` says is free. */
+export class AutoNames {
+  private next = 1;
+
+  pick(taken: (id: string) => boolean): string {
+    for (;;) {
+      const id = `t${this.next++}`;
+      if (!taken(id)) return id;
+    }
   }
 }

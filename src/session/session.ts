@@ -11,7 +11,7 @@ import { OSC_MARK_ID, parseMark, type Integration, type ShellFamily } from "../t
 import { logger } from "../log.ts";
 import { Emitter } from "../util/emitter.ts";
 import { Secrets } from "./redaction.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { RawOutput } from "./raw-output.ts";
 import { currentTicket } from "./delivery.ts";
 

@@ -4,7 +4,7 @@
  * has been stable for 50 ms"), or nothing. The deadline and the caller's cancellation end it.
  */
 import type { Session } from "./session.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 
 export type CheckResult<T> = { done: T } | { retryInMs: number } | null;
 export type Check<T> = () => CheckResult<T>;

@@ -10,7 +10,7 @@
  * ctrl+shift+a...), the key goes in xterm's modifyOtherKeys form, CSI 27 ; mod ; code ~, which
  * the programs that tell those keys apart (vim, emacs, neovim, TUIs on modern key protocols) read.
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 
 /** Cursor keys differ when the application enabled DECCKM (vim, less): ESC O A instead of ESC [ A. */
 export interface KeyModes {

@@ -11,16 +11,9 @@
  * case-insensitive, `(?s)` lets `.` match a newline.
  */
 import type { RE2JS } from "re2js";
-import { AppError } from "../errors.ts";
+import { AppError } from "../api/errors.ts";
 import { quote } from "../util/quote.ts";
-
-/** One sentence for tool descriptions and hints, so every place states the same syntax. */
-export const PATTERN_SYNTAX =
-  "RE2 syntax (linear-time): JavaScript-like, without lookaround or backreferences; " +
-  "^ and $ match at line ends; (?i) ignores case.";
-
-/** Longest pattern accepted: enough for any realistic prompt or marker, small enough to compile fast. */
-export const MAX_PATTERN_CHARS = 1000;
+import { MAX_PATTERN_CHARS, PATTERN_SYNTAX } from "../api/fields.ts";
 
 type Re2Module = typeof import("re2js");
 let re2: Re2Module | null = null;

@@ -11,7 +11,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
-import { ERROR_CODES } from "../../src/errors.ts";
+import { ERROR_CODES } from "../../src/api/errors.ts";
 import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { MAX_REQUEST_BYTES } from "../../src/mcp/stdio-transport.ts";
 import { alive, call, daemonStatus, fixture, ok, settleLeftovers, waitFor, type McpServer } from "../daemon/helpers.ts";

@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { reachDaemon } from "../../src/daemon/start.ts";
 import { DaemonConnectError } from "../../src/daemon/client.ts";
-import type { DaemonStatus } from "../../src/daemon/server.ts";
+import type { DaemonStatus } from "../../src/daemon/protocol.ts";
 
 export const REPO = resolve(import.meta.dir, "..", "..");
 export const CLI = join(REPO, "src", "cli.ts");

@@ -4,9 +4,9 @@
  * the session it names (here: an in-process one, and one in a real daemon).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { AppError } from "../../src/errors.ts";
-import { DaemonHost } from "../../src/daemon/host.ts";
-import { RoutingHost } from "../../src/daemon/routing.ts";
+import { AppError } from "../../src/api/errors.ts";
+import { DaemonHost } from "../../src/host/daemon-host.ts";
+import { RoutingHost } from "../../src/host/routing-host.ts";
 import { ctx, newHost } from "../helpers/host.ts";
 import { stopDaemon, testEnv } from "./helpers.ts";
 
@@ -49,8 +49,8 @@ describe("SessionHost.call", () => {
   test(
     "a RoutingHost routes by the session named: in-process, or in the daemon",
     async () => {
-      await routing.open({ name: "here", persistent: false }, ctx);
-      await routing.open({ name: "there", persistent: true }, ctx);
+      await routing.call("open", { name: "here", persistent: false }, ctx);
+      await routing.call("open", { name: "there", persistent: true }, ctx);
       const here = await routing.call("exec", { session: "here", command: "echo $PPID" }, ctx);
       const there = await routing.call("exec", { session: "there", command: "echo $PPID" }, ctx);
       // The shells' parents: this process for the in-process one, the daemon for the other.

@@ -4,11 +4,11 @@
  * keeps its event listeners for the host to come. Real shells, a real (absent, then real) daemon.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { AppError } from "../../src/errors.ts";
-import { DaemonHost } from "../../src/daemon/host.ts";
-import { RoutingHost } from "../../src/daemon/routing.ts";
-import type { HostEvent } from "../../src/session/host.ts";
-import { LocalHostSlot } from "../../src/session/local-slot.ts";
+import { AppError } from "../../src/api/errors.ts";
+import { DaemonHost } from "../../src/host/daemon-host.ts";
+import { RoutingHost } from "../../src/host/routing-host.ts";
+import type { HostEvent } from "../../src/api/host.ts";
+import { LocalHostSlot } from "../../src/host/local-slot.ts";
 import { ctx, defaults, newHost, sendDefaults } from "../helpers/host.ts";
 import { stopDaemon, testEnv } from "./helpers.ts";
 
@@ -44,11 +44,15 @@ describe("RoutingHost over a LocalHostSlot", () => {
   routing.subscribeEvents((e) => events.push(e));
 
   test("before any in-process session: lists, refuses and routes without making the host", async () => {
-    expect(await routing.list(ctx)).toEqual([]);
-    const invalid = await failure(() => routing.send({ session: "no such id!", text: "x", ...sendDefaults }, ctx));
+    expect(await routing.call("list", {}, ctx)).toEqual([]);
+    const invalid = await failure(() =>
+      routing.call("send", { session: "no such id!", text: "x", ...sendDefaults }, ctx),
+    );
     expect(invalid.code).toBe("INVALID_ARGUMENT");
     // A valid name nobody has: the daemon's answer (none runs).
-    const missing = await failure(() => routing.read({ session: "nobody", mode: "new", max_tokens: 4000 }, ctx));
+    const missing = await failure(() =>
+      routing.call("read", { session: "nobody", mode: "new", max_tokens: 4000 }, ctx),
+    );
     expect(missing.code).toBe("SESSION_NOT_FOUND");
     expect(slot.current).toBeNull();
     expect(made).toBe(0);
@@ -58,8 +62,8 @@ describe("RoutingHost over a LocalHostSlot", () => {
     "the first in-process session makes the host once; listeners subscribed before hear it",
     async () => {
       const [a, b] = await Promise.all([
-        routing.open({ name: "first", persistent: false }, ctx),
-        routing.open({ name: "second", persistent: false }, ctx),
+        routing.call("open", { name: "first", persistent: false }, ctx),
+        routing.call("open", { name: "second", persistent: false }, ctx),
       ]);
       expect([a.session, b.session]).toEqual(["first", "second"]);
       expect(made).toBe(1);
@@ -67,9 +71,9 @@ describe("RoutingHost over a LocalHostSlot", () => {
       expect(events.filter((e) => e.kind === "opened").map((e) => e.session)).toEqual(
         expect.arrayContaining(["first", "second"]),
       );
-      const r = await routing.exec({ session: "first", command: "echo lazy-$((6*7))", ...defaults }, ctx);
+      const r = await routing.call("exec", { session: "first", command: "echo lazy-$((6*7))", ...defaults }, ctx);
       expect(r).toMatchObject({ status: "done", exit_code: 0, output: "lazy-42" });
-      expect((await routing.list(ctx)).map((s) => s.session).sort()).toEqual(["first", "second"]);
+      expect((await routing.call("list", {}, ctx)).map((s) => s.session).sort()).toEqual(["first", "second"]);
     },
     TEST_TIMEOUT_MS,
   );

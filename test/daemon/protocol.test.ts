@@ -5,12 +5,12 @@
  * scripted host, so these tests need no PTY.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { AppError } from "../../src/errors.ts";
+import { AppError } from "../../src/api/errors.ts";
 import { DaemonClient, DaemonConnectError } from "../../src/daemon/client.ts";
 import { DaemonServer, type HostedSessions } from "../../src/daemon/server.ts";
 import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { encodeFrame, FrameDecoder, FrameError, PROTOCOL } from "../../src/daemon/protocol.ts";
-import type { CallContext } from "../../src/session/host.ts";
+import type { CallContext } from "../../src/api/host.ts";
 import { testEnv, type Env } from "./helpers.ts";
 
 describe("frames", () => {

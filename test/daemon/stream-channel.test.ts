@@ -4,11 +4,11 @@
  * channel would relay), with the hello, host API calls, errors and a large result intact.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { AppError } from "../../src/errors.ts";
+import { AppError } from "../../src/api/errors.ts";
 import { DaemonClient } from "../../src/daemon/client.ts";
 import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { reachDaemon } from "../../src/daemon/start.ts";
-import type { DaemonStatus } from "../../src/daemon/server.ts";
+import type { DaemonStatus } from "../../src/daemon/protocol.ts";
 import { stopDaemon, testEnv, type Env } from "./helpers.ts";
 
 /** A real daemon, a relay process and a 30,000-line session; generous for a loaded 2-core machine. */

@@ -27,7 +27,7 @@ const NOT_AT_START = [
   "/src/backend/",
   "/src/guard/gate.ts",
   "/src/audit/trail.ts",
-  "/src/host-api.ts",
+  "/src/api/table.ts",
   "/src/daemon/client.ts",
   "/src/daemon/start.ts",
 ];

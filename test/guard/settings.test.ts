@@ -8,17 +8,17 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
-import { AppError } from "../../src/errors.ts";
-import type { LocalHost } from "../../src/session/host.ts";
+import { AppError } from "../../src/api/errors.ts";
+import type { TestHost } from "../helpers/host.ts";
 import { ctx, defaults, newHost } from "../helpers/host.ts";
 
-const hosts: LocalHost[] = [];
+const hosts: TestHost[] = [];
 afterEach(async () => {
   for (const h of hosts.splice(0)) await h.shutdown();
 });
 
 /** A session in a fresh directory holding a file `victim`; `rm -r victim` there is harmless. */
-async function hostWith(guard: Record<string, unknown>): Promise<{ host: LocalHost; dir: string }> {
+async function hostWith(guard: Record<string, unknown>): Promise<{ host: TestHost; dir: string }> {
   const config = loadConfig({}, {});
   const host = newHost({ guard: { ...config.guard, ...guard } });
   hosts.push(host);

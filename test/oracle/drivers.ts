@@ -4,7 +4,7 @@
  * (the path users take: fewer cases). Both answer with term_exec's result fields.
  */
 import type { ExecResult } from "../../src/session/exec.ts";
-import type { LocalHost } from "../../src/session/host.ts";
+import type { TestHost } from "../helpers/host.ts";
 import { ctx } from "../helpers/host.ts";
 import type { McpHandle } from "../helpers/mcp.ts";
 
@@ -22,7 +22,7 @@ export interface Driver {
 
 const MAX_TOKENS = 4000;
 
-export function hostDriver(host: LocalHost, session: string): Driver {
+export function hostDriver(host: TestHost, session: string): Driver {
   return {
     exec: (command, timeoutMs) => host.exec({ session, command, timeout_ms: timeoutMs, max_tokens: MAX_TOKENS }, ctx),
     screen: () => host.read({ session, mode: "screen", max_tokens: MAX_TOKENS }, ctx),

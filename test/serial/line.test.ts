@@ -4,7 +4,6 @@
  * (missing path, not a tty, busy, bad settings) and an unplugged device, with and without
  * `reconnect`.
  */
-import { applyHostCall } from "../../src/host-api.ts";
 import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -217,7 +216,7 @@ describe("faults", () => {
       { path: line.path, bogus: 1 },
     ];
     for (const serial of bad) {
-      await expect(applyHostCall(host, "open", { serial }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+      await expect(host.apply("open", { serial }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     }
     await expect(host.open({ serial: { path: line.path }, command: "bash" }, ctx)).rejects.toMatchObject({
       code: "INVALID_ARGUMENT",

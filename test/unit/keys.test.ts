@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { encodeKey, encodeKeys } from "../../src/terminal/keys.ts";
-import { AppError } from "../../src/errors.ts";
+import { AppError } from "../../src/api/errors.ts";
 
 describe("named keys", () => {
   test("control keys in every accepted spelling", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { CallerPattern, MAX_PATTERN_CHARS } from "../../src/terminal/pattern.ts";
-import { AppError } from "../../src/errors.ts";
+import { CallerPattern } from "../../src/terminal/pattern.ts";
+import { MAX_PATTERN_CHARS } from "../../src/api/fields.ts";
+import { AppError } from "../../src/api/errors.ts";
 
 function compileError(source: string): AppError {
   try {

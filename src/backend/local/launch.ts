@@ -5,7 +5,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../api/errors.ts";
 import { expandHome } from "../../paths.ts";
 import { isClientEnv, sessionEnvAllow } from "../../session/client-env.ts";
 import { shellFamilyOf, shellLaunch, type Integration, type ShellFamily } from "../../terminal/shell-integration.ts";

@@ -10,7 +10,7 @@
 import type { Subprocess } from "bun";
 import { accessSync, closeSync, constants as fsc, readlinkSync, writeSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../api/errors.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
 import { groupBusy, groupCommands, groupLeader, signalNumber, terminateSession } from "./process-tree.ts";
 import { groupTtyWait, type TtyWait } from "./tty-wait.ts";

@@ -9,6 +9,7 @@ import type { Socket } from "bun";
 import { DaemonConnectError } from "../../daemon/client.ts";
 import { daemonPaths } from "../../daemon/daemon-paths.ts";
 import { reachDaemon } from "../../daemon/start.ts";
+import { BRIDGE_NO_DAEMON_LINE } from "../../daemon/protocol.ts";
 import { logger } from "../../log.ts";
 import { parseVerbArgs } from "../../util/verb-args.ts";
 
@@ -16,8 +17,6 @@ const log = logger("bridge");
 
 /** Exit status when `--no-start` finds no daemon: the local side reports the sessions as gone. */
 export const BRIDGE_NO_DAEMON = 3;
-/** The line the bridge prints on stderr in that case, which the local side recognizes. */
-export const BRIDGE_NO_DAEMON_LINE = "PTYHUB-BRIDGE no-daemon";
 
 const BRIDGE_ARGS = {
   verb: "bridge",

@@ -6,7 +6,7 @@
  * and exit codes included) arrives exactly once. While it reconnects, `connectionState()` says so
  * (the session's state is `reconnecting`) and input fails with a retryable SSH_CONNECT_FAILED.
  */
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
 import { fromBase64, toBase64, type ExitFrame } from "../../daemon/protocol.ts";
 import type { SshParams } from "../ssh/connect.ts";

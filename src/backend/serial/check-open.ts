@@ -2,12 +2,14 @@
  * A serial session's request checked before a session id is reserved (the line itself is opened
  * by openBackend, src/backend/open-backend.ts, which loads the bun:ffi module on first use).
  */
-import { AppError } from "../../errors.ts";
-import type { OpenParams } from "../../session/manager.ts";
+import { AppError } from "../../api/errors.ts";
+import type { HostParams } from "../../api/table.ts";
 import { parseSerialSpec, type SerialSpec } from "./settings.ts";
 
 /** term_open's params with `serial`: the spec, or INVALID_ARGUMENT for what a line cannot take. */
-export function checkSerialOpen(p: OpenParams): SerialSpec {
+export function checkSerialOpen(
+  p: Omit<HostParams<"open">, "serial"> & { serial?: Record<string, unknown> },
+): SerialSpec {
   if (p.ssh !== undefined) {
     throw new AppError(
       "INVALID_ARGUMENT",

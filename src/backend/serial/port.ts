@@ -23,7 +23,7 @@ import type {
   SetOptions,
   UpdateOptions,
 } from "@serialport/bindings-interface";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
 import { serialConstants, type SerialOsConstants } from "./constants.ts";
 import { libc, LibcError, type Libc } from "./libc.ts";

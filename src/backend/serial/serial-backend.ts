@@ -18,7 +18,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { dirname } from "node:path";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
 import { FfiBinding, optionsFromLine, type LineBinding, type LinePort, type ModemLines } from "./port.ts";
 import { describeLine, type LineSettings, type SerialSpec } from "./settings.ts";

@@ -2,7 +2,7 @@
  * A serial line's settings (term_open's `serial` object, term_serial's changes): their types,
  * defaults and validation. Bad values are INVALID_ARGUMENT before anything is opened or changed.
  */
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../api/errors.ts";
 
 export type Parity = "none" | "even" | "odd" | "mark" | "space";
 export type Flow = "none" | "rtscts" | "xonxoff";

@@ -24,7 +24,7 @@ import {
 } from "ssh2";
 import { logger } from "../../log.ts";
 import type { ResolvedHost } from "./ssh-config.ts";
-import type { Elicit } from "../../elicit.ts";
+import type { Elicit } from "../../api/elicit.ts";
 
 export type { Elicit };
 

@@ -9,7 +9,7 @@ import { lookup } from "node:dns/promises";
 import { isIP, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { Client, type Algorithms, type ConnectConfig } from "ssh2";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
 import { agentSocket, authHandler, type AuthReport, type AuthShared, type Elicit } from "./auth.ts";
 import { parseHop, resolveHost, type ResolvedHost, type SshConfigFiles } from "./ssh-config.ts";

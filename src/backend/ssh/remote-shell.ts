@@ -20,7 +20,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Client, ClientChannel, ExecOptions, ShellOptions } from "ssh2";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
 import { BASH_SCRIPT, FISH_SCRIPT, SH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC } from "../../terminal/shell-scripts.ts";
 import { quotePosix, shellFamilyOf, type Integration, type ShellFamily } from "../../terminal/shell-integration.ts";

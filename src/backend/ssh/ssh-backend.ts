@@ -13,7 +13,7 @@ import type { ClientChannel } from "ssh2";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
 import { connectSsh, type SshConnection, type SshParams } from "./connect.ts";
 import { launchRemote, type RemoteProgram } from "./remote-shell.ts";
-import type { Elicit } from "../../elicit.ts";
+import type { Elicit } from "../../api/elicit.ts";
 import type { Integration, ShellFamily } from "../../terminal/shell-integration.ts";
 import { logger } from "../../log.ts";
 import { signalNumber } from "../local/process-tree.ts";

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { homedir, hostname as localHostname, userInfo } from "node:os";
 import { basename, dirname, isAbsolute, join } from "node:path";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../api/errors.ts";
 
 /** Include depth ssh itself allows before it assumes a loop. */
 const MAX_INCLUDE_DEPTH = 16;

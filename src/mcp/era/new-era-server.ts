@@ -7,13 +7,13 @@
  *
  * Why in front of the SDK rather than on its v2 packages: README "Protocol eras".
  */
-import { toAppError } from "../../errors.ts";
+import { toAppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
-import type { HostEvent, SessionHost } from "../../session/host.ts";
+import type { HostEvent, SessionHost } from "../../api/host.ts";
 import { clip } from "../../util/quote.ts";
 import { VERSION } from "../../version.ts";
 import { callTool, preloadToolDefs } from "../call-tool.ts";
-import { forwardedEnv } from "../../daemon/host.ts";
+import { forwardedEnv } from "../../host/daemon-host.ts";
 import { clientProfile, type ResultFormSetting } from "../client-profile.ts";
 import { toolsForForm } from "../listing.ts";
 import { changedBy, listResources, listResourceTemplates, readResource } from "../resources.ts";

@@ -9,9 +9,9 @@
  * follows the command on. `tasks/cancel` sends ctrl+c to the session's foreground job.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
-import { DEFAULT_SESSION } from "../../session/manager.ts";
+import { DEFAULT_SESSION } from "../../session/session-id.ts";
 import { clip } from "../../util/quote.ts";
 import { type CheckedCall, renderOutput, runCheckedCall, toolDefs, toolError } from "../call-tool.ts";
 import type { ClientProfile } from "../client-profile.ts";
@@ -146,7 +146,8 @@ export class ToolTasks {
       statusMessage: `cancelled: ctrl+c sent to the foreground job of session ${live.session}`,
     });
     try {
-      await live.ctx.host.send(
+      await live.ctx.host.call(
+        "send",
         { session: live.session, keys: ["ctrl+c"], wait_ms: CANCEL_SETTLE_MS, max_tokens: DEFAULT_MAX_TOKENS },
         { clientId: live.ctx.clientId },
       );
@@ -203,12 +204,17 @@ export class ToolTasks {
       // A secret is typed (and registered for redaction) without Enter; the Enter that follows is
       // an ordinary key, so the wait for the command to end is term_send's own.
       if (answer.secret !== undefined)
-        await host.typeSecret({ session: live.session, secret: answer.secret, enter: false }, { clientId, signal });
+        await host.call(
+          "typeSecret",
+          { session: live.session, secret: answer.secret, enter: false },
+          { clientId, signal },
+        );
       const typed = answer.secret !== undefined ? { keys: ["enter"] } : answer;
-      const output = (await host.send(
+      const output = await host.call(
+        "send",
         { session: live.session, ...typed, wait_ms: waitMs, max_tokens: maxTokens },
         { clientId, signal },
-      )) as unknown as Record<string, unknown>;
+      );
       if (!sendCall) throw new Error("term_send is not among the tools");
       outcome = { ok: true, output, result: renderOutput(sendCall, output, live.client) };
     } catch (error) {
@@ -233,7 +239,8 @@ export class ToolTasks {
   /** The session's last non-blank screen line, for a status message (empty when unreadable). */
   private async lastLine(live: Live): Promise<string> {
     try {
-      const r = await live.ctx.host.read(
+      const r = await live.ctx.host.call(
+        "read",
         { session: live.session, mode: "screen", max_tokens: STATUS_READ_TOKENS },
         { clientId: STATUS_READER },
       );

@@ -1,7 +1,6 @@
-import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { sessionId } from "../schemas.ts";
-import { AppError } from "../../errors.ts";
+import { termSecretInput, termSecretOutput } from "../../api/methods/secret.ts";
+import { AppError } from "../../api/errors.ts";
 
 export const termSecret = defineTool({
   name: "term_secret",
@@ -10,15 +9,11 @@ export const termSecret = defineTool({
     'When a session waits for a password, passphrase or token (state "password"), ask the human for it through the ' +
     "client (MCP elicitation) and type it into the session. " +
     "The secret never reaches you, the logs, or any later output. Then follow up with term_read or term_send.",
-  input: z.strictObject({
-    session: sessionId,
-    prompt: z.string().max(500).optional().describe('What to ask the human, e.g. "sudo password for deploy@web1".'),
-    enter: z.boolean().default(true).describe("Press Enter after the secret."),
-  }),
-  output: z.object({ session: z.string(), sent: z.boolean(), action: z.enum(["accept", "decline", "cancel"]) }),
+  input: termSecretInput,
+  output: termSecretOutput,
   annotations: { destructiveHint: false, openWorldHint: false },
   async run(args, ctx) {
-    await ctx.host.check(args.session, ctx);
+    await ctx.host.call("check", { session: args.session }, ctx);
     const typeItYourself =
       `Ask the human to type it themselves: \`ptyhub attach ${args.session}\` in a terminal ` + "(ctrl+\\ detaches).";
     if (!ctx.elicit) {
@@ -39,7 +34,7 @@ export const termSecret = defineTool({
       const why = `no secret was typed: the request was answered "${answer.action}"`;
       throw new AppError("ELICITATION_UNSUPPORTED", why, typeItYourself);
     }
-    await ctx.host.typeSecret({ session: args.session, secret, enter: args.enter }, ctx);
+    await ctx.host.call("typeSecret", { session: args.session, secret, enter: args.enter }, ctx);
     return { session: args.session, sent: true, action: "accept" as const };
   },
   text(r) {

@@ -11,7 +11,7 @@
  * The same tick notices the exit (GetExitCodeProcess); the pseudo console is then closed, which
  * ends the output pipe once its last bytes are read. Writes go out in order, synchronously.
  */
-import { AppError } from "../../../errors.ts";
+import { AppError } from "../../../api/errors.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../../backend.ts";
 import { environmentBlock, windowsCommandLine } from "./command-line.ts";
 import {

@@ -5,7 +5,7 @@
  * on the stack, untested there).
  */
 import { FFIType, ptr, CString, type Pointer } from "bun:ffi";
-import { AppError } from "../../../errors.ts";
+import { AppError } from "../../../api/errors.ts";
 import { openLibc, type Libc } from "../../../util/libc.ts";
 
 const SYMBOLS = {

@@ -6,7 +6,7 @@
  */
 import { closeSync, openSync, constants as fsc } from "node:fs";
 import { ptr } from "bun:ffi";
-import { AppError } from "../../../errors.ts";
+import { AppError } from "../../../api/errors.ts";
 import { ptyConstants } from "./constants.ts";
 import { libc } from "./libc.ts";
 

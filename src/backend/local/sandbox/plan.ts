@@ -6,13 +6,13 @@
  * Where neither can confine, opening fails with SPAWN_FAILED: never a silently unconfined shell.
  */
 import { realpathSync } from "node:fs";
-import { AppError } from "../../../errors.ts";
+import { AppError } from "../../../api/errors.ts";
 import { selfCommand } from "../../../self-command.ts";
 import { landlockAbi } from "./landlock.ts";
 import { makePrivateTmp } from "./tmp.ts";
 import { macosProfile, SANDBOX_EXEC } from "./macos.ts";
 import type { LaunchPlan } from "../launch.ts";
-import type { SandboxMode } from "./modes.ts";
+import type { SandboxMode } from "../../../api/sandbox-modes.ts";
 
 /** Devices a shell writes to: the bit bucket and its terminal (the pty, also reached via /dev/tty). */
 export const TERMINAL_DEVICES = ["/dev/null", "/dev/tty", "/dev/pts"];

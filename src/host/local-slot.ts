@@ -7,7 +7,8 @@
  * Until the host exists this process has no sessions, which is what `current` being null says.
  * Event listeners subscribed before then are attached to the host when it is made.
  */
-import type { HostEvent, LocalHost } from "./host.ts";
+import type { LocalHost } from "./local-host.ts";
+import type { HostEvent } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
 
 export class LocalHostSlot {

@@ -1,6 +1,16 @@
-/** Schema pieces shared by several tools. */
+/**
+ * Fields that several host methods share: session ids, bounds, output budgets, the states and ways
+ * a wait ends. The bottom of the contract: zod only, nothing of ptyhub's above it.
+ */
 import { z } from "zod";
-import { MAX_PATTERN_CHARS, PATTERN_SYNTAX } from "../terminal/pattern.ts";
+
+/** One sentence for tool descriptions and hints, so every place states the same syntax. */
+export const PATTERN_SYNTAX =
+  "RE2 syntax (linear-time): JavaScript-like, without lookaround or backreferences; " +
+  "^ and $ match at line ends; (?i) ignores case.";
+
+/** Longest pattern accepted: enough for any realistic prompt or marker, small enough to compile fast. */
+export const MAX_PATTERN_CHARS = 1000;
 
 /** Session ids are [A-Za-z0-9._-]{1,64} (SPEC); a longer string cannot name a session. */
 export const MAX_SESSION_ID_CHARS = 64;
@@ -59,17 +69,6 @@ export const screenMode = z
   .enum(["screen", "diff"])
   .describe('"screen": the whole trimmed screen; "diff": only the rows changed since you last saw it, "row| text".');
 
-/** The line that introduces a screen in a text result. */
-export function screenHeading(
-  mode: "screen" | "diff" | null,
-  screen: string,
-  at: { row: number; col: number } | null,
-): string {
-  const where = at ? ` (cursor ${at.row},${at.col})` : "";
-  if (mode !== "diff") return `--- screen${where} ---`;
-  return screen === "" ? `--- screen: no rows changed${where} ---` : `--- screen: changed rows${where} ---`;
-}
-
 export const stateEnum = z.enum([
   "prompt",
   "password",
@@ -85,42 +84,10 @@ export const stateEnum = z.enum([
 /** Present when the result alone does not say what to do next (a continuation prompt). */
 export const hint = z.string().optional();
 
-/** The header line with the hint (if any) after it. */
-export function withHint(header: string, hintText: string | undefined): string {
-  return hintText ? `${header}\nhint: ${hintText}` : header;
-}
-
 /** The shell's notices of background jobs that ended meanwhile (src/terminal/job-notices.ts). */
 export const jobNotices = z
   .array(z.string())
   .optional()
   .describe("The shell's notices of background jobs that ended meanwhile ([1]+ Done …): not this command's output.");
 
-/** The header with a `jobs:` line after it when the shell printed job notices. */
-export function withJobNotices(header: string, notices: string[] | undefined): string {
-  return notices ? `${header}\njobs: ${notices.join("; ")}` : header;
-}
-
 export const viaEnum = z.enum(["exit", "shell", "marker", "until", "tty", "prompt", "settle", "timeout"]);
-
-/** "… N lines omitted" summary for headers, with how to fetch them (the text form has no schema to say so). */
-export function truncationNote(t: { omitted_lines: number; from_line: number; to_line: number } | null): string {
-  return t ? ` · ${t.omitted_lines} lines omitted: term_read mode:"history" from:${t.from_line} to:${t.to_line}` : "";
-}
-
-/** Line breaks, tabs, escape and other control characters (C0, DEL, C1). */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-
-/**
- * A value from the terminal's side (a cwd, a program's target) as it goes into a header line: as
- * a JSON string literal when it holds a control character, so a directory named "a\n[done · exit
- * 0]" cannot start a line of its own that a reader would take for ptyhub's (issue 23).
- */
-export function headerValue(value: string): string {
-  return CONTROL.test(value) ? JSON.stringify(value) : value;
-}
-
-/** Header line, then the output (if any). */
-export function withOutput(header: string, output: string): string {
-  return output.length > 0 ? `${header}\n${output}` : header;
-}

@@ -8,20 +8,16 @@
  * it saw in a daemon that went away, and a socket left behind by a daemon that did not exit
  * cleanly says the same for sessions it never saw. The next term_open starts a fresh daemon.
  */
-import { AppError } from "../errors.ts";
-import type { CallContext, HostEvent, SecretParams, SessionHost } from "../session/host.ts";
+import { AppError } from "../api/errors.ts";
+import type { CallContext, HostEvent, SessionHost } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
-import type { OpenParams, OpenResult, SessionInfo } from "../session/manager.ts";
-import type { ExecParams, ExecResult } from "../session/exec.ts";
-import type { SendParams, SendResult } from "../session/send.ts";
-import type { ReadParams, ReadResult } from "../session/read.ts";
-import type { CloseSignal } from "../backend/backend.ts";
 import { logger } from "../log.ts";
-import type { DaemonClient } from "./client.ts";
-import { DaemonConnectError } from "./connect-error.ts";
-import { daemonPaths } from "./daemon-paths.ts";
-import type { HostMethod, HostParams, HostResult } from "../host-api.ts";
-import { sessionOf } from "../host-target.ts";
+import type { DaemonClient } from "../daemon/client.ts";
+import { DaemonConnectError } from "../daemon/connect-error.ts";
+import { daemonPaths } from "../daemon/daemon-paths.ts";
+import type { HostMethod, HostParams, HostResult } from "../api/table.ts";
+import { sessionOf } from "./session-of.ts";
+import { DEFAULT_SESSION } from "../session/session-id.ts";
 import { isClientEnv, sessionEnvAllow } from "../session/client-env.ts";
 
 const log = logger("daemon-host");
@@ -98,7 +94,7 @@ export class DaemonHost implements SessionHost {
     }
     // The client and the code that starts a daemon load with the first connection: an MCP server
     // answers initialize and tools/list without them.
-    const reach = import("./start.ts").then(({ reachDaemon }) =>
+    const reach = import("../daemon/start.ts").then(({ reachDaemon }) =>
       reachDaemon({ role: this.role, env: this.env, start }),
     );
     const attempt = reach.then((c) => {
@@ -254,43 +250,54 @@ export class DaemonHost implements SessionHost {
     }
   }
 
-  async open(p: OpenParams, ctx: CallContext): Promise<OpenResult> {
+  /**
+   * The methods that need more than forwarding on the session they name: opening (which starts a
+   * daemon, and sends along where a local session starts), the default session, listing (which
+   * never starts one), and closing a session that died with its daemon.
+   */
+  private readonly special: {
+    [K in HostMethod]?: (p: HostParams<K>, ctx: CallContext) => Promise<HostResult<K>>;
+  } = {
+    open: (p, ctx) => this.open(p, ctx),
+    exec: (p, ctx) => (p.session !== undefined ? this.forward(p.session, "exec", p, ctx) : this.execDefault(p, ctx)),
+    list: (_p, ctx) => this.list(ctx),
+    close: (p, ctx) => this.close(p, ctx),
+  };
+
+  /** A host API call: forwarded on the session it names, else to the daemon (started if need be). */
+  async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
+    const special = this.special[method];
+    if (special) return special(params, ctx);
+    const session = sessionOf(params);
+    if (session !== undefined) return this.forward(session, method, params, ctx);
+    return (await this.connection(true)).invoke(method, params, ctx);
+  }
+
+  private async open(p: HostParams<"open">, ctx: CallContext): Promise<HostResult<"open">> {
     const c = await this.connection(true);
     // A local session starts where and as this server would start it in-process; remote ones
     // (ssh, serial) take no local cwd or environment.
-    const remote =
-      (p as { ssh?: unknown; serial?: unknown }).ssh !== undefined || (p as { serial?: unknown }).serial !== undefined;
-    const params: OpenParams = remote
-      ? p
-      : { ...p, cwd: p.cwd ?? process.cwd(), env: { ...forwardedEnv(this.env), ...(p.env ?? {}) } };
+    const remote = p.ssh !== undefined || p.serial !== undefined;
+    const params = remote ? p : { ...p, cwd: p.cwd ?? process.cwd(), env: { ...forwardedEnv(this.env), ...p.env } };
     const r = await c.invoke("open", params, ctx);
     this.see([r.session]);
     return r;
   }
 
-  async exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
-    if (p.session !== undefined) return this.forward(p.session, "exec", p, ctx);
-    // The default session: opened in the daemon on first use, in our cwd and environment.
+  /** The default session: opened in the daemon on first use, in our cwd and environment. */
+  private async execDefault(p: HostParams<"exec">, ctx: CallContext): Promise<HostResult<"exec">> {
     const c = await this.connection(true);
     try {
       const r = await c.invoke("exec", { ...p, defaults: { cwd: process.cwd(), env: forwardedEnv(this.env) } }, ctx);
       this.see([r.session]);
       return r;
     } catch (err) {
-      if (err instanceof AppError && err.code === "DAEMON_UNAVAILABLE" && c.closed) throw this.gone("main");
+      if (err instanceof AppError && err.code === "DAEMON_UNAVAILABLE" && c.closed) throw this.gone(DEFAULT_SESSION);
       throw err;
     }
   }
 
-  send(p: SendParams & { session: string }, ctx: CallContext): Promise<SendResult> {
-    return this.forward(p.session, "send", p, ctx);
-  }
-
-  read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult> {
-    return this.forward(p.session, "read", p, ctx);
-  }
-
-  async list(ctx: CallContext): Promise<SessionInfo[]> {
+  private async list(ctx: CallContext): Promise<HostResult<"list">> {
     const c = await this.existing();
     if (!c) return [];
     const list = await c.invoke("list", {}, ctx);
@@ -298,10 +305,7 @@ export class DaemonHost implements SessionHost {
     return list;
   }
 
-  async close(
-    p: { session: string; signal?: CloseSignal },
-    ctx: CallContext,
-  ): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  private async close(p: HostParams<"close">, ctx: CallContext): Promise<HostResult<"close">> {
     try {
       const r = await this.forward(p.session, "close", p, ctx);
       this.known.delete(p.session);
@@ -312,28 +316,6 @@ export class DaemonHost implements SessionHost {
         return { session: p.session, closed: true, exit_code: null };
       throw err;
     }
-  }
-
-  resize(
-    p: { session: string; cols: number; rows: number },
-    ctx: CallContext,
-  ): Promise<{ session: string; cols: number; rows: number }> {
-    return this.forward(p.session, "resize", p, ctx);
-  }
-
-  typeSecret(p: SecretParams, ctx: CallContext): Promise<{ session: string; sent: true }> {
-    return this.forward(p.session, "typeSecret", p, ctx);
-  }
-
-  async check(session: string, ctx: CallContext): Promise<void> {
-    await this.forward(session, "check", { session }, ctx);
-  }
-
-  /** A host API call: forwarded on the session it names, else to the daemon (started if need be). */
-  async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
-    const session = sessionOf(params);
-    if (session !== undefined) return this.forward(session, method, params, ctx);
-    return (await this.connection(true)).invoke(method, params, ctx);
   }
 
   /** Hangs up on the daemon; its sessions keep running there. */

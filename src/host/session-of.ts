@@ -1,5 +1,5 @@
 /**
- * The session a host call acts on: the routing key of src/host-api.ts's calls. A leaf module, so
+ * The session a host call acts on: the routing key of src/api/table.ts's calls. A leaf module, so
  * that the hosts routing calls (src/daemon/routing.ts, src/daemon/host.ts) need not load the host
  * API table, whose schemas are the tools' own, before the first call.
  */

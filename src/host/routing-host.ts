@@ -4,18 +4,14 @@
  * term_list merges both; term_exec's default session `main` is persistent too. Session names are
  * unique across both hosts, so routing by name is unambiguous.
  */
-import { AppError } from "../errors.ts";
-import type { CallContext, HostEvent, LocalHost, SecretParams, SessionHost } from "../session/host.ts";
-import type { OpenParams, OpenResult, SessionInfo } from "../session/manager.ts";
-import type { ExecParams, ExecResult } from "../session/exec.ts";
-import type { SendParams, SendResult } from "../session/send.ts";
-import type { ReadParams, ReadResult } from "../session/read.ts";
-import type { CloseSignal } from "../backend/backend.ts";
-import type { DaemonHost } from "./host.ts";
-import { LocalHostSlot } from "../session/local-slot.ts";
-import { validateSessionId } from "../session/session-id.ts";
-import type { HostMethod, HostParams, HostResult } from "../host-api.ts";
-import { sessionOf } from "../host-target.ts";
+import { AppError } from "../api/errors.ts";
+import type { LocalHost } from "./local-host.ts";
+import type { CallContext, HostEvent, SessionHost } from "../api/host.ts";
+import type { DaemonHost } from "./daemon-host.ts";
+import { LocalHostSlot } from "./local-slot.ts";
+import { AutoNames, validateSessionId } from "../session/session-id.ts";
+import type { HostMethod, HostParams, HostResult } from "../api/table.ts";
+import { sessionOf } from "./session-of.ts";
 
 /** Attempts at an automatic name when another client takes the one we picked meanwhile. */
 const AUTO_NAME_ATTEMPTS = 8;
@@ -26,7 +22,7 @@ export interface RoutingOptions {
 }
 
 export class RoutingHost implements SessionHost {
-  private nextAuto = 1;
+  private readonly autoNames = new AutoNames();
   /** This process's host; a slot made lazily loads the session stack with the first local session. */
   private readonly local: LocalHostSlot;
 
@@ -63,10 +59,7 @@ export class RoutingHost implements SessionHost {
   }
 
   private pickName(taken: Set<string>): string {
-    for (;;) {
-      const id = `t${this.nextAuto++}`;
-      if (!taken.has(id)) return id;
-    }
+    return this.autoNames.pick((id) => taken.has(id));
   }
 
   private exists(id: string): AppError {
@@ -77,26 +70,60 @@ export class RoutingHost implements SessionHost {
     );
   }
 
-  async open(p: OpenParams, ctx: CallContext): Promise<OpenResult> {
+  /** The methods that need more than routing by the session they name. */
+  private readonly special: {
+    [K in HostMethod]?: (p: HostParams<K>, ctx: CallContext) => Promise<HostResult<K>>;
+  } = {
+    open: (p, ctx) => this.open(p, ctx),
+    exec: (p, ctx) =>
+      p.session === undefined ? this.defaultHost().then((h) => h.call("exec", p, ctx)) : this.route("exec", p, ctx),
+    list: (p, ctx) => this.list(p, ctx),
+    close: (p, ctx) => this.close(p, ctx),
+  };
+
+  /** A host API call: to the host of the session it names; naming none, to the default host. */
+  async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
+    const special = this.special[method];
+    if (special) return special(params, ctx);
+    return this.route(method, params, ctx);
+  }
+
+  private async route<M extends HostMethod>(
+    method: M,
+    params: HostParams<M>,
+    ctx: CallContext,
+  ): Promise<HostResult<M>> {
+    const session = sessionOf(params);
+    const host = session !== undefined ? this.hostOf(session) : await this.defaultHost();
+    return host.call(method, params, ctx);
+  }
+
+  /** Where a call naming no session goes: the daemon, unless sessions are in-process by default. */
+  private defaultHost(): Promise<SessionHost> {
+    return this.opts.persistentByDefault ? Promise.resolve(this.daemon) : this.local.get();
+  }
+
+  private async open(p: HostParams<"open">, ctx: CallContext): Promise<HostResult<"open">> {
     const persistent = p.persistent ?? this.opts.persistentByDefault;
     if (!persistent) {
+      const local = await this.local.get();
       if (p.name !== undefined) {
         if (await this.daemon.has(p.name)) throw this.exists(p.name);
-        return (await this.local.get()).open({ ...p, persistent: false }, ctx);
+        return local.call("open", { ...p, persistent: false }, ctx);
       }
       const taken = new Set([...this.localNames(), ...(await this.daemon.names())]);
-      return (await this.local.get()).open({ ...p, name: this.pickName(taken), persistent: false }, ctx);
+      return local.call("open", { ...p, name: this.pickName(taken), persistent: false }, ctx);
     }
     if (p.name !== undefined) {
       if (this.localWith(p.name)) throw this.exists(p.name);
-      return this.daemon.open({ ...p, persistent: true }, ctx);
+      return this.daemon.call("open", { ...p, persistent: true }, ctx);
     }
     await this.daemon.connection(true);
     for (let attempt = 1; ; attempt++) {
       const taken = new Set([...this.localNames(), ...(await this.daemon.names())]);
       const name = this.pickName(taken);
       try {
-        return await this.daemon.open({ ...p, name, persistent: true }, ctx);
+        return await this.daemon.call("open", { ...p, name, persistent: true }, ctx);
       } catch (err) {
         // Another client took the name between our look and our open: take the next one.
         if (!(err instanceof AppError) || err.code !== "SESSION_EXISTS" || attempt >= AUTO_NAME_ATTEMPTS) throw err;
@@ -104,62 +131,27 @@ export class RoutingHost implements SessionHost {
     }
   }
 
-  exec(p: ExecParams & { session?: string }, ctx: CallContext): Promise<ExecResult> {
-    if (p.session === undefined)
-      return this.opts.persistentByDefault ? this.daemon.exec(p, ctx) : this.local.get().then((h) => h.exec(p, ctx));
-    return this.hostOf(p.session).exec(p, ctx);
+  private async list(p: HostParams<"list">, ctx: CallContext): Promise<HostResult<"list">> {
+    const local = this.local.current;
+    const [here, there] = await Promise.all([
+      local ? local.call("list", p, ctx) : [],
+      this.daemon.call("list", p, ctx),
+    ]);
+    return [...here, ...there];
   }
 
-  send(p: SendParams & { session: string }, ctx: CallContext): Promise<SendResult> {
-    return this.hostOf(p.session).send(p, ctx);
-  }
-
-  read(p: ReadParams & { session: string }, ctx: CallContext): Promise<ReadResult> {
-    return this.hostOf(p.session).read(p, ctx);
-  }
-
-  async list(ctx: CallContext): Promise<SessionInfo[]> {
-    const [local, remote] = await Promise.all([this.local.current?.list() ?? [], this.daemon.list(ctx)]);
-    return [...local, ...remote];
-  }
-
-  async close(
-    p: { session: string; signal?: CloseSignal },
-    ctx: CallContext,
-  ): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  private async close(p: HostParams<"close">, ctx: CallContext): Promise<HostResult<"close">> {
     const local = this.localWith(p.session);
-    if (local) return local.close(p);
+    if (local) return local.call("close", p, ctx);
     try {
-      return await this.daemon.close(p, ctx);
+      return await this.daemon.call("close", p, ctx);
     } catch (err) {
       // Perhaps an in-process session closed earlier: closing it again succeeds (the local
       // manager remembers), and an unknown name stays SESSION_NOT_FOUND.
-      if (err instanceof AppError && err.code === "SESSION_NOT_FOUND") return (await this.local.get()).close(p);
+      if (err instanceof AppError && err.code === "SESSION_NOT_FOUND")
+        return (await this.local.get()).call("close", p, ctx);
       throw err;
     }
-  }
-
-  resize(
-    p: { session: string; cols: number; rows: number },
-    ctx: CallContext,
-  ): Promise<{ session: string; cols: number; rows: number }> {
-    return this.hostOf(p.session).resize(p, ctx);
-  }
-
-  typeSecret(p: SecretParams, ctx: CallContext): Promise<{ session: string; sent: true }> {
-    return this.hostOf(p.session).typeSecret(p, ctx);
-  }
-
-  check(session: string, ctx: CallContext): Promise<void> {
-    return this.hostOf(session).check(session, ctx);
-  }
-
-  /** A host API call: to the host of the session it names; naming none, to the default host. */
-  async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
-    const session = sessionOf(params);
-    if (session !== undefined) return this.hostOf(session).call(method, params, ctx);
-    const host = this.opts.persistentByDefault ? this.daemon : await this.local.get();
-    return host.call(method, params, ctx);
   }
 
   /** Session events of both hosts (for MCP resource subscriptions). */

@@ -2,7 +2,7 @@
  * Typed errors with stable codes. Code deep inside throws AppError; only the MCP edge turns it
  * into a tool result (`isError`, `CODE: message`, hint, structuredContent.error).
  */
-import { clip } from "./util/quote.ts";
+import { clip } from "../util/quote.ts";
 
 export const ERROR_CODES = [
   "INVALID_ARGUMENT",

@@ -1,0 +1,37 @@
+/**
+ * The session host: every operation the tools need, reached by name through one method. The local
+ * host keeps sessions in this process, the daemon host forwards to the daemon, the routing host
+ * picks between them (src/host/); the tools cannot tell where a session lives.
+ */
+import type { Elicit } from "./elicit.ts";
+import type { HostMethod, HostParams, HostResult } from "./table.ts";
+
+export interface CallContext {
+  /** Identifies the reader, for per-client read cursors. */
+  clientId: string;
+  signal?: AbortSignal;
+  /**
+   * Asks the human through the MCP client (elicitation), e.g. for an SSH passphrase. Absent when
+   * the client cannot; callers then fail with ELICITATION_UNSUPPORTED and a hint.
+   */
+  elicit?: Elicit;
+  /**
+   * Settles once this call's answer has been written out to the MCP client. A read cursor the call
+   * moves in the daemon commits only then (src/session/delivery.ts); without it, on receipt.
+   */
+  delivered?: Promise<void>;
+}
+
+/** A change worth telling resource subscribers about. */
+export interface HostEvent {
+  session: string;
+  kind: "opened" | "closed" | "command_finished" | "exited";
+}
+
+export interface SessionHost {
+  /** Any method of the host API table (src/api/table.ts), by name, wherever the session lives. */
+  call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>>;
+  shutdown(): Promise<void>;
+  /** Session lifecycle events (for resource subscriptions); hosts that cannot report them omit it. */
+  subscribeEvents?(listener: (event: HostEvent) => void): () => void;
+}

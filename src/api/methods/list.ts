@@ -1,0 +1,61 @@
+/** term_list: the sessions, and optionally a host's persistent ones and the serial ports. */
+import { z } from "zod";
+import { stateEnum } from "../fields.ts";
+import { sshParams } from "./open.ts";
+
+export const listInput = z.strictObject({
+  ssh_host: z
+    .union([z.string().min(1).max(255), sshParams])
+    .optional()
+    .describe(
+      "Also list the persistent sessions on this host (an alias or term_open's ssh object), resumable with " +
+        "term_open {ssh: {host, resume}}.",
+    ),
+  serial_ports: z
+    .boolean()
+    .optional()
+    .describe("Also list the serial ports present (USB vendor/product/serial, by-id names, in use or not)."),
+});
+
+export const listOutput = z.object({
+  sessions: z.array(
+    z.object({
+      session: z.string(),
+      kind: z.enum(["local", "ssh", "serial"]),
+      target: z.string(),
+      state: stateEnum,
+      alive: z.boolean(),
+      exit_code: z.number().int().nullable(),
+      persistent: z.boolean(),
+      idle_ms: z.number().int(),
+      created_at: z.string(),
+      cols: z.number().int(),
+      rows: z.number().int(),
+      attached: z.boolean(),
+      pid: z.number().int().nullable(),
+      cwd: z.string().nullable(),
+    }),
+  ),
+  remote_sessions: z
+    .array(
+      z.object({
+        session: z.string(),
+        state: z.string(),
+        idle_ms: z.number().int(),
+        created_at: z.string(),
+        attached: z.boolean(),
+      }),
+    )
+    .optional(),
+  serial_ports: z
+    .array(
+      z.object({
+        path: z.string(),
+        by_id: z.string().nullable(),
+        description: z.string(),
+        usb: z.object({ vid: z.string(), pid: z.string(), serial: z.string().nullable() }).nullable(),
+        in_use: z.boolean(),
+      }),
+    )
+    .optional(),
+});
