@@ -80,7 +80,7 @@ export async function runAttach(args: string[]): Promise<number> {
   const size = windowSize();
   let result: AttachResult;
   try {
-    result = await c.call<AttachResult>(
+    result = await c.control(
       "attach",
       { session: name, cols: size.cols, rows: size.rows, resize },
       { clientId: `attach:${process.pid}` },
@@ -103,7 +103,7 @@ export async function runAttach(args: string[]): Promise<number> {
       let altScreen = false;
       if (detach && !c.closed) {
         const answer = await Promise.race([
-          c.call<{ alt_screen: boolean }>("detach", {}).catch(() => null),
+          c.control("detach", {}).catch(() => null),
           Bun.sleep(DETACH_WAIT_MS).then(() => null),
         ]);
         altScreen = answer?.alt_screen === true;

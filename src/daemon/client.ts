@@ -11,6 +11,7 @@ import { logger } from "../log.ts";
 import { Conn, type ByteChannel } from "./conn.ts";
 import { StreamChannel, type DuplexStream } from "./stream-channel.ts";
 import { parseHostResult, type HostMethod, type HostParams, type HostResult } from "../api/table.ts";
+import { parseControlResult, type ControlMethod, type ControlParams, type ControlResult } from "./control-table.ts";
 import {
   PROTOCOL,
   fromBase64,
@@ -263,17 +264,26 @@ export class DaemonClient {
    * schema, so what reaches the caller is what the table promises.
    */
   async invoke<M extends HostMethod>(method: M, params: HostParams<M>, ctx?: CallContext): Promise<HostResult<M>> {
-    return parseHostResult(method, await this.call<unknown>(method, params, ctx), "the daemon");
+    return parseHostResult(method, await this.request(method, params, ctx), "the daemon");
+  }
+
+  /** Calls one of the daemon's own methods (src/daemon/control-table.ts), its result checked likewise. */
+  async control<M extends ControlMethod>(
+    method: M,
+    params: ControlParams<M>,
+    ctx?: CallContext,
+  ): Promise<ControlResult<M>> {
+    return parseControlResult(method, await this.request(method, params, ctx));
   }
 
   /**
-   * Calls a daemon method by name (daemon control: status, stop, attach, subscribeEvents; and
-   * host methods, through `invoke`); rejects with the daemon's AppError, or DAEMON_UNAVAILABLE.
+   * One call frame and its answer, unchecked (`invoke` and `control` check it): for probing the
+   * daemon's own checks. Rejects with the daemon's AppError, or DAEMON_UNAVAILABLE.
    */
-  call<T>(method: string, params: unknown, ctx?: CallContext): Promise<T> {
+  request(method: string, params: unknown, ctx?: CallContext): Promise<unknown> {
     if (this.conn.closed) return Promise.reject(this.goneError());
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const signal = ctx?.signal;
       const onAbort = () => {
         if (!this.pending.delete(id)) return;
@@ -283,7 +293,7 @@ export class DaemonClient {
       this.pending.set(id, {
         resolve: (v) => {
           signal?.removeEventListener("abort", onAbort);
-          resolve(v as T);
+          resolve(v);
         },
         reject: (e) => {
           signal?.removeEventListener("abort", onAbort);

@@ -13,7 +13,6 @@ import { VERSION } from "../version.ts";
 import { DaemonConnectError, type DaemonClient } from "./client.ts";
 import { daemonPaths } from "./daemon-paths.ts";
 import { DaemonServer } from "./server.ts";
-import type { DaemonStatus } from "./protocol.ts";
 import { reachDaemon } from "./start.ts";
 import { OrphanLedger, reapWithoutDaemon } from "./orphans.ts";
 import { returnMemoryWhenSessionsEnd } from "../session/memory.ts";
@@ -94,7 +93,7 @@ async function status(json: boolean): Promise<number> {
     return 1;
   }
   try {
-    const st = await c.call<DaemonStatus>("status", {});
+    const st = await c.control("status", {});
     if (json) {
       out(JSON.stringify({ running: true, ...st }));
       return 0;
@@ -140,13 +139,13 @@ async function stop(): Promise<number> {
     out(reaped > 0 ? `no daemon is running; ended ${reaped} process(es) a dead daemon left` : "no daemon is running");
     return 0;
   }
-  const st = await c.call<DaemonStatus>("status", {});
+  const st = await c.control("status", {});
   let timer: ReturnType<typeof setTimeout> | undefined;
   const closed = new Promise<void>((resolve) => {
     c.onClose(resolve);
     timer = setTimeout(resolve, STOP_WAIT_MS);
   });
-  await c.call("stop", {});
+  await c.control("stop", {});
   await closed;
   clearTimeout(timer);
   const gone = await waitPidGone(st.pid, STOP_WAIT_MS);
@@ -302,7 +301,12 @@ export async function runLs(args: string[]): Promise<number> {
   }
 }
 
-const KILL_SIGNALS = ["TERM", "KILL", "HUP"];
+const KILL_SIGNALS = ["TERM", "KILL", "HUP"] as const;
+type KillSignal = (typeof KILL_SIGNALS)[number];
+
+function isKillSignal(name: string): name is KillSignal {
+  return KILL_SIGNALS.some((s) => s === name);
+}
 
 const KILL_ARGS = {
   verb: "kill",
@@ -317,9 +321,10 @@ const KILL_ARGS = {
 export async function runKill(args: string[]): Promise<number> {
   const parsed = parseVerbArgs(KILL_ARGS, args);
   if (!parsed) return 0;
-  const names = parsed.positionals;
+  const [name] = parsed.positionals;
+  if (name === undefined) return 2; // parseVerbArgs enforces one SESSION; kept for the type
   const signal = parsed.values.signal?.toUpperCase().replace(/^SIG/, "");
-  if (signal !== undefined && !KILL_SIGNALS.includes(signal)) {
+  if (signal !== undefined && !isKillSignal(signal)) {
     throw new UsageError(
       "kill",
       `--signal must be one of ${KILL_SIGNALS.join(", ")}, not '${parsed.values.signal}'`,
@@ -330,15 +335,11 @@ export async function runKill(args: string[]): Promise<number> {
   if (!c)
     throw new AppError(
       "SESSION_NOT_FOUND",
-      `no session '${names[0]}'`,
+      `no session '${name}'`,
       "No ptyhub daemon is running, so there are no persistent sessions (`ptyhub ls` lists them).",
     );
   try {
-    const r = await c.call<{ session: string; exit_code: number | null }>(
-      "close",
-      { session: names[0], signal },
-      { clientId: `cli:${process.pid}` },
-    );
+    const r = await c.invoke("close", { session: name, signal }, { clientId: `cli:${process.pid}` });
     out(`closed ${r.session}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ""}`);
     return 0;
   } finally {

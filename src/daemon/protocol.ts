@@ -227,20 +227,5 @@ export class FrameDecoder {
   }
 }
 
-/** The daemon's answer to `status` (`ptyhub daemon --status`, upgrades, the tests). */
-export interface DaemonStatus {
-  pid: number;
-  version: string;
-  protocol: number;
-  started_at: string;
-  uptime_ms: number;
-  sessions: number;
-  attached: number;
-  clients: number;
-  socket: string;
-  log: string;
-  idle_exit_ms: number;
-}
-
 /** The line `ptyhub bridge --no-start` prints on stderr when no daemon runs; the local side recognizes it. */
 export const BRIDGE_NO_DAEMON_LINE = "PTYHUB-BRIDGE no-daemon";

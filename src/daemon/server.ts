@@ -43,9 +43,9 @@ import {
   type CallFrame,
   type ClientFrame,
   type ElicitAnswer,
-  type DaemonStatus,
   type HelloFrame,
 } from "./protocol.ts";
+import { isControlMethod, parseControlParams, type ControlInput, type DaemonStatus } from "./control-table.ts";
 
 const log = logger("daemon");
 
@@ -494,6 +494,8 @@ export class DaemonServer {
   /** Host API calls (src/api/table.ts), checked against the table; then the daemon's own methods. */
   private async invoke(method: string, params: unknown, ctx: CallContext, c: Client): Promise<unknown> {
     if (isHostMethod(method)) return this.host.apply(method, params, ctx);
+    // The daemon's own calls: their params are checked like a host method's (src/daemon/control-table.ts).
+    if (isControlMethod(method)) parseControlParams(method, params);
     const h = this.host;
     switch (method) {
       case "status":
@@ -559,17 +561,11 @@ export class DaemonServer {
    * synchronously with the serialization, so nothing falls between the two).
    */
   private attach(c: Client, f: CallFrame): void {
-    const p = (f.params ?? {}) as {
-      session?: unknown;
-      cols?: unknown;
-      rows?: unknown;
-      resize?: unknown;
-      /** A remote ptyhub's byte offset (src/remote): raw bytes from there instead of a redrawn screen. */
-      since?: unknown;
-    };
+    let p: ControlInput<"attach">;
     let s: Session;
     try {
-      s = this.host.manager.get(String(p.session));
+      p = parseControlParams("attach", f.params ?? {});
+      s = this.host.manager.get(p.session);
     } catch (err) {
       c.conn.send({ type: "error", id: f.id, error: toAppError(err).toPayload() });
       return;
@@ -583,7 +579,7 @@ export class DaemonServer {
       s.resize(cols, rows);
     // A remote ptyhub (`since`: the byte it had reached) gets the raw bytes after it, marks included,
     // and what it needs to parse them as this session does; a human gets the screen redrawn.
-    const replay = typeof p.since === "number" ? this.replay.of(s).since(p.since) : null;
+    const replay = p.since !== undefined ? this.replay.of(s).since(p.since) : null;
     const screen = replay ? "" : serializeScreen(s);
     const raw = replay
       ? {

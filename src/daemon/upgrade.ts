@@ -9,7 +9,6 @@ import { AppError } from "../api/errors.ts";
 import { logger } from "../log.ts";
 import { VERSION } from "../version.ts";
 import type { DaemonClient } from "./client.ts";
-import type { DaemonStatus } from "./protocol.ts";
 
 const log = logger("daemon-upgrade");
 
@@ -36,7 +35,7 @@ let warned = false;
  */
 export async function retireOlderDaemon(c: DaemonClient): Promise<boolean> {
   if (!olderVersion(c.daemon.version, VERSION)) return false;
-  const st = await c.call<DaemonStatus>("status", {});
+  const st = await c.control("status", {});
   if (st.sessions > 0) {
     if (!warned) {
       warned = true;
@@ -50,7 +49,7 @@ export async function retireOlderDaemon(c: DaemonClient): Promise<boolean> {
   }
   log.warn(`replacing the idle ptyhub daemon ${st.version} (pid ${st.pid}) with ${VERSION}`);
   const closed = new Promise<void>((resolve) => c.onClose(resolve));
-  await c.call("stop", {}).catch(() => {});
+  await c.control("stop", {}).catch(() => {});
   await closed;
   const deadline = Date.now() + OLD_DAEMON_EXIT_MS;
   while (pidAlive(st.pid)) {

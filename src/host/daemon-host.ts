@@ -146,7 +146,7 @@ export class DaemonHost implements SessionHost {
   private subscribeOn(c: DaemonClient): void {
     if (this.eventsOn === c) return;
     this.eventsOn = c;
-    c.call("subscribeEvents", {}).catch((err) => log.debug("subscribing to daemon events failed", err));
+    c.control("subscribeEvents", {}).catch((err) => log.debug("subscribing to daemon events failed", err));
   }
 
   /**

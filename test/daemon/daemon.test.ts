@@ -209,11 +209,7 @@ describe("daemon lifecycle", () => {
     const e = env({ PTYHUB_DAEMON_IDLE_MS: "300" });
     const c = await reachDaemon({ role: "test", env: e, start: true });
     const pid = c.daemon.pid;
-    const r = await c.call<{ session: string }>(
-      "open",
-      { name: "keep", command: "sleep", args: ["300"], cwd: "/" },
-      { clientId: "t" },
-    );
+    const r = await c.invoke("open", { name: "keep", command: "sleep", args: ["300"], cwd: "/" }, { clientId: "t" });
     c.close();
     // A session keeps it alive though nobody is connected…
     await Bun.sleep(900);
@@ -221,7 +217,7 @@ describe("daemon lifecycle", () => {
     // …and once the session is gone, it leaves after the idle period.
     const c2 = await reachDaemon({ role: "test", env: e, start: false });
     expect(c2.daemon.pid).toBe(pid);
-    await c2.call("close", { session: r.session });
+    await c2.invoke("close", { session: r.session });
     c2.close();
     await waitFor(() => !alive(pid), 5000, "the idle daemon to exit");
     expect(existsSync(daemonPaths(e).socket)).toBe(false);

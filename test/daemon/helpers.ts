@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { reachDaemon } from "../../src/daemon/start.ts";
 import { DaemonConnectError } from "../../src/daemon/client.ts";
-import type { DaemonStatus } from "../../src/daemon/protocol.ts";
+import type { DaemonStatus } from "../../src/daemon/control-table.ts";
 
 export const REPO = resolve(import.meta.dir, "..", "..");
 export const CLI = join(REPO, "src", "cli.ts");
@@ -136,7 +136,7 @@ export async function daemonStatus(env: Env): Promise<DaemonStatus | null> {
   try {
     const c = await reachDaemon({ role: "test", env, start: false });
     try {
-      return await c.call<DaemonStatus>("status", {});
+      return await c.control("status", {});
     } finally {
       c.close();
     }
@@ -151,7 +151,7 @@ export async function stopDaemon(env: Env): Promise<void> {
   const st = await daemonStatus(env);
   if (!st) return;
   const c = await reachDaemon({ role: "test", env, start: false });
-  await c.call("stop", {}).catch(() => undefined);
+  await c.control("stop", {}).catch(() => undefined);
   c.close();
   await waitFor(() => !alive(st.pid), 15_000, `daemon ${st.pid} to exit`);
 }

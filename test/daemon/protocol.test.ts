@@ -11,6 +11,7 @@ import { DaemonServer, type HostedSessions } from "../../src/daemon/server.ts";
 import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { encodeFrame, FrameDecoder, FrameError, PROTOCOL } from "../../src/daemon/protocol.ts";
 import type { CallContext } from "../../src/api/host.ts";
+import { parseHostParams, parseHostResult, type HostMethod } from "../../src/api/table.ts";
 import { testEnv, type Env } from "./helpers.ts";
 
 describe("frames", () => {
@@ -58,6 +59,13 @@ function scriptedHost(
   };
   const base = {
     manager: { size: 0, get: notFound, killAllNow() {}, localLeaders: () => [] },
+    // As LocalHost.apply: params checked against the table first, the result after.
+    async apply(method: HostMethod, params: unknown, ctx: CallContext) {
+      const checked = parseHostParams(method, params);
+      const f = overrides[method];
+      const raw = f ? await f(checked, ctx) : notFound();
+      return parseHostResult(method, raw, "the scripted host");
+    },
     async shutdown() {},
     // The daemon subscribes at construction (replay logs); a scripted host has no events to tell.
     subscribeEvents: () => () => {},
@@ -95,7 +103,9 @@ describe("calls over the socket", () => {
   let env: Env;
   let server: DaemonServer;
   let socket: string;
-  const seen: { signalAborted?: boolean; clientId?: string; resizeCalls: number } = { resizeCalls: 0 };
+  const seen: { signalAborted?: boolean; clientId?: string; elicited?: string; resizeCalls: number } = {
+    resizeCalls: 0,
+  };
   let releaseSlow: (() => void) | null = null;
 
   beforeAll(async () => {
@@ -130,7 +140,8 @@ describe("calls over the socket", () => {
             type: "object",
             properties: { secret: { type: "string" } },
           });
-          return { session: "s", sent: answer.action === "accept", got: answer.content?.secret };
+          seen.elicited = answer.action === "accept" ? String(answer.content?.secret) : undefined;
+          return { session: "s", sent: true };
         },
         close: async () => {
           throw new AppError("SESSION_BUSY", "busy right now", "try later");
@@ -164,7 +175,7 @@ describe("calls over the socket", () => {
       { session: "s", cols: 80, rows: 40, extra: 1 },
       "nonsense",
     ]) {
-      const err: any = await c.call("resize", params).catch((e: any) => e);
+      const err: any = await c.request("resize", params).catch((e: any) => e);
       expect(err).toBeInstanceOf(AppError);
       expect(err.code).toBe("INVALID_ARGUMENT");
       expect(err.message).toContain("invalid resize call");
@@ -190,7 +201,7 @@ describe("calls over the socket", () => {
 
   test("errors keep their code, message and hint", async () => {
     const c = await DaemonClient.connect({ socket, role: "test" });
-    const err: any = await c.call("close", { session: "x" }).catch((e: any) => e);
+    const err: any = await c.invoke("close", { session: "x" }).catch((e: any) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err.code).toBe("SESSION_BUSY");
     expect(err.message).toBe("busy right now");
@@ -201,7 +212,7 @@ describe("calls over the socket", () => {
   test("cancelling a call aborts the host's wait in the daemon", async () => {
     const c = await DaemonClient.connect({ socket, role: "test" });
     const ac = new AbortController();
-    const pending = c.call("send", { session: "s" }, { clientId: "x", signal: ac.signal }).catch((e: any) => e);
+    const pending = c.invoke("send", { session: "s" }, { clientId: "x", signal: ac.signal }).catch((e: any) => e);
     await Bun.sleep(20);
     ac.abort();
     const err: any = await pending;
@@ -214,7 +225,7 @@ describe("calls over the socket", () => {
   test("elicitation asked by the daemon is answered by the client's elicit hook", async () => {
     const c = await DaemonClient.connect({ socket, role: "test" });
     let asked = "";
-    const r = await c.call<{ sent: boolean; got: string }>(
+    const r = await c.request(
       "typeSecret",
       { session: "s", secret: "", enter: true },
       {
@@ -226,10 +237,11 @@ describe("calls over the socket", () => {
       },
     );
     expect(asked).toBe("passphrase for key?");
-    expect(r).toMatchObject({ sent: true, got: "hunter2" });
+    expect(r).toMatchObject({ session: "s", sent: true });
+    expect(seen.elicited).toBe("hunter2");
     // Without the hook, the daemon side learns the client cannot elicit.
     const err: any = await c
-      .call("typeSecret", { session: "s", secret: "", enter: true }, { clientId: "x" })
+      .request("typeSecret", { session: "s", secret: "", enter: true }, { clientId: "x" })
       .catch((e: any) => e);
     expect(err.code).toBe("ELICITATION_UNSUPPORTED");
     c.close();

@@ -8,7 +8,6 @@ import { AppError } from "../../src/api/errors.ts";
 import { DaemonClient } from "../../src/daemon/client.ts";
 import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { reachDaemon } from "../../src/daemon/start.ts";
-import type { DaemonStatus } from "../../src/daemon/protocol.ts";
 import { stopDaemon, testEnv, type Env } from "./helpers.ts";
 
 /** A real daemon, a relay process and a 30,000-line session; generous for a loaded 2-core machine. */
@@ -51,7 +50,7 @@ describe("the daemon protocol over a stream", () => {
       (await reachDaemon({ role: "test", env, start: true })).close();
       const { proc, stream } = relay(daemonPaths(env).socket);
       const c = await DaemonClient.overStream(stream, { label: "a socat relay", role: "test" });
-      const status = await c.call<DaemonStatus>("status", {});
+      const status = await c.control("status", {});
       expect(status.pid).toBe(c.daemon.pid);
       expect(await c.invoke("list", {})).toEqual([]);
       const missing: unknown = await c.invoke("read", { session: "nope" }).catch((e: unknown) => e);

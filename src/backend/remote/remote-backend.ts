@@ -13,6 +13,7 @@ import type { SshParams } from "../ssh/connect.ts";
 import type { Integration, ShellFamily } from "../../terminal/shell-integration.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
 import { openLink, type RemoteLink } from "./link.ts";
+import type { AttachReply } from "../../daemon/control-table.ts";
 
 const log = logger("remote");
 
@@ -89,7 +90,7 @@ export class RemotePersistBackend implements Backend {
     link.client.onOutput = (bytes) => (holding ? held.push(bytes) : this.receive(bytes));
     link.client.onExit = (frame) => (holding ? held.push(frame) : this.remoteExited(frame));
     const params = { session: this.remoteId, since: this.offset, cols: this.cols, rows: this.rows, resize: true };
-    const r = await link.client.call<RawAttachReply>("attach", params, CALLER);
+    const r = rawReply(await link.client.control("attach", params, CALLER));
     if (r.offset > this.offset) {
       const lost = r.offset - this.offset;
       log.warn(`${this.remoteId}: ${lost} bytes of output fell out of the remote host's replay log while disconnected`);
@@ -159,7 +160,7 @@ export class RemotePersistBackend implements Backend {
       if (link) {
         try {
           const params = { session: this.remoteId, signal };
-          const r = await link.client.call<{ exit_code: number | null }>("close", params, CALLER);
+          const r = await link.client.invoke("close", params, CALLER);
           exitCode = r.exit_code;
           reason = "closed (the remote shell ended)";
         } catch (err) {
@@ -196,7 +197,7 @@ export class RemotePersistBackend implements Backend {
     const link = this.link;
     if (!link || this.closeRequested) return;
     link.client
-      .call("close", { session: this.remoteId }, CALLER)
+      .invoke("close", { session: this.remoteId }, CALLER)
       .catch(() => undefined)
       .finally(() => link.close());
   }
@@ -266,4 +267,26 @@ export class RemotePersistBackend implements Backend {
       delay = Math.min(delay * 2, RECONNECT_MAX_MS);
     }
   }
+}
+
+/** An attach reply with the raw fields a `since` attach carries; a daemon that left them out is a version skew. */
+function rawReply(r: AttachReply): RawAttachReply {
+  const { offset, replay, nonce, integration, family } = r;
+  if (offset === undefined || replay === undefined || nonce === undefined || integration === undefined)
+    throw new AppError(
+      "INTERNAL",
+      "the remote daemon answered a raw attach without its bytes",
+      "The remote ptyhub may be an older build: close the session and open it again.",
+    );
+  return {
+    session: r.session,
+    cols: r.cols,
+    rows: r.rows,
+    exited: r.exited,
+    offset,
+    replay,
+    nonce,
+    integration,
+    family: family ?? null,
+  };
 }

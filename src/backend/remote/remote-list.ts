@@ -4,7 +4,6 @@
  */
 import type { Elicit } from "../ssh/auth.ts";
 import type { SshParams } from "../ssh/connect.ts";
-import type { SessionInfo } from "../../session/manager.ts";
 import { openLink } from "./link.ts";
 
 export interface RemoteSessionInfo {
@@ -22,7 +21,7 @@ export async function listRemoteSessions(
   const link = await openLink(ssh, { start: false, upload: false, elicit: ctx.elicit, signal: ctx.signal });
   if (!link) return [];
   try {
-    const sessions = await link.client.call<SessionInfo[]>("list", {}, { clientId: ctx.clientId });
+    const sessions = await link.client.invoke("list", {}, { clientId: ctx.clientId });
     return sessions.map((s) => ({
       session: s.session,
       state: s.state,

@@ -68,7 +68,7 @@ async function attachSession(req: RemoteOpenRequest, link: RemoteLink): Promise<
   if (remoteId === undefined) {
     // Opened there like any session of that host's daemon: in the remote home unless told otherwise.
     const params = { ...req, ssh: undefined, cwd: req.cwd ?? "~", persistent: true };
-    const opened = await link.client.call<{ session: string }>("open", params, { clientId: `remote:${process.pid}` });
+    const opened = await link.client.invoke("open", params, { clientId: `remote:${process.pid}` });
     remoteId = opened.session;
   }
   const backend = new RemotePersistBackend(req.ssh, remoteId, req.cols, req.rows);
@@ -79,7 +79,7 @@ async function attachSession(req: RemoteOpenRequest, link: RemoteLink): Promise<
     // A shell we just opened there must not be left running with nobody to resume it.
     const caller = { clientId: `remote:${process.pid}` };
     if (req.ssh.resume === undefined) {
-      await link.client.call("close", { session: remoteId }, caller).catch(() => undefined);
+      await link.client.invoke("close", { session: remoteId }, caller).catch(() => undefined);
     }
     throw err;
   }
