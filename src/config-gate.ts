@@ -32,7 +32,7 @@ export class ConfigGatedHost implements SessionHost {
     if (!this.app) {
       this.app = this.build();
       // Resource subscriptions made while the configuration was wrong start hearing events now.
-      const subscribe = this.app.host.subscribeEvents?.bind(this.app.host);
+      const subscribe = this.app.host.onSessionEvent?.bind(this.app.host);
       if (subscribe) subscribe((event) => this.emit(event));
     }
     return this.app.host;
@@ -51,7 +51,7 @@ export class ConfigGatedHost implements SessionHost {
   killNow(): void {
     this.app?.killNow();
   }
-  subscribeEvents(listener: (event: HostEvent) => void): () => void {
+  onSessionEvent(listener: (event: HostEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

@@ -33,5 +33,5 @@ export interface SessionHost {
   call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>>;
   shutdown(): Promise<void>;
   /** Session lifecycle events (for resource subscriptions); hosts that cannot report them omit it. */
-  subscribeEvents?(listener: (event: HostEvent) => void): () => void;
+  onSessionEvent?(listener: (event: HostEvent) => void): () => void;
 }

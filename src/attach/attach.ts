@@ -135,10 +135,10 @@ export async function runAttach(args: string[]): Promise<number> {
       c.send({ type: "resize", cols: s.cols, rows: s.rows });
     };
 
-    c.onOutput = (bytes) => {
+    c.onOutput((bytes) => {
       if (!done) stdout.write(bytes);
-    };
-    c.onExit = (f) => void finish(`[session ${result.session} ended: ${f.reason}]`, 0, false);
+    });
+    c.onExit((f) => void finish(`[session ${result.session} ended: ${f.reason}]`, 0, false));
     c.onClose(() => void finish("[the ptyhub daemon went away: the session is gone]", 1, false));
     for (const sig of ["SIGTERM", "SIGHUP", "SIGINT"] as const)
       process.once(sig, () => void finish(`[detached from ${result.session} (${sig})]`, 0, true));

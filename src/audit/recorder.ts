@@ -11,7 +11,7 @@ import type { HostEvent } from "../api/host.ts";
 /** What the recorder needs of the sessions it records: look one up, hear them open and close. */
 export interface RecordedSessions {
   get(id: string): Session;
-  subscribeEvents(listener: (event: HostEvent) => void): () => void;
+  onSessionEvent(listener: (event: HostEvent) => void): () => void;
 }
 import type { GuardDecision } from "../guard/guard.ts";
 import { AuditTrail, type AuditEntry, type AuditSettings } from "./trail.ts";
@@ -61,7 +61,7 @@ export class SessionAudit {
     this.trail.prune();
     this.pruner = setInterval(() => this.trail.prune(), PRUNE_INTERVAL_MS);
     this.pruner.unref?.();
-    manager.subscribeEvents((e) => {
+    manager.onSessionEvent((e) => {
       if (e.kind === "opened") this.opened(e.session);
       else if (e.kind === "closed" || e.kind === "exited") this.ended(e.session, e.kind);
     });
@@ -158,7 +158,7 @@ export class SessionAudit {
       humanHidden: false,
       inCommand: false,
     };
-    w.unsubscribe = session.subscribe(() => this.scanMarks(w));
+    w.unsubscribe = session.onChange(() => this.scanMarks(w));
     this.watched.set(id, w);
     if (this.settings.recording) {
       const recording = SessionRecording.begin(this.trail.directory, session, this.settings.recording_max_bytes);

@@ -8,6 +8,7 @@ import { VERSION } from "../version.ts";
 import type { CallContext, HostEvent } from "../api/host.ts";
 import { CancelledError } from "../session/wait.ts";
 import { logger } from "../log.ts";
+import { Emitter } from "../util/emitter.ts";
 import { Conn, type ByteChannel } from "./conn.ts";
 import { StreamChannel, type DuplexStream } from "./stream-channel.ts";
 import { parseHostResult, type HostMethod, type HostParams, type HostResult } from "../api/table.ts";
@@ -17,6 +18,7 @@ import {
   fromBase64,
   errorFromWire,
   parseDaemonFrame,
+  rawFrameType,
   type ClientFrame,
   type DaemonFrame,
   type ElicitFrame,
@@ -65,24 +67,37 @@ export class DaemonClient {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly closeListeners = new Set<() => void>();
-  /** Attach stream: terminal bytes and the session's end. */
-  onOutput: ((bytes: Uint8Array) => void) | null = null;
-  /** Session events, after a `subscribeEvents` call. */
-  onEvent: ((event: HostEvent) => void) | null = null;
-  onExit: ((frame: ExitFrame) => void) | null = null;
+  private readonly outputs = new Emitter<Uint8Array>();
+  private readonly events = new Emitter<HostEvent>();
+  private readonly exits = new Emitter<ExitFrame>();
 
   private constructor(
     private readonly conn: Conn,
     /** The daemon's hello: its pid, version and protocol. */
     readonly daemon: HelloFrame,
   ) {
-    conn.onFrame = (raw) => {
+    conn.onFrame((raw) => {
       const f = parseDaemonFrame(raw);
       if (f) this.onFrame(f);
-      else log.error(`the daemon sent a malformed ${String(raw.type).slice(0, 40)} frame; ignored`);
-    };
-    conn.onClose = () => this.onClosed();
-    conn.onProtocolError = (err) => log.error(`daemon sent garbage: ${err.message}`);
+      else log.error(`the daemon sent a malformed ${rawFrameType(raw)} frame; ignored`);
+    });
+    conn.onClose(() => this.onClosed());
+    conn.onProtocolError((err) => log.error(`daemon sent garbage: ${err.message}`));
+  }
+
+  /** Attach stream: the session's terminal bytes. */
+  onOutput(listener: (bytes: Uint8Array) => void): () => void {
+    return this.outputs.on(listener);
+  }
+
+  /** Attach stream: the session's end. */
+  onExit(listener: (frame: ExitFrame) => void): () => void {
+    return this.exits.on(listener);
+  }
+
+  /** Session events, after a `subscribeEvents` control call. */
+  onEvent(listener: (event: HostEvent) => void): () => void {
+    return this.events.on(listener);
   }
 
   get closed(): boolean {
@@ -189,6 +204,8 @@ export class DaemonClient {
         conn?.terminate();
         reject(err);
       };
+      /** The handshake's own listeners, removed once the client takes the connection over. */
+      const offHandshake: Array<() => void> = [];
       const onHandshake = (raw: unknown) => {
         if (settled) return;
         const f = parseDaemonFrame(raw);
@@ -225,6 +242,7 @@ export class DaemonClient {
           );
         settled = true;
         clearTimeout(timer);
+        for (const off of offHandshake) off();
         resolve(new DaemonClient(conn, hello));
       };
       timer = setTimeout(
@@ -242,15 +260,18 @@ export class DaemonClient {
         opened(channel) {
           const c = new Conn(channel);
           conn = c;
-          c.onFrame = onHandshake;
-          c.onClose = () =>
-            fail(
-              new DaemonConnectError(
-                "closed",
-                "the ptyhub daemon closed the connection during the handshake (it was exiting)",
-                "Retry: a new daemon starts on demand.",
+          offHandshake.push(c.onFrame(onHandshake));
+          offHandshake.push(
+            c.onClose(() =>
+              fail(
+                new DaemonConnectError(
+                  "closed",
+                  "the ptyhub daemon closed the connection during the handshake (it was exiting)",
+                  "Retry: a new daemon starts on demand.",
+                ),
               ),
-            );
+            ),
+          );
           c.send({ type: "hello", protocol, version: VERSION, pid: process.pid, role: opts.role });
           return c;
         },
@@ -354,13 +375,13 @@ export class DaemonClient {
         void this.answerElicit(f);
         return;
       case "event":
-        this.onEvent?.(f.event);
+        this.events.emit(f.event);
         return;
       case "output":
-        this.onOutput?.(fromBase64(f.data));
+        this.outputs.emit(fromBase64(f.data));
         return;
       case "exit":
-        this.onExit?.(f);
+        this.exits.emit(f);
         return;
       case "fatal":
         log.error(`daemon: ${f.error.message}`);

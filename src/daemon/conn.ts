@@ -4,7 +4,11 @@
  * (backpressure): the rest is queued and written on `drain`, in order, so a large result or a
  * burst of terminal output is never cut.
  */
-import { encodeFrame, FrameDecoder, type FrameError, type Frame } from "./protocol.ts";
+import { Emitter } from "../util/emitter.ts";
+import { encodeFrame, FrameDecoder, FrameError, type Frame } from "./protocol.ts";
+
+/** A decoded frame, before the protocol's schemas checked it (parseClientFrame / parseDaemonFrame). */
+export type RawFrame = unknown;
 
 /** What a Conn needs of the bytes under it; a Bun socket has exactly this shape. */
 export interface ByteChannel {
@@ -29,12 +33,26 @@ export class Conn {
   private hangingUp = false;
   private afterFlush: (() => void) | null = null;
   closed = false;
-  onFrame: (frame: Record<string, unknown> & { type: string }) => void = () => {};
-  onClose: () => void = () => {};
-  /** Called when the peer sends bytes that are not frames; the connection closes afterwards. */
-  onProtocolError: (err: FrameError) => void = () => {};
+  private readonly frames = new Emitter<RawFrame>();
+  private readonly closes = new Emitter<void>();
+  private readonly protocolErrors = new Emitter<FrameError>();
 
   constructor(readonly socket: ByteChannel) {}
+
+  /** Each frame as it arrives (decoded, not yet checked against the protocol's schemas). */
+  onFrame(listener: (frame: RawFrame) => void): () => void {
+    return this.frames.on(listener);
+  }
+
+  /** The connection ended (either side). */
+  onClose(listener: () => void): () => void {
+    return this.closes.on(listener);
+  }
+
+  /** The peer sent bytes that are not frames; the connection closes afterwards. */
+  onProtocolError(listener: (err: FrameError) => void): () => void {
+    return this.protocolErrors.on(listener);
+  }
 
   /** Bytes waiting for the socket to accept them. */
   get backlog(): number {
@@ -88,13 +106,13 @@ export class Conn {
     try {
       frames = this.decoder.push(chunk);
     } catch (err) {
-      this.onProtocolError(err as FrameError);
+      this.protocolErrors.emit(err instanceof FrameError ? err : new FrameError(String(err)));
       this.close();
       return;
     }
     for (const f of frames) {
       if (this.closed) return;
-      this.onFrame(f as Record<string, unknown> & { type: string });
+      this.frames.emit(f);
     }
   }
 
@@ -104,7 +122,7 @@ export class Conn {
     this.closed = true;
     this.queue = [];
     this.queued = 0;
-    this.onClose();
+    this.closes.emit();
   }
 
   /** Closes once every queued byte is written. */
@@ -127,7 +145,7 @@ export class Conn {
   hangUp(lingerMs = HANG_UP_LINGER_MS): void {
     if (this.closed || this.hangingUp) return;
     this.hangingUp = true;
-    this.onFrame = () => {};
+    this.frames.clear();
     const shut = () => {
       try {
         this.socket.shutdown();

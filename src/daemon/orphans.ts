@@ -152,7 +152,7 @@ export class OrphanLedger {
   /** Records every session the manager opens (with a pid: local PTYs) and forgets closed ones. */
   track(manager: SessionManager): () => void {
     this.save();
-    return manager.subscribeEvents((event) => {
+    return manager.onSessionEvent((event) => {
       if (event.kind === "opened") {
         const info = manager.list().find((s) => s.session === event.session);
         const pid = info?.kind === "local" ? info.pid : null;

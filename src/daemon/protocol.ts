@@ -229,3 +229,9 @@ export class FrameDecoder {
 
 /** The line `ptyhub bridge --no-start` prints on stderr when no daemon runs; the local side recognizes it. */
 export const BRIDGE_NO_DAEMON_LINE = "PTYHUB-BRIDGE no-daemon";
+
+/** A raw frame's `type`, for saying which frame was malformed (at most 40 characters). */
+export function rawFrameType(raw: unknown): string {
+  const type: unknown = raw !== null && typeof raw === "object" ? Reflect.get(raw, "type") : undefined;
+  return String(type).slice(0, 40);
+}

@@ -71,7 +71,7 @@ export class ReplayLog {
 
 interface LoggedHost {
   readonly manager: { get(id: string): Session };
-  subscribeEvents?(listener: (event: HostEvent) => void): () => void;
+  onSessionEvent?(listener: (event: HostEvent) => void): () => void;
 }
 
 /** A replay log for every session of a daemon, from the moment it opens until it closes. */
@@ -79,7 +79,7 @@ export class ReplayLogs {
   private readonly logs = new Map<string, { log: ReplayLog; untap: () => void }>();
 
   constructor(host: LoggedHost) {
-    host.subscribeEvents?.((event) => {
+    host.onSessionEvent?.((event) => {
       if (event.kind === "opened") this.track(host.manager.get(event.session));
       else if (event.kind === "closed") this.forget(event.session);
     });

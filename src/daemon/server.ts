@@ -39,6 +39,7 @@ import {
   errorFromWire,
   fromBase64,
   parseClientFrame,
+  rawFrameType,
   toBase64,
   type CallFrame,
   type ClientFrame,
@@ -354,7 +355,7 @@ export class DaemonServer {
     }
     this.clients.add(client);
     this.idleSince = null;
-    conn.onFrame = (raw) => {
+    conn.onFrame((raw) => {
       const f = parseClientFrame(raw);
       if (f) this.onFrame(client, f);
       else
@@ -362,14 +363,14 @@ export class DaemonServer {
           client,
           new AppError(
             "INVALID_ARGUMENT",
-            `malformed ${String(raw.type).slice(0, 40)} frame`,
+            `malformed ${rawFrameType(raw)} frame`,
             "Speak the ptyhub daemon protocol.",
             false,
           ),
         );
-    };
-    conn.onClose = () => this.onClientClosed(client);
-    conn.onProtocolError = (err) => log.warn(`client ${client.serial}: ${err.message}; disconnecting it`);
+    });
+    conn.onClose(() => this.onClientClosed(client));
+    conn.onProtocolError((err) => log.warn(`client ${client.serial}: ${err.message}; disconnecting it`));
     conn.send({ type: "hello", protocol: PROTOCOL, version: VERSION, pid: process.pid, role: "daemon" });
   }
 
@@ -502,8 +503,8 @@ export class DaemonServer {
         return Promise.resolve(this.status());
       case "subscribeEvents":
         // Session lifecycle events, pushed to this client (its MCP resource subscribers).
-        if (!c.unsubscribeEvents && h.subscribeEvents)
-          c.unsubscribeEvents = h.subscribeEvents((event) => c.conn.send({ type: "event", event }));
+        if (!c.unsubscribeEvents && h.onSessionEvent)
+          c.unsubscribeEvents = h.onSessionEvent((event) => c.conn.send({ type: "event", event }));
         return Promise.resolve({ subscribed: true });
       case "detach": {
         const altScreen = c.attachment?.session.emulator.altScreen ?? false;
@@ -613,7 +614,7 @@ export class DaemonServer {
       }
       c.conn.send({ type: "output", data: toBase64(data) });
     });
-    const unsubscribe = s.subscribe(sendExit);
+    const unsubscribe = s.onChange(sendExit);
     const detachHuman = s.attach();
     let attached = true;
     c.attachment = {

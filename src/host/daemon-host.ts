@@ -122,10 +122,10 @@ export class DaemonHost implements SessionHost {
   private adopt(c: DaemonClient): void {
     this.client = c;
     log.info(`connected to daemon pid ${c.daemon.pid} (version ${c.daemon.version})`);
-    c.onEvent = (event) => {
+    c.onEvent((event) => {
       if (event.kind === "opened") this.see([event.session]);
       this.events.emit(event);
-    };
+    });
     if (this.eventListeners > 0) this.subscribeOn(c);
     c.onClose(() => {
       if (this.client === c) this.client = null;
@@ -153,7 +153,7 @@ export class DaemonHost implements SessionHost {
    * Session events of the daemon's sessions. Subscribing never starts a daemon: the subscription
    * is made on the connection as soon as there is one.
    */
-  subscribeEvents(listener: (event: HostEvent) => void): () => void {
+  onSessionEvent(listener: (event: HostEvent) => void): () => void {
     const off = this.events.on(listener);
     this.eventListeners++;
     if (this.client && !this.client.closed) this.subscribeOn(this.client);

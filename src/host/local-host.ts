@@ -46,7 +46,7 @@ export class LocalHost implements OwningHost {
     this.gate.humanInput(session, data);
   }
 
-  subscribeEvents(listener: (event: HostEvent) => void): () => void {
-    return this.manager.subscribeEvents(listener);
+  onSessionEvent(listener: (event: HostEvent) => void): () => void {
+    return this.manager.onSessionEvent(listener);
   }
 }

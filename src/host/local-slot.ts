@@ -53,10 +53,10 @@ export class LocalHostSlot {
 
   private adopt(host: LocalHost): void {
     this.host = host;
-    host.subscribeEvents((event) => this.events.emit(event));
+    host.onSessionEvent((event) => this.events.emit(event));
   }
 
-  subscribeEvents(listener: (event: HostEvent) => void): () => void {
+  onSessionEvent(listener: (event: HostEvent) => void): () => void {
     return this.events.on(listener);
   }
 

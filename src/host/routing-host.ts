@@ -155,9 +155,9 @@ export class RoutingHost implements SessionHost {
   }
 
   /** Session events of both hosts (for MCP resource subscriptions). */
-  subscribeEvents(listener: (event: HostEvent) => void): () => void {
-    const offLocal = this.local.subscribeEvents(listener);
-    const offDaemon = this.daemon.subscribeEvents(listener);
+  onSessionEvent(listener: (event: HostEvent) => void): () => void {
+    const offLocal = this.local.onSessionEvent(listener);
+    const offDaemon = this.daemon.onSessionEvent(listener);
     return () => {
       offLocal();
       offDaemon();

@@ -146,7 +146,7 @@ export function registerResources(server: Server, host: SessionHost): () => void
   const notify = (uri: string) => {
     if (subscribed.has(uri)) server.sendResourceUpdated({ uri }).catch((err) => log.debug(`notify ${uri} failed`, err));
   };
-  const off = host.subscribeEvents?.((event: HostEvent) => {
+  const off = host.onSessionEvent?.((event: HostEvent) => {
     const { uris, listChanged } = changedBy(event);
     for (const uri of uris) notify(uri);
     if (listChanged) server.sendResourceListChanged().catch(() => undefined);

@@ -117,7 +117,7 @@ export class SessionManager {
   }
 
   /** Sessions opened, closed, finishing commands or exiting. */
-  subscribeEvents(listener: (event: HostEvent) => void): () => void {
+  onSessionEvent(listener: (event: HostEvent) => void): () => void {
     return this.events.on(listener);
   }
 

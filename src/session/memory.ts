@@ -140,7 +140,7 @@ export function returnMemoryWhenSessionsEnd(manager: SessionManager, opts: Retur
     }
   };
 
-  const off = manager.subscribeEvents((event) => {
+  const off = manager.onSessionEvent((event) => {
     if (event.kind === "opened") {
       const session = manager.get(event.session);
       open.set(event.session, { emulator: session.emulator, untap: session.tapOutput(onOutput) });

@@ -329,7 +329,7 @@ export class Session {
   }
 
   /** Subscribes to every change: output parsed, mark seen, exit. Returns the unsubscribe. */
-  subscribe(listener: () => void): () => void {
+  onChange(listener: () => void): () => void {
     return this.changes.on(listener);
   }
 

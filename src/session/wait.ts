@@ -58,7 +58,7 @@ export function waitFor<T>(session: Session, check: Check<T>, opts: WaitOptions)
       cleanup();
       reject(new CancelledError());
     };
-    const unsubscribe = session.subscribe(evaluate);
+    const unsubscribe = session.onChange(evaluate);
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener("abort", onAbort);
     deadlineTimer = setTimeout(

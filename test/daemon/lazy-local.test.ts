@@ -41,7 +41,7 @@ async function failure(call: () => Promise<unknown>): Promise<AppError> {
 
 describe("RoutingHost over a LocalHostSlot", () => {
   const events: HostEvent[] = [];
-  routing.subscribeEvents((e) => events.push(e));
+  routing.onSessionEvent((e) => events.push(e));
 
   test("before any in-process session: lists, refuses and routes without making the host", async () => {
     expect(await routing.call("list", {}, ctx)).toEqual([]);

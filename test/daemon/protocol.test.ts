@@ -68,7 +68,7 @@ function scriptedHost(
     },
     async shutdown() {},
     // The daemon subscribes at construction (replay logs); a scripted host has no events to tell.
-    subscribeEvents: () => () => {},
+    onSessionEvent: () => () => {},
   };
   return new Proxy(base, {
     get(target, prop: string) {

@@ -1,7 +1,7 @@
 /**
  * What the stdio server loads to answer initialize and tools/list: the MCP layer and the
  * configuration, not the session stack, the daemon client or the host API table. Those load with
- * the first call that needs them (src/session/local-slot.ts, src/daemon/host.ts, src/mcp/server.ts),
+ * the first call that needs them (src/host/local-slot.ts, src/host/daemon-host.ts, src/mcp/server.ts),
  * which is what keeps the compiled binary's cold start near a minimal SDK server's.
  *
  * The real server from source under strace (which files it opens), driven by the real SDK client.
@@ -21,7 +21,7 @@ const EXIT_WAIT_MS = 20_000;
 const NOT_AT_START = [
   "/node_modules/@xterm/headless/",
   "/node_modules/ssh2/",
-  "/src/session/host.ts",
+  "/src/host/local-host.ts",
   "/src/session/manager.ts",
   "/src/session/session.ts",
   "/src/backend/",

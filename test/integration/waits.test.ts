@@ -179,6 +179,22 @@ describe("a wait never outlives the command it waits on", () => {
     expect(performance.now() - t0).toBeLessThan(10_000);
   });
 
+  test("in a marker session (dash), a term_read that waits out a term_exec's command ends via marker", async () => {
+    await host.open({ name: "dash-marks", command: "dash" }, ctx);
+    // term_exec's command carries the markers; it is still running when term_exec returns.
+    const running = await host.exec(
+      { session: "dash-marks", command: "sleep 0.5; (exit 3)", timeout_ms: 100, max_tokens: 4000 },
+      ctx,
+    );
+    expect(running).toMatchObject({ status: "running", via: "timeout" });
+    const read = await host.read(
+      { session: "dash-marks", mode: "new", until: "NEVER_SEEN", wait_ms: 15_000, max_tokens: 4000 },
+      ctx,
+    );
+    expect(read).toMatchObject({ via: "marker", exit_code: 3 });
+    await host.close({ session: "dash-marks" }, ctx);
+  });
+
   test("another call's ctrl+c ends the command: the pending send and read with until end with 130", async () => {
     // The child prints once it runs in the foreground group, so the ctrl+c reaches it (a ctrl+c
     // typed while bash itself still holds the terminal would be bash's to ignore).
@@ -198,7 +214,7 @@ describe("a wait never outlives the command it waits on", () => {
         off();
         resolve();
       };
-      const off = session.subscribe(check);
+      const off = session.onChange(check);
       check();
     });
     const t0 = performance.now();

@@ -87,8 +87,8 @@ export class RemotePersistBackend implements Backend {
     const held: Array<Uint8Array | ExitFrame> = [];
     let holding = true;
     // Frames after the reply may be handled before our continuation runs: hold them until the replay is in.
-    link.client.onOutput = (bytes) => (holding ? held.push(bytes) : this.receive(bytes));
-    link.client.onExit = (frame) => (holding ? held.push(frame) : this.remoteExited(frame));
+    link.client.onOutput((bytes) => (holding ? held.push(bytes) : this.receive(bytes)));
+    link.client.onExit((frame) => (holding ? held.push(frame) : this.remoteExited(frame)));
     const params = { session: this.remoteId, since: this.offset, cols: this.cols, rows: this.rows, resize: true };
     const r = rawReply(await link.client.control("attach", params, CALLER));
     if (r.offset > this.offset) {

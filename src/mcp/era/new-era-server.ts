@@ -251,7 +251,7 @@ export class NewEraServer {
       resourceSubscriptions: subs,
     };
     this.listeners.set(id, { notifications });
-    this.offEvents ??= this.opts.host.subscribeEvents?.((e) => this.onHostEvent(e)) ?? (() => {});
+    this.offEvents ??= this.opts.host.onSessionEvent?.((e) => this.onHostEvent(e)) ?? (() => {});
     this.send({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
