@@ -25,7 +25,7 @@ import type { MarkRecord, Session } from "./session.ts";
 import { waitFor, type CheckResult } from "./wait.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
 import type { Pos } from "../terminal/emulator.ts";
-import { itemsText, region } from "./output.ts";
+import { itemsText, region } from "../terminal/output-region.ts";
 import { bareShell, foregroundShell } from "./bare-shell.ts";
 
 /** A prompt-like last line (or a continuation prompt) must stay unchanged this long to be believed. */
@@ -244,7 +244,7 @@ function echoedBefore(session: Session, typed: NonNullable<WaitSpec["typed"]>, p
   const lastLine = typed.text.split("\n").pop()!.trim();
   if (lastLine.length === 0) return true; // keys only: no echo to wait for
   // Soft-wrapped rows come back as separate lines: compare without line breaks.
-  return itemsText(region(session, typed.at, pos).items)
+  return itemsText(region(session.emulator, typed.at, pos).items)
     .replace(/\n/g, "")
     .includes(lastLine);
 }

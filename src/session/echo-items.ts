@@ -4,7 +4,7 @@
  */
 import { stripEcho } from "../terminal/echo.ts";
 import type { Item } from "../terminal/render.ts";
-import { itemsText } from "./output.ts";
+import { itemsText } from "../terminal/output-region.ts";
 
 export type EchoResult = { pending: true } | { pending: false; items: Item[]; text: string; echoed: boolean };
 

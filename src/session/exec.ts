@@ -12,7 +12,7 @@ import type { Pos } from "../terminal/emulator.ts";
 import type { HeadCapture } from "../terminal/history.ts";
 import type { Item } from "../terminal/render.ts";
 import type { MarkRecord, Session } from "./session.ts";
-import { fetchableFrom, region, rowStart } from "./output.ts";
+import { fetchableFrom, region, rowStart } from "../terminal/output-region.ts";
 import { withoutEcho } from "./echo-items.ts";
 import { awaitInterruptedEnd, ensureReady } from "./ready.ts";
 import { adoptPromptShell, followShell, installHooks } from "./reintegrate.ts";
@@ -113,7 +113,7 @@ export async function execCommand(
         reduction ? reduction.items : own.items,
         p.max_tokens,
         (t) => session.redact(t),
-        fetchableFrom(session),
+        fetchableFrom(session.emulator),
       );
       session.setCursor(clientId, session.emulator.cursorPos());
       const result: ExecResult = {
@@ -190,10 +190,10 @@ function commandItems(
   if (v.kind === "continuation") endPos = rowStart(v.mark.pos);
   if (start) {
     const cap = session.command && session.command.startSeq === start.seq ? session.command.capture : null;
-    return region(session, start.pos, endPos, cap, Infinity, budget).items;
+    return region(session.emulator, start.pos, endPos, cap, Infinity, budget).items;
   }
   // No start mark (a syntax error, a PS2, or the shell exited first): what followed the typed line.
-  const r = withoutEcho(region(session, typedAt, endPos, typedCapture).items, line, true);
+  const r = withoutEcho(region(session.emulator, typedAt, endPos, typedCapture).items, line, true);
   return r.pending ? [] : r.items;
 }
 
@@ -209,7 +209,7 @@ async function cancelDroppedLine(
   line: string,
   signal?: AbortSignal,
 ): Promise<Item[]> {
-  const r = withoutEcho(region(session, typedAt, rowStart(redraw.pos)).items, line, true);
+  const r = withoutEcho(region(session.emulator, typedAt, rowStart(redraw.pos)).items, line, true);
   const seq = session.lastMarkSeq;
   session.write("\x03");
   const typed = { at: rowStart(redraw.pos), text: "" };

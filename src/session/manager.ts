@@ -14,7 +14,7 @@ import { newNonce } from "../terminal/shell-integration.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import { logger } from "../log.ts";
 import { Session } from "./session.ts";
-import { fetchableFrom, region } from "./output.ts";
+import { fetchableFrom, region } from "../terminal/output-region.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import { awaitCompletion, viaOf } from "./completion.ts";
 import type { HostEvent } from "../api/host.ts";
@@ -250,10 +250,10 @@ export class SessionManager {
     const via = await this.waitUntilReady(session, signal);
     await waitForPromptDrawn(session, PROMPT_DRAW_AT_OPEN_MS, signal, true);
     const rendered = render(
-      region(session, start, null).items,
+      region(session.emulator, start, null).items,
       OPEN_OUTPUT_TOKENS,
       (t) => session.redact(t),
-      fetchableFrom(session),
+      fetchableFrom(session.emulator),
     );
     session.setCursor(clientId, session.emulator.cursorPos());
     return {

@@ -5,7 +5,7 @@
  */
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
-import { fetchableFrom, hasContent, isBefore, OutputScanner, region } from "./output.ts";
+import { fetchableFrom, hasContent, isBefore, OutputScanner, region } from "../terminal/output-region.ts";
 import { compileUntil, lastLine } from "./send.ts";
 import { diffItems, screenItems } from "./screen-view.ts";
 import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
@@ -78,7 +78,7 @@ export async function readSession(
     // (issue 21: a line printed during a reconnect, or after term_exec timed out, was missed).
     // Neither the echo of the line typed last nor its late echo (see late-echo.ts) ends the wait.
     const typed = session.lastTyped;
-    const scanner = new OutputScanner(session, cursor.pos, 0, typed);
+    const scanner = new OutputScanner(session.emulator, cursor.pos, 0, typed);
     const lateEcho = typed ? new LateEchoFilter(lastLine(typed.text), true) : null;
     let heldUntil: number | null = null;
     const matchUntil = (pattern: CallerPattern): string | null => {
@@ -96,7 +96,7 @@ export async function readSession(
       typed: null,
       until: until ? () => matchUntil(until) : undefined,
       untilHeldMs: () => (heldUntil === null ? null : Math.max(1, heldUntil - Date.now())),
-      hadUnread: hasContent(region(session, cursor.pos, null, null, Infinity, p.max_tokens).items),
+      hadUnread: hasContent(region(session.emulator, cursor.pos, null, null, Infinity, p.max_tokens).items),
       produced: p.mode === "new" ? moreThanEcho(session, cursor.pos) : undefined,
       timeoutMs: waitMs,
       signal,
@@ -122,7 +122,7 @@ export async function readSession(
       }
       const again = session.repeatRange(clientId);
       if (again && again.toLine >= again.fromLine) repeat = repeatNotice(again.fromLine, again.toLine);
-      const r = region(session, cursor.pos, null, cursor.capture, Infinity, p.max_tokens);
+      const r = region(session.emulator, cursor.pos, null, cursor.capture, Infinity, p.max_tokens);
       items = r.items;
       // A command that finished in the unread output (perhaps while no client was connected).
       const cmd = session.command;
@@ -155,7 +155,7 @@ export async function readSession(
       break;
     }
   }
-  const rendered = render(items, p.max_tokens, (t) => session.redact(t), fetchableFrom(session));
+  const rendered = render(items, p.max_tokens, (t) => session.redact(t), fetchableFrom(session.emulator));
   if (lost) rendered.truncated = fetchableOnly(rendered.truncated, lost);
   if (repeat) rendered.output = `${repeat}\n${rendered.output}`;
   return {
@@ -187,13 +187,13 @@ const ECHO_SLACK_ROWS = 2;
 function moreThanEcho(session: Session, from: Pos): () => boolean {
   const typed = session.lastTyped;
   if (!typed || isBefore(typed.at, from)) return () => true;
-  if (hasContent(region(session, from, typed.at).items)) return () => true;
+  if (hasContent(region(session.emulator, from, typed.at).items)) return () => true;
   const echoRows =
     Math.ceil((typed.at.col + typed.text.length) / session.cols) + typed.text.split("\n").length + ECHO_SLACK_ROWS;
   let seen = false;
   return () => {
     if (seen) return true;
-    const head = withoutEcho(region(session, typed.at, null, null, echoRows).items, typed.text, true);
+    const head = withoutEcho(region(session.emulator, typed.at, null, null, echoRows).items, typed.text, true);
     if (head.pending) return false;
     const beyond = session.emulator.contentEndRow() > typed.at.row + echoRows;
     seen = beyond || hasContent(head.items);

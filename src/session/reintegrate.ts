@@ -24,7 +24,7 @@ import { PROMPT_QUIET_MS } from "./completion.ts";
 import type { Session } from "./session.ts";
 import { waitFor } from "./wait.ts";
 import { atOurPrompt, bareShell, foregroundShell } from "./bare-shell.ts";
-import { rowStart } from "./output.ts";
+import { rowStart } from "../terminal/output-region.ts";
 import type { Pos } from "../terminal/emulator.ts";
 
 /** How long a shell gets to source the hooks and draw its prompt with them, when the caller allows. */

@@ -13,7 +13,7 @@ import { encodeKeys, isBreakKey } from "../terminal/keys.ts";
 import { render, type Truncation } from "../terminal/render.ts";
 import { splitJobNotices } from "../terminal/job-notices.ts";
 import { carriesInterrupt, type Session } from "./session.ts";
-import { fetchableFrom, itemsText, OutputScanner, region, rowStart } from "./output.ts";
+import { fetchableFrom, itemsText, OutputScanner, region, rowStart } from "../terminal/output-region.ts";
 import { dropChars, withoutEcho } from "./echo-items.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import type { Item } from "../terminal/render.ts";
@@ -112,7 +112,7 @@ export async function sendInput(
   const findEcho = () => {
     if (echoChars !== null) return;
     // Only the first rows can hold the echo: look at those, not at everything since.
-    const headItems = region(session, from, null, capture, echoRows).items;
+    const headItems = region(session.emulator, from, null, capture, echoRows).items;
     const head = withoutEcho(headItems, sent, enter);
     if (!head.pending) echoChars = head.echoed ? itemsText(headItems).length - head.text.length : 0;
   };
@@ -126,7 +126,7 @@ export async function sendInput(
     if (!until) return null;
     findEcho();
     if (echoChars !== null) {
-      scanner ??= new OutputScanner(session, from, echoChars);
+      scanner ??= new OutputScanner(session.emulator, from, echoChars);
       let text = scanner.next();
       if (lateEcho) {
         const f = lateEcho.filter(text, Date.now() - session.lastOutputAt);
@@ -145,7 +145,8 @@ export async function sendInput(
   };
   const produced = (): boolean => {
     findEcho();
-    const after = echoChars === null ? "" : itemsText(region(session, from, null, capture).items).slice(echoChars);
+    const after =
+      echoChars === null ? "" : itemsText(region(session.emulator, from, null, capture).items).slice(echoChars);
     const visible = after.trim().length > 0;
     // A changed screen counts for keys and full-screen programs; after typed text outside one, it
     // may be nothing but the echo (a program still starting has not read the line yet).
@@ -188,7 +189,7 @@ export async function sendInput(
     let end: Pos | null = null;
     if (verdict.kind === "end") end = verdict.end.pos;
     else if (verdict.kind === "continuation") end = rowStart(verdict.mark.pos);
-    let items = dropChars(region(session, from, end, capture, Infinity, p.max_tokens).items, echoChars ?? 0);
+    let items = dropChars(region(session.emulator, from, end, capture, Infinity, p.max_tokens).items, echoChars ?? 0);
     if (lateEcho?.echoed) items = afterLateEcho(items, lastLine(sent ?? ""));
     // A command line the shell reports done: its output is the command's, as in term_exec.
     const own = verdict.kind === "end" ? splitJobNotices(items, session.family, p.text ?? "") : null;
@@ -203,7 +204,7 @@ export async function sendInput(
 function finishSend(session: Session, items: Item[], v: Verdict, clientId: string, maxTokens: number): SendResult {
   const em = session.emulator;
   const alt = em.altScreen;
-  const rendered = render(items, maxTokens, (t) => session.redact(t), fetchableFrom(session));
+  const rendered = render(items, maxTokens, (t) => session.redact(t), fetchableFrom(session.emulator));
   session.setCursor(clientId, em.cursorPos());
   const screen = alt ? screenForClient(session, clientId, maxTokens) : null;
   const result: SendResult = {

@@ -2,11 +2,10 @@
  * Output between two positions, as renderable items: the head a capture kept of rows already
  * evicted, a gap for rows nobody kept, then history and live rows.
  */
-import type { Pos } from "../terminal/emulator.ts";
-import type { HeadCapture, Row, RowHistory } from "../terminal/history.ts";
-import { MIN_TOKEN_BUDGET, rowsToLines, type Gap, type Item } from "../terminal/render.ts";
-import type { Session } from "./session.ts";
-import { stripEcho } from "../terminal/echo.ts";
+import type { Emulator, Pos } from "./emulator.ts";
+import type { HeadCapture, Row, RowHistory } from "./history.ts";
+import { MIN_TOKEN_BUDGET, rowsToLines, type Gap, type Item } from "./render.ts";
+import { stripEcho } from "./echo.ts";
 
 export interface Region {
   items: Item[];
@@ -21,7 +20,7 @@ export interface Region {
  * it (output without a final newline, followed by the next prompt).
  */
 export function region(
-  session: Session,
+  em: Emulator,
   from: Pos,
   to: Pos | null,
   capture?: HeadCapture | null,
@@ -29,7 +28,6 @@ export function region(
   /** A token budget: long, varied output then comes as its two ends and a kept gap (see elide). */
   budget?: number,
 ): Region {
-  const em = session.emulator;
   const h = em.history;
   const endRow = Math.min(to ? to.row : em.contentEndRow(), from.row + maxRows);
   // Up to now: the cursor row keeps blanks before the cursor (">>> "), which rows otherwise trim.
@@ -53,7 +51,7 @@ export function region(
     }
   }
 
-  const elided = budget !== undefined ? elide(session, row, endRow, budget) : null;
+  const elided = budget !== undefined ? elide(em, row, endRow, budget) : null;
   if (elided) {
     parts.push(elided.head, elided.gap);
     row = elided.tailStart;
@@ -97,12 +95,12 @@ const ELIDE_MIN_FACTOR = 4;
  * Output with few distinct lines (`yes`) is not elided: collapsing shows all of it in a few lines.
  */
 function elide(
-  session: Session,
+  em: Emulator,
   from: number,
   endRow: number,
   budget: number,
 ): { head: Row[]; gap: Gap; tailStart: number } | null {
-  const h = session.emulator.history;
+  const h = em.history;
   const reach = 2 * (budget + 1);
   const histEnd = Math.min(endRow, h.endRow);
   if (from < h.firstRow || histEnd - from < ELIDE_MIN_FACTOR * reach) return null;
@@ -126,7 +124,7 @@ function elide(
   const chars = h.charsBetween(headEnd, tailStart);
   const fromLine = h.lineNo(headEnd);
   return {
-    head: session.emulator.rowsBetween(from, headEnd),
+    head: em.rowsBetween(from, headEnd),
     gap: { gap: true, kept: true, fromLine, toLine: h.lineNo(tailStart - 1), chars },
     tailStart,
   };
@@ -204,7 +202,7 @@ export class OutputScanner {
   private echoEndRow = Infinity;
   private readonly echo: TypedEcho | null;
   constructor(
-    private readonly session: Session,
+    private readonly em: Emulator,
     private readonly from: Pos,
     private readonly skipChars: number,
     echo: TypedEcho | null = null,
@@ -220,19 +218,19 @@ export class OutputScanner {
     if (echo && startRow <= this.echoEndRow) startRow = Math.min(startRow, echo.at.row);
     const atStart = startRow === this.from.row;
     const start: Pos = atStart ? this.from : { row: startRow, col: 0, prefix: "", lineNo: 0 };
-    this.nextRow = this.session.emulator.contentEndRow();
+    this.nextRow = this.em.contentEndRow();
     const text = echo && startRow <= echo.at.row ? this.textAroundEcho(start, echo) : this.textFrom(start);
     return atStart ? text.slice(this.skipChars) : text;
   }
 
   private textFrom(start: Pos): string {
-    return itemsText(region(this.session, start, null).items);
+    return itemsText(region(this.em, start, null).items);
   }
 
   /** The text before the echo and after it; only the part before while the echo is still arriving. */
   private textAroundEcho(start: Pos, echo: TypedEcho): string {
-    const before = isBefore(start, echo.at) ? itemsText(region(this.session, start, echo.at).items) : "";
-    const after = itemsText(region(this.session, echo.at, null).items);
+    const before = isBefore(start, echo.at) ? itemsText(region(this.em, start, echo.at).items) : "";
+    const after = itemsText(region(this.em, echo.at, null).items);
     const state = stripEcho(after, echo.text, false);
     if (state.status === "pending") return before;
     if (state.status === "stripped") {
@@ -250,6 +248,6 @@ export function isBefore(a: Pos, b: Pos): boolean {
 }
 
 /** The first line `term_read mode:history` can still return: what `truncated` may name, and after. */
-export function fetchableFrom(session: Session): number {
-  return session.emulator.history.firstLineNo;
+export function fetchableFrom(em: Emulator): number {
+  return em.history.firstLineNo;
 }
