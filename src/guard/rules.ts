@@ -284,7 +284,7 @@ export const BUILTIN_RULES: Rule[] = [
     check({ inv }, ctx) {
       if (inv.argv[0] !== "git") return null;
       const git = gitCommand(inv.argv, ctx);
-      if (!git || git.sub !== "push") return null;
+      if (git?.sub !== "push") return null;
       const o = options(git.args);
       const force = o.short.has("f") || o.long.has("force") || o.operands.some((r) => r.startsWith("+"));
       // --mirror force-updates every ref on the remote; --all with --force, every branch.

@@ -21,6 +21,8 @@
  *   6. timeout       the caller's bound.
  * Which of 4–5 apply depends on the caller (`Fallback`); 1–3 and 6 apply to every wait.
  */
+import type { z } from "zod";
+import type { viaEnum } from "../api/fields.ts";
 import type { MarkRecord, Session } from "./session.ts";
 import { waitFor, type CheckResult } from "./wait.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
@@ -81,7 +83,8 @@ export const CONTINUATION_HINT =
   "The shell waits for the rest of an unfinished command line (open quote, `if … then`, here-document): " +
   'send the rest with term_send text, or cancel the line with term_send keys:["ctrl+c"].';
 
-export type Via = "exit" | "shell" | "marker" | "until" | "tty" | "prompt" | "settle" | "timeout";
+/** How a wait ended (SPEC: `via`); the one definition is the tools' enum. */
+export type Via = z.output<typeof viaEnum>;
 
 export type Verdict =
   | { kind: "until"; matched: string; end: MarkRecord | null }

@@ -4,10 +4,12 @@
  * never from silence. Output is exactly what the command printed: after its start mark, before
  * its end mark, so neither the echo of the typed line nor the next prompt is included.
  */
+import type { z } from "zod";
+import type { execOutput } from "../api/methods/exec.ts";
 import { AppError } from "../api/errors.ts";
 import { commandLine } from "../terminal/shell-integration.ts";
 import { splitJobNotices } from "../terminal/job-notices.ts";
-import { render, type Truncation } from "../terminal/render.ts";
+import { render } from "../terminal/render.ts";
 import type { Pos } from "../terminal/emulator.ts";
 import type { HeadCapture } from "../terminal/history.ts";
 import type { Item } from "../terminal/render.ts";
@@ -19,7 +21,7 @@ import { adoptPromptShell, followShell, installHooks } from "./reintegrate.ts";
 import { bareShell } from "./bare-shell.ts";
 import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict } from "./completion.ts";
 import { reduceItems } from "../reduce/items.ts";
-import { screenForClient, type ScreenMode } from "./screen-view.ts";
+import { screenForClient } from "./screen-view.ts";
 
 /** After a shell dropped a line, how long to wait for its prompt to be drawn again after ctrl+c. */
 const DROPPED_REDRAW_MS = 1000;
@@ -32,26 +34,8 @@ export interface ExecParams {
   reduce?: boolean;
 }
 
-export interface ExecResult {
-  session: string;
-  status: "done" | "running" | "input";
-  exit_code: number | null;
-  output: string;
-  cwd: string | null;
-  duration_ms: number;
-  via: "shell" | "marker" | "exit" | "tty" | "prompt" | "timeout";
-  truncated: Truncation | null;
-  state: string;
-  /** What to do next, when the result alone does not say (a continuation prompt). */
-  hint?: string;
-  /** The shell's own notices of background jobs that ended meanwhile: not the command's output. */
-  job_notices?: string[];
-  /** A full-screen program the command left waiting (vim, less): its screen, as term_send gives it. */
-  screen?: string;
-  screen_mode?: ScreenMode;
-  /** With `reduce`: which reducer rewrote the output and what it dropped, or why none did. */
-  reduced?: string;
-}
+/** term_exec's result: the one definition is its schema (src/api/methods/exec.ts). */
+export type ExecResult = z.output<typeof execOutput>;
 
 export function assertCanExec(session: Session): void {
   session.assertAlive();

@@ -2,6 +2,9 @@
  * The sessions of one host (this process now; the daemon later): creation with validation and
  * limits, lookup, the default `main` session, idle expiry, and ending them all on shutdown.
  */
+import type { listOutput } from "../api/methods/list.ts";
+import type { openOutput } from "../api/methods/open.ts";
+import type { z } from "zod";
 import { Secrets } from "./redaction.ts";
 import { AppError } from "../api/errors.ts";
 import type { Config } from "../config.ts";
@@ -11,12 +14,12 @@ import type { Elicit } from "../api/elicit.ts";
 import type { CloseSignal } from "../backend/backend.ts";
 import { killSessionsNow } from "../backend/local/process-tree.ts";
 import { newNonce } from "../terminal/shell-integration.ts";
-import { render, type Truncation } from "../terminal/render.ts";
+import { render } from "../terminal/render.ts";
 import { logger } from "../log.ts";
 import { Session } from "./session.ts";
 import { fetchableFrom, region } from "../terminal/output-region.ts";
 import { waitForPromptDrawn } from "./ready.ts";
-import { awaitCompletion, viaOf } from "./completion.ts";
+import { awaitCompletion, viaOf, type Via } from "./completion.ts";
 import type { HostEvent } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
 import type { SandboxMode } from "../api/sandbox-modes.ts";
@@ -57,38 +60,11 @@ export interface OpenParams {
 /** Where and with what environment the default session starts (the daemon passes its caller's). */
 export type SessionDefaults = Pick<OpenParams, "cwd" | "env">;
 
-export interface OpenResult {
-  session: string;
-  kind: string;
-  target: string;
-  pid: number | null;
-  cols: number;
-  rows: number;
-  persistent: boolean;
-  shell_integration: boolean;
-  attach: string | null;
-  state: string;
-  via: string;
-  output: string;
-  truncated: Truncation | null;
-}
+/** term_open's result: the one definition is its schema (src/api/methods/open.ts). */
+export type OpenResult = z.output<typeof openOutput>;
 
-export interface SessionInfo {
-  session: string;
-  kind: string;
-  target: string;
-  state: string;
-  alive: boolean;
-  exit_code: number | null;
-  persistent: boolean;
-  idle_ms: number;
-  created_at: string;
-  cols: number;
-  rows: number;
-  attached: boolean;
-  pid: number | null;
-  cwd: string | null;
-}
+/** One session as term_list shows it: the one definition is its schema (src/api/methods/list.ts). */
+export type SessionInfo = z.output<typeof listOutput>["sessions"][number];
 
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
@@ -274,7 +250,7 @@ export class SessionManager {
   }
 
   /** Until the first prompt (shells), a prompt-looking pause or a settle (programs), or exit. */
-  private async waitUntilReady(session: Session, signal?: AbortSignal): Promise<string> {
+  private async waitUntilReady(session: Session, signal?: AbortSignal): Promise<Via> {
     const timeoutMs = this.config.open_timeout_ms;
     const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs, signal });
     return viaOf(session, verdict);

@@ -3,6 +3,8 @@
  * there is none yet), `screen` the visible screen, `diff` only the rows changed since this
  * client's last screen/diff read, `history` any range of retained lines by number.
  */
+import type { readOutput } from "../api/methods/read.ts";
+import type { z } from "zod";
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
 import { fetchableFrom, hasContent, isBefore, OutputScanner, region } from "../terminal/output-region.ts";
@@ -30,21 +32,8 @@ export interface ReadParams {
   max_tokens: number;
 }
 
-export interface ReadResult {
-  session: string;
-  mode: ReadMode;
-  output: string;
-  state: string;
-  alt_screen: boolean;
-  cursor: { row: number; col: number };
-  lines_total: number;
-  dropped: number;
-  /** Exit code of the session, or of the last command that finished in the output read (mode new). */
-  exit_code: number | null;
-  matched: string | null;
-  via: Via | null;
-  truncated: Truncation | null;
-}
+/** term_read's result: the one definition is its schema (src/api/methods/read.ts). */
+export type ReadResult = z.output<typeof readOutput>;
 
 export async function readSession(
   session: Session,

@@ -8,9 +8,11 @@
  * password, yes/no or pager (via "prompt"), or output stops changing (via "settle", reported as
  * such: a guess, not a completion signal).
  */
+import type { sendOutput } from "../api/methods/send.ts";
+import type { z } from "zod";
 import { AppError } from "../api/errors.ts";
 import { encodeKeys, isBreakKey } from "../terminal/keys.ts";
-import { render, type Truncation } from "../terminal/render.ts";
+import { render } from "../terminal/render.ts";
 import { splitJobNotices } from "../terminal/job-notices.ts";
 import { carriesInterrupt, type Session } from "./session.ts";
 import { fetchableFrom, itemsText, OutputScanner, region, rowStart } from "../terminal/output-region.ts";
@@ -22,7 +24,7 @@ import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict, ty
 import { CallerPattern } from "../terminal/pattern.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
 import { isLateEcho, LATE_ECHO_HOLD_MS, LateEchoFilter } from "../terminal/late-echo.ts";
-import { screenForClient, type ScreenMode } from "./screen-view.ts";
+import { screenForClient } from "./screen-view.ts";
 
 export type { Via };
 
@@ -38,24 +40,8 @@ export interface SendParams {
   max_tokens: number;
 }
 
-export interface SendResult {
-  session: string;
-  output: string;
-  /** A full-screen program's screen: trimmed, or its diff against what this client last saw (screen_mode). */
-  screen: string | null;
-  screen_mode: ScreenMode | null;
-  state: string;
-  matched: string | null;
-  via: Via;
-  exit_code: number | null;
-  alt_screen: boolean;
-  cursor: { row: number; col: number };
-  truncated: Truncation | null;
-  /** What to do next, when the result alone does not say (a continuation prompt). */
-  hint?: string;
-  /** The shell's own notices of background jobs that ended meanwhile: not the command's output. */
-  job_notices?: string[];
-}
+/** term_send's result: the one definition is its schema (src/api/methods/send.ts). */
+export type SendResult = z.output<typeof sendOutput>;
 
 /** Compiles a caller's `until` pattern (linear-time RE2 semantics: src/terminal/pattern.ts). */
 export function compileUntil(until: string | undefined): CallerPattern | null {

@@ -6,18 +6,14 @@
  * getpass(), sudo, ssh and `read -s` read a secret); then the text before the cursor; last, what
  * the kernel says the foreground program sleeps in (reading the terminal, with no text to say why).
  */
+import type { z } from "zod";
+import type { stateEnum } from "../api/fields.ts";
 
-/** `reconnecting`: a remote persistent session whose link dropped (never from classify() itself). */
-export type SessionState =
-  | "prompt"
-  | "password"
-  | "confirm"
-  | "pager"
-  | "continuation"
-  | "reading"
-  | "running"
-  | "exited"
-  | "reconnecting";
+/**
+ * A session's state, as the tools report it (src/api/fields.ts). `reconnecting`: a remote persistent
+ * session whose link dropped (never from classify() itself).
+ */
+export type SessionState = z.output<typeof stateEnum>;
 
 export interface ClassifyInput {
   exited: boolean;

@@ -284,7 +284,7 @@ export class Emulator {
     const base = this.anchorIndex();
     for (let r = h.endRow; r <= row; r++) {
       const line = buf.getLine(base + (r - h.endRow));
-      if (!line || !line.isWrapped || lineNo === 0) lineNo++;
+      if (!line?.isWrapped || lineNo === 0) lineNo++;
     }
     return lineNo;
   }

@@ -259,7 +259,7 @@ async function answerPrompts(
   attempt: number,
 ): Promise<string[] | null> {
   const properties: Record<string, unknown> = {};
-  const keys = prompts.map((p, i) => (prompts.length === 1 ? "password" : `answer_${i + 1}`));
+  const keys = prompts.map((_p, i) => (prompts.length === 1 ? "password" : `answer_${i + 1}`));
   prompts.forEach((p, i) => {
     properties[keys[i]!] = {
       type: "string",

@@ -268,7 +268,7 @@ export async function launchRemote(client: Client, req: RemoteLaunchRequest): Pr
       `shell not found on the remote host: ${namedShell}`,
       "Install it there, or omit command to use the login shell.",
     );
-  if (!setup || setup.status !== "ok" || !SAFE_PATH.test(setup.dir)) {
+  if (setup?.status !== "ok" || !SAFE_PATH.test(setup.dir)) {
     if (setup?.status === "ok")
       log.warn(`remote temp dir has unusual characters, not used: ${JSON.stringify(setup.dir)}`);
     if (mode === "cmd")

@@ -78,7 +78,7 @@ export function landlockAbi(): number {
     const lib = openLibc(LANDLOCK_SYMBOLS);
     const v = Number(lib.symbols.syscall(SYS_LANDLOCK_CREATE_RULESET, 0, 0, LANDLOCK_CREATE_RULESET_VERSION, 0));
     lib.close();
-    return v > 0 ? v : 0;
+    return Math.max(v, 0);
   } catch {
     return 0;
   }
