@@ -33,16 +33,29 @@ const host = newHost();
 const tmux = new TmuxServer();
 let redis: RedisServer;
 let postgres: PostgresServer;
+/** The servers that did start, each stopped at the end (one may fail while the other starts). */
+const started: Array<{ stop(): Promise<void> }> = [];
 const dir = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? tmpdir(), "oracle-programs-"));
 
+/** initdb alone takes several seconds on a busy 2-core machine: far past bun's default hook timeout. */
+const SERVERS_START_MS = 60_000;
+
 beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-});
+  await Promise.all([
+    startRedis().then((r) => {
+      redis = r;
+      started.push(r);
+    }),
+    startPostgres().then((p) => {
+      postgres = p;
+      started.push(p);
+    }),
+  ]);
+}, SERVERS_START_MS);
 afterAll(async () => {
   await host.shutdown();
   await tmux.stop();
-  await redis.stop();
-  await postgres.stop();
+  for (const server of started) await server.stop();
 });
 
 /** One program on both sides. */
