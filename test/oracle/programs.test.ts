@@ -4,8 +4,10 @@
  * what the step waits for they must become equal row by row (trailing blanks trimmed), cursor
  * included. Documented differences say why.
  *
- * Not compared here: top and htop (two instances show different CPU figures, clocks and process
- * lists, so their screens cannot be equal; their keystroke cost is in the bench).
+ * top and htop: two instances show different clocks, CPU figures and process lists, so their live
+ * screens are compared on what does not move (the column header row, htop's function key bar,
+ * at the same row), and their key-driven screens (help) whole: those wait for a key and are not
+ * redrawn by the refresh timer, so once both show them they stay put.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -116,6 +118,24 @@ class Twin {
     return normalize(this.ours());
   }
 
+  /**
+   * For screens that refresh on a timer with live figures: waits until both show `ready`, then
+   * until the rows `stable` picks (with their row numbers) agree. The rest is not compared.
+   */
+  async agreeOn(what: string, ready: (screen: string) => boolean, stable: (rows: string[]) => string[]) {
+    await until(`ptyhub's screen: ${what}`, async () => ready(normalize(this.ours()).join("\n")));
+    await this.pane.waitScreen(ready, what);
+    const pick = (rows: string[]) => stable(normalize(rows));
+    let theirs: string[] = [];
+    const same = async () => {
+      theirs = pick(await this.pane.screen());
+      return theirs.length > 0 && JSON.stringify(pick(this.ours())) === JSON.stringify(theirs);
+    };
+    await until(`the stable rows to agree: ${what}`, same, AGREE_MS).catch(() => {});
+    expect(theirs.length).toBeGreaterThan(0);
+    expect({ what, rows: pick(this.ours()) }).toEqual({ what, rows: theirs });
+  }
+
   cursor(): { row: number; col: number } {
     return host.manager.get(this.name).emulator.screenCursor();
   }
@@ -127,6 +147,17 @@ class Twin {
 }
 
 const has = (re: RegExp) => (s: string) => re.test(s);
+
+/** top's task table header: the columns of its default fields. */
+const TOP_HEADER = /^\s*PID USER\s+PR\s+NI\s+VIRT\s+RES\s+SHR S\s+%CPU\s+%MEM\s+TIME\+ COMMAND/m;
+/** htop's process table header. */
+const HTOP_HEADER = /^\s*PID USER\s+PRI\s+NI\s+VIRT\s+RES\s+SHR S\s+CPU%.?MEM%\s+TIME\+\s+Command/m;
+
+/** The rows matching `re`, each with its row number, so a row in another place is a difference. */
+function rowsMatching(re: RegExp): (rows: string[]) => string[] {
+  const line = new RegExp(re.source);
+  return (rows) => rows.flatMap((r, i) => (line.test(r) ? [`${i}| ${r}`] : []));
+}
 
 describe("real programs: ptyhub's screen is tmux's", () => {
   test("less: first page, next page", async () => {
@@ -282,6 +313,30 @@ describe("real programs: ptyhub's screen is tmux's", () => {
     const argv = ["git", "-C", repo, "-c", "core.pager=less", "log"];
     const t = await Twin.start("gitlog", argv);
     await t.agree("the log", has(/commit number 9[\s\S]*commit number 7/));
+    await t.close();
+  });
+
+  test("top: the task table's header row; the help screen whole", async () => {
+    const t = await Twin.start("top", ["top", "-d", "1"]);
+    await t.agreeOn("the task table", has(TOP_HEADER), rowsMatching(TOP_HEADER));
+    // 'h' draws a static help page that waits for a key: the one-second refresh stops meanwhile.
+    await t.type("h");
+    await t.agree("the help screen", has(/Help for Interactive Commands[\s\S]*Type 'q' or <Esc> to continue/));
+    await t.close();
+  });
+
+  test("htop: the process table's header row and the function key bar; the help screen whole", async () => {
+    const t = await Twin.start("htop", ["htop"]);
+    const bar = /^F1Help\s+F2Setup/;
+    await t.agreeOn(
+      "the process table",
+      (s) => HTOP_HEADER.test(s) && bar.test(s.split("\n").at(-1) ?? ""),
+      (rows) => [...rowsMatching(HTOP_HEADER)(rows), `${rows.length - 1}| ${rows.at(-1)}`],
+    );
+    // The help page (h) waits for a key and is not refreshed; at 24 rows its last visible row is the
+    // kernel threads key.
+    await t.type("h");
+    await t.agree("the help screen", has(/^htop \d[\s\S]*K: hide\/show kernel threads.*strace$/m));
     await t.close();
   });
 });
