@@ -48,10 +48,11 @@ const PROMPT_RE = /(^|\s|\S)(>>>|\.\.\.|[$#%>❯➜»λ]|In \[\d+\]:|\([A-Za-z][
 
 /**
  * A REPL's prompt at the start of a line with typed text after it: ">>> print(", "... ",
- * "127.0.0.1:6379> SET k", "postgres=# SELE", "sqlite> .ta". Believed only where the kernel says a
- * line editor (raw mode) reads the terminal, since any output line could start like this.
+ * "127.0.0.1:6379> SET k", "postgres=# SELE", "sqlite> .ta", or blanks only (python's tab on an
+ * empty line indents by four). Believed only where the kernel says a line editor (raw mode) reads
+ * the terminal, since any output line could start like this.
  */
-const PROMPT_THEN_TEXT_RE = /^(>>>|\.\.\.|In \[\d+\]:|[\w.:@/~-]*[=\-(*]?[#>$%])\s\S/;
+const PROMPT_THEN_TEXT_RE = /^(>>>|\.\.\.|In \[\d+\]:|[\w.:@/~-]*[=\-(*]?[#>$%])\s/;
 
 export function isPasswordPrompt(text: string): boolean {
   return PASSWORD_RE.test(text);

@@ -52,6 +52,10 @@ describe.if(process.platform === "linux")("REPL states", () => {
   test("python: after tab and after ctrl+u the state is prompt", async () => {
     expect(await stateAfterKey("py", "pri", "tab")).toBe("prompt");
     expect(await stateAfterKey("py", "pri", "ctrl+u")).toBe("prompt");
+    // On an empty line python's tab indents: ">>>" and four blanks before the cursor.
+    const indent = await host.send({ session: "py", keys: ["tab"], ...sendDefaults }, ctx);
+    expect(indent.state).toBe("prompt");
+    await host.send({ session: "py", keys: ["ctrl+c"], ...sendDefaults }, ctx);
     await host.close({ session: "py" }, ctx);
   });
 

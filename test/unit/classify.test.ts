@@ -86,7 +86,9 @@ describe("what the kernel adds (issue 22): reading, and a prompt with text typed
   });
 
   test("a line editor with text after its prompt (after tab or a typed word) is at its prompt", () => {
-    for (const line of [">>> print(", "127.0.0.1:6379> SET", "postgres=# SELECT", "sqlite> .tab", "... x = 1"]) {
+    // Python's tab on an empty line indents: ">>>" and four blanks, the cursor after them.
+    const lines = [">>> print(", "127.0.0.1:6379> SET", "postgres=# SELECT", "sqlite> .tab", "... x = 1", ">>>     "];
+    for (const line of lines) {
       expect(c({ beforeCursor: line, tty: raw, waitsForTty: reading })).toBe("prompt");
       // Not without the kernel's word, nor from a canonical-mode reader: any output line could look so.
       expect(c({ beforeCursor: line, tty: raw, waitsForTty: () => false })).toBe("running");
