@@ -1,7 +1,8 @@
 /**
  * The state of REPLs and their pagers as the model reads it (issue 22 item 4): python's help()
  * in less is `pager`, however short the text; after `tab` or `ctrl+u` at a python, redis-cli or
- * psql prompt the state is `prompt`, not `running`. The servers are real and started here, on
+ * psql prompt the state is `prompt`, not `running`; node's REPL (an event loop) with a word typed
+ * is at its prompt too. The servers are real and started here, on
  * loopback, each with its own directory, and stopped at the end.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -57,6 +58,18 @@ describe.if(process.platform === "linux")("REPL states", () => {
     expect(indent.state).toBe("prompt");
     await host.send({ session: "py", keys: ["ctrl+c"], ...sendDefaults }, ctx);
     await host.close({ session: "py" }, ctx);
+  });
+
+  test("node: a word typed at its prompt is prompt via tty, not running at the wait's bound", async () => {
+    await host.open({ name: "node", command: "node" }, ctx);
+    // Only the echo: the kernel's word ends the wait.
+    const x = await host.send({ session: "node", text: "x", enter: false, ...sendDefaults }, ctx);
+    expect(x).toMatchObject({ state: "prompt", via: "tty" });
+    await host.send({ session: "node", keys: ["ctrl+u"], ...sendDefaults }, ctx);
+    // With node's preview of the completion drawn below the line: the prompt, once it is quiet.
+    const preview = await host.send({ session: "node", text: "Math.ma", enter: false, ...sendDefaults }, ctx);
+    expect(preview).toMatchObject({ state: "prompt", via: "prompt", output: expect.stringContaining("Function: max") });
+    await host.close({ session: "node" }, ctx);
   });
 
   describe("redis-cli against a redis-server started here", () => {

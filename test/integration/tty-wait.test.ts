@@ -1,8 +1,9 @@
 /**
  * The kernel's "the foreground program waits for the terminal" (src/backend/local/tty-wait.ts) on real
  * programs in a real PTY: read(2) of the tty (cat, `read`, ed), select over the tty alone (python's
- * readline, top), poll over the tty alone (htop: the array is read from its memory). Not waiting
- * for keys: sleeping elsewhere, working, or waiting on the tty together with something else.
+ * readline, top), poll over the tty alone (htop: the array is read from its memory), epoll over
+ * the tty and the loop's own wake-ups (node). Not waiting for keys: sleeping elsewhere, working, or
+ * waiting on the tty together with something else.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -45,6 +46,8 @@ describe.if(linux)("the kernel says who waits for the terminal", () => {
     ["python3 -q (readline: select over the tty, no time limit)", ["python3", "-q"], />>> /, "read"],
     ["top -d 1 (pselect over the tty, a redraw timer)", ["top", "-d", "1"], /load average/, "timed"],
     ["htop (poll over the tty with a timeout, read from its memory)", ["htop"], /Load average|Tasks/, null],
+    // A timer of the REPL's start runs out first: timed, then read.
+    ["node's REPL (epoll over the tty and libuv's own eventfd and self-pipe)", ["node"], /> /, null],
   ];
   for (const [name, argv, ready, how] of readers) {
     test(`${name}: waits for keys (${how ?? "read or timed"})`, async () => {
@@ -82,6 +85,20 @@ describe.if(linux)("the kernel says who waits for the terminal", () => {
       expect(p.backend.foregroundTtyWait()).toBeNull();
     });
   }
+
+  test("epoll over the tty and a listening socket does not count", async () => {
+    const script = [
+      "import select, socket",
+      "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()",
+      "e = select.epoll(); e.register(0, select.EPOLLIN); e.register(s.fileno(), select.EPOLLIN)",
+      "print('waiting', flush=True)",
+      "e.poll()",
+    ].join("\n");
+    const p = start(["python3", "-c", script]);
+    await p.waitFor(/waiting/, WAIT_MS);
+    await waitFor(() => sleepsIn(p.backend.pid, /epoll/), WAIT_MS, "python in epoll_wait");
+    expect(p.backend.foregroundTtyWait()).toBeNull();
+  });
 
   test("a pipeline waits for keys while its first program reads the tty and the rest read a pipe", async () => {
     const p = start(["sh", "-c", "echo ready; cat | cat"]);

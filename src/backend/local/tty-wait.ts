@@ -2,9 +2,11 @@
  * Whether a terminal's foreground program is blocked waiting for keys, as the kernel says it
  * (Linux only). A program waits for the terminal when one of its threads sleeps in read(2) of the
  * tty (`cat`, `read x`, a line editor such as linenoise), or in poll/select over nothing but the
- * tty (readline, vim, top, htop: keys or a redraw timer). /proc says which: `syscall` gives the
- * system call the thread sleeps in and its arguments (the fd, or the poll array and its length),
- * `fd/N` where a descriptor points, `mem` the poll array itself. A process that is on a CPU or on
+ * tty (readline, vim, top, htop: keys or a redraw timer), or in an event loop's epoll_wait whose set
+ * holds the tty and otherwise only the loop's own wake-ups (node's REPL: libuv's eventfd and
+ * self-pipe). /proc says which: `syscall` gives the system call the thread sleeps in and its
+ * arguments (the fd, the poll array and its length, the epoll fd), `fd/N` where a descriptor
+ * points, `mem` the poll array itself, `fdinfo/N` an epoll set. A process that is on a CPU or on
  * disk, or sleeps anywhere else (nanosleep, wait4, a socket), is not waiting for the terminal.
  *
  * How it waits matters: with no time limit ("read": cat, readline) it waits for the user; with one
@@ -27,11 +29,16 @@ interface SyscallNumbers {
   ppollOnly?: boolean;
   /** select(nfds, readfds, …), pselect6(nfds, readfds, …): fd sets below nfds. */
   selects: number[];
+  /**
+   * epoll_wait(epfd, events, max, timeout), epoll_pwait(…, timeout, sigmask): an int of ms;
+   * epoll_pwait2 (last): a timespec pointer.
+   */
+  epolls: number[];
 }
 
 const SYSCALLS: Partial<Record<string, SyscallNumbers>> = {
-  x64: { reads: [0, 17, 19], polls: [7, 271], selects: [23, 270] },
-  arm64: { reads: [63, 65, 67], polls: [73], selects: [72], ppollOnly: true },
+  x64: { reads: [0, 17, 19], polls: [7, 271], selects: [23, 270], epolls: [232, 281, 441] },
+  arm64: { reads: [63, 65, 67], polls: [73], selects: [72], ppollOnly: true, epolls: [22, 441] },
 };
 
 /** How a program waits for the terminal: with no time limit, or with one; null: it does not. */
@@ -112,7 +119,65 @@ function taskTtyWait(pid: number, tid: string, ttyPath: string, numbers: Syscall
     const forever = nr === numbers.polls[0] && !numbers.ppollOnly ? isNegativeInt(limit) : limit === 0n;
     return forever ? "read" : "timed";
   }
+  if (numbers.epolls.includes(nr)) {
+    const epfd = arg(1);
+    if (epfd === null || !epollOnlyTty(pid, Number(epfd), isTty)) return null;
+    const limit = arg(4);
+    const forever = nr === numbers.epolls.at(-1) ? limit === 0n : isNegativeInt(limit);
+    return forever ? "read" : "timed";
+  }
   return null;
+}
+
+/** Descriptors that only the process itself makes ready: an event loop's wake-ups, not input. */
+const OWN_WAKEUPS = new Set(["anon_inode:[eventfd]", "anon_inode:[signalfd]", "anon_inode:[timerfd]"]);
+/** `tfd:   20 events:   19 data: …`: a descriptor in an epoll set and the events asked for. */
+const EPOLL_ENTRY = /^tfd:\s*(\d+)\s+events:\s*([0-9a-f]+)/gm;
+
+/**
+ * The epoll set `epfd` holds the terminal, asked for input, and otherwise only the process's own
+ * wake-ups: eventfd, signalfd, timerfd, or a pipe whose both ends it holds (libuv's self-pipe). A
+ * socket, another pipe or another epoll set is something else it waits for (ssh's connection).
+ */
+function epollOnlyTty(pid: number, epfd: number, isTty: (fd: number) => boolean): boolean {
+  let info: string;
+  try {
+    info = readFileSync(`/proc/${pid}/fdinfo/${epfd}`, "latin1");
+  } catch {
+    return false;
+  }
+  const entries = [...info.matchAll(EPOLL_ENTRY)].map((m) => ({ fd: Number(m[1]), events: parseInt(m[2]!, 16) }));
+  if (entries.length > MAX_POLL_FDS) return false;
+  let anyTty = false;
+  let ownPipes: Map<string, number> | null = null;
+  for (const { fd, events } of entries) {
+    if (isTty(fd)) {
+      if (events & POLLIN) anyTty = true;
+      continue;
+    }
+    const target = fdTarget(pid, fd);
+    if (target === null) return false;
+    if (OWN_WAKEUPS.has(target)) continue;
+    ownPipes ??= pipeEnds(pid);
+    if (!target.startsWith("pipe:") || (ownPipes.get(target) ?? 0) < 2) return false;
+  }
+  return anyTty;
+}
+
+/** How many of the process's descriptors point at each pipe (2: it holds both ends). */
+function pipeEnds(pid: number): Map<string, number> {
+  const counts = new Map<string, number>();
+  let fds: string[] = [];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return counts;
+  }
+  for (const fd of fds) {
+    const target = fdTarget(pid, Number(fd));
+    if (target?.startsWith("pipe:")) counts.set(target, (counts.get(target) ?? 0) + 1);
+  }
+  return counts;
 }
 
 function isNegativeInt(value: bigint | null): boolean {
