@@ -316,6 +316,15 @@ describe("real programs: ptyhub's screen is tmux's", () => {
     await t.close();
   });
 
+  test("a sudo-like password prompt (read -s): nothing typed is shown, the answer's output is", async () => {
+    const script = "read -r -s -p '[sudo] password for ada: ' pw; echo; echo \"got ${#pw} characters\"; sleep 600";
+    const t = await Twin.start("sudo", ["bash", "--norc", "--noprofile", "-c", script]);
+    await t.agree("the prompt", has(/^\[sudo\] password for ada:$/m));
+    await t.type("hunter2", true);
+    await t.agree("the answer's output", has(/^got 7 characters$/m));
+    await t.close();
+  });
+
   test("top: the task table's header row; the help screen whole", async () => {
     const t = await Twin.start("top", ["top", "-d", "1"]);
     await t.agreeOn("the task table", has(TOP_HEADER), rowsMatching(TOP_HEADER));
