@@ -8,6 +8,7 @@
  */
 import type { z } from "zod";
 import type { stateEnum } from "../api/fields.ts";
+import { shellFamilyOf } from "./shell-integration.ts";
 
 /**
  * A session's state, as the tools report it (src/api/fields.ts). `reconnecting`: a remote persistent
@@ -84,6 +85,11 @@ export function looksLikePrompt(text: string): boolean {
   return text.trim().length > 0 && PROMPT_RE.test(text) && !PERCENT_PROGRESS_RE.test(text);
 }
 
+/** The foreground programs are all shells (dash at its prompt; not `cat` under a shell prompt's text). */
+function onlyShells(names: readonly string[]): boolean {
+  return names.length > 0 && names.every((n) => shellFamilyOf(n) !== null);
+}
+
 export function classify(i: ClassifyInput): SessionState {
   if (i.exited) return "exited";
   if (i.atShellPrompt === true) return "prompt";
@@ -101,6 +107,8 @@ export function classify(i: ClassifyInput): SessionState {
   if (i.waitsForTty?.()) {
     // A line editor with text typed after its prompt (after a tab completion, say).
     if (i.tty && !i.tty.canonical && PROMPT_THEN_TEXT_RE.test(before)) return "prompt";
+    // A shell without a line editor (dash) reads its command line in the tty's canonical mode.
+    if (PROMPT_THEN_TEXT_RE.test(before) && onlyShells(i.foreground?.() ?? [])) return "prompt";
     // No text says why, but the program waits for keys (cat, `read x`, a full-screen program).
     return "reading";
   }

@@ -169,7 +169,7 @@ const KEY_AT_SHELL: Record<string, Answer> = {
   bash: { state: "prompt", via: "tty" },
   zsh: { state: "prompt", via: "tty" },
   fish: { state: "prompt", via: "prompt" },
-  dash: { state: "reading", via: "tty" },
+  dash: { state: "prompt", via: "tty" },
 };
 
 const PROGRAMS = (): Program[] => [
@@ -187,7 +187,7 @@ const PROGRAMS = (): Program[] => [
           output: /from the matrix/,
         },
       },
-      // fish draws its autosuggestion after the typed x; dash has no line editor: the tty holds the line.
+      // fish draws its autosuggestion after the typed x.
       key: { send: { text: "x" }, answer: KEY_AT_SHELL[shell]! },
       quit: [],
     }),

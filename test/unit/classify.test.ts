@@ -96,6 +96,17 @@ describe("what the kernel adds (issue 22): reading, and a prompt with text typed
     }
   });
 
+  test("a shell without a line editor (dash: canonical mode) with a word typed after its prompt is at its prompt", () => {
+    const canonical = { echo: true, canonical: true };
+    expect(c({ beforeCursor: "$ ech", tty: canonical, waitsForTty: reading, foreground: () => ["dash"] })).toBe(
+      "prompt",
+    );
+    // Not a program reading a line under the same text.
+    expect(c({ beforeCursor: "$ ech", tty: canonical, waitsForTty: reading, foreground: () => ["cat"] })).toBe(
+      "reading",
+    );
+  });
+
   test("less's (END) above the last row of the alt screen is a pager when less runs, else a (gdb)-like prompt", () => {
     const shortText = { beforeCursor: "(END)", altScreen: true, cursorOnLastRow: false };
     expect(c({ ...shortText, foreground: () => ["python3", "sh", "less"] })).toBe("pager");
