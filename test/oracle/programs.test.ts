@@ -10,12 +10,14 @@
  * redrawn by the refresh timer, so once both show them they stay put.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { ctx, newHost } from "../helpers/host.ts";
 import { startRedis, type RedisServer } from "../helpers/redis.ts";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.ts";
+import { keygen, startSshd } from "../ssh/sshd.ts";
+import { sshUsable } from "./sshd.ts";
 import { normalize, TmuxServer, until, type TmuxPane } from "./tmux.ts";
 
 const COLS = 80;
@@ -147,6 +149,8 @@ class Twin {
 }
 
 const has = (re: RegExp) => (s: string) => re.test(s);
+/** The passphrase of the key the ssh case logs in with. */
+const PASSPHRASE = "oracle passphrase";
 
 /** top's task table header: the columns of its default fields. */
 const TOP_HEADER = /^\s*PID USER\s+PR\s+NI\s+VIRT\s+RES\s+SHR S\s+%CPU\s+%MEM\s+TIME\+ COMMAND/m;
@@ -324,6 +328,42 @@ describe("real programs: ptyhub's screen is tmux's", () => {
     await t.agree("the answer's output", has(/^got 7 characters$/m));
     await t.close();
   });
+
+  test.skipIf(!sshUsable)(
+    "ssh: the password prompt; the key passphrase prompt, the login, the remote prompt",
+    async () => {
+      const key = await keygen(join(dir, "id_oracle"), { passphrase: PASSPHRASE });
+      const sshd = await startSshd({ authorizedKeys: readFileSync(`${key}.pub`, "utf8"), password: true });
+      try {
+        const user = process.env.USER ?? "root";
+        // No known_hosts and no warning about adding the key: both sides see the same lines.
+        const argv = [
+          "ssh",
+          "-p",
+          String(sshd.port),
+          "-o",
+          "StrictHostKeyChecking=no",
+          "-o",
+          "UserKnownHostsFile=/dev/null",
+        ];
+        argv.push("-o", "LogLevel=ERROR");
+        const pw = await Twin.start("sshpw", [...argv, "-o", "PubkeyAuthentication=no", `${user}@127.0.0.1`]);
+        await pw.agree("the password prompt", has(/Password:$/));
+        await pw.close();
+        const t = await Twin.start("ssh", [...argv, "-o", "IdentitiesOnly=yes", "-i", key, `${user}@127.0.0.1`]);
+        // The key's path is long enough to wrap: the prompt is matched across rows.
+        const asked = (screen: string) => /Enter passphrase for key '[^']*':$/.test(screen.replace(/\n/g, ""));
+        await t.agree("the passphrase prompt", asked);
+        await t.type(PASSPHRASE, true);
+        await t.agree("the remote prompt", has(/[#$]$/));
+        await t.type("echo from the remote side", true);
+        await t.agree("the remote output", has(/^from the remote side\n.*[#$]$/m));
+        await t.close();
+      } finally {
+        await sshd.stop();
+      }
+    },
+  );
 
   test("top: the task table's header row; the help screen whole", async () => {
     const t = await Twin.start("top", ["top", "-d", "1"]);
