@@ -22,6 +22,8 @@ import { normalize, TmuxServer, until, type TmuxPane } from "./tmux.ts";
 
 const COLS = 80;
 const ROWS = 24;
+/** The bound of term_send's wait for one key read as a model reads it (it ends on the kernel's word). */
+const KEY_WAIT_MS = 5_000;
 /** Once both screens show a step's text, how long they get to finish drawing and agree. */
 const AGREE_MS = 10_000;
 /** The same environment on both sides (the rest is the test process's, which both inherit). */
@@ -138,6 +140,43 @@ class Twin {
     expect({ what, rows: pick(this.ours()) }).toEqual({ what, rows: theirs });
   }
 
+  /**
+   * The screen as a model reads it, checked against tmux: term_read `screen` (the baseline this
+   * client has seen), then a key through term_send waited on as a model's call is; its `screen`
+   * is the rows changed since ("  3| text") or the whole screen. Once both screens show `ready`
+   * and agree, the baseline with those rows applied must be tmux's screen: what the model holds
+   * after the keystroke is what a terminal shows.
+   */
+  async keyAsRead(
+    what: string,
+    ours: { text?: string; keys?: string[] },
+    theirs: () => Promise<void>,
+    ready: (s: string) => boolean,
+  ) {
+    const base = await host.read({ session: this.name, mode: "screen", wait_ms: 0, max_tokens: 4000 }, ctx);
+    const view = expandRepeats(base.output.split("\n"));
+    const r = await host.send(
+      { session: this.name, enter: false, ...ours, wait_ms: KEY_WAIT_MS, max_tokens: 4000 },
+      ctx,
+    );
+    await theirs();
+    await this.agree(what, ready);
+    if (r.screen_mode === "diff") {
+      for (const line of (r.screen ?? "").split("\n").filter((l) => l.length > 0)) {
+        const m = /^\s*(\d+)\| ?(.*)$/.exec(line);
+        if (!m) throw new Error(`not a diff row: ${JSON.stringify(line)}`);
+        while (view.length < Number(m[1])) view.push("");
+        view[Number(m[1]) - 1] = m[2]!;
+      }
+    } else view.splice(0, view.length, ...expandRepeats((r.screen ?? "").split("\n")));
+    expect({ what, mode: r.screen_mode, rows: normalize(view) }).toEqual({
+      what,
+      mode: r.screen_mode,
+      rows: normalize(await this.pane.screen()),
+    });
+    return r.screen_mode;
+  }
+
   cursor(): { row: number; col: number } {
     return host.manager.get(this.name).emulator.screenCursor();
   }
@@ -149,6 +188,14 @@ class Twin {
 }
 
 const has = (re: RegExp) => (s: string) => re.test(s);
+
+/** The trimmed screen's collapsed runs (src/terminal/render.ts) written out again, as a reader would. */
+function expandRepeats(rows: string[]): string[] {
+  return rows.flatMap((row, i) => {
+    const m = /^\[… same line repeated (\d+) more times …\]$/.exec(row);
+    return m && i > 0 ? Array<string>(Number(m[1])).fill(rows[i - 1]!) : [row];
+  });
+}
 /** The passphrase of the key the ssh case logs in with. */
 const PASSPHRASE = "oracle passphrase";
 
@@ -170,6 +217,9 @@ describe("real programs: ptyhub's screen is tmux's", () => {
     await t.agree("the first page", has(/row 23 of the file/));
     await t.type(" ");
     await t.agree("the second page", has(/row 46 of the file/));
+    // Every row changes on a page: the whole screen is the smaller answer.
+    const mode = await t.keyAsRead("the third page", { keys: ["space"] }, () => t.pane.keys("Space"), has(/row 69 of/));
+    expect(mode).toBe("screen");
     await t.close();
   });
 
@@ -181,6 +231,14 @@ describe("real programs: ptyhub's screen is tmux's", () => {
     await t.agree("insert mode", has(/added by the oracle[\s\S]*-- INSERT --/));
     await t.key("escape", "Escape");
     await t.agree("normal mode", (s) => s.includes("added by the oracle") && !s.includes("-- INSERT --"));
+    // dd: the row goes, the ones below move up; the model's copy must follow.
+    const mode = await t.keyAsRead(
+      "dd",
+      { text: "dd" },
+      () => t.pane.type("dd"),
+      (s) => !s.includes("added by"),
+    );
+    expect(mode).toBe("diff");
     await t.close();
   });
 
@@ -291,6 +349,13 @@ describe("real programs: ptyhub's screen is tmux's", () => {
     await t.agree("the file", has(/nano's first line/));
     await t.type("typed in nano ");
     await t.agree("the typed text", has(/typed in nano nano's first line/));
+    const mode = await t.keyAsRead(
+      "one more word",
+      { text: "again " },
+      () => t.pane.type("again "),
+      has(/nano again nano's/),
+    );
+    expect(mode).toBe("diff");
     await t.close();
   });
 
