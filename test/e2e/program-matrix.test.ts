@@ -63,6 +63,8 @@ let mcp: McpHandle;
 let redis: RedisServer;
 let postgres: PostgresServer;
 let sshd: Sshd | null = null;
+/** The servers that did start, each stopped at the end (one may fail while another starts). */
+const started: Array<{ stop(): Promise<void> }> = [];
 let dir: string;
 /** One line per program and step, for the table. */
 const measured: {
@@ -80,10 +82,20 @@ beforeAll(async () => {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "notes.txt"), "first line\nsecond line\n");
   writeFileSync(join(dir, "long.txt"), Array.from({ length: 80 }, (_, i) => `row ${i + 1} of the file`).join("\n"));
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  await Promise.all([
+    startRedis().then((r) => {
+      redis = r;
+      started.push(r);
+    }),
+    startPostgres().then((p) => {
+      postgres = p;
+      started.push(p);
+    }),
+  ]);
   if (sshUsable) {
     const key = await keygen(join(dir, "id_matrix"), { passphrase: PASSPHRASE });
     sshd = await startSshd({ authorizedKeys: await Bun.file(`${key}.pub`).text(), password: true });
+    started.push(sshd);
   }
   mcp = await startServer({
     env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" },
@@ -97,9 +109,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await mcp?.close();
-  await redis?.stop();
-  await postgres?.stop();
-  await sshd?.stop();
+  for (const server of started) await server.stop();
   if (process.env.PTYHUB_MATRIX_TABLE) console.log(table());
 });
 
