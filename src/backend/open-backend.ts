@@ -60,6 +60,11 @@ export interface OpenedBackend {
   description: string;
   /** The marks' nonce when the program was started elsewhere (a remote daemon's session). */
   nonce?: string;
+  /**
+   * A mark (S) will say when the program itself starts: until it comes, the silence is the start-up's
+   * (an SSH login, a boot script), not the program's, and a wait for its first output goes on.
+   */
+  startMark?: boolean;
 }
 
 export async function openBackend(spec: BackendSpec, ctx: OpenContext): Promise<OpenedBackend> {
@@ -114,6 +119,7 @@ async function openSsh(spec: SshSpec, ctx: OpenContext): Promise<OpenedBackend> 
     family: r.family,
     cwd: r.cwd,
     description: `ssh ${r.target}`,
+    startMark: r.startMark,
   };
 }
 

@@ -27,7 +27,7 @@ import type { MarkRecord, Session } from "./session.ts";
 import { waitFor, type CheckResult } from "./wait.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
 import type { Pos } from "../terminal/emulator.ts";
-import { itemsText, region } from "../terminal/output-region.ts";
+import { hasContent, itemsText, region } from "../terminal/output-region.ts";
 import { bareShell, foregroundShell } from "./bare-shell.ts";
 
 /** A prompt-like last line (or a continuation prompt) must stay unchanged this long to be believed. */
@@ -386,7 +386,13 @@ function coalesceCheck(session: Session, spec: WaitSpec, bytesAtStart: number, s
 /** term_open: shells are ready at their first prompt; programs at a prompt-like pause or settle. */
 function openCheck(session: Session, startedAt: number, state: WaitState): Check {
   if (session.integration !== "none") return session.phase !== "starting" ? { done: { kind: "ready" } } : null;
+  // A remote command behind a slow login and boot script: its silence starts when it does.
+  if (session.awaitingProgramStart) return null;
   const quietFor = Date.now() - session.lastOutputAt;
+  const program = session.programStart;
+  if (program && !hasContent(region(session.emulator, program.pos, null).items)) {
+    return nothingYet(session, Date.now() - program.at);
+  }
   if (session.emulator.bytesIn === 0) return nothingYet(session, Date.now() - startedAt);
   if (looksLikePrompt(session.emulator.textBeforeCursor())) {
     return quietFor >= PROMPT_QUIET_MS ? { done: { kind: "prompt" } } : { retryInMs: PROMPT_QUIET_MS - quietFor };

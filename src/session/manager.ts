@@ -210,6 +210,7 @@ export class SessionManager {
         integration: started.integration,
         family: started.family,
         nonce: started.nonce ?? program.nonce,
+        startMark: started.startMark,
         persistent: this.persistentHost,
         cwd: started.cwd,
         secrets: this.secrets,

@@ -108,6 +108,8 @@ export interface SessionOptions {
   cwd?: string | null;
   /** The host's secrets, shared by all its sessions (redaction.ts); default: this session's own. */
   secrets?: Secrets;
+  /** A mark (S) will say when the program starts (a remote command: src/backend/ssh/remote-shell.ts). */
+  startMark?: boolean;
 }
 
 export class Session {
@@ -149,6 +151,9 @@ export class Session {
   private interruptAt: number | null = null;
   /** Hooks were just installed into a running shell: its first end mark reports the installing line. */
   private reinstallEndPending = false;
+  /** See programStart: whether a start mark is due, and when and where it came. */
+  private readonly programStartDue: boolean;
+  private programStartedAt: { at: number; pos: Pos } | null = null;
 
   private readonly changes = new Emitter<void>();
   private readonly cursors = new Map<string, ReadCursor>();
@@ -168,6 +173,7 @@ export class Session {
     this.persistent = opts.persistent;
     this.backend = opts.backend;
     this.nonce = opts.nonce;
+    this.programStartDue = opts.startMark === true;
     this.secrets = opts.secrets ?? new Secrets();
     this.currentCwd = opts.cwd ?? null;
     this.emulator = new Emulator({
@@ -347,6 +353,19 @@ export class Session {
   /** When an interrupt was last typed into a running command (its end mark is then due), or null. */
   get interruptedAt(): number | null {
     return this.interruptAt;
+  }
+
+  /**
+   * When and where the program started, for a session whose start is marked (S); null before the
+   * mark, or when none is due. Until then any silence is the start-up's, not the program's.
+   */
+  get programStart(): { at: number; pos: Pos } | null {
+    return this.programStartedAt;
+  }
+
+  /** A start mark is due and has not come yet. */
+  get awaitingProgramStart(): boolean {
+    return this.programStartDue && this.programStartedAt === null;
   }
 
   /** The last text typed through term_exec or term_send, and where (null: keys only, or none). */
@@ -591,6 +610,11 @@ export class Session {
     if (!mark) return; // Not ours: wrong nonce, so program output that merely looks like a mark.
     if (mark.kind === "reinstalled") {
       this.reinstallEndPending = true;
+      return;
+    }
+    if (mark.kind === "program") {
+      // Only the first counts: a program that prints the mark itself cannot move its start.
+      if (this.programStartDue) this.programStartedAt ??= { at: Date.now(), pos };
       return;
     }
     if (this.reinstallEndPending) {

@@ -135,6 +135,8 @@ export type Mark =
   | { kind: "continuation" }
   /** R: hooks were installed into a running shell (shell-reinstall.ts); its next end mark is no command's. */
   | { kind: "reinstalled" }
+  /** S: a command run without integration starts now (a remote boot script says so before exec). */
+  | { kind: "program" }
   | { kind: "end"; exitCode: number | null; cwd: string | null };
 
 const ESCAPES: Record<string, string> = { "%25": "%", "%3B": ";", "%0A": "\n", "%07": "\x07", "%1B": "\x1b" };
@@ -150,6 +152,7 @@ export function parseMark(data: string, nonce: string): Mark | null {
   if (kind === "C") return { kind: "start" };
   if (kind === "P") return { kind: "continuation" };
   if (kind === "R") return { kind: "reinstalled" };
+  if (kind === "S") return { kind: "program" };
   if (kind === "D") {
     const parts = rest.split(";");
     const code = Number.parseInt(parts[1] ?? "", 10);

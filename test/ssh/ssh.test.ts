@@ -7,6 +7,7 @@
  * user with a password is created and removed). HOME is the runner's isolated one, so
  * ~/.ssh/{config,known_hosts,id_*} here are this run's own.
  */
+import { awaitReadyLine } from "../helpers/ready-line.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -44,6 +45,8 @@ let user: TestUser | null = null;
 let mcp: Mcp;
 let scratch: string;
 let agentPid = 0;
+/** How long ssh-agent may take to listen on a busy machine. */
+const AGENT_START_MS = 20_000;
 let agentSock = "";
 const ssh = join(homedir(), ".ssh");
 const keys = {
@@ -138,12 +141,15 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     // A test ssh-agent holding a key that exists nowhere else.
     agentSock = join(scratch, "agent.sock");
     const agent = Bun.spawn(["ssh-agent", "-D", "-a", agentSock], {
-      stdout: "ignore",
+      stdout: "pipe",
       stderr: "ignore",
       stdin: "ignore",
     });
     agentPid = agent.pid;
-    for (let i = 0; i < 100 && !existsSync(agentSock); i++) await Bun.sleep(20);
+    // In the foreground, ssh-agent prints its environment once it listens (the socket file alone
+    // appears at bind(2), before listen(2): ssh-add then met "Connection refused" under load).
+    const ready = await awaitReadyLine(agent.stdout, "SSH_AUTH_SOCK=", AGENT_START_MS);
+    if (!ready.ok) throw new Error(`ssh-agent did not start: ${ready.seen}`);
     const add = await run(["ssh-add", keys.agent], { env: { SSH_AUTH_SOCK: agentSock } });
     if (add.code !== 0) throw new Error(`ssh-add failed: ${add.err}`);
     mcp = await startMcp();

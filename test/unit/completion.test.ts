@@ -6,7 +6,9 @@ import { describe, expect, test } from "bun:test";
 import { execCommand } from "../../src/session/exec.ts";
 import { sendInput } from "../../src/session/send.ts";
 import { readSession } from "../../src/session/read.ts";
-import { fakeSession, mark, prompt, type FakeBackend } from "../helpers/fake-backend.ts";
+import { FAKE_NONCE, FakeBackend, fakeSession, mark, prompt } from "../helpers/fake-backend.ts";
+import { Session } from "../../src/session/session.ts";
+import { awaitCompletion, NOTHING_SETTLE_MS } from "../../src/session/completion.ts";
 
 const exec = { timeout_ms: 5000, max_tokens: 4000 };
 const send = { wait_ms: 5000, max_tokens: 4000 };
@@ -142,5 +144,48 @@ describe("completion: a wait for `until` never outlives the command", () => {
     onEnter(fake, () => mark("C") + "DONE_Y\r\n" + prompt(0));
     const r = await sendInput(session, { text: "echo DONE_Y", until: "DONE_Y", ...send }, CLIENT);
     expect(r).toMatchObject({ via: "until", matched: "DONE_Y", exit_code: 0 });
+  });
+});
+
+describe("completion: a remote command's start", () => {
+  /** A command session over SSH (no integration) whose boot script marks the program's start. */
+  function remoteCommand(startMark = true): { session: Session; fake: FakeBackend } {
+    const fake = new FakeBackend();
+    const session = new Session({
+      id: "remote-cmd",
+      kind: "ssh",
+      target: "fake host",
+      backend: fake,
+      cols: 80,
+      rows: 24,
+      integration: "none",
+      family: null,
+      nonce: FAKE_NONCE,
+      persistent: false,
+      startMark,
+    });
+    return { session, fake };
+  }
+
+  test("term_open waits through a login slower than the silence it would settle on, then for the output", async () => {
+    const { session, fake } = remoteCommand();
+    // The scenario is a slow start, so time is its subject: the start mark comes well after the
+    // silence that would settle a wait for a program's first output, and the output after it.
+    const startAfterMs = NOTHING_SETTLE_MS + 300;
+    setTimeout(() => fake.emit(mark("S")), startAfterMs);
+    setTimeout(() => fake.emit("remote-42\r\n"), startAfterMs + 50);
+    const t0 = Date.now();
+    const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs: 10_000 });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(startAfterMs);
+    expect({ verdict: verdict.kind, screen: session.emulator.screenLines().join("\n").trim() }).toEqual({
+      verdict: "settle",
+      screen: "remote-42",
+    });
+  });
+
+  test("without a start mark due, a program that prints nothing is settled on after the silence", async () => {
+    const { session } = remoteCommand(false);
+    const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs: 10_000 });
+    expect(verdict.kind).toBe("settle");
   });
 });

@@ -89,8 +89,12 @@ if [ -r "$d/env" ]; then . "$d/env"; fi
 if [ -r "$d/cwd" ]; then IFS= read -r __ptyhub_cwd < "$d/cwd"; cd -- "$__ptyhub_cwd" || exit 1; unset __ptyhub_cwd; fi
 if [ "$mode" = cmd ]; then
   __ptyhub_cmd=$(cat "$d/cmd")
+  IFS= read -r __ptyhub_nonce < "$d/nonce"
   rm -rf -- "$d"
   unset PTYHUB_DIR
+  # The program starts now: a silence is measured from here, not from the slow start-up above.
+  printf '\\033]6973;%s;S\\007' "$__ptyhub_nonce"
+  unset __ptyhub_nonce
   exec /bin/sh -c "$__ptyhub_cmd"
 fi
 # The nonce reaches the shell on descriptor 3 (shell-scripts.ts), from a file gone before it starts.
@@ -136,6 +140,8 @@ export interface RemoteLaunch {
   channel: ClientChannel;
   integration: Integration;
   family: ShellFamily | null;
+  /** The boot script marks the moment the program starts (S): a command, run without integration. */
+  startMark: boolean;
   /** The shell or program, for the session's target. */
   program: string;
   cwd: string | null;
@@ -159,11 +165,12 @@ export function setupScript(req: RemoteLaunchRequest, wantShell: string | null, 
     s += heredoc("zsh/.zshrc", ZSH_ZSHRC + CLEANUP_SH, tag);
     s += heredoc("fish.fish", remoteFishRc(), tag);
     s += heredoc("sh.rc", remoteShRc(), tag);
-    s += `printf '%s\\n' '${req.nonce}' > "$d/nonce"\n`;
   } else {
     const line = req.args !== undefined ? [req.command!, ...req.args].map(quotePosix).join(" ") : req.command!;
     s += heredoc("cmd", line, tag);
   }
+  // The shell's marks, or the command's start mark, carry it (never a command line).
+  s += `printf '%s\\n' '${req.nonce}' > "$d/nonce"\n`;
   const env = { PTYHUB_SESSION: req.sessionId, TERM_PROGRAM: "ptyhub", ...req.env };
   s += heredoc(
     "env",
@@ -283,7 +290,7 @@ export async function launchRemote(client: Client, req: RemoteLaunchRequest): Pr
         err ? reject(err) : resolve(ch),
       ),
     );
-    return { channel, integration: "none", family: null, program: "shell", cwd: null };
+    return { channel, integration: "none", family: null, program: "shell", cwd: null, startMark: false };
   }
 
   let family: ShellFamily | null = null;
@@ -308,5 +315,6 @@ export async function launchRemote(client: Client, req: RemoteLaunchRequest): Pr
         ? [command!, ...req.args].join(" ")
         : command!
       : shellPath.split("/").pop()!;
-  return { channel, integration, family: mode === "cmd" ? null : family, program, cwd: setup.cwd || null };
+  const startMark = mode === "cmd";
+  return { channel, integration, family: startMark ? null : family, program, cwd: setup.cwd || null, startMark };
 }

@@ -176,6 +176,8 @@ export interface OpenSshResult {
   /** `user@host:port`, for the session's target. */
   target: string;
   cwd: string | null;
+  /** The remote program's start is marked (see OpenedBackend.startMark). */
+  startMark: boolean;
 }
 
 export interface OpenSshContext {
@@ -210,6 +212,7 @@ export async function openSshBackend(req: OpenSshRequest, ctx: OpenSshContext = 
       family: launch.family,
       target: `${h.user}@${h.hostname}:${h.port}`,
       cwd: launch.cwd,
+      startMark: launch.startMark,
     };
   } catch (err) {
     conn.end();
