@@ -1,0 +1,84 @@
+/**
+ * The clients that never get MCP Tasks, as their model sees ptyhub: `claude -p` (Claude Code 2.1.330,
+ * which speaks the 2026-07-28 era but does not declare the tasks extension) and `codex exec` (Codex
+ * 0.169.0, 2025-11-25 era), each driven by a scripted mock model, offline. Every answer must be
+ * inline and whole: a command longer than the task window still ends in one result with its exit
+ * code, a timed-out one says where it keeps running and how to follow it. Needs the rigs installed
+ * (test/helpers/batch-rig.ts); skipped otherwise, saying why.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { type BatchClient, findBatchRig, runBatch } from "../helpers/batch-rig.ts";
+
+/** Longer than the default task window (task_inline_ms, 3000): a tasks client would get a task here. */
+const LONG_COMMAND_S = 5;
+/** term_exec's wait for the command that outlives it. */
+const SHORT_TIMEOUT_MS = 1000;
+const LATE_COMMAND_S = 4;
+/** Bounds on waits that end on an event (the prompt, the command's end), never reached normally. */
+const EVENT_WAIT_MS = 30_000;
+/** The harness's start, the script's sleeps, and the MCP server's start on a busy machine. */
+const RUN_BOUND_MS = 180_000;
+
+const STEPS: [string, unknown][] = [
+  ["term_exec", { command: "echo hi" }],
+  ["term_exec", { command: "bash -c 'echo failing >&2; exit 3'" }],
+  ["term_exec", { command: `sleep ${LONG_COMMAND_S}; echo BUILD-OK` }],
+  ["term_exec", { command: `sleep ${LATE_COMMAND_S}; echo LATE-OK`, timeout_ms: SHORT_TIMEOUT_MS }],
+  // As the timed-out result's hint says: term_read waits for the command's next output.
+  ["term_read", { session: "main", wait_ms: EVENT_WAIT_MS }],
+  ["term_open", { name: "py", command: "python3" }],
+  ["term_send", { session: "py", text: "2+2" }],
+  ["term_send", { session: "py", text: "import time; time.sleep(4); print('SLEPT')", wait_ms: EVENT_WAIT_MS }],
+  ["term_read", { session: "nosuch" }],
+  ["term_close", { session: "py" }],
+];
+
+const scratches: string[] = [];
+afterAll(() => {
+  for (const dir of scratches) rmSync(dir, { recursive: true, force: true });
+});
+
+for (const client of ["claude-p", "codex"] as BatchClient[]) {
+  const rig = findBatchRig(client);
+  const skip = "missing" in rig;
+  if (skip) console.warn(`skipping the ${client} e2e: ${rig.missing}`);
+
+  describe.skipIf(skip)(`${client}: every answer inline and whole`, () => {
+    test(
+      "exit codes, a long command, a timed-out one, a python REPL, an error: what the model reads",
+      async () => {
+        if ("missing" in rig) return;
+        const scratch = mkdtempSync(join(tmpdir(), `ptyhub-${client}-`));
+        scratches.push(scratch);
+        const run = await runBatch(rig, scratch, STEPS);
+        const reads = run.reads;
+        for (const r of reads) console.log(`${client} · ${r.tool} ${JSON.stringify(r.args)}\n${r.text}\n`);
+        expect(run.exitCode).toBe(0);
+        expect(reads.map((r) => r.tool)).toEqual(STEPS.map(([tool]) => tool));
+        const [hi, failing, long, late, follow, open, sum, slept, missing, closed] = reads;
+
+        expect(hi!.text).toMatch(/\[done · exit 0 · \d+ ms · via shell · cwd [^\]]*\]\nhi$/);
+        expect(failing!.text).toMatch(/\[done · exit 3 · [^\]]*\]\nfailing$/);
+        // Inline after the whole wait, not a task (claude -p: "Unsupported result type 'task'").
+        expect(long!.text).toMatch(/\[done · exit 0 · \d+ ms · via shell[^\]]*\]\nBUILD-OK$/);
+        expect(long!.text).not.toMatch(/task|background/i);
+        // Timed out: it says so once, names where it keeps running and how to follow it.
+        expect(late!.text).toMatch(/\[still running after \d+ ms · session main · via timeout/);
+        expect(late!.text).not.toMatch(/(\d+) ms · \1 ms/);
+        expect(late!.text).toContain('term_read session:"main"');
+        expect(follow!.text).toMatch(/^\[new · [^\]]*\]\nLATE-OK/m);
+        expect(open!.text).toContain("[opened py · local · python3");
+        expect(open!.text).toMatch(/>>>$/);
+        expect(sum!.text).toMatch(/\[state prompt · via prompt\]\n4\n>>>$/);
+        expect(slept!.text).toMatch(/\[state prompt · via prompt\]\nSLEPT\n>>>$/);
+        expect(missing!.text).toContain("SESSION_NOT_FOUND: no session 'nosuch'\nhint: ");
+        if (client === "claude-p") expect(missing!.isError).toBe(true);
+        expect(closed!.text).toContain("[closed py");
+      },
+      RUN_BOUND_MS,
+    );
+  });
+}
