@@ -52,6 +52,8 @@ export interface CommandRecord {
   startSeq: number;
   start: Pos;
   end: Pos | null;
+  /** The end mark's sequence number: a reader who read after it was told the exit code. */
+  endSeq: number | null;
   exitCode: number | null;
   capture: HeadCapture;
 }
@@ -63,6 +65,8 @@ export type SessionEventKind = "command_finished" | "exited";
 interface PendingMove {
   pos: Pos;
   capture: HeadCapture;
+  /** The session's newest mark when the call read up to `pos`. */
+  markSeq: number;
 }
 
 export interface ReadCursor {
@@ -81,6 +85,11 @@ export interface ReadCursor {
   pending: PendingMove | null;
   /** Taken over from a reader whose last answers were not confirmed: they may have been read up to here. */
   repeatUntil: Pos | null;
+  /**
+   * The session's newest mark when this client's read up to `pos` was made: a command that ended
+   * after it ended in the unread output (its exit code is news), one that ended before was told.
+   */
+  markSeq: number;
 }
 
 /** Lines a reader may get a second time: an earlier answer with them may or may not have arrived. */
@@ -471,6 +480,7 @@ export class Session {
       }
       const repeatUntil = latest ? this.unconfirmedUntil(latest) : null;
       const rawAt = latest ? latest.rawAt : 0;
+      const markSeq = latest ? latest.markSeq : 0;
       c = {
         pos,
         capture,
@@ -480,6 +490,7 @@ export class Session {
         pending: null,
         repeatUntil,
         rawAt,
+        markSeq,
       };
       this.cursors.set(clientId, c);
     }
@@ -536,7 +547,11 @@ export class Session {
     c.rawAt = this.rawOutput.total;
     c.usedSeq = ++this.cursorUses;
     if (c.pending) this.release(c.pending.capture);
-    const move: PendingMove = { pos, capture: this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS) };
+    const move: PendingMove = {
+      pos,
+      capture: this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS),
+      markSeq: this.markSeq,
+    };
     c.pending = move;
     const ticket = currentTicket();
     if (ticket) ticket.whenConfirmed(() => this.commitMove(clientId, c, move));
@@ -549,6 +564,7 @@ export class Session {
     this.release(c.capture);
     c.capture = move.capture;
     c.pos = move.pos;
+    c.markSeq = move.markSeq;
     c.pending = null;
     if (c.repeatUntil && !after(c.repeatUntil, c.pos)) c.repeatUntil = null;
   }
@@ -610,7 +626,7 @@ export class Session {
       this.currentPhase = "running";
       if (this.currentCommand) this.release(this.currentCommand.capture);
       const capture = this.captureFrom(pos);
-      this.currentCommand = { startSeq: record.seq, start: pos, end: null, exitCode: null, capture };
+      this.currentCommand = { startSeq: record.seq, start: pos, end: null, endSeq: null, exitCode: null, capture };
     } else if (mark.kind === "end") {
       this.currentPhase = "prompt";
       record.exitCode = mark.exitCode;
@@ -618,6 +634,7 @@ export class Session {
       if (mark.cwd) this.currentCwd = mark.cwd;
       if (this.currentCommand && !this.currentCommand.end) {
         this.currentCommand.end = pos;
+        this.currentCommand.endSeq = record.seq;
         this.currentCommand.exitCode = mark.exitCode;
         this.lastExit = mark.exitCode;
         // Mid-parse: tell subscribers later, after this turn. The daemon forwards events to every
