@@ -10,7 +10,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { type BatchClient, findBatchRig, runBatch } from "../helpers/batch-rig.ts";
+import { type BatchClient, findBatchRig, runBatch, type WireRequest } from "../helpers/batch-rig.ts";
 
 /** Longer than the default task window (task_inline_ms, 3000): a tasks client would get a task here. */
 const LONG_COMMAND_S = 5;
@@ -36,27 +36,68 @@ const STEPS: [string, unknown][] = [
   ["term_close", { session: "py" }],
 ];
 
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** The client capabilities a 2026-07-28 request declares in its `_meta`. */
+function declaredCapabilities(r: WireRequest): Record<string, unknown> | undefined {
+  return r.params?._meta?.["io.modelcontextprotocol/clientCapabilities"] as Record<string, unknown> | undefined;
+}
+
+interface Variant {
+  name: string;
+  client: BatchClient;
+  /** Arguments for the harness (run-codex.sh passes them to `codex exec`). */
+  args: string[];
+  /** The first request the harness sends: its protocol era. */
+  era: "server/discover" | "initialize";
+}
+
+const VARIANTS: Variant[] = [
+  { name: "claude -p", client: "claude-p", args: [], era: "server/discover" },
+  { name: "codex exec", client: "codex", args: [], era: "initialize" },
+  {
+    name: "codex exec, 2026-07-28 era",
+    client: "codex",
+    // Codex speaks the new era only behind its feature flag and with this variable in the server's env.
+    args: [
+      "--enable",
+      "mcp_2026_07_28",
+      "-c",
+      'mcp_servers.ptyhub.env={PTYHUB_PERSISTENT="0",CODEX_MCP_PROTOCOL_VERSION="2026-07-28"}',
+    ],
+    era: "server/discover",
+  },
+];
+
 const scratches: string[] = [];
 afterAll(() => {
   for (const dir of scratches) rmSync(dir, { recursive: true, force: true });
 });
 
-for (const client of ["claude-p", "codex"] as BatchClient[]) {
-  const rig = findBatchRig(client);
+for (const variant of VARIANTS) {
+  const rig = findBatchRig(variant.client);
   const skip = "missing" in rig;
-  if (skip) console.warn(`skipping the ${client} e2e: ${rig.missing}`);
+  if (skip) console.warn(`skipping the ${variant.name} e2e: ${rig.missing}`);
 
-  describe.skipIf(skip)(`${client}: every answer inline and whole`, () => {
+  describe.skipIf(skip)(`${variant.name}: every answer inline and whole`, () => {
     test(
       "exit codes, a long command, a timed-out one, a python REPL, an error: what the model reads",
       async () => {
         if ("missing" in rig) return;
-        const scratch = mkdtempSync(join(tmpdir(), `ptyhub-${client}-`));
-        scratches.push(scratch);
-        const run = await runBatch(rig, scratch, STEPS);
+        const dir = mkdtempSync(join(tmpdir(), `ptyhub-${variant.client}-`));
+        scratches.push(dir);
+        const run = await runBatch(rig, dir, STEPS, variant.args);
         const reads = run.reads;
-        for (const r of reads) console.log(`${client} · ${r.tool} ${JSON.stringify(r.args)}\n${r.text}\n`);
+        for (const r of reads) console.log(`${variant.name} · ${r.tool} ${JSON.stringify(r.args)}\n${r.text}\n`);
         expect(run.exitCode).toBe(0);
+        // The era it spoke, and no call that declared the tasks extension: so no answer may be a task.
+        expect(run.requests.find((r) => r.method)?.method).toBe(variant.era);
+        const calls = run.requests.filter((r) => r.method === "tools/call");
+        expect(calls.length).toBe(STEPS.length);
+        for (const call of calls) {
+          const extensions = declaredCapabilities(call)?.extensions as Record<string, unknown> | undefined;
+          expect(extensions?.[TASKS_EXTENSION]).toBeUndefined();
+        }
         expect(reads.map((r) => r.tool)).toEqual(STEPS.map(([tool]) => tool));
         const [hi, failing, long, late, follow, open, sum, slept, missing, closed] = reads;
 
@@ -75,7 +116,7 @@ for (const client of ["claude-p", "codex"] as BatchClient[]) {
         expect(sum!.text).toMatch(/\[state prompt · via prompt\]\n4\n>>>$/);
         expect(slept!.text).toMatch(/\[state prompt · via prompt\]\nSLEPT\n>>>$/);
         expect(missing!.text).toContain("SESSION_NOT_FOUND: no session 'nosuch'\nhint: ");
-        if (client === "claude-p") expect(missing!.isError).toBe(true);
+        if (variant.client === "claude-p") expect(missing!.isError).toBe(true);
         expect(closed!.text).toContain("[closed py");
       },
       RUN_BOUND_MS,

@@ -7,8 +7,9 @@
  * and $PTYHUB_CODEX_RIG (its codex-ptyhub directory), else the shared clients directory; a rig
  * without its harness installed (`npm install` there) is unavailable and callers skip, saying why.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { quotePosix } from "../../src/terminal/shell-integration.ts";
 import { freePort } from "./claude-rig.ts";
 
 const DEFAULT_CLIENTS = "/work/shared/clients";
@@ -55,9 +56,17 @@ export interface ModelRead {
   isError: boolean;
 }
 
+/** One JSON-RPC message the harness sent ptyhub. */
+export interface WireRequest {
+  method?: string;
+  params?: { name?: string; _meta?: Record<string, unknown> };
+}
+
 export interface BatchRun {
   exitCode: number;
   reads: ModelRead[];
+  /** What the harness sent ptyhub, in order (its protocol era, the capabilities each call declared). */
+  requests: WireRequest[];
   /** HOME, logs (mock.log, the harness's output) of the run. */
   scratch: string;
 }
@@ -97,10 +106,40 @@ export function readsFromLog(logText: string): ModelRead[] {
 }
 
 /**
- * Runs the harness over `steps` (`[tool, args]` pairs) to the end of the script; the harness
- * launches ptyhub from this checkout (not persistent) and ends it when it exits.
+ * The command the harness launches as its MCP server: ptyhub from this checkout, with what the
+ * harness writes to it copied to `log` on the way (a harness passes its server few variables, so
+ * the paths are written into the script).
  */
-export async function runBatch(rig: BatchRig, scratch: string, steps: [string, unknown][]): Promise<BatchRun> {
+function tappedServer(script: string, log: string): string {
+  const [tee, bun, cli] = [log, process.execPath, join(REPO, "src", "cli.ts")].map(quotePosix);
+  writeFileSync(script, `#!/bin/sh\ntee -a ${tee} | ${bun} ${cli} "$@"\n`);
+  chmodSync(script, 0o755);
+  return script;
+}
+
+function wireRequests(log: string): WireRequest[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as WireRequest);
+}
+
+/**
+ * Runs the harness over `steps` (`[tool, args]` pairs) to the end of the script, with `args` for
+ * the harness itself; the harness launches ptyhub from this checkout (not persistent) and ends it
+ * when it exits. Everything goes into `dir` (the caller's, existing): the rig's scratch directory
+ * (HOME, logs), the server's launcher and the wire log beside it.
+ */
+export async function runBatch(
+  rig: BatchRig,
+  dir: string,
+  steps: [string, unknown][],
+  args: string[] = [],
+): Promise<BatchRun> {
+  // The rig script wipes its scratch directory first: the wire log lives beside it.
+  const scratch = join(dir, "rig");
+  const wire = join(dir, "wire.jsonl");
   const env = {
     ...(process.env as Record<string, string>),
     PTYHUB: REPO,
@@ -108,10 +147,11 @@ export async function runBatch(rig: BatchRig, scratch: string, steps: [string, u
     PORT: String(freePort()),
     STEPS_JSON: JSON.stringify(steps),
     PTYHUB_PERSISTENT: "0",
+    PTYHUB_BIN: tappedServer(join(dir, "ptyhub.sh"), wire),
   };
-  const p = Bun.spawn(["bash", rig.script], { env, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["bash", rig.script, ...args], { env, stdout: "pipe", stderr: "pipe" });
   const exitCode = await p.exited;
   const log = join(scratch, "mock.log");
   const reads = existsSync(log) ? readsFromLog(readFileSync(log, "utf8")) : [];
-  return { exitCode, reads, scratch };
+  return { exitCode, reads, requests: wireRequests(wire), scratch };
 }
