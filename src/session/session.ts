@@ -98,6 +98,14 @@ export interface RepeatRange {
   toLine: number;
 }
 
+/** The states in which a running command waits for the user, as a SESSION_BUSY message names them. */
+const WAITING_STATES: Partial<Record<SessionState, string>> = {
+  password: "a password prompt",
+  confirm: "a yes/no question",
+  pager: "a pager",
+  reading: "the terminal for input",
+};
+
 function after(a: Pos, b: Pos): boolean {
   return a.row > b.row || (a.row === b.row && a.col > b.col);
 }
@@ -268,13 +276,7 @@ export class Session {
    * shell waits for the rest of a line. Returns the release, which the caller runs when done.
    */
   claimExec(clientId: string): () => void {
-    if (this.execOwnerId !== null || this.currentPhase === "running") {
-      throw new AppError(
-        "SESSION_BUSY",
-        `session '${this.id}' is still running a command`,
-        'Follow it with term_read, interrupt it with term_send keys:["ctrl+c"], or use another session.',
-      );
-    }
+    if (this.execOwnerId !== null || this.currentPhase === "running") throw this.busyRunning();
     if (this.currentPhase === "continuation") {
       throw new AppError(
         "SESSION_BUSY",
@@ -291,6 +293,29 @@ export class Session {
       this.execOwnerId = null;
     };
   }
+  /**
+   * SESSION_BUSY for a command still running. One that waits for input says so, with how to answer:
+   * seen with Codex, whose term_secret the human declined, a model told only "still running a
+   * command" had no reason to think of the password prompt still open.
+   */
+  private busyRunning(): AppError {
+    const state = this.currentPhase === "running" ? this.state() : "running";
+    const waiting = WAITING_STATES[state];
+    if (!waiting) {
+      return new AppError(
+        "SESSION_BUSY",
+        `session '${this.id}' is still running a command`,
+        'Follow it with term_read, interrupt it with term_send keys:["ctrl+c"], or use another session.',
+      );
+    }
+    return new AppError(
+      "SESSION_BUSY",
+      `session '${this.id}' is still running a command, which waits at ${waiting} (state ${state})`,
+      "Answer it with term_send (a password with term_secret, never in arguments), interrupt it with " +
+        'term_send keys:["ctrl+c"], or use another session.',
+    );
+  }
+
   get cols(): number {
     return this.emulator.cols;
   }
