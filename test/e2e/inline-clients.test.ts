@@ -1,7 +1,8 @@
 /**
  * The clients that never get MCP Tasks, as their model sees ptyhub: `claude -p` (Claude Code 2.1.330,
  * which speaks the 2026-07-28 era but does not declare the tasks extension) and `codex exec` (Codex
- * 0.169.0, 2025-11-25 era), each driven by a scripted mock model, offline. Every answer must be
+ * 0.169.0, in the 2025-11-25 era and, behind its flag, the 2026-07-28 one, never declaring the
+ * extension either), each driven by a scripted mock model, offline. Every answer must be
  * inline and whole: a command longer than the task window still ends in one result with its exit
  * code, a timed-out one says where it keeps running and how to follow it. Needs the rigs installed
  * (test/helpers/batch-rig.ts); skipped otherwise, saying why.
@@ -116,7 +117,8 @@ for (const variant of VARIANTS) {
         expect(sum!.text).toMatch(/\[state prompt · via prompt\]\n4\n>>>$/);
         expect(slept!.text).toMatch(/\[state prompt · via prompt\]\nSLEPT\n>>>$/);
         expect(missing!.text).toContain("SESSION_NOT_FOUND: no session 'nosuch'\nhint: ");
-        if (variant.client === "claude-p") expect(missing!.isError).toBe(true);
+        // Claude Code flags a failed call to its model; Codex passes only the text.
+        expect(missing!.isError).toBe(variant.client === "claude-p");
         expect(closed!.text).toContain("[closed py");
       },
       RUN_BOUND_MS,
