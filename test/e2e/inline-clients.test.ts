@@ -53,14 +53,22 @@ interface Variant {
   era: "server/discover" | "initialize";
 }
 
+/**
+ * Codex 0.169 sends its first model request without waiting for an MCP server still starting (seen
+ * with a server 5 s slow to start: the model was offered no ptyhub tool); `required` makes it wait.
+ * ptyhub from source starts slowly on a loaded machine, and these tests are about the results.
+ */
+const CODEX_WAITS_FOR_PTYHUB = ["-c", "mcp_servers.ptyhub.required=true"];
+
 const VARIANTS: Variant[] = [
   { name: "claude -p", client: "claude-p", args: [], era: "server/discover" },
-  { name: "codex exec", client: "codex", args: [], era: "initialize" },
+  { name: "codex exec", client: "codex", args: CODEX_WAITS_FOR_PTYHUB, era: "initialize" },
   {
     name: "codex exec, 2026-07-28 era",
     client: "codex",
     // Codex speaks the new era only behind its feature flag and with this variable in the server's env.
     args: [
+      ...CODEX_WAITS_FOR_PTYHUB,
       "--enable",
       "mcp_2026_07_28",
       "-c",
