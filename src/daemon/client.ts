@@ -330,7 +330,11 @@ export class DaemonClient {
         id,
         method,
         params: params ?? {},
-        ctx: { clientId: ctx?.clientId ?? `${method}:${process.pid}`, elicit: !!ctx?.elicit },
+        ctx: {
+          clientId: ctx?.clientId ?? `${method}:${process.pid}`,
+          elicit: !!ctx?.elicit,
+          ...(ctx?.noElicitWhy ? { noElicitWhy: ctx.noElicitWhy } : {}),
+        },
       });
     });
   }

@@ -32,6 +32,9 @@ export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
  */
 
 /** An error as it crosses the socket; an unknown code (a newer peer's) is read as INTERNAL. */
+/** A reason travels in a call's context; bounded like any field a peer sends. */
+const MAX_NO_ELICIT_WHY_CHARS = 500;
+
 const errorPayload = z.object({ code: z.string(), message: z.string(), hint: z.string(), retryable: z.boolean() });
 export type WireError = z.infer<typeof errorPayload>;
 
@@ -55,6 +58,8 @@ const callCtx = z.object({
   clientId: z.string(),
   /** Whether the client can answer `elicit` frames for this call. */
   elicit: z.boolean(),
+  /** Why it cannot although its MCP client offers elicitation (CallContext.noElicitWhy). */
+  noElicitWhy: z.string().max(MAX_NO_ELICIT_WHY_CHARS).optional(),
 });
 export type CallCtx = z.infer<typeof callCtx>;
 

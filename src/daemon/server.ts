@@ -476,6 +476,7 @@ export class DaemonServer {
       clientId: typeof f.ctx?.clientId === "string" && f.ctx.clientId ? f.ctx.clientId : `client-${c.serial}`,
       signal: ac.signal,
       elicit: f.ctx?.elicit ? (message, schema) => this.elicit(c, f.id, ac.signal, message, schema) : undefined,
+      ...(f.ctx?.noElicitWhy ? { noElicitWhy: f.ctx.noElicitWhy } : {}),
     };
     // Cursors the call moves commit when the client acknowledges the result (delivery.ts).
     const ticket = new DeliveryTicket();

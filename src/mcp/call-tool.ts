@@ -10,7 +10,16 @@ import { AppError } from "../api/errors.ts";
 import { logger } from "../log.ts";
 import { clip } from "../util/quote.ts";
 import type { ClientProfile } from "./client-profile.ts";
-import { addHeaderNote, type BudgetClamp, clampBudget, clampNote, fitToClient } from "./client-budget.ts";
+import {
+  addHeaderNote,
+  type BudgetClamp,
+  clampBudget,
+  clampNote,
+  clampWait,
+  fitToClient,
+  type WaitClamp,
+  waitClampNote,
+} from "./client-budget.ts";
 import { errorResult, okResult } from "./result.ts";
 import type { ToolContext, ToolDef } from "./tool.ts";
 
@@ -42,11 +51,12 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-/** A call whose tool exists and whose arguments passed its schema (max_tokens clamped to the client). */
+/** A call whose tool exists and whose arguments passed its schema (budget and wait clamped to the client). */
 export interface CheckedCall {
   tool: ToolDef;
   args: Record<string, unknown>;
   clamp: BudgetClamp | null;
+  waitClamp: WaitClamp | null;
 }
 
 /** The tool and its parsed arguments; throws INVALID_ARGUMENT (nothing sent anywhere) otherwise. */
@@ -68,7 +78,7 @@ export async function checkToolCall(name: string, rawArgs: unknown, client: Clie
     );
   }
   const args = parsed.data as Record<string, unknown>;
-  return { tool, args, clamp: clampBudget(args, client) };
+  return { tool, args, clamp: clampBudget(args, client), waitClamp: clampWait(args, client) };
 }
 
 /** A tool's raw result and the MCP result the client gets for it. */
@@ -91,6 +101,9 @@ export function renderOutput(
 ): CallToolResult {
   let text = call.tool.text(output);
   if (call.clamp && output.truncated) text = addHeaderNote(text, clampNote(call.clamp));
+  // The wait ran out (term_exec "running", a read or send "via timeout"): the model learns it was not its own.
+  if (call.waitClamp && (output.status === "running" || output.via === "timeout"))
+    text = addHeaderNote(text, waitClampNote(call.waitClamp));
   return okResult(output, fitToClient(text, client), client.form);
 }
 

@@ -25,6 +25,44 @@ export function clampBudget(args: Record<string, unknown>, profile: ClientProfil
   return { requested, cap, client: profile.label ?? profile.name, limitChars: profile.maxResultChars ?? 0 };
 }
 
+/**
+ * Time kept free below a client's tool-call timeout: the wait ends, the result is rendered and
+ * delivered before the client gives up (a loaded machine takes seconds for that).
+ */
+export const CALL_RESERVE_MS = 10_000;
+/** The arguments that bound how long a call waits. */
+const WAIT_ARGS = ["timeout_ms", "wait_ms"] as const;
+
+export interface WaitClamp {
+  arg: (typeof WAIT_ARGS)[number];
+  requested: number;
+  cap: number;
+  client: string;
+  limitMs: number;
+}
+
+/**
+ * Lowers a wait the client would not sit out (in place, on the parsed arguments), so the call
+ * answers `running` with what to do next instead of the client's own timeout error while the
+ * command runs on unseen; null if unchanged.
+ */
+export function clampWait(args: Record<string, unknown>, profile: ClientProfile): WaitClamp | null {
+  if (profile.maxCallMs === null) return null;
+  const cap = profile.maxCallMs - CALL_RESERVE_MS;
+  for (const arg of WAIT_ARGS) {
+    const requested = args[arg];
+    if (typeof requested !== "number" || requested <= cap) continue;
+    args[arg] = cap;
+    return { arg, requested, cap, client: profile.label ?? profile.name, limitMs: profile.maxCallMs };
+  }
+  return null;
+}
+
+/** The header note for a lowered wait that the call ran into. */
+export function waitClampNote(c: WaitClamp): string {
+  return `${c.arg} ${c.requested} lowered to ${c.cap}: ${c.client} ends a tool call after ${c.limitMs / 1000} s`;
+}
+
 /** The header note for a clamp that changed the result. */
 export function clampNote(c: BudgetClamp): string {
   return `max_tokens ${c.requested} clamped to ${c.cap}: ${c.client} passes on ~${c.limitChars} characters of a result`;

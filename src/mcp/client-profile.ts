@@ -22,20 +22,26 @@ export interface ClientProfile {
   form: ResultForm;
   /** The largest result, in characters, that the client hands its model whole; null: no known limit. */
   maxResultChars: number | null;
+  /** How long the client waits for a tool call before it gives up on it; null: no known limit. */
+  maxCallMs: number | null;
 }
 
 interface KnownClient {
   match: RegExp;
   label: string;
   maxResultChars: number;
+  maxCallMs: number | null;
 }
 
 const KNOWN_CLIENTS: readonly KnownClient[] = [
   // Claude Code stores a result over ~50 KB in a file and shows the model a 2 KB preview (and refuses
   // one over ~25k tokens outright), so the header and the tail would be lost.
-  { match: /^claude-code$/i, label: "Claude Code", maxResultChars: 50_000 },
-  // Codex cuts every result to ~12,000 characters, keeping the head and tail of the whole text.
-  { match: /^codex/i, label: "Codex", maxResultChars: 12_000 },
+  // It waited out a 320 s term_exec (claude -p).
+  { match: /^claude-code$/i, label: "Claude Code", maxResultChars: 50_000, maxCallMs: null },
+  // Codex cuts every result to ~12,000 characters, keeping the head and tail of the whole text, and
+  // gives up on a tool call after 300 s (its default tool_timeout_sec; "timed out awaiting
+  // tools/call after 300s", seen with a 320 s term_exec).
+  { match: /^codex/i, label: "Codex", maxResultChars: 12_000, maxCallMs: 300_000 },
 ];
 
 /** Characters kept free below a client's limit for the header, hints and a small screen. */
@@ -50,7 +56,13 @@ export function clientProfile(info: { name?: string } | undefined, setting: Resu
   const name = info?.name ?? "unknown";
   const known = KNOWN_CLIENTS.find((k) => k.match.test(name));
   const form: ResultForm = setting !== "auto" ? setting : known ? "text" : "structured";
-  return { name, label: known?.label ?? null, form, maxResultChars: known?.maxResultChars ?? null };
+  return {
+    name,
+    label: known?.label ?? null,
+    form,
+    maxResultChars: known?.maxResultChars ?? null,
+    maxCallMs: known?.maxCallMs ?? null,
+  };
 }
 
 /** The largest `max_tokens` whose output still fits the client's limit whole, or null (no limit). */

@@ -112,6 +112,7 @@ export async function execCommand(
         state: session.state(),
       };
       if (verdict.kind === "continuation") result.hint = CONTINUATION_HINT;
+      if (verdict.kind === "timeout") result.hint = stillRunningHint(session.id);
       if (shell && installed) result.hint = shellStartedHint(shell, installed.ok);
       if (own.notices.length > 0) result.job_notices = own.notices;
       if (reduction) result.reduced = reduction.note;
@@ -128,6 +129,17 @@ export async function execCommand(
   } finally {
     release();
   }
+}
+
+/**
+ * Where the command keeps running and how to follow it: the session stays busy for term_exec, and
+ * term_read is what reports the rest of its output and, once it ends, its exit code.
+ */
+function stillRunningHint(session: string): string {
+  return (
+    `It keeps running in session ${session}: term_read session:${JSON.stringify(session)} waits (wait_ms, up to ` +
+    `600000) for its next output and gives its exit code once it ends; term_send keys:["ctrl+c"] stops it.`
+  );
 }
 
 function shellStartedHint(family: string, integrated: boolean): string {

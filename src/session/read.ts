@@ -113,9 +113,10 @@ export async function readSession(
       if (again && again.toLine >= again.fromLine) repeat = repeatNotice(again.fromLine, again.toLine);
       const r = region(session.emulator, cursor.pos, null, cursor.capture, Infinity, p.max_tokens);
       items = r.items;
-      // A command that finished in the unread output (perhaps while no client was connected).
+      // A command that finished in the unread output (perhaps while no client was connected); one
+      // that ended before this client's last read was told then (by term_exec, or that read).
       const cmd = session.command;
-      if (exitCode === null && cmd?.end && cmd.end.row >= cursor.pos.row) exitCode = cmd.exitCode;
+      if (exitCode === null && cmd?.endSeq != null && cmd.endSeq > cursor.markSeq) exitCode = cmd.exitCode;
       dropped = r.droppedChars;
       session.setCursor(clientId, em.cursorPos());
       break;

@@ -52,6 +52,8 @@ export interface CommandRecord {
   startSeq: number;
   start: Pos;
   end: Pos | null;
+  /** The end mark's sequence number: a reader who read after it was told the exit code. */
+  endSeq: number | null;
   exitCode: number | null;
   capture: HeadCapture;
 }
@@ -63,6 +65,8 @@ export type SessionEventKind = "command_finished" | "exited";
 interface PendingMove {
   pos: Pos;
   capture: HeadCapture;
+  /** The session's newest mark when the call read up to `pos`. */
+  markSeq: number;
 }
 
 export interface ReadCursor {
@@ -81,6 +85,11 @@ export interface ReadCursor {
   pending: PendingMove | null;
   /** Taken over from a reader whose last answers were not confirmed: they may have been read up to here. */
   repeatUntil: Pos | null;
+  /**
+   * The session's newest mark when this client's read up to `pos` was made: a command that ended
+   * after it ended in the unread output (its exit code is news), one that ended before was told.
+   */
+  markSeq: number;
 }
 
 /** Lines a reader may get a second time: an earlier answer with them may or may not have arrived. */
@@ -88,6 +97,14 @@ export interface RepeatRange {
   fromLine: number;
   toLine: number;
 }
+
+/** The states in which a running command waits for the user, as a SESSION_BUSY message names them. */
+const WAITING_STATES: Partial<Record<SessionState, string>> = {
+  password: "a password prompt",
+  confirm: "a yes/no question",
+  pager: "a pager",
+  reading: "the terminal for input",
+};
 
 function after(a: Pos, b: Pos): boolean {
   return a.row > b.row || (a.row === b.row && a.col > b.col);
@@ -265,13 +282,7 @@ export class Session {
    * shell waits for the rest of a line. Returns the release, which the caller runs when done.
    */
   claimExec(clientId: string): () => void {
-    if (this.execOwnerId !== null || this.currentPhase === "running") {
-      throw new AppError(
-        "SESSION_BUSY",
-        `session '${this.id}' is still running a command`,
-        'Follow it with term_read, interrupt it with term_send keys:["ctrl+c"], or use another session.',
-      );
-    }
+    if (this.execOwnerId !== null || this.currentPhase === "running") throw this.busyRunning();
     if (this.currentPhase === "continuation") {
       throw new AppError(
         "SESSION_BUSY",
@@ -288,6 +299,29 @@ export class Session {
       this.execOwnerId = null;
     };
   }
+  /**
+   * SESSION_BUSY for a command still running. One that waits for input says so, with how to answer:
+   * seen with Codex, whose term_secret the human declined, a model told only "still running a
+   * command" had no reason to think of the password prompt still open.
+   */
+  private busyRunning(): AppError {
+    const state = this.currentPhase === "running" ? this.state() : "running";
+    const waiting = WAITING_STATES[state];
+    if (!waiting) {
+      return new AppError(
+        "SESSION_BUSY",
+        `session '${this.id}' is still running a command`,
+        'Follow it with term_read, interrupt it with term_send keys:["ctrl+c"], or use another session.',
+      );
+    }
+    return new AppError(
+      "SESSION_BUSY",
+      `session '${this.id}' is still running a command, which waits at ${waiting} (state ${state})`,
+      "Answer it with term_send (a password with term_secret, never in arguments), interrupt it with " +
+        'term_send keys:["ctrl+c"], or use another session.',
+    );
+  }
+
   get cols(): number {
     return this.emulator.cols;
   }
@@ -490,6 +524,7 @@ export class Session {
       }
       const repeatUntil = latest ? this.unconfirmedUntil(latest) : null;
       const rawAt = latest ? latest.rawAt : 0;
+      const markSeq = latest ? latest.markSeq : 0;
       c = {
         pos,
         capture,
@@ -499,6 +534,7 @@ export class Session {
         pending: null,
         repeatUntil,
         rawAt,
+        markSeq,
       };
       this.cursors.set(clientId, c);
     }
@@ -555,7 +591,11 @@ export class Session {
     c.rawAt = this.rawOutput.total;
     c.usedSeq = ++this.cursorUses;
     if (c.pending) this.release(c.pending.capture);
-    const move: PendingMove = { pos, capture: this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS) };
+    const move: PendingMove = {
+      pos,
+      capture: this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS),
+      markSeq: this.markSeq,
+    };
     c.pending = move;
     const ticket = currentTicket();
     if (ticket) ticket.whenConfirmed(() => this.commitMove(clientId, c, move));
@@ -568,6 +608,7 @@ export class Session {
     this.release(c.capture);
     c.capture = move.capture;
     c.pos = move.pos;
+    c.markSeq = move.markSeq;
     c.pending = null;
     if (c.repeatUntil && !after(c.repeatUntil, c.pos)) c.repeatUntil = null;
   }
@@ -634,7 +675,7 @@ export class Session {
       this.currentPhase = "running";
       if (this.currentCommand) this.release(this.currentCommand.capture);
       const capture = this.captureFrom(pos);
-      this.currentCommand = { startSeq: record.seq, start: pos, end: null, exitCode: null, capture };
+      this.currentCommand = { startSeq: record.seq, start: pos, end: null, endSeq: null, exitCode: null, capture };
     } else if (mark.kind === "end") {
       this.currentPhase = "prompt";
       record.exitCode = mark.exitCode;
@@ -642,6 +683,7 @@ export class Session {
       if (mark.cwd) this.currentCwd = mark.cwd;
       if (this.currentCommand && !this.currentCommand.end) {
         this.currentCommand.end = pos;
+        this.currentCommand.endSeq = record.seq;
         this.currentCommand.exitCode = mark.exitCode;
         this.lastExit = mark.exitCode;
         // Mid-parse: tell subscribers later, after this turn. The daemon forwards events to every

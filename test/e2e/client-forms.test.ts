@@ -37,6 +37,15 @@ describe("result forms by client", () => {
     expect(textOf(e)).toMatch(/^SESSION_NOT_FOUND: .*\nhint: /);
   }, 30_000);
 
+  test("term_read after term_exec: the history's length said as such, the exit code not told twice", async () => {
+    const s = await start("claude-code");
+    expect(textOf(await s.raw("term_exec", { command: "bash -c 'exit 4'" }))).toMatch(/^\[done · exit 4 · /);
+    const text = textOf(await s.raw("term_read", { session: "main", wait_ms: 0 }));
+    // "· 3 lines" above one line of output read as lines left out.
+    expect(text).toMatch(/^\[new · state prompt · \d+ lines in history\]/);
+    expect(text).not.toContain("exit 4");
+  }, 30_000);
+
   test("Codex: max_tokens clamped to fit ~12,000 characters, and the header says so", async () => {
     const s = await start("codex-mcp-client");
     const r = await s.raw("term_exec", { command: "seq 1 100000", max_tokens: 50_000, timeout_ms: 60_000 });

@@ -44,6 +44,18 @@ describe("Tasks in the daemon", () => {
     expect(done.result.structuredContent.output).toBe("BUILD-OK");
   });
 
+  test("a guard refusal in the daemon blames the era, not a client that offers elicitation", async () => {
+    // Blocked before anything is typed; were it typed, it would run in the scratch dir (no repository).
+    const r = await client().result("tools/call", {
+      name: "term_exec",
+      arguments: { command: `cd ${dir} && git clean -fdx` },
+    });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.error.code).toBe("BLOCKED_BY_GUARD");
+    expect(r.structuredContent.error.message).toContain("2026-07-28");
+    expect(r.structuredContent.error.message).not.toContain("this MCP client cannot");
+  });
+
   test("a task is found only by its id: another id, however close, is unknown and changes nothing", async () => {
     const c = client();
     const started = await c.result("tools/call", {

@@ -93,6 +93,27 @@ describe("2026-07-28 era", () => {
     expect(r.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "BUILD-OK" });
   });
 
+  test("term_secret from a client that offers elicitation: the error blames the era, not the client", async () => {
+    await client.result("tools/call", { name: "term_exec", arguments: { command: "true" } });
+    const r = await client.result("tools/call", { name: "term_secret", arguments: { session: "main" } });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.error.code).toBe("ELICITATION_UNSUPPORTED");
+    expect(r.structuredContent.error.message).toContain("2026-07-28");
+    expect(r.structuredContent.error.message).not.toContain("this MCP client cannot");
+    expect(r.structuredContent.error.hint).toContain("ptyhub attach main");
+  });
+
+  test("a guard refusal blames the era too", async () => {
+    // Blocked before anything is typed; were it typed, it would run in the scratch dir (no repository).
+    const r = await client.result("tools/call", {
+      name: "term_exec",
+      arguments: { command: `cd ${dir} && git clean -fdx` },
+    });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.error.code).toBe("BLOCKED_BY_GUARD");
+    expect(r.structuredContent.error.message).toContain("2026-07-28");
+  });
+
   test("errors: unknown method, unknown task, unsupported protocol version, bad params", async () => {
     expect((await client.request("prompts/list")).error.code).toBe(-32601);
     const unknown = await client.request("tasks/get", { taskId: "nope" });

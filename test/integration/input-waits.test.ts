@@ -55,6 +55,20 @@ describe.if(process.platform === "linux")("a program blocked reading the termina
     await host.close({ session }, ctx);
   });
 
+  test("a second term_exec while the first waits at a password prompt: SESSION_BUSY names the prompt", async () => {
+    const session = await shell("s-busy-pw");
+    const r = await host.exec({ session, command: "read -s -p 'Password: ' pw; echo got ${#pw}", ...exec }, ctx);
+    expect(r).toMatchObject({ status: "input", state: "password" });
+    await expect(host.exec({ session, command: "echo next", ...exec }, ctx)).rejects.toMatchObject({
+      code: "SESSION_BUSY",
+      message: expect.stringContaining("waits at a password prompt"),
+      hint: expect.stringContaining("term_secret"),
+    });
+    const done = await host.send({ session, text: "pw", ...sendDefaults }, ctx);
+    expect(done).toMatchObject({ via: "shell", exit_code: 0, output: "got 2" });
+    await host.close({ session }, ctx);
+  });
+
   test("git commit with a line editor (ed) as its editor: input via tty", async () => {
     const session = await shell("s-git");
     const repo = join(dir, "repo");

@@ -135,3 +135,33 @@ describe("term_open of a program still working after its first output", () => {
     await host.close({ session: "late" }, ctx);
   });
 });
+
+describe("a command's exit code is told once per client", () => {
+  test("term_read after term_exec, and a second read after the one that saw the end, say no exit code", async () => {
+    await host.open({ name: "once" }, ctx);
+    const done = await host.exec({ session: "once", command: "bash -c 'exit 4'", ...defaults }, ctx);
+    expect(done).toMatchObject({ status: "done", exit_code: 4 });
+    // term_exec told it: the prompt after it is all a read finds, and no command ended there.
+    const after = await host.read({ session: "once", mode: "new", wait_ms: 0, max_tokens: 4000 }, ctx);
+    expect(after.exit_code).toBeNull();
+
+    const r = await host.exec(
+      {
+        session: "once",
+        command: "sleep 0.3; bash -c 'exit 5'",
+        timeout_ms: 100,
+        max_tokens: 4000,
+      },
+      ctx,
+    );
+    expect(r.status).toBe("running");
+    // Barrier: the shell's end mark, so the end is in the unread output before the read.
+    const session = host.manager.get("once");
+    await waitFor(session, () => (session.phase === "prompt" ? { done: true } : null), { timeoutMs: 10_000 });
+    const first = await host.read({ session: "once", mode: "new", wait_ms: 0, max_tokens: 4000 }, ctx);
+    expect(first.exit_code).toBe(5);
+    const second = await host.read({ session: "once", mode: "new", wait_ms: 0, max_tokens: 4000 }, ctx);
+    expect(second.exit_code).toBeNull();
+    await host.close({ session: "once" }, ctx);
+  });
+});

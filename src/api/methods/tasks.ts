@@ -16,6 +16,8 @@ const clientProfileSchema = z.strictObject({
   label: z.string().max(256).nullable(),
   form: z.enum(["text", "structured"]),
   maxResultChars: z.number().int().positive().nullable(),
+  // Absent from an MCP server older than the daemon: no known limit.
+  maxCallMs: z.number().int().positive().nullable().default(null),
 });
 
 export const taskStartInput = z.strictObject({

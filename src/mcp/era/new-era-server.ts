@@ -43,6 +43,13 @@ const log = logger("mcp-2026");
 const CACHE_TTL_MS = 0;
 /** The answers depend on who asks (read cursors, tasks): never shared between users. */
 const CACHE_SCOPE = "private";
+/**
+ * What a tool that would ask the human says in this era although the client offers elicitation
+ * (claude -p declares it, and its model read "this MCP client cannot ask the human").
+ */
+const NO_ELICIT_IN_NEW_ERA =
+  "ptyhub cannot ask the human through this client yet: the 2026-07-28 protocol has no server-initiated " +
+  "requests, and ptyhub does not ask through inputRequests there yet";
 
 export type RequestId = string | number;
 export interface NewEraRequest {
@@ -201,6 +208,7 @@ export class NewEraServer {
     const client = clientProfile(meta.clientInfo, this.opts.resultForm);
     // No elicit: the new era has no server-initiated requests (MRTR), so a question goes to a task.
     const ctx: ToolContext = { host: this.opts.host, clientId: this.opts.clientId(meta.clientInfo), signal };
+    if (isObject(meta.capabilities.elicitation)) ctx.noElicitWhy = NO_ELICIT_IN_NEW_ERA;
     if (!meta.tasks || !TASK_TOOLS.has(name))
       return complete({ ...(await callTool(name, params.arguments, ctx, client)) });
     // The host that has the session runs the call and keeps the task (the daemon for persistent sessions).

@@ -198,7 +198,9 @@ export class ToolTasks {
     const waitMs = Math.min(MAX_FOLLOW_MS, Math.max(MIN_FOLLOW_MS, timeout - (Date.now() - live.startedAt)));
     const maxTokens = typeof args.max_tokens === "number" ? args.max_tokens : DEFAULT_MAX_TOKENS;
     const send = (await toolDefs()).get("term_send");
-    const sendCall: CheckedCall | null = send ? { tool: send, args: {}, clamp: live.call.clamp } : null;
+    const sendCall: CheckedCall | null = send
+      ? { tool: send, args: {}, clamp: live.call.clamp, waitClamp: null }
+      : null;
     let outcome: Outcome;
     try {
       // A secret is typed (and registered for redaction) without Enter; the Enter that follows is

@@ -26,15 +26,17 @@ export const termExec = defineTool({
     return ctx.host.call("exec", { ...args, reduce: reduce ?? processConfig().reduce }, ctx);
   },
   text(r) {
+    // A command still running is named by its session, the one to follow it in (the caller may
+    // not have named it: the default session); its duration is the time waited, said once.
     const head =
       r.status === "done"
-        ? `[done · exit ${r.exit_code ?? "?"}`
+        ? `[done · exit ${r.exit_code ?? "?"} · ${r.duration_ms} ms`
         : r.status === "input"
-          ? `[waiting for input (${r.state})`
-          : `[still running after ${r.duration_ms} ms`;
+          ? `[waiting for input (${r.state}) · ${r.duration_ms} ms`
+          : `[still running after ${r.duration_ms} ms · session ${headerValue(r.session)}`;
     const where = r.cwd ? ` · cwd ${headerValue(r.cwd)}` : "";
     const reduced = r.reduced ? ` · ${r.reduced}` : "";
-    const header = `${head} · ${r.duration_ms} ms · via ${r.via}${where}${truncationNote(r.truncated)}${reduced}]`;
+    const header = `${head} · via ${r.via}${where}${truncationNote(r.truncated)}${reduced}]`;
     const body =
       r.screen !== undefined
         ? `${r.output ? r.output + "\n" : ""}${screenHeading(r.screen_mode ?? "screen", r.screen, null)}\n${r.screen}`

@@ -17,7 +17,8 @@ export const termRead = defineTool({
     return ctx.host.call("read", args, ctx);
   },
   text(r) {
-    const header = `[${r.mode} · state ${r.state}${r.via ? ` · via ${r.via}` : ""}${r.matched !== null ? ` · matched ${JSON.stringify(r.matched)}` : ""} · ${r.lines_total} lines${r.dropped ? ` · ${r.dropped} chars dropped` : ""}${r.exit_code !== null ? ` · exit ${r.exit_code}` : ""}${r.alt_screen ? " · alt screen" : ""}${truncationNote(r.truncated)}]`;
+    // lines_total is the history's length: "· 3 lines" above one line of output read as lines left out.
+    const header = `[${r.mode} · state ${r.state}${r.via ? ` · via ${r.via}` : ""}${r.matched !== null ? ` · matched ${JSON.stringify(r.matched)}` : ""} · ${r.lines_total} lines in history${r.dropped ? ` · ${r.dropped} chars dropped` : ""}${r.exit_code !== null ? ` · exit ${r.exit_code}` : ""}${r.alt_screen ? " · alt screen" : ""}${truncationNote(r.truncated)}]`;
     return withOutput(header, r.output);
   },
 });
