@@ -19,7 +19,7 @@ afterAll(() => host.shutdown());
  */
 const POSTEXEC_BUSY_ITERATIONS = 200_000;
 
-test.failing("fish with a slow fish_postexec handler: term_exec answers done, not `input via prompt`", async () => {
+test("fish with a slow fish_postexec handler: term_exec answers done, not `input via prompt`", async () => {
   // A prompt framework's postexec hook doing work, from the user's config.fish: fish itself then
   // leads the foreground group, its tty in its own modes, before its prompt event prints the
   // command's end mark.
