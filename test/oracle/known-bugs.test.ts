@@ -44,15 +44,24 @@ test("fish with a slow fish_postexec handler: term_exec answers done, not `input
 /** `printf` with no final newline: `shell -c` in a pipe prints exactly this. */
 const NO_FINAL_NEWLINE = "printf '%s' partial-line";
 
+/** How each shell marks a partial last line on screen: zsh's PROMPT_EOL_MARK (`%`, `#` for root), fish's ⏎. */
+const EOL_MARKS: Record<string, RegExp> = { zsh: /partial-line[%#]/, fish: /partial-line⏎/ };
+
 for (const shell of ["zsh", "fish"]) {
   // zsh (PROMPT_SP: `%`, or `#` for root) and fish (`⏎`) mark a last line left without a newline
   // before drawing their prompt; the mark is the shell's, not the command's output.
-  test.failing(`${shell}: output without a final newline comes back without the shell's end-of-line mark`, async () => {
+  test(`${shell}: output without a final newline comes back without the shell's end-of-line mark`, async () => {
     const session = `eol-${shell}`;
     await host.open({ name: session, command: shell }, ctx);
     try {
       const r = await host.exec({ session, command: NO_FINAL_NEWLINE, timeout_ms: 30_000, max_tokens: 4000 }, ctx);
       expect(r).toMatchObject({ status: "done", exit_code: 0, output: "partial-line" });
+      // The shell still draws its mark for whoever watches the terminal: after the end mark.
+      const screen = await host.read({ session, mode: "screen", max_tokens: 4000 }, ctx);
+      expect(screen.output).toMatch(EOL_MARKS[shell]!);
+      // A line that ends with a newline gets no mark, and the next output none of the old one.
+      const next = await host.exec({ session, command: "echo whole-line", timeout_ms: 30_000, max_tokens: 4000 }, ctx);
+      expect(next).toMatchObject({ status: "done", exit_code: 0, output: "whole-line" });
     } finally {
       await host.close({ session }, ctx);
     }
