@@ -14,7 +14,7 @@
  */
 import { z } from "zod";
 import { AppError } from "./errors.ts";
-import { sessionId, viaEnum } from "./fields.ts";
+import { sessionId } from "./fields.ts";
 import { closeInput, closeOutput } from "./methods/close.ts";
 import { execInput, execOutput } from "./methods/exec.ts";
 import { listOutput } from "./methods/list.ts";
@@ -32,9 +32,6 @@ const execDefaults = z.strictObject({
   env: z.record(z.string(), z.string()).optional(),
 });
 
-/** How a send or read wait ended: every way but exec's "marker" (the tools share one enum). */
-const waitVia = viaEnum.exclude(["marker"]);
-
 interface MethodSchemas<I extends z.ZodType, O extends z.ZodType> {
   input: I;
   output: O;
@@ -47,8 +44,9 @@ function method<I extends z.ZodType, O extends z.ZodType>(spec: MethodSchemas<I,
 const TABLE = {
   open: method({ input: openInput, output: openOutput }),
   exec: method({ input: execInput.extend({ defaults: execDefaults.optional() }), output: execOutput }),
-  send: method({ input: sendInput, output: sendOutput.extend({ via: waitVia }) }),
-  read: method({ input: readInput, output: readOutput.extend({ via: waitVia.nullable() }) }),
+  // A send or read wait in a POSIX sh session ends `via: "marker"` too, as its tools' schemas say.
+  send: method({ input: sendInput, output: sendOutput }),
+  read: method({ input: readInput, output: readOutput }),
   list: method({ input: z.strictObject({}), output: listOutput.shape.sessions }),
   close: method({ input: closeInput, output: closeOutput }),
   resize: method({ input: resizeInput, output: resizeOutput }),
