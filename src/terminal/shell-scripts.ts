@@ -150,11 +150,13 @@ function __ptyhub_preexec --on-event fish_preexec
 end
 # The end mark right after the command: fish marks a last line left without a newline (its ⏎)
 # after the postexec handlers, before the prompt event, where it would land in the output. A line
-# that may run exit keeps it for the prompt: fish exits after this event, and a command that
-# ends the shell ends by its exit, with no end mark.
+# that runs exit as a command keeps it for the prompt: fish exits after this event, and a command
+# that ends the shell ends by its exit, with no end mark. (An exit inside a function the line
+# calls is not seen here: that command comes back done, with the shell's status, then it exits.)
 function __ptyhub_postexec --on-event fish_postexec
     set -g __ptyhub_status $status
-    string match -qr '(^|[^[:alnum:]_-])exit($|[^[:alnum:]_-])' -- $argv; and return
+    string match -qr '(^|[;&|\n(]|\b(and|or|not|begin|else|builtin|command)\s)\s*exit(\s|;|\)|$)' -- $argv
+    and return
     set -l p (string replace -a '%' '%25' -- $PWD | string replace -a ';' '%3B')
     printf '\e]6973;%s;D;%s;%s\a' $__ptyhub_nonce $__ptyhub_status "$p"
     set -e __ptyhub_status

@@ -59,6 +59,12 @@ for (const shell of ["zsh", "fish"]) {
       // The shell still draws its mark for whoever watches the terminal: after the end mark.
       const screen = await host.read({ session, mode: "screen", max_tokens: 4000 }, ctx);
       expect(screen.output).toMatch(EOL_MARKS[shell]!);
+      // A line naming exit, not running it as a command (the oracle's exit codes): no mark either.
+      const coded = await host.exec(
+        { session, command: `${NO_FINAL_NEWLINE}; sh -c 'exit 3'`, timeout_ms: 30_000, max_tokens: 4000 },
+        ctx,
+      );
+      expect(coded).toMatchObject({ status: "done", exit_code: 3, output: "partial-line" });
       // A line that ends with a newline gets no mark, and the next output none of the old one.
       const next = await host.exec({ session, command: "echo whole-line", timeout_ms: 30_000, max_tokens: 4000 }, ctx);
       expect(next).toMatchObject({ status: "done", exit_code: 0, output: "whole-line" });
