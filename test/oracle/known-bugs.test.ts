@@ -1,14 +1,16 @@
 /**
- * Deterministic forms of what the completion oracle found (issue 21) and leaves out or tolerates, as
- * `test.failing`: each fails on the current code, so it passes here; once the fix lands it starts
- * to pass, bun reports that, and the fix's author turns it into a plain `test` (and drops the
- * tolerance in completion-oracle.test.ts).
+ * Deterministic forms of what the completion oracle found (issue 21), each of which failed before
+ * its fix: fish's own postexec handlers taken for a nested shell at its prompt (F1), a piece of
+ * the echoed command line left in the output (F2: emoji measured differently by the emulator and
+ * the line editor; a remote shell left in the POSIX locale), and the shell's mark of a partial
+ * last line kept in the output (F3: zsh's PROMPT_SP, fish's ⏎).
  */
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ctx, newHost } from "../helpers/host.ts";
+import { startLoopbackSshd, sshUsable } from "./sshd.ts";
 
 const host = newHost();
 afterAll(() => host.shutdown());
@@ -56,9 +58,6 @@ for (const shell of ["zsh", "fish"]) {
     try {
       const r = await host.exec({ session, command: NO_FINAL_NEWLINE, timeout_ms: 30_000, max_tokens: 4000 }, ctx);
       expect(r).toMatchObject({ status: "done", exit_code: 0, output: "partial-line" });
-      // The shell still draws its mark for whoever watches the terminal: after the end mark.
-      const screen = await host.read({ session, mode: "screen", max_tokens: 4000 }, ctx);
-      expect(screen.output).toMatch(EOL_MARKS[shell]!);
       // A line naming exit, not running it as a command (the oracle's exit codes): no mark either.
       const coded = await host.exec(
         { session, command: `${NO_FINAL_NEWLINE}; sh -c 'exit 3'`, timeout_ms: 30_000, max_tokens: 4000 },
@@ -68,8 +67,83 @@ for (const shell of ["zsh", "fish"]) {
       // A line that ends with a newline gets no mark, and the next output none of the old one.
       const next = await host.exec({ session, command: "echo whole-line", timeout_ms: 30_000, max_tokens: 4000 }, ctx);
       expect(next).toMatchObject({ status: "done", exit_code: 0, output: "whole-line" });
+      // The shell still draws its mark for whoever watches the terminal: after the end mark (drawn by
+      // the time the next command could be typed at the prompt).
+      const screen = await host.read({ session, mode: "screen", max_tokens: 4000 }, ctx);
+      expect(screen.output).toMatch(EOL_MARKS[shell]!);
     } finally {
       await host.close({ session }, ctx);
     }
   });
 }
+
+/** The oracle's width: where a command line wraps decides whether the line editor's moves go wrong. */
+const COLS = 120;
+/**
+ * Prompt widths tried around the ones that put the wrap of ECHO_LEAK_LINE where the emulator's and
+ * the line editor's cell counts disagree (57 and 58 columns locally, with xterm's Unicode 6 widths).
+ */
+const PROMPT_WIDTHS = { from: 50, to: 64 };
+/** Found by the oracle (PTYHUB_ORACLE_SEED=12345, bash case 223): emoji, CJK and narrow text, wrapped. */
+const ECHO_LEAK_LINE =
+  "printf '%s\\n' 'b0w752 한🎉漢本한'; { printf '\\n'; printf '%s\\n' 'b0w753 ｗ中文👍👍中字🚀日👍中日8漢語nb👍🎉本文中本中語👍" +
+  "ｗ🚀한語🎉🙂v6中p🚀語🙂本字🚀語🙂🎉ｗW🙂本🙂🙂語🙂日ｗ한🚀中R漢文한文글字🎉한🙂글🚀本字🚀文G中7語l漢漢3🎉日🚀字글ｗ文文ｗ本🙂字文本🙂🚀ｗｗ" +
+  "🎉5本語🙂글中中p字文🙂한語'; printf '%s\\n' b0w754 b0w755 | cat | cat; }; printf '%s\\n' 'b0w757 글中本한中글'; echo; " +
+  "printf '%s\\n' b0w758 b0w759 b0w760 | head -n 2";
+const ECHO_LEAK_OUTPUT = (() => {
+  const p = Bun.spawnSync(["bash", "-c", ECHO_LEAK_LINE], { stdout: "pipe" });
+  return p.stdout.toString().replace(/\n$/, "");
+})();
+
+/** Runs ECHO_LEAK_LINE after prompts of each width in PROMPT_WIDTHS; returns the widths whose output was wrong. */
+async function echoLeaks(session: string): Promise<number[]> {
+  const wrong: number[] = [];
+  for (let width = PROMPT_WIDTHS.from; width <= PROMPT_WIDTHS.to; width++) {
+    const ps1 = `${"p".repeat(width - 2)}$ `;
+    const set = await host.exec({ session, command: `PS1='${ps1}'`, timeout_ms: 30_000, max_tokens: 4000 }, ctx);
+    expect(set).toMatchObject({ status: "done", exit_code: 0 });
+    const r = await host.exec({ session, command: ECHO_LEAK_LINE, timeout_ms: 30_000, max_tokens: 4000 }, ctx);
+    expect(r).toMatchObject({ status: "done", exit_code: 0 });
+    if (r.output !== ECHO_LEAK_OUTPUT) wrong.push(width);
+  }
+  return wrong;
+}
+
+test("bash: a wrapped command line with emoji leaves none of its echo in the output", async () => {
+  // bash's readline counts an emoji as two cells (glibc's wcwidth); an emulator counting one
+  // wraps the echo elsewhere, and the output was written over the echo's last row.
+  await host.open({ name: "echo-emoji", command: "bash", cols: COLS }, ctx);
+  try {
+    expect(await echoLeaks("echo-emoji")).toEqual([]);
+  } finally {
+    await host.close({ session: "echo-emoji" }, ctx);
+  }
+});
+
+test.skipIf(!sshUsable)(
+  "ssh bash on a host that sets no locale: wrapped non-ASCII lines leave no echo",
+  async () => {
+    // The loopback sshd accepts no LANG and runs no PAM: the remote shell would be in the POSIX
+    // locale, its line editor counting each byte of a UTF-8 character as a cell.
+    const server = await startLoopbackSshd();
+    try {
+      await host.open(
+        { name: "echo-ssh", command: "bash", cols: COLS, ssh: { host: "127.0.0.1", port: server.port } },
+        ctx,
+      );
+      try {
+        const charmap = await host.exec(
+          { session: "echo-ssh", command: "locale charmap", timeout_ms: 30_000, max_tokens: 4000 },
+          ctx,
+        );
+        expect(charmap).toMatchObject({ status: "done", exit_code: 0, output: "UTF-8" });
+        expect(await echoLeaks("echo-ssh")).toEqual([]);
+      } finally {
+        await host.close({ session: "echo-ssh" }, ctx);
+      }
+    } finally {
+      await server.stop();
+    }
+  },
+  60_000,
+);
