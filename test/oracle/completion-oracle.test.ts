@@ -12,8 +12,12 @@
  * a busy machine for each of them.
  *
  * PTYHUB_ORACLE_SEED replays a run (every failure prints it), PTYHUB_ORACLE_CASES sets the lines
- * per shell, PTYHUB_ORACLE_ENABLE=kind,kind (or `all`) turns on kinds left out as known failures
- * below, PTYHUB_ORACLE_STRICT=1 fails the known races that are otherwise counted and printed.
+ * per shell. Every kind of line runs in every shell. The bugs the oracle found (issue 21: fish's
+ * false `input`, echo leaks from emoji widths and from an SSH host without a locale, end-of-line
+ * marks) are fixed, with reproductions in known-bugs.test.ts. For a bug not yet fixed, a shell's
+ * knownFailing leaves a kind out (PTYHUB_ORACLE_ENABLE=kind,kind or `all` turns it on again), and
+ * knownFalseInput / knownEchoLeak tolerate a race, counted and printed; PTYHUB_ORACLE_STRICT=1
+ * fails those too.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
@@ -48,10 +52,7 @@ const DAEMON_SHARE = 0.2;
 const DAEMON_SHELLS = ["bash", "zsh"];
 /** Cases over SSH, as a share of the cases per shell. */
 const SSH_SHARE = 0.2;
-/**
- * The remote shells run over SSH (PTYHUB_ORACLE_SSH_SHELLS overrides). bash's echo leak (see
- * BASH_ECHO_LEAK) comes about ten times as often over SSH as locally.
- */
+/** The remote shells run over SSH (PTYHUB_ORACLE_SSH_SHELLS overrides). */
 const SSH_SHELLS = (process.env.PTYHUB_ORACLE_SSH_SHELLS ?? "bash,dash").split(",").map((s) => s.trim());
 /** Failures printed in full; the rest are counted. */
 const MAX_REPORTED = 15;
@@ -67,14 +68,12 @@ type KnownFailures = Partial<Record<FragmentKind, string>>;
  * the comparison takes one such line out per background job before comparing.
  */
 const JOB_START = /\[\d+\] \d+(?:\n|$)/;
-const FISH_FALSE_INPUT = "`input via prompt`, no exit code, while the command still runs or before its end mark";
 /**
- * Seen in bash only, about 1 line in 1,000 locally and 1 in 100 over SSH: the command's output is
- * written over the last row of its echoed command line (the cursor back at that row's start), so
- * the echo's tail, or the prompt and line, stay in the output.
+ * Left after the width fixes, bash only, about 1 line in 2,500 locally (PTYHUB_ORACLE_SEED=592733784,
+ * bash case 453, ASCII only, not reproduced alone at any prompt width: a race): the output written
+ * over the last row of its echoed command line, whose tail stays in the output.
  */
 const BASH_ECHO_LEAK = "a piece of the echoed command line left in the output, the output written over the echo's row";
-const EOL_MARK = "the shell's mark of a partial last line (PROMPT_SP) is kept at the end of the output";
 
 interface ShellUnderTest {
   name: string;
@@ -95,7 +94,7 @@ interface ShellUnderTest {
   knownFalseInput?: string;
   /**
    * A known race of the same sort: a `done` with the right exit code whose output holds a piece of
-   * the echoed command line (see leaksEcho). Counted and printed, not failed, unless strict.
+   * the echoed command line (see leaksEcho). Tolerated like knownFalseInput.
    */
   knownEchoLeak?: string;
 }
@@ -109,29 +108,8 @@ const shells: ShellUnderTest[] = [
     printsJobStart: true,
     knownEchoLeak: BASH_ECHO_LEAK,
   },
-  {
-    name: "zsh",
-    command: "zsh",
-    dialect: "posix",
-    printsJobStart: true,
-    knownFailing: { "no-newline": `${EOL_MARK} (zsh's \`%\`/\`#\`)` },
-  },
-  {
-    name: "fish",
-    command: "fish",
-    dialect: "fish",
-    knownFailing: {
-      "no-newline": `${EOL_MARK} (fish's \`⏎\`)`,
-      // Seen once in 1,500 fish lines (PTYHUB_ORACLE_SEED=592733784, fish case 286): a wrapped
-      // command line with emoji left its last letter before the output. The emulator measures
-      // emoji by Unicode 6 (one cell), fish by wcwidth (two): a suspect, not proven.
-      emoji: "a wrapped command line with emoji: a piece of its echo left in the output (rare)",
-    },
-    // fish itself leads the foreground group, its tty in its own modes, while it waits (`wait`) or
-    // runs its events after the last program (a slow fish_postexec handler shows it every time):
-    // after INPUT_QUIET_MS of quiet output it is taken for a nested bare shell (bare-shell.ts).
-    knownFalseInput: FISH_FALSE_INPUT,
-  },
+  { name: "zsh", command: "zsh", dialect: "posix", knownFailing: {}, printsJobStart: true },
+  { name: "fish", command: "fish", dialect: "fish", knownFailing: {} },
   // dash has no line editor: the tty echoes the line as it is, wrapped where the emulator wraps it.
   { name: "dash", command: "dash", dialect: "posix", knownFailing: {} },
 ];
@@ -265,8 +243,14 @@ async function runCases(label: string, sh: ShellUnderTest, streamNo: number, dri
     const outputs = `\n  output:   ${JSON.stringify(r.output)}\n  expected: ${JSON.stringify(expected.output)}`;
     if (short) {
       shortTimeouts++;
-      if (r.status === "done") fail(n, c, `early done: timeout ${timeout} ms < sleeps ${c.minMs} ms; ${got}`);
-      else if (r.status !== "running" || r.exit_code !== null || !isPrefixOf(r.output, expected.output)) {
+      if (r.status === "done") {
+        // On a busy machine the call can overrun its short timeout until the line has really ended:
+        // a `done` then is honest if it came no sooner than the sleeps, with the oracle's answer.
+        const exact = r.exit_code === expected.exitCode && r.output === expected.output;
+        if (took < c.minMs || !exact) {
+          fail(n, c, `early done: timeout ${timeout} ms < sleeps ${c.minMs} ms; ${got}${outputs}`);
+        }
+      } else if (r.status !== "running" || r.exit_code !== null || !isPrefixOf(r.output, expected.output)) {
         fail(n, c, `dishonest ${got} (expected running with a prefix of the output)${outputs}`);
       }
       await settle(driver);

@@ -21,16 +21,21 @@ afterAll(() => host.shutdown());
  */
 const POSTEXEC_BUSY_ITERATIONS = 200_000;
 
-test("fish with a slow fish_postexec handler: term_exec answers done, not `input via prompt`", async () => {
-  // A prompt framework's postexec hook doing work, from the user's config.fish: fish itself then
-  // leads the foreground group, its tty in its own modes, before its prompt event prints the
-  // command's end mark.
+/** A config.fish whose fish_postexec handler is slow: a prompt framework's hook doing work. */
+function slowPostexecConfig(): string {
   const config = mkdtempSync(join(tmpdir(), "ptyhub-fish-config-"));
   mkdirSync(join(config, "fish"));
   writeFileSync(
     join(config, "fish", "config.fish"),
     `function slow_postexec --on-event fish_postexec\n  for i in (seq 1 ${POSTEXEC_BUSY_ITERATIONS}); end\nend\n`,
   );
+  return config;
+}
+
+test("fish with a slow fish_postexec handler: term_exec answers done, not `input via prompt`", async () => {
+  // fish itself then leads the foreground group, its tty in its own modes, before its prompt
+  // event prints the command's end mark.
+  const config = slowPostexecConfig();
   await host.open({ name: "fish-postexec", command: "fish", env: { XDG_CONFIG_HOME: config } }, ctx);
   try {
     const r = await host.exec(
