@@ -226,7 +226,14 @@ function writtenOverEcho(got: string, expected: string, line: string): boolean {
 async function settle(driver: Driver): Promise<void> {
   const deadline = performance.now() + SETTLE_MS;
   while (performance.now() < deadline) {
-    if ((await driver.readNew(1000)).state === "prompt") return;
+    if ((await driver.readNew(1000)).state !== "prompt") continue;
+    // The prompt also shows before a line answered `running` has started (its start mark still to
+    // come, on a busy machine): a no-op line tells, SESSION_BUSY while the earlier line runs.
+    try {
+      if ((await driver.exec("true", SETTLE_MS)).status === "done") return;
+    } catch {
+      // Busy: the earlier line runs after all; wait for it as above.
+    }
   }
   // Still not back: stop whatever runs, so one stuck case does not fail all the later ones.
   await driver.interrupt();

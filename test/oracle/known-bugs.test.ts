@@ -152,3 +152,34 @@ test.skipIf(!sshUsable)(
   },
   60_000,
 );
+
+/** A user's preexec hook this slow puts the line's start mark far past a short term_exec timeout. */
+const SLOW_PREEXEC_S = 0.6;
+/** Well inside SLOW_PREEXEC_S: the answer comes before the line has started. */
+const SHORT_TIMEOUT_MS = 100;
+
+test("a term_exec after one answered `running` before its line started never takes that line's end as its own", async () => {
+  // Seen by the oracle under load (PTYHUB_ORACLE_SEED=1, fish cases 399–400): the next line was
+  // typed while the shell still had the first to start, and took the first's output and exit code.
+  const zdotdir = mkdtempSync(join(tmpdir(), "ptyhub-zdotdir-"));
+  writeFileSync(
+    join(zdotdir, ".zshrc"),
+    `slow_preexec() { sleep ${SLOW_PREEXEC_S} }\npreexec_functions+=(slow_preexec)\n`,
+  );
+  await host.open({ name: "late-start", command: "zsh", env: { ZDOTDIR: zdotdir } }, ctx);
+  try {
+    const opts = { session: "late-start", max_tokens: 4000 };
+    const first = await host.exec({ ...opts, command: "echo first; false", timeout_ms: SHORT_TIMEOUT_MS }, ctx);
+    expect(first).toMatchObject({ status: "running", exit_code: null });
+    // Whatever the next call answers, it must not be the first line's end dressed as its own.
+    let second: Awaited<ReturnType<typeof host.exec>> | null = null;
+    try {
+      second = await host.exec({ ...opts, command: "echo second", timeout_ms: 30_000 }, ctx);
+    } catch (e) {
+      expect(String(e)).toContain("still running a command");
+    }
+    if (second) expect(second).toMatchObject({ status: "done", exit_code: 0, output: "second" });
+  } finally {
+    await host.close({ session: "late-start" }, ctx);
+  }
+});
