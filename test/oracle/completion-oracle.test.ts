@@ -14,7 +14,8 @@
  * PTYHUB_ORACLE_SEED replays a run (every failure prints it), PTYHUB_ORACLE_CASES sets the lines
  * per shell. Every kind of line runs in every shell. The bugs the oracle found (issue 21: fish's
  * false `input`, echo leaks from emoji widths and from an SSH host without a locale, end-of-line
- * marks) are fixed, with reproductions in known-bugs.test.ts. For a bug not yet fixed, a shell's
+ * marks, a line typed after one not yet started) are fixed, with reproductions in
+ * known-bugs.test.ts. For a bug not yet fixed, a shell's
  * knownFailing leaves a kind out (PTYHUB_ORACLE_ENABLE=kind,kind or `all` turns it on again), and
  * knownFalseInput / knownEchoLeak tolerate a race, counted and printed; PTYHUB_ORACLE_STRICT=1
  * fails those too.
@@ -70,10 +71,11 @@ type KnownFailures = Partial<Record<FragmentKind, string>>;
 const JOB_START = /\[\d+\] \d+(?:\n|$)/;
 /**
  * Left after the width fixes, bash only: 2 in 2,100 bash lines over three seeds
- * (PTYHUB_ORACLE_SEED=592733784 bash case 453, ASCII only; PTYHUB_ORACLE_SEED=1 ssh bash case 88),
- * neither reproduced alone at any prompt width, nor with the line typed in two pieces around the
- * margin: a race. The output is written over the last row of its echoed command line, whose tail
- * stays in the output.
+ * (PTYHUB_ORACLE_SEED=592733784 bash case 453, ASCII only; PTYHUB_ORACLE_SEED=1 ssh bash case 88).
+ * Neither comes back run alone (at any prompt width, or typed in two pieces around the margin),
+ * but replaying its stream does: PTYHUB_ORACLE_SEED=1 PTYHUB_ORACLE_CASES=445
+ * PTYHUB_ORACLE_SSH_SHELLS=bash PTYHUB_ORACLE_STRICT=1, `-t "over SSH"`, every time, in 10 s. The
+ * output is written over the last row of its echoed command line, whose tail stays in the output.
  */
 const BASH_ECHO_LEAK = "a piece of the echoed command line left in the output, the output written over the echo's row";
 
