@@ -183,3 +183,32 @@ test("a term_exec after one answered `running` before its line started never tak
     await host.close({ session: "late-start" }, ctx);
   }
 });
+
+/** Found by the oracle (PTYHUB_ORACLE_SEED=1, ssh bash cases 87–88): output left without a final newline… */
+const PARTIAL_LINE_BEFORE = "printf '%s\\n' 's6w302ML F>:'; printf '%s' 's6w304mLmdX'";
+/** …then a line that wraps after the prompt drawn behind it (a wide character near the margin). */
+const WRAPPED_AFTER = "(sleep 0.087; echo s6w305) & wait; printf '%s\\n' 's6w306 語👍'";
+
+test("bash: a prompt drawn after output without a final newline leaves no echo in the next output", async () => {
+  // bash drew its prompt on the partial line's row, where readline counts from column 0: its
+  // cursor moves over the wrapped line went a row off, and the job-start line was written over
+  // the echo's last row (prompt width 58 here; the sweep covers the neighbours too).
+  await host.open({ name: "partial-prompt", command: "bash", cols: COLS }, ctx);
+  try {
+    const opts = { session: "partial-prompt", timeout_ms: 30_000, max_tokens: 4000 };
+    const wrong: string[] = [];
+    for (let width = PROMPT_WIDTHS.from; width <= PROMPT_WIDTHS.to; width++) {
+      expect(await host.exec({ ...opts, command: `PS1='${"p".repeat(width - 2)}# '` }, ctx)).toMatchObject({
+        exit_code: 0,
+      });
+      expect(await host.exec({ ...opts, command: PARTIAL_LINE_BEFORE }, ctx)).toMatchObject({
+        output: "s6w302ML F>:\ns6w304mLmdX",
+      });
+      const r = await host.exec({ ...opts, command: WRAPPED_AFTER }, ctx);
+      if (!/^(\[1\] \d+\n)?s6w305\ns6w306 語👍$/.test(r.output)) wrong.push(`${width}: ${JSON.stringify(r.output)}`);
+    }
+    expect(wrong).toEqual([]);
+  } finally {
+    await host.close({ session: "partial-prompt" }, ctx);
+  }
+});
