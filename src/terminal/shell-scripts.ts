@@ -43,13 +43,7 @@ __ptyhub_precmd() {
   local __ptyhub_status=$?
   local p="\${PWD//%/%25}"
   p="\${p//;/%3B}"; p="\${p//$'\n'/%0A}"; p="\${p//$'\a'/%07}"; p="\${p//$'\e'/%1B}"
-  printf '\033]6973;%s;D;%s;%s\007' "$__ptyhub_nonce" "$__ptyhub_status" "$p"
-  # The prompt at a row's start, as zsh and fish draw it: after output without a final newline,
-  # readline would count its columns from 0 anyway, wrap a long line elsewhere than the terminal,
-  # and the next command's output would land on the echo's last row. A row of blanks wraps to a
-  # fresh row only when the cursor is not at the start (bash has no mark to show, unlike zsh).
-  printf '%*s\r' "\${COLUMNS:-80}" ''
-  printf '\033]6973;%s;A\007' "$__ptyhub_nonce"
+  printf '\033]6973;%s;D;%s;%s\007\033]6973;%s;A\007' "$__ptyhub_nonce" "$__ptyhub_status" "$p" "$__ptyhub_nonce"
   return $__ptyhub_status
 }
 
