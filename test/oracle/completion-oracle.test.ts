@@ -15,10 +15,10 @@
  * per shell. Every kind of line runs in every shell. The bugs the oracle found (issue 21: fish's
  * false `input`, echo leaks from emoji widths and from an SSH host without a locale, end-of-line
  * marks, a line typed after one not yet started) are fixed, with reproductions in
- * known-bugs.test.ts. For a bug not yet fixed, a shell's
- * knownFailing leaves a kind out (PTYHUB_ORACLE_ENABLE=kind,kind or `all` turns it on again), and
- * knownFalseInput / knownEchoLeak tolerate a race, counted and printed; PTYHUB_ORACLE_STRICT=1
- * fails those too.
+ * known-bugs.test.ts. For a bug not yet fixed, a shell's knownFailing leaves a kind out
+ * (PTYHUB_ORACLE_ENABLE=kind,kind or `all` turns it on again), and knownFalseInput / knownEchoLeak
+ * tolerate a race or known finding, counted and printed (bash's echo leak, see BASH_ECHO_LEAK);
+ * PTYHUB_ORACLE_STRICT=1 fails those too.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
