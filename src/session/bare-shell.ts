@@ -76,12 +76,37 @@ export function bareShell(session: Session): ShellFamily | null {
   // (Another sh there is not told from ours: the same family, typed for the same way.)
   const unmarked = session.integration === "marker" && session.phase === "prompt" && !atOurPrompt(session);
   if (session.phase !== "running" && !unmarked) return null;
+  // Our own shell between a command's start and end marks (fish running its fish_postexec handlers
+  // before its prompt event prints the end mark) leads the group in its own tty modes too: that
+  // is not another shell.
+  if (session.phase === "running" && leadsAsHookedShell(session)) return null;
   const family = foregroundShell(session);
   if (!family || (unmarked && family === session.family)) return null;
   if (family === "sh") return session.state() === "prompt" ? family : null;
   const tty = session.backendHandle.ttyModes();
   if (!tty || tty.canonical) return null;
   return session.emulator.bracketedPaste || family === "fish" || session.state() === "prompt" ? family : null;
+}
+
+/**
+ * Per session, the process that led the foreground group at a prompt our hooks drew, with its
+ * arguments then. `exec` keeps the pid but not the arguments (`exec fish` drops our
+ * --init-command), so the pair tells our hooked shell from a bare one exec'd in its place.
+ */
+const hookedShells = new WeakMap<Session, { pid: number; args: string }>();
+
+/** Call at a prompt our hooks drew: the foreground group's leader is the shell with our hooks. */
+export function noteHookedShell(session: Session, leaderPid: number): void {
+  const args = commandArgs(leaderPid);
+  if (args) hookedShells.set(session, { pid: leaderPid, args: args.join("\0") });
+  else hookedShells.delete(session);
+}
+
+/** The foreground group's leader is the shell noted at our prompt, not exec'd since. */
+function leadsAsHookedShell(session: Session): boolean {
+  const hooked = hookedShells.get(session);
+  if (!hooked || session.backendHandle.foregroundGroup?.() !== hooked.pid) return false;
+  return commandArgs(hooked.pid)?.join("\0") === hooked.args;
 }
 
 /** The prompt the cursor sits at was drawn by our PS1: its ready mark is on the cursor's row. */

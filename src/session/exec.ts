@@ -17,6 +17,7 @@ import type { MarkRecord, Session } from "./session.ts";
 import { fetchableFrom, region, rowStart } from "../terminal/output-region.ts";
 import { withoutEcho } from "./echo-items.ts";
 import { awaitInterruptedEnd, ensureReady } from "./ready.ts";
+import { waitFor } from "./wait.ts";
 import { adoptPromptShell, followShell, installHooks } from "./reintegrate.ts";
 import { bareShell } from "./bare-shell.ts";
 import { awaitCompletion, CONTINUATION_HINT, exitCodeOf, viaOf, type Verdict } from "./completion.ts";
@@ -57,6 +58,7 @@ export async function execCommand(
 ): Promise<ExecResult> {
   const t0 = performance.now();
   assertCanExec(session);
+  await awaitUnstartedLine(session, p.timeout_ms, signal);
   await awaitInterruptedEnd(session, p.timeout_ms, signal);
   await followShell(session, p.timeout_ms, signal);
   const release = session.claimExec(clientId);
@@ -80,6 +82,9 @@ export async function execCommand(
         timeoutMs: remaining,
         signal,
       });
+      // Answered before the shell said anything of the line (not even its start, under load or
+      // behind a slow preexec hook): the next call must not type another line at this prompt.
+      if (verdict.kind === "timeout" && session.lastMarkSeq === seq0) unstartedLines.set(session, seq0);
       // The command started a shell of its own (`exec bash`, `bash`): it gets our hooks, and its
       // prompt, where they were typed, is not the command's output.
       const shell = verdict.kind === "input" ? bareShell(session) : null;
@@ -140,6 +145,27 @@ function stillRunningHint(session: string): string {
     `It keeps running in session ${session}: term_read session:${JSON.stringify(session)} waits (wait_ms, up to ` +
     `600000) for its next output and gives its exit code once it ends; term_send keys:["ctrl+c"] stops it.`
   );
+}
+
+/**
+ * Per session, the last mark's number when a term_exec answered `running` before any mark of the
+ * line it typed: the prompt still looks ready, but the shell has that line to run.
+ */
+const unstartedLines = new WeakMap<Session, number>();
+
+/**
+ * A line typed by an earlier term_exec that has not started yet: wait for the shell's next mark
+ * (its start, then claimExec says SESSION_BUSY while it runs), or the timeout. A line typed now
+ * would run after it, and the earlier line's start and end would be taken for its own.
+ */
+async function awaitUnstartedLine(session: Session, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const seq = unstartedLines.get(session);
+  if (seq === undefined) return;
+  // Waited for once: a line the shell never starts (it went to something else) costs one wait.
+  unstartedLines.delete(session);
+  if (session.lastMarkSeq !== seq || session.exit) return;
+  const started = () => (session.lastMarkSeq !== seq || session.exit ? { done: true } : null);
+  await waitFor(session, started, { timeoutMs, signal });
 }
 
 function shellStartedHint(family: string, integrated: boolean): string {

@@ -23,7 +23,7 @@ import { integrationOf, reinstallFor } from "../terminal/shell-reinstall.ts";
 import { PROMPT_QUIET_MS } from "./completion.ts";
 import type { Session } from "./session.ts";
 import { waitFor } from "./wait.ts";
-import { atOurPrompt, bareShell, foregroundShell } from "./bare-shell.ts";
+import { atOurPrompt, bareShell, foregroundShell, noteHookedShell } from "./bare-shell.ts";
 import { rowStart } from "../terminal/output-region.ts";
 import type { Pos } from "../terminal/emulator.ts";
 
@@ -165,7 +165,10 @@ export function adoptPromptShell(session: Session): void {
   if (group !== null && seen?.group === group && seen.family === session.family) return;
   const family = foregroundShell(session, false);
   if (family && family !== session.family) session.adoptShell(family, integrationOf(family));
-  if (group !== null) checkedPromptShell.set(session, { group, family: session.family });
+  if (group !== null) {
+    checkedPromptShell.set(session, { group, family: session.family });
+    noteHookedShell(session, group);
+  }
 }
 
 /** Per session, the foreground group whose shell adoptPromptShell last read, and the family then. */

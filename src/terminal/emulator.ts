@@ -8,11 +8,14 @@
  * and every reader sees a state that is consistent with the bytes received so far.
  */
 import { Terminal, type IBufferLine, type IMarker } from "@xterm/headless";
+import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { RowHistory, type HeadCapture, type Row } from "./history.ts";
 import { BareCrFilter } from "./cr-filter.ts";
 import { StringBound } from "./string-bound.ts";
 import { lineText, xtermCore, type XtermCore } from "./xterm-internals.ts";
 
+/** The Unicode version whose character widths the emulator uses (see the constructor). */
+const UNICODE_VERSION = "11";
 /** xterm's own scrollback: only a staging area between parse pieces, so small. */
 const EMULATOR_SCROLLBACK = 1000;
 /**
@@ -115,6 +118,12 @@ export class Emulator {
       allowProposedApi: true,
       logLevel: "off",
     });
+    // Cell widths as the shells' line editors count them (glibc's and fish's wcwidth: emoji take two
+    // cells), not xterm's default Unicode 6 (one): where they disagree, a line editor's cursor
+    // moves over a wrapped command line land elsewhere than it thinks, and the command's output
+    // is then written over the last row of its echo, which stays in the output.
+    this.xterm.loadAddon(new Unicode11Addon());
+    this.xterm.unicode.activeVersion = UNICODE_VERSION;
     this.core = xtermCore(this.xterm);
     this.history = opts.history ?? new RowHistory();
     this.crFilter = new BareCrFilter(opts.resetLineOnBareCr ?? (() => false));

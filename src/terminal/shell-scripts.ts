@@ -96,11 +96,34 @@ if [[ -n "\${PTYHUB_USER_ZDOTDIR-}" ]]; then export ZDOTDIR; else unset ZDOTDIR;
 unset PTYHUB_USER_ZDOTDIR __ptyhub_zdotdir
 [[ -r "\${ZDOTDIR:-$HOME}/.zshrc" ]] && source "\${ZDOTDIR:-$HOME}/.zshrc"
 
+# zsh marks a last line left without a newline (PROMPT_SP: PROMPT_EOL_MARK, then padding) before
+# its precmd hooks run, so the mark would land before our end mark, in the command's output: with
+# the option off, we draw the same mark ourselves, after the end mark.
+__ptyhub_prompt_sp=
+__ptyhub_take_prompt_sp() {
+  if [[ -o prompt_sp && -o prompt_cr ]]; then __ptyhub_prompt_sp=1; unsetopt prompt_sp; fi
+}
+__ptyhub_take_prompt_sp
+zmodload zsh/terminfo 2>/dev/null
+__ptyhub_eol_mark() {
+  emulate -L zsh -o extendedglob
+  local mark="\${(%)\${PROMPT_EOL_MARK-%B%S%#%s%b}}"
+  local plain="\${mark//$'\e'\[[0-9;?]#[@-~]/}"
+  local w=\${(m)#plain} xn=0
+  [[ "\${terminfo[xenl]-}" == yes ]] && xn=1
+  local pad=$(( COLUMNS - w - !xn ))
+  (( pad < 0 )) && pad=0
+  printf '%s%*s\r%*s\r' "$mark" $pad '' $w ''
+}
 __ptyhub_precmd() {
   local __ptyhub_status=$?
   local p="\${PWD//\%/%25}"
   p="\${p//;/%3B}"; p="\${p//$'\n'/%0A}"; p="\${p//$'\a'/%07}"; p="\${p//$'\e'/%1B}"
-  printf '\033]6973;%s;D;%s;%s\007\033]6973;%s;A\007' "$__ptyhub_nonce" "$__ptyhub_status" "$p" "$__ptyhub_nonce"
+  printf '\033]6973;%s;D;%s;%s\007' "$__ptyhub_nonce" "$__ptyhub_status" "$p"
+  [[ -n "$__ptyhub_prompt_sp" ]] && __ptyhub_eol_mark
+  # A framework turning PROMPT_SP on again later: ours from the next prompt on.
+  __ptyhub_take_prompt_sp
+  printf '\033]6973;%s;A\007' "$__ptyhub_nonce"
 }
 __ptyhub_preexec() {
   printf '\033]6973;%s;C\007' "$__ptyhub_nonce"
@@ -125,17 +148,30 @@ set -g __ptyhub_nonce (command head -n 1 <&3 2>/dev/null)
 function __ptyhub_preexec --on-event fish_preexec
     printf '\e]6973;%s;C\a' $__ptyhub_nonce
 end
+# The end mark right after the command: fish marks a last line left without a newline (its ⏎)
+# after the postexec handlers, before the prompt event, where it would land in the output. A line
+# that runs exit as a command keeps it for the prompt: fish exits after this event, and a command
+# that ends the shell ends by its exit, with no end mark. (An exit inside a function the line
+# calls is not seen here: that command comes back done, with the shell's status, then it exits.)
 function __ptyhub_postexec --on-event fish_postexec
     set -g __ptyhub_status $status
+    string match -qr '(^|[;&|\n(]|\b(and|or|not|begin|else|builtin|command)\s)\s*exit(\s|;|\)|$)' -- $argv
+    and return
+    set -l p (string replace -a '%' '%25' -- $PWD | string replace -a ';' '%3B')
+    printf '\e]6973;%s;D;%s;%s\a' $__ptyhub_nonce $__ptyhub_status "$p"
+    set -e __ptyhub_status
+    set -g __ptyhub_ended 1
 end
 function __ptyhub_prompt --on-event fish_prompt
-    set -l s 0
-    if set -q __ptyhub_status
-        set s $__ptyhub_status
-        set -e __ptyhub_status
+    # No end mark yet (the first prompt, an empty line, a line with exit): it comes with the prompt's.
+    if not set -q __ptyhub_ended
+        set -l s 0
+        set -q __ptyhub_status; and set s $__ptyhub_status
+        set -l p (string replace -a '%' '%25' -- $PWD | string replace -a ';' '%3B')
+        printf '\e]6973;%s;D;%s;%s\a' $__ptyhub_nonce $s "$p"
     end
-    set -l p (string replace -a '%' '%25' -- $PWD | string replace -a ';' '%3B')
-    printf '\e]6973;%s;D;%s;%s\a\e]6973;%s;A\a' $__ptyhub_nonce $s "$p" $__ptyhub_nonce
+    set -e __ptyhub_ended __ptyhub_status
+    printf '\e]6973;%s;A\a' $__ptyhub_nonce
 end
 # The B mark after the user's prompt: wrap fish_prompt (defined by now: config.fish has run).
 if functions -q fish_prompt

@@ -38,6 +38,21 @@ describe.each(shells)("$shell", ({ shell, via }) => {
     expect(slow.output).toBe("late");
     await host.close({ session: shell }, ctx);
   });
+
+  test("a read that waits for a running command's end says how it ended", async () => {
+    const session = `${shell}-read-end`;
+    await host.open({ name: session, command: shell }, ctx);
+    try {
+      // A timeout well inside the sleep: the command is still running when term_exec answers.
+      const r = await host.exec({ ...defaults, session, command: "sleep 0.5; echo late", timeout_ms: 100 }, ctx);
+      expect(r).toMatchObject({ status: "running", exit_code: null });
+      const read = await host.read({ session, mode: "new", wait_ms: 30_000, max_tokens: 4000 }, ctx);
+      expect(read).toMatchObject({ via, state: "prompt" });
+      expect(read.output).toContain("late");
+    } finally {
+      await host.close({ session }, ctx);
+    }
+  });
 });
 
 describe("the user's rc files still load", () => {

@@ -12,8 +12,13 @@
  * a busy machine for each of them.
  *
  * PTYHUB_ORACLE_SEED replays a run (every failure prints it), PTYHUB_ORACLE_CASES sets the lines
- * per shell, PTYHUB_ORACLE_ENABLE=kind,kind (or `all`) turns on kinds left out as known failures
- * below, PTYHUB_ORACLE_STRICT=1 fails the known races that are otherwise counted and printed.
+ * per shell. Every kind of line runs in every shell. The bugs the oracle found (issue 21: fish's
+ * false `input`, echo leaks from emoji widths and from an SSH host without a locale, end-of-line
+ * marks, a line typed after one not yet started) are fixed, with reproductions in
+ * known-bugs.test.ts. For a bug not yet fixed, a shell's knownFailing leaves a kind out
+ * (PTYHUB_ORACLE_ENABLE=kind,kind or `all` turns it on again), and knownFalseInput / knownEchoLeak
+ * tolerate a race or known finding, counted and printed (bash's echo leak, see BASH_ECHO_LEAK);
+ * PTYHUB_ORACLE_STRICT=1 fails those too.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
@@ -48,10 +53,7 @@ const DAEMON_SHARE = 0.2;
 const DAEMON_SHELLS = ["bash", "zsh"];
 /** Cases over SSH, as a share of the cases per shell. */
 const SSH_SHARE = 0.2;
-/**
- * The remote shells run over SSH (PTYHUB_ORACLE_SSH_SHELLS overrides). bash's echo leak (see
- * BASH_ECHO_LEAK) comes about ten times as often over SSH as locally.
- */
+/** The remote shells run over SSH (PTYHUB_ORACLE_SSH_SHELLS overrides). */
 const SSH_SHELLS = (process.env.PTYHUB_ORACLE_SSH_SHELLS ?? "bash,dash").split(",").map((s) => s.trim());
 /** Failures printed in full; the rest are counted. */
 const MAX_REPORTED = 15;
@@ -67,14 +69,16 @@ type KnownFailures = Partial<Record<FragmentKind, string>>;
  * the comparison takes one such line out per background job before comparing.
  */
 const JOB_START = /\[\d+\] \d+(?:\n|$)/;
-const FISH_FALSE_INPUT = "`input via prompt`, no exit code, while the command still runs or before its end mark";
 /**
- * Seen in bash only, about 1 line in 1,000 locally and 1 in 100 over SSH: the command's output is
- * written over the last row of its echoed command line (the cursor back at that row's start), so
- * the echo's tail, or the prompt and line, stay in the output.
+ * Left after the width fixes, bash only: 2 in 2,100 bash lines over three seeds
+ * (PTYHUB_ORACLE_SEED=592733784 bash case 453; PTYHUB_ORACLE_SEED=1 ssh bash case 88). Not a race:
+ * the line before left output without a final newline, bash drew its prompt on that row and
+ * readline counted from column 0 (the form that fails every time is test.failing in
+ * known-bugs.test.ts). Replays: PTYHUB_ORACLE_SEED=1 PTYHUB_ORACLE_CASES=445
+ * PTYHUB_ORACLE_SSH_SHELLS=bash PTYHUB_ORACLE_STRICT=1, `-t "over SSH"` (10 s). The output is
+ * written over the last row of its echoed command line, whose tail stays in the output.
  */
 const BASH_ECHO_LEAK = "a piece of the echoed command line left in the output, the output written over the echo's row";
-const EOL_MARK = "the shell's mark of a partial last line (PROMPT_SP) is kept at the end of the output";
 
 interface ShellUnderTest {
   name: string;
@@ -95,7 +99,7 @@ interface ShellUnderTest {
   knownFalseInput?: string;
   /**
    * A known race of the same sort: a `done` with the right exit code whose output holds a piece of
-   * the echoed command line (see leaksEcho). Counted and printed, not failed, unless strict.
+   * the echoed command line (see leaksEcho). Tolerated like knownFalseInput.
    */
   knownEchoLeak?: string;
 }
@@ -109,29 +113,8 @@ const shells: ShellUnderTest[] = [
     printsJobStart: true,
     knownEchoLeak: BASH_ECHO_LEAK,
   },
-  {
-    name: "zsh",
-    command: "zsh",
-    dialect: "posix",
-    printsJobStart: true,
-    knownFailing: { "no-newline": `${EOL_MARK} (zsh's \`%\`/\`#\`)` },
-  },
-  {
-    name: "fish",
-    command: "fish",
-    dialect: "fish",
-    knownFailing: {
-      "no-newline": `${EOL_MARK} (fish's \`⏎\`)`,
-      // Seen once in 1,500 fish lines (PTYHUB_ORACLE_SEED=592733784, fish case 286): a wrapped
-      // command line with emoji left its last letter before the output. The emulator measures
-      // emoji by Unicode 6 (one cell), fish by wcwidth (two): a suspect, not proven.
-      emoji: "a wrapped command line with emoji: a piece of its echo left in the output (rare)",
-    },
-    // fish itself leads the foreground group, its tty in its own modes, while it waits (`wait`) or
-    // runs its events after the last program (a slow fish_postexec handler shows it every time):
-    // after INPUT_QUIET_MS of quiet output it is taken for a nested bare shell (bare-shell.ts).
-    knownFalseInput: FISH_FALSE_INPUT,
-  },
+  { name: "zsh", command: "zsh", dialect: "posix", knownFailing: {}, printsJobStart: true },
+  { name: "fish", command: "fish", dialect: "fish", knownFailing: {} },
   // dash has no line editor: the tty echoes the line as it is, wrapped where the emulator wraps it.
   { name: "dash", command: "dash", dialect: "posix", knownFailing: {} },
 ];
@@ -207,6 +190,11 @@ const ECHO_PIECE = 8;
  * Whether `got` holds a piece of the command line more often than the oracle's output does: the
  * echo, not the command, put it there (the generated lines print their words, never their syntax).
  */
+/** Either form of a leaked echo (leaksEcho, writtenOverEcho). */
+function echoIn(got: string, expected: string, line: string): boolean {
+  return leaksEcho(got, expected, line) || writtenOverEcho(got, expected, line);
+}
+
 function leaksEcho(got: string, expected: string, line: string): boolean {
   const count = (text: string, piece: string) => text.split(piece).length - 1;
   for (let at = 0; at + ECHO_PIECE <= line.length; at++) {
@@ -216,11 +204,39 @@ function leaksEcho(got: string, expected: string, line: string): boolean {
   return false;
 }
 
+/** A job-start line (see JOB_START) on its own. */
+const JOB_START_LINE = /^\[\d+\] \d+$/;
+
+/**
+ * Whether `got` is the oracle's output written over the last row of the echoed command line: its
+ * first line ends with the tail of the line that the output's first line (or the job-start line
+ * the shell printed) did not cover. Too short a tail for leaksEcho to tell by itself.
+ */
+function writtenOverEcho(got: string, expected: string, line: string): boolean {
+  const nl = got.indexOf("\n");
+  const first = nl < 0 ? got : got.slice(0, nl);
+  const rest = nl < 0 ? "" : got.slice(nl);
+  for (let k = 1; k <= Math.min(first.length, line.length); k++) {
+    if (!line.endsWith(first.slice(first.length - k))) break;
+    const over = first.slice(0, first.length - k).trimEnd();
+    if (over + rest === expected) return true;
+    if (JOB_START_LINE.test(over) && rest.slice(1) === expected) return true;
+  }
+  return false;
+}
+
 /** After a `running` answer: wait until the shell is back at its prompt, so the next case can run. */
 async function settle(driver: Driver): Promise<void> {
   const deadline = performance.now() + SETTLE_MS;
   while (performance.now() < deadline) {
-    if ((await driver.readNew(1000)).state === "prompt") return;
+    if ((await driver.readNew(1000)).state !== "prompt") continue;
+    // The prompt also shows before a line answered `running` has started (its start mark still to
+    // come, on a busy machine): a no-op line tells, SESSION_BUSY while the earlier line runs.
+    try {
+      if ((await driver.exec("true", SETTLE_MS)).status === "done") return;
+    } catch {
+      // Busy: the earlier line runs after all; wait for it as above.
+    }
   }
   // Still not back: stop whatever runs, so one stuck case does not fail all the later ones.
   await driver.interrupt();
@@ -265,8 +281,14 @@ async function runCases(label: string, sh: ShellUnderTest, streamNo: number, dri
     const outputs = `\n  output:   ${JSON.stringify(r.output)}\n  expected: ${JSON.stringify(expected.output)}`;
     if (short) {
       shortTimeouts++;
-      if (r.status === "done") fail(n, c, `early done: timeout ${timeout} ms < sleeps ${c.minMs} ms; ${got}`);
-      else if (r.status !== "running" || r.exit_code !== null || !isPrefixOf(r.output, expected.output)) {
+      if (r.status === "done") {
+        // On a busy machine the call can overrun its short timeout until the line has really ended:
+        // a `done` then is honest if it came no sooner than the sleeps, with the oracle's answer.
+        const exact = r.exit_code === expected.exitCode && r.output === expected.output;
+        if (took < c.minMs || !exact) {
+          fail(n, c, `early done: timeout ${timeout} ms < sleeps ${c.minMs} ms; ${got}${outputs}`);
+        }
+      } else if (r.status !== "running" || r.exit_code !== null || !isPrefixOf(r.output, expected.output)) {
         fail(n, c, `dishonest ${got} (expected running with a prefix of the output)${outputs}`);
       }
       await settle(driver);
@@ -282,7 +304,7 @@ async function runCases(label: string, sh: ShellUnderTest, streamNo: number, dri
       continue;
     }
     const leak = r.status === "done" && r.exit_code === expected.exitCode && r.output !== expected.output;
-    if (sh.knownEchoLeak && !strict && leak && leaksEcho(r.output, expected.output, c.line)) {
+    if (sh.knownEchoLeak && !strict && leak && echoIn(r.output, expected.output, c.line)) {
       known.push(
         `[${label} case ${n}, PTYHUB_ORACLE_SEED=${seed}] known echo leak: ${JSON.stringify(c.line)}${outputs}`,
       );

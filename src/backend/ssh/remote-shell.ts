@@ -86,6 +86,14 @@ shell=$2
 PTYHUB_DIR=$d
 export PTYHUB_DIR
 if [ -r "$d/env" ]; then . "$d/env"; fi
+# ptyhub's terminal is UTF-8. A host that sets no locale (sshd without AcceptEnv or PAM's locale)
+# leaves the shell in POSIX: its line editor then counts a character's bytes as cells, wraps the
+# command line elsewhere than the terminal does, and the output lands on the echo's last row.
+if [ -z "\${LC_ALL-}\${LC_CTYPE-}\${LANG-}" ]; then
+  for l in C.UTF-8 C.utf8 en_US.UTF-8 UTF-8; do
+    if [ "$(LC_ALL=$l locale charmap 2>/dev/null)" = UTF-8 ]; then LC_CTYPE=$l; export LC_CTYPE; break; fi
+  done
+fi
 if [ -r "$d/cwd" ]; then IFS= read -r __ptyhub_cwd < "$d/cwd"; cd -- "$__ptyhub_cwd" || exit 1; unset __ptyhub_cwd; fi
 if [ "$mode" = cmd ]; then
   __ptyhub_cmd=$(cat "$d/cmd")
