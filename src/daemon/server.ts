@@ -9,10 +9,10 @@
  *   holder may remove a leftover socket and bind a new one.
  * - Only our own user: the socket is in a 0700 directory and is itself 0600, and each peer's uid
  *   (SO_PEERCRED / getpeereid) is checked; another uid gets a `fatal` frame and is disconnected.
- *   On Windows the daemon listens on a named pipe (daemon-paths.ts) that libuv creates with the
- *   default security descriptor: full control for the creator owner, LocalSystem and Administrators,
- *   only read access for Everyone, so another user cannot open it for writing and so cannot speak
- *   the protocol. There is no peer uid to check (no SO_PEERCRED twin is wired: that would be
+ *   On Windows the daemon listens on a named pipe (daemon-paths.ts). Bun is given no security
+ *   descriptor for it, so (as with libuv's uv_pipe_bind; not verified on real Windows yet) the
+ *   default one applies: full control for the creator owner, LocalSystem and Administrators, only
+ *   read access for Everyone, so another user cannot open it for writing to speak the protocol. There is no peer uid to check (no SO_PEERCRED twin is wired: that would be
  *   GetNamedPipeClientProcessId and the client's token user through kernel32/advapi32).
  * - Input is serialized per session: each client write (a tool's whole text, or an attached
  *   human's keystrokes) reaches the PTY as one write from this single-threaded loop, so writes from
