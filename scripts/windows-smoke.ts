@@ -2,7 +2,8 @@
 /**
  * The windows-x64 exe on real Windows (the `windows` job of .github/workflows/ci.yml): over stdio,
  * with the real MCP SDK client, a local cmd.exe on a pseudo console — output, exit codes, typed
- * input, resize, close. Wine runs the rest of the smoke on Linux (test/ship/windows.test.ts) but
+ * input, resize, close. Then a persistent cmd.exe in the daemon (its named pipe, its start lock,
+ * a detached process): it outlives the server that opened it, and a new server reads it. Wine runs the rest of the smoke on Linux (test/ship/windows.test.ts) but
  * cannot carry stdio from a Linux pipe, resize or the exact std-handle behaviour: this covers them.
  *
  *   bun scripts/windows-smoke.ts PATH\TO\ptyhub.exe
@@ -20,14 +21,21 @@ if (!exe) {
   process.exit(2);
 }
 
-const client = new Client({ name: "ptyhub-windows-smoke", version: "1.0.0" });
-await client.connect(
-  new StdioClientTransport({
-    command: exe,
-    args: [],
-    env: { ...process.env, PTYHUB_PERSISTENT: "0" } as Record<string, string>,
-  }),
-);
+/** A new server over stdio; closing its client ends that server process. */
+async function connect(persistent: boolean): Promise<Client> {
+  const made = new Client({ name: "ptyhub-windows-smoke", version: "1.0.0" });
+  await made.connect(
+    new StdioClientTransport({
+      command: exe!,
+      args: [],
+      env: { ...process.env, PTYHUB_PERSISTENT: persistent ? "1" : "0" } as Record<string, string>,
+    }),
+  );
+  return made;
+}
+
+// First the in-process sessions (the pseudo console alone), then the daemon's.
+let client = await connect(false);
 
 async function call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const r = (await client.callTool({ name, arguments: args }, undefined, {
@@ -75,6 +83,24 @@ try {
   await call("term_open", { name: "long", command: "cmd.exe" });
   const closed = await call("term_close", { session: "long" });
   check("term_close ends the program", closed.closed === true && closed.exit_code !== null, closed);
+  await client.close();
+
+  client = await connect(true);
+  const kept = await call("term_open", { name: "kept", command: "cmd.exe", persistent: true });
+  check("a persistent session opens in the daemon", kept.persistent === true, kept);
+  await call("term_send", { session: "kept", text: "set KEPT=kept-%OS%", wait_ms: 1000 });
+  await client.close(); // Ends this server process; the daemon and its session stay.
+
+  client = await connect(true);
+  const back = await call("term_send", {
+    session: "kept",
+    text: "echo value=%KEPT%=",
+    until: "value=kept-Windows_NT=",
+  });
+  check("a new server reads the same cmd.exe", back.matched === "value=kept-Windows_NT=", back);
+  await call("term_close", { session: "kept" });
 } finally {
   await client.close();
+  // The daemon outlives this script otherwise.
+  Bun.spawnSync([exe, "daemon", "--stop"], { stdio: ["ignore", "inherit", "inherit"] });
 }

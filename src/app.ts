@@ -30,9 +30,7 @@ export function createApp(config: Config = loadConfig()): App {
     returnMemoryWhenSessionsEnd(made.manager);
     return made;
   });
-  // Windows has no daemon yet (it listens on a Unix socket): sessions live in this process there,
-  // unless term_open asks for persistent ones.
-  const persistentByDefault = config.persistent && process.platform !== "win32";
+  const persistentByDefault = config.persistent;
   const host = new RoutingHost(local, new DaemonHost(), { persistentByDefault });
   return {
     config,

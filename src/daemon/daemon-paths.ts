@@ -8,10 +8,14 @@
  * /tmp, a real directory rather than a symlink someone planted). The log goes in the state
  * directory ($XDG_STATE_HOME/ptyhub/daemon.log). Everything takes an environment so tests (and
  * tools) can address a daemon other than their own process's.
+ *
+ * On Windows the daemon listens on a named pipe, `\\.\pipe\ptyhub-<user>` (Wine 8.0 has no
+ * AF_UNIX, and the pipe namespace needs no directory), and its locks go in a private directory under
+ * the state directory. Who may open the pipe is said by its default DACL (see server.ts).
  */
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { homedir } from "node:os";
+import { homedir, userInfo } from "node:os";
 import { ensurePrivateDir } from "../paths.ts";
 import { AppError } from "../api/errors.ts";
 
@@ -20,6 +24,10 @@ const MAX_SOCKET_PATH = 103;
 /** The system temp dir by its fixed name, as tmux uses it: $TMPDIR differs between environments. */
 const SYSTEM_TMP = "/tmp";
 const SOCKET_NAME = "daemon.sock";
+/** The namespace of Windows named pipes; Bun.listen/Bun.connect take such a path for `unix`. */
+const PIPE_PREFIX = "\\\\.\\pipe\\";
+/** Characters a pipe name may not hold, in a user name that goes into one. */
+const PIPE_NAME_UNSAFE = /[^A-Za-z0-9._-]/g;
 const SOCKET_DIR_HINT =
   "Remove it if another user made it, or set PTYHUB_SOCKET (for every client) to a socket path in a directory " +
   "only you can write, e.g. /run/user/$UID/ptyhub.sock.";
@@ -40,12 +48,21 @@ function uid(): number {
   return typeof process.getuid === "function" ? process.getuid() : 0;
 }
 
-/** The socket path, from PTYHUB_SOCKET or the uid; nothing is created. */
+/** A Windows named pipe rather than a Unix socket file: nothing to unlink, chmod or stat. */
+export function isNamedPipe(path: string): boolean {
+  return path.startsWith(PIPE_PREFIX);
+}
+
+/** The socket path, from PTYHUB_SOCKET or the uid (the user name on Windows); nothing is created. */
 export function resolveSocket(env: Env = process.env): string {
-  return env.PTYHUB_SOCKET || join(SYSTEM_TMP, `ptyhub-${uid()}`, SOCKET_NAME);
+  if (env.PTYHUB_SOCKET) return env.PTYHUB_SOCKET;
+  if (process.platform === "win32") return `${PIPE_PREFIX}ptyhub-${userInfo().username.replace(PIPE_NAME_UNSAFE, "_")}`;
+  return join(SYSTEM_TMP, `ptyhub-${uid()}`, SOCKET_NAME);
 }
 
 export function daemonDir(env: Env = process.env): string {
+  // A pipe lives in no directory: its locks and ledger go in a private one of the state directory.
+  if (isNamedPipe(resolveSocket(env))) return ensurePrivateDir(join(daemonStateDir(env), "daemon"));
   const dir = dirname(resolveSocket(env));
   if (!env.PTYHUB_SOCKET) refusePlanted(dir);
   // XDG_RUNTIME_DIR does not move the daemon's directory (see above): only PTYHUB_SOCKET does.
@@ -78,7 +95,8 @@ export function daemonStateDir(env: Env = process.env): string {
 export function daemonPaths(env: Env = process.env): DaemonPaths {
   const dir = daemonDir(env);
   const socket = resolveSocket(env);
-  if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
+  const pipe = isNamedPipe(socket);
+  if (!pipe && Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
     throw new AppError(
       "DAEMON_UNAVAILABLE",
       `the daemon's socket path is too long for a Unix socket (${Buffer.byteLength(socket)} bytes): ${socket}`,
@@ -90,8 +108,8 @@ export function daemonPaths(env: Env = process.env): DaemonPaths {
     dir,
     socket,
     // Named after the socket: an overriding PTYHUB_SOCKET may share its directory with other sockets.
-    daemonLock: `${socket}.lock`,
-    startLock: `${socket}.start.lock`,
+    daemonLock: pipe ? join(dir, "daemon.lock") : `${socket}.lock`,
+    startLock: pipe ? join(dir, "daemon.start.lock") : `${socket}.start.lock`,
     log: join(daemonStateDir(env), "daemon.log"),
   };
 }

@@ -13,6 +13,7 @@ import { FFIType, ptr } from "bun:ffi";
 import { logger } from "../log.ts";
 import { pidAlive } from "../backend/local/process-tree.ts";
 import { openLibc } from "../util/libc.ts";
+import { tryWindowsLock } from "./windows-lock.ts";
 
 const log = logger("native");
 
@@ -74,6 +75,8 @@ let libc: Libc | null | undefined;
 
 function loadLibc(): Libc | null {
   if (libc !== undefined) return libc;
+  // Windows has no libc with flock or peer credentials: windows-lock.ts, and the pipe's DACL (server.ts).
+  if (process.platform === "win32") return (libc = null);
   try {
     libc = process.platform === "darwin" ? darwinLibc() : linuxLibc();
   } catch (err) {
@@ -107,6 +110,7 @@ export interface Lock {
  * The lock file itself stays; only the lock on it matters.
  */
 export function tryLock(path: string): Lock | null {
+  if (process.platform === "win32") return tryWindowsLock(path);
   const lib = loadLibc();
   if (lib) {
     const fd = openSync(path, fsc.O_RDWR | fsc.O_CREAT, 0o600);

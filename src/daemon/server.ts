@@ -9,6 +9,11 @@
  *   holder may remove a leftover socket and bind a new one.
  * - Only our own user: the socket is in a 0700 directory and is itself 0600, and each peer's uid
  *   (SO_PEERCRED / getpeereid) is checked; another uid gets a `fatal` frame and is disconnected.
+ *   On Windows the daemon listens on a named pipe (daemon-paths.ts). Bun is given no security
+ *   descriptor for it, so (as with libuv's uv_pipe_bind; not verified on real Windows yet) the
+ *   default one applies: full control for the creator owner, LocalSystem and Administrators, only
+ *   read access for Everyone, so another user cannot open it for writing to speak the protocol. There is no peer uid to check (no SO_PEERCRED twin is wired: that would be
+ *   GetNamedPipeClientProcessId and the client's token user through kernel32/advapi32).
  * - Input is serialized per session: each client write (a tool's whole text, or an attached
  *   human's keystrokes) reaches the PTY as one write from this single-threaded loop, so writes from
  *   different clients never interleave inside each other.
@@ -31,6 +36,7 @@ import { Conn } from "./conn.ts";
 import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { peerPid, peerUid, tryLock, type Lock } from "./native.ts";
 import { hostingSession } from "./peer-origin.ts";
+import { isNamedPipe } from "./daemon-paths.ts";
 import type { DaemonPaths } from "./daemon-paths.ts";
 import { ReplayLogs } from "./replay-log.ts";
 import { isHostMethod } from "../api/table.ts";
@@ -196,9 +202,11 @@ export class DaemonServer {
       }
       await Bun.sleep(LOCK_POLL_MS);
     }
+    // A pipe is no file: it ends with the process that made it, and its rights are its DACL's.
+    const pipe = isNamedPipe(paths.socket);
     // We hold the lock, so a socket file left here belongs to a dead daemon.
     try {
-      unlinkSync(paths.socket);
+      if (!pipe) unlinkSync(paths.socket);
     } catch {
       // None.
     }
@@ -226,8 +234,10 @@ export class DaemonServer {
       process.umask(oldMask);
     }
     // umask made it 0600 already; be explicit in case the platform ignores umask for sockets.
-    chmodSync(paths.socket, 0o600);
-    this.socketIno = statSync(paths.socket).ino;
+    if (!pipe) {
+      chmodSync(paths.socket, 0o600);
+      this.socketIno = statSync(paths.socket).ino;
+    }
     const every = this.opts.idleMs > 0 ? Math.max(25, Math.min(WATCH_MS, Math.floor(this.opts.idleMs / 4))) : WATCH_MS;
     this.idleTimer = setInterval(() => this.checkIdle(), every);
     log.info(`daemon ${process.pid} (version ${VERSION}, protocol ${PROTOCOL}) listening on ${paths.socket}`);
@@ -264,7 +274,8 @@ export class DaemonServer {
       }
       // Remove the socket before releasing the lock: after that, the path is the next daemon's.
       try {
-        if (statSync(this.opts.paths.socket).ino === this.socketIno) unlinkSync(this.opts.paths.socket);
+        const { socket } = this.opts.paths;
+        if (!isNamedPipe(socket) && statSync(socket).ino === this.socketIno) unlinkSync(socket);
       } catch {
         // Already gone.
       }

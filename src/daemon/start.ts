@@ -2,7 +2,7 @@
  * Reaching the daemon, starting it on demand without races (tmux's client_connect is the model):
  *
  *   connect ─ok→ done
- *      └ not running → take the start lock (flock; concurrent starters wait on it, retrying the
+ *      └ not running → take the start lock (flock; a pid lock file on Windows; concurrent starters wait on it, retrying the
  *        connect meanwhile, so whoever wins the lock starts the daemon and everyone else just
  *        connects to it) → connect again (someone may have started it while we waited)
  *        → spawn `ptyhub daemon` detached (its own session, stdio to the log) → poll-connect with
@@ -12,6 +12,7 @@
  * daemon` started by hand cannot make two daemons share one socket.
  */
 import { closeSync, openSync, readFileSync } from "node:fs";
+import { parse } from "node:path";
 import { selfCommand } from "../self-command.ts";
 import { AppError } from "../api/errors.ts";
 import { logger } from "../log.ts";
@@ -85,10 +86,14 @@ export async function reachDaemon(opts: ReachOptions): Promise<DaemonClient> {
     const logFd = openSync(paths.log, "a", 0o600);
     let proc: ReturnType<typeof Bun.spawn>;
     try {
-      // detached: setsid, so the daemon is in no terminal's session and outlives its starter.
+      // detached: setsid, so the daemon is in no terminal's session and outlives its starter (on
+      // Windows: DETACHED_PROCESS, no console and not in the starter's process group).
       // The daemon's environment is what its sessions inherit: not the MCP client's credentials.
       const daemonEnv = withoutClientEnv(env, sessionEnvAllow());
-      proc = Bun.spawn(argv, { env: daemonEnv, cwd: "/", detached: true, stdio: ["ignore", logFd, logFd] });
+      // Windows: the root of the starter's drive, so drive-relative paths (`\\x`, `/x`) that tool
+      // calls pass mean to the daemon what they meant to its starter.
+      const cwd = process.platform === "win32" ? parse(process.cwd()).root : "/";
+      proc = Bun.spawn(argv, { env: daemonEnv, cwd, detached: true, stdio: ["ignore", logFd, logFd] });
     } finally {
       closeSync(logFd);
     }

@@ -3,9 +3,9 @@
  * serve, whatever path built it. It once printed nothing at all: in exes built through the
  * Bun.build() API `import.meta.main` is false on Windows (oven-sh/bun#30084).
  *
- * What Wine carries (../shared/notes/windows-under-wine.md): loopback TCP and processes, but no
- * Unix-domain sockets (no daemon: on Windows sessions live in the server unless asked otherwise) and no stdin from a Linux pipe (so MCP
- * runs over Streamable HTTP, not stdio). SSH sessions to a real sshd on 127.0.0.1 are how
+ * What Wine carries (../shared/notes/windows-under-wine.md): loopback TCP, processes and named
+ * pipes (the daemon listens on `\\.\pipe\ptyhub-<user>`: Wine 8.0 has no Unix-domain sockets), but
+ * no stdin from a Linux pipe (so MCP runs over Streamable HTTP, not stdio). SSH sessions to a real sshd on 127.0.0.1 are how
  * Windows users reach their hosts today. Stock Wine 8.0 lacks bcryptprimitives.dll's ProcessPrng,
  * which every Bun exe needs: a 12-line shim (test/ship/wine/bcryptprimitives.c) built with mingw
  * stands in for it in the test's own Wine prefix. Local sessions run on a pseudo console (ConPTY
@@ -74,8 +74,21 @@ async function waitForUrl(stream: ReadableStream<Uint8Array>): Promise<string> {
   }
 }
 
-async function connect(): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
+/** Starts the exe as an MCP server over HTTP on a free port: the process and its URL. */
+async function startServer(): Promise<{ proc: Subprocess<"ignore", "pipe", "pipe">; url: string }> {
+  const proc = Bun.spawn([WINE, exe, "serve", "--http", "--port", "0"], {
+    env,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  // The banner goes to stdout; stderr is drained so the exe never blocks on a full pipe.
+  void new Response(proc.stderr).text();
+  return { proc, url: await waitForUrl(proc.stdout) };
+}
+
+async function connect(at: string = url): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(at), {
     requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
   });
   const client = new Client({ name: "ptyhub-wine-smoke", version: "1.0.0" });
@@ -97,6 +110,9 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
       WINEDEBUG: "-all",
       PTYHUB_HTTP_TOKEN: TOKEN,
     });
+    // isolatedEnv's socket is a Unix-socket path, which Wine 8.0 cannot listen on: the daemon takes
+    // its default named pipe, private to this test's prefix (its own wineserver, its own pipes).
+    delete env.PTYHUB_SOCKET;
     const boot = await runProcess([WINE, "wineboot", "--init"], { env, timeoutMs: PREFIX_TIMEOUT_MS });
     if (boot.code !== 0) throw new Error(`wineboot failed (${boot.code}): ${boot.stderr}`);
     const shim = join(sandbox, "bcryptprimitives.dll");
@@ -116,15 +132,9 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
     identity = await keygen(join(keys, "id_ed25519"));
     sshd = await startSshd({ authorizedKeys: await Bun.file(`${identity}.pub`).text() });
 
-    server = Bun.spawn([WINE, exe, "serve", "--http", "--port", "0"], {
-      env,
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    // The banner goes to stdout; stderr is drained so the exe never blocks on a full pipe.
-    void new Response(server.stderr).text();
-    url = await waitForUrl(server.stdout);
+    const started = await startServer();
+    server = started.proc;
+    url = started.url;
   }, BUILD_TIMEOUT_MS + PREFIX_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -236,6 +246,58 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
         expect(sessions.map((s) => s.session)).not.toContain("long");
       } finally {
         await client.close();
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "a persistent cmd.exe session lives in the daemon: it outlives a killed MCP server",
+    async () => {
+      // Its own server, killed the hard way: nothing it could do on exit keeps the session alive.
+      const first = await startServer();
+      let second: Awaited<ReturnType<typeof startServer>> | undefined;
+      try {
+        const before = await connect(first.url);
+        try {
+          const opened = await call(before, "term_open", { name: "kept", command: "cmd.exe", persistent: true });
+          expect(opened.isError, JSON.stringify(opened.content)).toBeFalsy();
+          const typed = await call(before, "term_send", {
+            session: "kept",
+            text: "set KEPT=kept-%OS%",
+            wait_ms: 1000,
+          });
+          expect(typed.isError, JSON.stringify(typed.content)).toBeFalsy();
+        } finally {
+          await before.close();
+        }
+        first.proc.kill("SIGKILL");
+        await first.proc.exited;
+
+        second = await startServer();
+        const after = await connect(second.url);
+        try {
+          const list = await call(after, "term_list", {});
+          const sessions = (list.structuredContent as { sessions: Record<string, unknown>[] }).sessions;
+          expect(sessions.find((x) => x.session === "kept")).toMatchObject({ alive: true, persistent: true });
+          // The variable set before the kill is still in the same cmd.exe.
+          const read = await call(after, "term_send", {
+            session: "kept",
+            text: "echo value=%KEPT%=",
+            until: "value=kept-Windows_NT=",
+            wait_ms: 30_000,
+          });
+          expect(read.structuredContent).toMatchObject({ matched: "value=kept-Windows_NT=" });
+          const closed = await call(after, "term_close", { session: "kept" });
+          expect(closed.structuredContent).toMatchObject({ session: "kept", closed: true });
+        } finally {
+          await after.close();
+        }
+      } finally {
+        first.proc.kill("SIGKILL");
+        second?.proc.kill("SIGKILL");
+        await Promise.all([first.proc.exited, second?.proc.exited]);
+        // The daemon is a Wine process of the prefix: afterAll's `wineserver -k` ends it.
       }
     },
     TEST_TIMEOUT_MS,

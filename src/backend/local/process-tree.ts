@@ -43,12 +43,18 @@ function readStat(pid: string | number): ProcStat | null {
   };
 }
 
+/** processStartTime's answer for a live pid on Windows, where its start time is not read. */
+const WINDOWS_LIVE_PID = "live";
+
 /**
  * What tells process `pid` apart from a later process given the same pid: its start time (Linux:
  * ticks since boot from /proc; elsewhere `ps`'s start time). Null when no such (live) process
  * exists.
  */
 export function processStartTime(pid: number): string | null {
+  // Windows has no `ps` (spawning it throws): a live pid there is told by nothing more than being
+  // alive, as for a ledger of an older version (orphans.ts). A job object ends a session's tree.
+  if (process.platform === "win32") return pidAlive(pid) ? WINDOWS_LIVE_PID : null;
   if (process.platform === "linux") {
     const st = readStat(pid);
     return st && st.state !== "Z" && st.state !== "X" ? String(st.startTicks) : null;
@@ -128,6 +134,7 @@ export function signalNumber(name: string): number | undefined {
 
 /** Live (non-zombie) processes whose session id is `sid`. */
 export function sessionMembers(sid: number): number[] {
+  if (process.platform === "win32") return []; // No POSIX sessions, and no `ps` to ask.
   if (process.platform === "linux") {
     const out: number[] = [];
     let entries: string[];
