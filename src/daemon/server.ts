@@ -475,7 +475,9 @@ export class DaemonServer {
     const ctx: CallContext = {
       clientId: typeof f.ctx?.clientId === "string" && f.ctx.clientId ? f.ctx.clientId : `client-${c.serial}`,
       signal: ac.signal,
-      elicit: f.ctx?.elicit ? (message, schema) => this.elicit(c, f.id, ac.signal, message, schema) : undefined,
+      elicit: f.ctx?.elicit
+        ? (message, schema, options) => this.elicit(c, f.id, ac.signal, message, schema, options?.secret)
+        : undefined,
     };
     // Cursors the call moves commit when the client acknowledges the result (delivery.ts).
     const ticket = new DeliveryTicket();
@@ -533,6 +535,7 @@ export class DaemonServer {
     signal: AbortSignal,
     message: string,
     schema: Record<string, unknown>,
+    secret: boolean | undefined,
   ): Promise<ElicitAnswer> {
     if (c.conn.closed) return Promise.reject(new AppError("ELICITATION_UNSUPPORTED", "the client went away", ""));
     const id = this.nextElicit++;
@@ -552,7 +555,7 @@ export class DaemonServer {
           reject(e);
         },
       });
-      c.conn.send({ type: "elicit", id, call, message, schema });
+      c.conn.send({ type: "elicit", id, call, message, schema, ...(secret ? { secret } : {}) });
     });
   }
 

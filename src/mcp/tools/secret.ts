@@ -20,13 +20,21 @@ export const termSecret = defineTool({
       const why = "this MCP client cannot ask the human for input (no elicitation support)";
       throw new AppError("ELICITATION_UNSUPPORTED", why, typeItYourself);
     }
-    const answer = await ctx.elicit(args.prompt ?? `A secret for terminal session '${args.session}'`, {
-      type: "object",
-      properties: {
-        secret: { type: "string", title: "Secret", description: "Typed into the terminal; never shown to the model." },
+    const answer = await ctx.elicit(
+      args.prompt ?? `A secret for terminal session '${args.session}'`,
+      {
+        type: "object",
+        properties: {
+          secret: {
+            type: "string",
+            title: "Secret",
+            description: "Typed into the terminal; never shown to the model.",
+          },
+        },
+        required: ["secret"],
       },
-      required: ["secret"],
-    });
+      { secret: true },
+    );
     const secret = answer.content?.secret;
     // Clients in non-interactive mode (claude -p, codex exec) decline or cancel every request on
     // the human's behalf: the way forward is the same as without elicitation.
