@@ -6,9 +6,13 @@
  * have given. A `term_exec` that stops at a password, yes/no or pager prompt becomes
  * `input_required` with a form for the human; the answer (`tasks/update`) is typed into the
  * session, a password as a secret (redacted, never in a result or the audit trail), and the task
- * follows the command on. `tasks/cancel` sends ctrl+c to the session's foreground job.
+ * follows the command on. A question the call itself asks the human (a guard confirmation, the
+ * only elicitation a task's tools make) becomes `input_required` with that question's own form,
+ * and its `tasks/update` answer goes back to the call. `tasks/cancel` sends ctrl+c to the
+ * session's foreground job.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Elicit, ElicitResult } from "../../api/elicit.ts";
 import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
 import { DEFAULT_SESSION } from "../../session/session-id.ts";
@@ -53,11 +57,21 @@ interface Live {
   controller: AbortController;
   /** The prompt the task waits at, while input_required. */
   question: Question | null;
+  /** The call's own question to the human (its elicitation), while input_required. */
+  asking: Asking | null;
+}
+
+/** An elicitation the running call waits on; answered by tasks/update. */
+interface Asking {
+  message: string;
+  schema: Record<string, unknown>;
+  resolve(answer: ElicitResult): void;
 }
 
 type Outcome = { ok: true; output: Record<string, unknown>; result: CallToolResult } | { ok: false; error: unknown };
 
 const WINDOW_PASSED = Symbol("inline window passed");
+const HUMAN_ASKED = Symbol("the call asks the human");
 
 export class ToolTasks {
   private readonly store = new TaskStore();
@@ -70,7 +84,22 @@ export class ToolTasks {
   async start(call: CheckedCall, ctx: ToolContext, client: ClientProfile, settings: TaskSettings): Promise<Started> {
     const controller = new AbortController();
     const startedAt = Date.now();
-    const running: Promise<Outcome> = runCheckedCall(call, { ...ctx, signal: controller.signal }, client).then(
+    // The new era has no server-initiated requests: the call's questions wait for the task's
+    // inputRequests. One asked within the inline window makes the call a task at once.
+    let live: Live | null = null;
+    let early: Asking | null = null;
+    let humanAsked!: () => void;
+    const asked = new Promise<typeof HUMAN_ASKED>((resolve) => (humanAsked = () => resolve(HUMAN_ASKED)));
+    const elicit: Elicit = (message, schema) =>
+      new Promise<ElicitResult>((resolve) => {
+        const asking: Asking = { message, schema, resolve };
+        if (live) this.ask(live, asking);
+        else {
+          early = asking;
+          humanAsked();
+        }
+      });
+    const running: Promise<Outcome> = runCheckedCall(call, { ...ctx, elicit, signal: controller.signal }, client).then(
       (r) => ({ ok: true, ...r }),
       (error: unknown) => ({ ok: false, error }),
     );
@@ -78,9 +107,9 @@ export class ToolTasks {
     const window = new Promise<typeof WINDOW_PASSED>((resolve) => {
       timer = setTimeout(() => resolve(WINDOW_PASSED), settings.inlineMs);
     });
-    const first = await Promise.race([running, window]);
+    const first = await Promise.race([running, window, asked]);
     clearTimeout(timer);
-    if (first !== WINDOW_PASSED && questionOf(call, first) === null)
+    if (first !== WINDOW_PASSED && first !== HUMAN_ASKED && questionOf(call, first) === null)
       return { kind: "inline", result: first.ok ? first.result : toolError(call.tool.name, first.error, client) };
 
     const session = sessionOf(call);
@@ -88,12 +117,14 @@ export class ToolTasks {
       { ttlMs: settings.ttlMs, pollIntervalMs: settings.pollIntervalMs },
       `${call.tool.name} runs in the background in session ${session}; its result comes when it ends`,
     );
-    const live: Live = { task, call, client, ctx, session, startedAt, controller, question: null };
+    const started: Live = { task, call, client, ctx, session, startedAt, controller, question: null, asking: null };
+    live = started;
     this.store.add(task);
-    this.live.set(task.id, live);
+    this.live.set(task.id, started);
     log.info(`task ${task.id}: ${call.tool.name} in ${session} moved to the background`);
-    if (first === WINDOW_PASSED) void running.then((o) => this.settle(live, o));
-    else this.settle(live, first);
+    if (first === WINDOW_PASSED || first === HUMAN_ASKED) void running.then((o) => this.settle(started, o));
+    else this.settle(started, first);
+    if (early) this.ask(started, early);
     return { kind: "task", snapshot: task.snapshot() };
   }
 
@@ -114,10 +145,36 @@ export class ToolTasks {
     return task.snapshot();
   }
 
+  /** The call asks the human (a guard confirmation): the task waits with that question's own form. */
+  private ask(live: Live, asking: Asking): void {
+    if (live.task.ended) return asking.resolve({ action: "cancel" });
+    live.asking = asking;
+    // A cancelled task, or one nobody answered within its ttl, answers its open question "cancel":
+    // the call ends as when a human dismisses it, and does not hold the session forever.
+    const dismiss = () => {
+      if (live.asking !== asking) return;
+      live.asking = null;
+      asking.resolve({ action: "cancel" });
+    };
+    live.controller.signal.addEventListener("abort", dismiss, { once: true });
+    setTimeout(dismiss, live.task.timing.ttlMs).unref();
+    live.task.update({
+      status: "input_required",
+      statusMessage: `waiting for the human's answer in session ${live.session}`,
+      inputRequests: {
+        [QUESTION_KEY]: {
+          method: "elicitation/create",
+          params: { mode: "form", message: asking.message, requestedSchema: asking.schema },
+        },
+      },
+    });
+    log.info(`task ${live.task.id}: the call asks the human`);
+  }
+
   /** tasks/update: types the human's answer to the question the task waits at, and follows the command on. */
   async answer(id: string, responses: Record<string, unknown>): Promise<void> {
     const live = this.known(id);
-    if (live.task.status !== "input_required" || live.question === null)
+    if (live.task.status !== "input_required" || (live.question === null && live.asking === null))
       throw new AppError(
         "INVALID_ARGUMENT",
         `task ${id} is ${live.task.status}, not waiting for input`,
@@ -130,10 +187,22 @@ export class ToolTasks {
         `tasks/update for ${id} needs inputResponses.${QUESTION_KEY} = {action, content}`,
         'Answer the inputRequests key "answer" with an elicitation result.',
       );
+    const content = isRecord(response.content) ? response.content : {};
+    if (live.asking) {
+      const asking = live.asking;
+      live.asking = null;
+      live.task.update({
+        status: "working",
+        statusMessage: `answered; ${live.call.tool.name} goes on in ${live.session}`,
+      });
+      const action = response.action === "accept" || response.action === "decline" ? response.action : "cancel";
+      asking.resolve(action === "accept" ? { action, content } : { action });
+      return;
+    }
     const question = live.question;
+    if (question === null) return;
     live.question = null;
     live.task.update({ status: "working", statusMessage: `answer typed into session ${live.session}` });
-    const content = isRecord(response.content) ? response.content : {};
     void this.follow(live, typedAnswer(question, response.action, content[QUESTION_KEY]));
   }
 
