@@ -196,6 +196,7 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       pollIntervalMs: app.config.task_poll_interval_ms,
       ttlMs: app.config.task_ttl_ms,
     },
+    secretPageTtlMs: isLoopbackHost(opts.host) ? app.config.secret_page_ttl_ms : undefined,
     taskSessions: new Map(),
   };
 

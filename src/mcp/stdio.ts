@@ -48,6 +48,7 @@ export async function runStdioServer(): Promise<void> {
             pollIntervalMs: app.config.task_poll_interval_ms,
             ttlMs: app.config.task_ttl_ms,
           },
+          secretPageTtlMs: app.config.secret_page_ttl_ms,
         },
         send,
       ),

@@ -21,6 +21,8 @@ import { type CheckedCall, renderOutput, runCheckedCall, toolDefs, toolError } f
 import type { ClientProfile } from "../client-profile.ts";
 import type { ToolContext } from "../tool.ts";
 import { type InputRequest, Task, type TaskSnapshot, TaskStore } from "./task-store.ts";
+import { openSecretPage, type SecretPage } from "../secret-page/one-time-page.ts";
+import { randomUUID } from "node:crypto";
 import type { TaskSettings } from "./settings.ts";
 
 const log = logger("tasks");
@@ -59,6 +61,10 @@ interface Live {
   question: Question | null;
   /** The call's own question to the human (its elicitation), while input_required. */
   asking: Asking | null;
+  /** How long a password prompt's one-time page lives; undefined: the client gets a form. */
+  secretPageTtlMs: number | undefined;
+  /** The one-time page a password prompt waits on (URL mode), while it is open. */
+  page: SecretPage | null;
 }
 
 /** An elicitation the running call waits on; answered by tasks/update. */
@@ -117,7 +123,10 @@ export class ToolTasks {
       { ttlMs: settings.ttlMs, pollIntervalMs: settings.pollIntervalMs },
       `${call.tool.name} runs in the background in session ${session}; its result comes when it ends`,
     );
-    const started: Live = { task, call, client, ctx, session, startedAt, controller, question: null, asking: null };
+    const started: Live = {
+      ...{ task, call, client, ctx, session, startedAt, controller },
+      ...{ question: null, asking: null, secretPageTtlMs: settings.secretPageTtlMs, page: null },
+    };
     live = started;
     this.store.add(task);
     this.live.set(task.id, started);
@@ -199,6 +208,13 @@ export class ToolTasks {
       asking.resolve(action === "accept" ? { action, content } : { action });
       return;
     }
+    if (live.page) {
+      // URL mode: "accept" only says the human opens the page; the password comes from the page.
+      if (response.action === "accept")
+        live.task.update({ status: "working", statusMessage: `waiting for the password on ptyhub's one-time page` });
+      else live.page.close();
+      return;
+    }
     const question = live.question;
     if (question === null) return;
     live.question = null;
@@ -224,6 +240,7 @@ export class ToolTasks {
       log.warn(`task ${id}: ctrl+c to ${live.session} failed: ${clip(String(err))}`);
     }
     live.controller.abort();
+    live.page?.close();
     this.live.delete(id);
     return live.task.snapshot();
   }
@@ -243,19 +260,64 @@ export class ToolTasks {
   private settle(live: Live, outcome: Outcome): void {
     const question = questionOf(live.call, outcome);
     if (question !== null && outcome.ok) {
-      live.question = question;
-      const changed = live.task.update({
-        status: "input_required",
-        statusMessage: `waiting at a ${question} prompt in session ${live.session}`,
-        inputRequests: { [QUESTION_KEY]: inputRequest(question, promptLine(outcome.output), live.session) },
-      });
-      if (changed) log.info(`task ${live.task.id}: waits for the human (${question})`);
+      this.waitAtPrompt(live, question, outcome.output);
       return;
     }
     const result = outcome.ok ? outcome.result : toolError(live.call.tool.name, outcome.error, live.client);
     const changed = live.task.update({ status: "completed", statusMessage: completionLine(live, outcome), result });
     if (changed) log.info(`task ${live.task.id}: completed`);
     this.live.delete(live.task.id);
+  }
+
+  /**
+   * The command waits at a prompt a human can answer: the task becomes input_required with a form,
+   * or, for a password when the client offers URL mode, with ptyhub's one-time page: the password
+   * typed there goes into the session without passing through tasks/update (the client).
+   */
+  private waitAtPrompt(live: Live, question: Question, output: Record<string, unknown>): void {
+    live.question = question;
+    const prompt = promptLine(output);
+    let request = inputRequest(question, prompt, live.session);
+    if (question === "password" && live.secretPageTtlMs !== undefined) {
+      const page = openSecretPage({
+        message: request.params.message,
+        fields: [{ key: QUESTION_KEY, title: "Password", description: "Typed into the session, then Enter." }],
+        ttlMs: live.secretPageTtlMs,
+      });
+      live.page = page;
+      void page.answer.then((values) => this.pageAnswered(live, page, values));
+      request = {
+        method: "elicitation/create",
+        params: {
+          mode: "url",
+          elicitationId: randomUUID(),
+          url: page.url,
+          message:
+            `${request.params.message} Open this one-time ptyhub page on this computer and type it there: it goes ` +
+            "straight to the terminal, never through this client or the AI agent.",
+        },
+      };
+    }
+    const changed = live.task.update({
+      status: "input_required",
+      statusMessage: `waiting at a ${question} prompt in session ${live.session}`,
+      inputRequests: { [QUESTION_KEY]: request },
+    });
+    if (changed) log.info(`task ${live.task.id}: waits for the human (${question}${live.page ? ", on its page" : ""})`);
+  }
+
+  /** The one-time page was used (values) or closed unanswered (null: declined, expired or cancelled). */
+  private pageAnswered(live: Live, page: SecretPage, values: Record<string, string> | null): void {
+    if (live.page !== page || live.task.ended) return;
+    live.page = null;
+    live.question = null;
+    const secret = values?.[QUESTION_KEY];
+    live.task.update({
+      status: "working",
+      statusMessage:
+        secret !== undefined ? `password typed into session ${live.session}` : `no password given: ctrl+c sent`,
+    });
+    void this.follow(live, secret !== undefined ? { secret } : { keys: ["ctrl+c"] });
   }
 
   /** After an answer: types it, then waits as term_send does for the command to end or ask again. */
@@ -292,12 +354,7 @@ export class ToolTasks {
     // A send result has `state` but no `status`: another prompt makes the task ask again.
     const state = outcome.ok ? outcome.output.state : null;
     if (outcome.ok && typeof state === "string" && QUESTIONS.has(state)) {
-      live.question = state as Question;
-      live.task.update({
-        status: "input_required",
-        statusMessage: `waiting at a ${state} prompt in session ${live.session}`,
-        inputRequests: { [QUESTION_KEY]: inputRequest(live.question, promptLine(outcome.output), live.session) },
-      });
+      this.waitAtPrompt(live, state as Question, outcome.output);
       return;
     }
     const result = outcome.ok ? outcome.result : toolError("term_send", outcome.error, live.client);

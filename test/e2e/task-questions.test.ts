@@ -1,13 +1,15 @@
 /**
- * A guard question in a call that runs as an MCP Task (issue 26): the 2026-07-28 era has no
- * server-initiated elicitation, so the guard's question becomes the task's `input_required`
- * (`inputRequests`), and the human's answer through `tasks/update` decides. Before, the guard
- * refused at once as for a client that cannot ask ("Nobody was asked").
+ * Questions for the human in a call that runs as an MCP Task (issue 26). The 2026-07-28 era has no
+ * server-initiated elicitation: a guard question becomes the task's `input_required`
+ * (`inputRequests`) and the `tasks/update` answer decides (before, the guard refused at once,
+ * "Nobody was asked"). A password prompt, for a client that offers URL-mode elicitation, is asked
+ * on ptyhub's one-time loopback page, so the password never passes through `tasks/update`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { NewEraClient } from "../helpers/mcp-2026.ts";
+import { stopDaemon } from "../helpers/mcp.ts";
 
 const ENV = { PTYHUB_SHELL: "/bin/bash", PTYHUB_PERSISTENT: "0", PTYHUB_TASK_INLINE_MS: "1500" };
 const dir = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "task-guard-"));
@@ -88,3 +90,66 @@ describe("guard questions as task inputRequests", () => {
     expect(tables(db)).toBe("t");
   });
 });
+
+for (const persistent of [false, true]) {
+  describe(`a password prompt in a task, URL-mode client, ${persistent ? "daemon" : "in-process"} session`, () => {
+    const SECRET = `task-url-${crypto.randomUUID().slice(0, 8)}`;
+    let urlClient: NewEraClient;
+    beforeAll(() => {
+      const env = { ...ENV, PTYHUB_PERSISTENT: persistent ? "1" : "0" };
+      urlClient = new NewEraClient({ env, tasks: true, elicitation: { form: {}, url: {} } });
+    });
+    afterAll(async () => {
+      await urlClient.close();
+      if (persistent) await stopDaemon();
+    });
+
+    /** Starts a command that reads a password; returns its task id and the page it asks on. */
+    async function passwordTask(): Promise<{ taskId: string; url: string; seen: unknown[] }> {
+      const command = `read -s -p 'Password: ' pw; echo; echo "len=\${#pw}"`;
+      const first = await urlClient.result("tools/call", { name: "term_exec", arguments: { command } });
+      const asked = first.status === "input_required" ? first : await urlClient.untilSettled(first.taskId);
+      expect(asked.status).toBe("input_required");
+      const q = asked.inputRequests.answer;
+      expect(q.params.mode).toBe("url");
+      expect(q.params.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/secret\/[A-Za-z0-9_-]{43}$/);
+      expect(q.params.message).toContain("Password:");
+      return { taskId: first.taskId, url: q.params.url, seen: [first, asked] };
+    }
+
+    test("the human types it on ptyhub's page; the task completes; the client never carries it", async () => {
+      const { taskId, url, seen } = await passwordTask();
+      seen.push(await urlClient.result("tasks/update", { taskId, inputResponses: { answer: { action: "accept" } } }));
+      const posted = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: new URL(url).origin },
+        body: new URLSearchParams({ answer: SECRET }).toString(),
+      });
+      expect(posted.status).toBe(200);
+      const done = await urlClient.untilSettled(taskId);
+      seen.push(done);
+      expect(done.status).toBe("completed");
+      expect(done.result.content[0].text).toContain(`len=${SECRET.length}`);
+      expect(JSON.stringify(seen)).not.toContain(SECRET);
+      // Used once.
+      const again = await fetch(url, { method: "POST", body: "answer=x" }).then(
+        (r) => r.status,
+        () => 0,
+      );
+      expect(again === 0 || again >= 400).toBe(true);
+    });
+
+    test("declined: the page closes and the command is interrupted", async () => {
+      const { taskId, url } = await passwordTask();
+      await urlClient.result("tasks/update", { taskId, inputResponses: { answer: { action: "decline" } } });
+      const done = await urlClient.untilSettled(taskId);
+      expect(done.status).toBe("completed");
+      expect(done.result.content[0].text).not.toContain("len=");
+      const status = await fetch(url).then(
+        (r) => r.status,
+        () => 0,
+      );
+      expect(status === 0 || status >= 400).toBe(true);
+    });
+  });
+}
