@@ -156,7 +156,10 @@ export class ToolTasks {
 
   /** The call asks the human (a guard confirmation): the task waits with that question's own form. */
   private ask(live: Live, asking: Asking): void {
-    if (live.task.ended) return asking.resolve({ action: "cancel" });
+    if (live.task.ended) {
+      asking.resolve({ action: "cancel" });
+      return;
+    }
     live.asking = asking;
     // A cancelled task, or one nobody answered within its ttl, answers its open question "cancel":
     // the call ends as when a human dismisses it, and does not hold the session forever.
