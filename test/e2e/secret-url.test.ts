@@ -178,6 +178,7 @@ describe("term_secret over URL-mode elicitation", () => {
     expect(r.isError).toBe(true);
     const err = (r.structuredContent as { error: { code: string; message: string; hint: string } }).error;
     expect(err.code).toBe("ELICITATION_UNSUPPORTED");
+    expect(err.message).toContain("one-time page expired unused");
     expect(err.hint).toContain("ptyhub attach late");
     expect(pageUrl).not.toBe("");
     expect(await refused(fetch(pageUrl))).toBe(true);

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ElicitResult } from "../../api/elicit.ts";
+import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
 import { openSecretPage } from "./one-time-page.ts";
 import type { SecretField } from "./page-html.ts";
@@ -56,7 +57,12 @@ export async function elicitOnSecretPage(
     const values = await page.answer;
     if (values === null) {
       log.info(`secret page ${elicitationId} closed unanswered (expired or cancelled)`);
-      return { action: "cancel" };
+      if (opts.signal?.aborted) return { action: "cancel" };
+      // Said as it is: an answer "cancel" would read as if the human had dismissed the question.
+      throw new AppError(
+        "ELICITATION_UNSUPPORTED",
+        `nobody typed the secret: ptyhub's one-time page expired unused after ${Math.round(opts.ttlMs / 1000)} s`,
+      );
     }
     // Tells the client it may close its "waiting for the page" display; a failure changes nothing.
     await server
