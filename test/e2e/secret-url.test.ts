@@ -21,12 +21,19 @@ const URL_CAPABILITIES = { elicitation: { form: {}, url: {} } };
 // Made at run time, so that no source or compiled file holds it and any file that does leaked it.
 const SECRET = `url-mode-${randomBytes(9).toString("base64url")}`;
 /** The program: reads a hidden line, then proves what it got without printing it. */
-const PROGRAM = [
-  "import getpass, hashlib",
-  "s = getpass.getpass('Password: ')",
-  "print('got', len(s), hashlib.sha256(s.encode()).hexdigest()[:16], flush=True)",
-  "input()",
-].join("\n");
+const PROGRAM =
+  "python3 -c \"import getpass, hashlib; s = getpass.getpass('Password: '); " +
+  "print('got', len(s), hashlib.sha256(s.encode()).hexdigest()[:16], flush=True); input()\"";
+
+/** Opens a shell session and starts the program in it; returns once it asks for the password. */
+async function atPasswordPrompt(
+  call: (name: string, args: Record<string, unknown>) => Promise<unknown>,
+  session: string,
+): Promise<void> {
+  await call("term_open", { name: session, command: "bash", args: ["--norc"] });
+  // term_send waits for output newer than itself: the prompt the program prints after this line.
+  await call("term_send", { session, text: PROGRAM, until: "Password:", wait_ms: 20_000 });
+}
 
 const servers: McpHandle[] = [];
 afterAll(async () => {
@@ -136,8 +143,7 @@ describe("term_secret over URL-mode elicitation", () => {
       expect(r.isError).toBeFalsy();
       return r.structuredContent as Record<string, any>;
     };
-    await call("term_open", { name: "pw", command: "python3", args: ["-c", PROGRAM] });
-    await call("term_read", { session: "pw", until: "Password: ", wait_ms: 20_000 });
+    await atPasswordPrompt(call, "pw");
     const typed = await call("term_secret", { session: "pw", prompt: "sudo password for the test" });
     expect(typed).toMatchObject({ session: "pw", sent: true, action: "accept" });
     await pageUsed;
@@ -171,8 +177,7 @@ describe("term_secret over URL-mode elicitation", () => {
       if (req.params.mode === "url") pageUrl = req.params.url;
       return { action: "accept" };
     });
-    await s.call("term_open", { name: "late", command: "python3", args: ["-c", PROGRAM] });
-    await s.call("term_read", { session: "late", until: "Password: ", wait_ms: 20_000 });
+    await atPasswordPrompt(s.call, "late");
     // The human never opens the page: the call ends when it expires.
     const r = await s.raw("term_secret", { session: "late" });
     expect(r.isError).toBe(true);
@@ -195,8 +200,7 @@ describe("term_secret over URL-mode elicitation", () => {
       asked.push(req.params);
       return { action: "accept", content: { secret: SECRET } };
     });
-    await s.call("term_open", { name: "form", command: "python3", args: ["-c", PROGRAM] });
-    await s.call("term_read", { session: "form", until: "Password: ", wait_ms: 20_000 });
+    await atPasswordPrompt(s.call, "form");
     expect((await s.call("term_secret", { session: "form" })).sent).toBe(true);
     const read = await s.call("term_read", { session: "form", until: "got \\d+", wait_ms: 20_000 });
     expect(read.output).toContain(`got ${SECRET.length}`);

@@ -40,9 +40,10 @@ describe("term_secret over HTTP, URL mode", () => {
         }
         return { action: "accept" };
       });
-      const program = "read -r -s -p 'Password: ' p; echo; echo \"len=${#p}\"; sleep 30";
-      await okTool(a.client, "term_open", { name: "hp", command: "bash", args: ["--norc", "-c", program] });
-      await okTool(a.client, "term_read", { session: "hp", until: "Password: ", wait_ms: 20_000 });
+      const program = "read -r -s -p 'Password: ' p; echo; echo \"len=${#p}\"";
+      await okTool(a.client, "term_open", { name: "hp", command: "bash", args: ["--norc"] });
+      // term_send waits for output newer than itself: the prompt the line prints.
+      await okTool(a.client, "term_send", { session: "hp", text: program, until: "Password:", wait_ms: 20_000 });
       const typed = await callTool(a.client, "term_secret", { session: "hp" });
       expect(typed.isError).toBe(false);
       expect(await Promise.all(posted)).toEqual([200]);
