@@ -122,6 +122,12 @@ describe("term_secret over URL-mode elicitation", () => {
       expect((await post(url, { secret: "evil" }, { "Sec-Fetch-Site": "cross-site" })).status).toBe(403);
       const cors = await fetch(url, { method: "OPTIONS", headers: { Origin: "http://evil.example" } });
       expect(cors.headers.get("access-control-allow-origin")).toBeNull();
+      // A program inside a ptyhub session (the agent's own) cannot answer for the human.
+      const curl =
+        `curl -s -o /dev/null -w 'code=%{http_code}\\n' -X POST -H 'Origin: ${new URL(url).origin}' ` +
+        `-H 'Content-Type: application/x-www-form-urlencoded' --data 'secret=from-a-session' '${url}'`;
+      const inside = await s.call("term_exec", { command: curl });
+      expect(inside.output).toContain("code=403");
       const sent = await post(url, { secret: SECRET });
       expect(sent.status).toBe(200);
       await sent.text();

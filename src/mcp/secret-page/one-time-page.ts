@@ -9,9 +9,13 @@
  * a submission must come from the page itself (Origin / Sec-Fetch-Site), never cross-origin (no
  * CORS headers are ever sent, and the page's CSP lets nothing load or run); the first valid
  * submission is the only one: the server then stops, as it does when the page expires unanswered.
+ * A program running inside a ptyhub session is refused (issue 23 item 4: the agent's own programs
+ * must not answer for the human), found as the HTTP server finds it (http-peer.ts).
  * Nothing it receives is logged.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { Server } from "bun";
+import { HttpPeers } from "../http-peer.ts";
 import { donePage, formPage, PAGE_CSP, refusedPage, type SecretField } from "./page-html.ts";
 
 /** Random bytes in the token: 256 bits, as unguessable as the HTTP server's bearer token. */
@@ -99,8 +103,12 @@ export function openSecretPage(opts: SecretPageOptions): SecretPage {
 
   // Known once the server listens (port 0 picks the port).
   let host = "";
-  const serve = (req: Request): Response | Promise<Response> => {
+  let peers: HttpPeers | null = null;
+  const serve = (req: Request, srv: Server<undefined>): Response | Promise<Response> => {
     const url = new URL(req.url);
+    if ((peers?.sessionOf(srv.requestIP(req)) ?? null) !== null) {
+      return html(403, refusedPage("Programs running inside ptyhub's terminal sessions cannot use this page."));
+    }
     // The Host header too: a page reached by another name (DNS rebinding) is not this page.
     if (req.headers.get("host") !== host) return html(421, refusedPage("Wrong host."));
     if (!url.pathname.startsWith(PATH_PREFIX) || !sameToken(url.pathname.slice(PATH_PREFIX.length), tokenBytes)) {
@@ -113,6 +121,7 @@ export function openSecretPage(opts: SecretPageOptions): SecretPage {
   };
   const server = Bun.serve({ hostname: LOOPBACK, port: 0, maxRequestBodySize: MAX_BODY_BYTES, fetch: serve });
   host = `${LOOPBACK}:${server.port}`;
+  peers = new HttpPeers(server.port ?? 0);
   const expiry = setTimeout(close, opts.ttlMs);
   return { url: `http://${host}${PATH_PREFIX}${token}`, answer, close };
 }
