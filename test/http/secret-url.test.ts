@@ -35,7 +35,10 @@ describe("term_secret over HTTP, URL mode", () => {
               method: "POST",
               headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: new URL(url).origin },
               body: new URLSearchParams({ secret: SECRET }).toString(),
-            }).then(async (r) => (await r.text(), r.status)),
+            }).then(async (r) => {
+              await r.text();
+              return r.status;
+            }),
           );
         }
         return { action: "accept" };
