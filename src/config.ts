@@ -79,6 +79,11 @@ export const ConfigSchema = z.strictObject({
   task_poll_interval_ms: z.number().int().min(250).max(30_000).default(1000),
   /** How long a task's result (or its question) is kept after its last change. */
   task_ttl_ms: z.number().int().min(1000).max(86_400_000).default(1_800_000),
+  /**
+   * How long ptyhub's one-time secret page (URL-mode elicitation for term_secret and SSH
+   * passphrases) waits for the human before it expires.
+   */
+  secret_page_ttl_ms: z.number().int().min(1000).max(3_600_000).default(600_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -102,6 +107,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   PTYHUB_TASK_INLINE_MS: "task_inline_ms",
   PTYHUB_TASK_POLL_INTERVAL_MS: "task_poll_interval_ms",
   PTYHUB_TASK_TTL_MS: "task_ttl_ms",
+  PTYHUB_SECRET_PAGE_TTL_MS: "secret_page_ttl_ms",
 };
 
 const BOOLEAN_KEYS = new Set<keyof Config>(["persistent", "reduce"]);

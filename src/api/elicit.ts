@@ -10,5 +10,19 @@ export interface ElicitResult {
   content?: Record<string, unknown>;
 }
 
+/** How to ask. */
+export interface ElicitOptions {
+  /**
+   * The answer is a secret (a password, passphrase, token): where the client supports URL-mode
+   * elicitation, the human types it on ptyhub's own one-time page instead of into the client's
+   * form, so it never passes through the MCP client (src/mcp/secret-page).
+   */
+  secret?: boolean;
+}
+
 /** Asks the human, through the MCP client, to fill in `schema` (MCP elicitation). */
-export type Elicit = (message: string, schema: Record<string, unknown>) => Promise<ElicitResult>;
+export type Elicit = (
+  message: string,
+  schema: Record<string, unknown>,
+  options?: ElicitOptions,
+) => Promise<ElicitResult>;

@@ -420,7 +420,7 @@ export class DaemonClient {
       return;
     }
     try {
-      const result = await elicit(f.message, f.schema);
+      const result = await elicit(f.message, f.schema, { secret: f.secret === true });
       this.conn.send({ type: "elicit_result", id: f.id, result });
     } catch (err) {
       const e =

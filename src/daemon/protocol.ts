@@ -101,6 +101,8 @@ const elicitFrame = z.object({
   call: z.number().int(),
   message: z.string(),
   schema: z.record(z.string(), z.unknown()),
+  /** The answer is a secret (ElicitOptions.secret): the client may ask for it on its one-time page. */
+  secret: z.boolean().optional(),
 });
 export type ElicitFrame = z.infer<typeof elicitFrame>;
 

@@ -486,7 +486,9 @@ export class DaemonServer {
     const ctx: CallContext = {
       clientId: typeof f.ctx?.clientId === "string" && f.ctx.clientId ? f.ctx.clientId : `client-${c.serial}`,
       signal: ac.signal,
-      elicit: f.ctx?.elicit ? (message, schema) => this.elicit(c, f.id, ac.signal, message, schema) : undefined,
+      elicit: f.ctx?.elicit
+        ? (message, schema, options) => this.elicit(c, f.id, ac.signal, message, schema, options?.secret)
+        : undefined,
       ...(f.ctx?.noElicitWhy ? { noElicitWhy: f.ctx.noElicitWhy } : {}),
     };
     // Cursors the call moves commit when the client acknowledges the result (delivery.ts).
@@ -545,6 +547,7 @@ export class DaemonServer {
     signal: AbortSignal,
     message: string,
     schema: Record<string, unknown>,
+    secret: boolean | undefined,
   ): Promise<ElicitAnswer> {
     if (c.conn.closed) return Promise.reject(new AppError("ELICITATION_UNSUPPORTED", "the client went away", ""));
     const id = this.nextElicit++;
@@ -564,7 +567,7 @@ export class DaemonServer {
           reject(e);
         },
       });
-      c.conn.send({ type: "elicit", id, call, message, schema });
+      c.conn.send({ type: "elicit", id, call, message, schema, ...(secret ? { secret } : {}) });
     });
   }
 

@@ -21,7 +21,7 @@ import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
 import { bearerMatches } from "./http-token.ts";
 import { HttpPeers } from "./http-peer.ts";
-import { createGuard, type RequestGuard } from "./http-guard.ts";
+import { createGuard, isLoopbackHost, type RequestGuard } from "./http-guard.ts";
 import { classifyMessage } from "./invalid-request.ts";
 import { answerNewEra, newEraBody } from "./era/http-new-era.ts";
 import type { NewEraOptions } from "./era/new-era-server.ts";
@@ -142,6 +142,8 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       host: app.host,
       clientId: () => `http:${server.getClientVersion()?.name ?? "mcp"}:${id}`,
       resultForm: app.config.result_form,
+      // The secret page is on this machine's loopback: offered only to clients that share it.
+      secretPageTtlMs: isLoopbackHost(opts.host) ? app.config.secret_page_ttl_ms : undefined,
     });
     const entry: McpSession = { server, transport, lastActive: Date.now(), streams: 0 };
     return entry;
@@ -194,6 +196,7 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       pollIntervalMs: app.config.task_poll_interval_ms,
       ttlMs: app.config.task_ttl_ms,
     },
+    secretPageTtlMs: isLoopbackHost(opts.host) ? app.config.secret_page_ttl_ms : undefined,
     taskSessions: new Map(),
   };
 

@@ -19,6 +19,7 @@ import { toolsForForm } from "./listing.ts";
 import { clientProfile, type ClientProfile, type ResultFormSetting } from "./client-profile.ts";
 import { OnDemandSchemaValidator } from "./schema-validator.ts";
 import { callTool, preloadToolDefs } from "./call-tool.ts";
+import { elicitOnSecretPage } from "./secret-page/url-elicit.ts";
 
 const log = logger("mcp");
 
@@ -31,6 +32,11 @@ export const INSTRUCTIONS =
   'mode:"history". ' +
   "Never put passwords in tool arguments: use term_secret.";
 
+/** Added to a secret asked in a form: the human should know it passes through their MCP client. */
+const FORM_FALLBACK_NOTE =
+  "(Form fallback: this client cannot open ptyhub's one-time secret page, so what you type here passes " +
+  "through the MCP client on its way to the terminal. It is never shown to the AI agent.)";
+
 export interface ServerOptions {
   host: SessionHost;
   clientId?: () => string;
@@ -38,6 +44,11 @@ export interface ServerOptions {
   resultForm?: ResultFormSetting;
   /** Settles once the answer to request `id` is written out (the transport's; see CallContext.delivered). */
   delivered?: (id: string | number) => Promise<void>;
+  /**
+   * How long ptyhub's one-time secret page lives (URL-mode elicitation, src/mcp/secret-page).
+   * Absent: secrets are asked in forms only (a client that may not share this machine's loopback).
+   */
+  secretPageTtlMs?: number;
 }
 
 export function createMcpServer(opts: ServerOptions): Server {
@@ -67,9 +78,17 @@ export function createMcpServer(opts: ServerOptions): Server {
       signal: extra.signal,
       delivered: opts.delivered?.(extra.requestId),
       elicit: caps?.elicitation
-        ? async (message, requestedSchema) => {
+        ? async (message, requestedSchema, options) => {
+            // A secret goes on ptyhub's own page where the client can send the human there (SPEC: term_secret).
+            if (options?.secret && caps.elicitation?.url && opts.secretPageTtlMs !== undefined) {
+              return elicitOnSecretPage(server, message, requestedSchema, {
+                ttlMs: opts.secretPageTtlMs,
+                signal: extra.signal,
+              });
+            }
+            const shown = options?.secret ? `${message}\n\n${FORM_FALLBACK_NOTE}` : message;
             // Checked, not cast: a schema that came from the daemon is only known to be a record.
-            const params = ElicitRequestFormParamsSchema.safeParse({ message, requestedSchema });
+            const params = ElicitRequestFormParamsSchema.safeParse({ message: shown, requestedSchema });
             if (!params.success) throw new Error(`not an elicitation form schema: ${params.error.message}`);
             const r = await server.elicitInput(params.data, { signal: extra.signal });
             return { action: r.action, content: r.content as Record<string, unknown> | undefined };

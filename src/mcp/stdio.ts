@@ -31,6 +31,8 @@ export async function runStdioServer(): Promise<void> {
     clientId: () => clientLabel(server.getClientVersion()),
     resultForm: app.config.result_form,
     delivered: (id) => lines.delivered(id),
+    // stdio: the client runs on this machine, so its human can open a loopback page.
+    secretPageTtlMs: app.config.secret_page_ttl_ms,
   });
   const lines = new StdioLineTransport();
   const transport = new EraRouter(
@@ -46,6 +48,7 @@ export async function runStdioServer(): Promise<void> {
             pollIntervalMs: app.config.task_poll_interval_ms,
             ttlMs: app.config.task_ttl_ms,
           },
+          secretPageTtlMs: app.config.secret_page_ttl_ms,
         },
         send,
       ),

@@ -14,6 +14,8 @@ export interface NewEraOptions {
   clientName?: string;
   /** Declare the tasks extension on every request (as interactive Claude Code does). */
   tasks?: boolean;
+  /** The elicitation capability declared; default forms only. */
+  elicitation?: Record<string, unknown>;
 }
 
 type Message = Record<string, any>;
@@ -42,7 +44,7 @@ export class NewEraClient {
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
       "io.modelcontextprotocol/clientInfo": { name: this.opts.clientName ?? "ptyhub-tests", version: "1.0.0" },
       "io.modelcontextprotocol/clientCapabilities": {
-        elicitation: { form: {} },
+        elicitation: this.opts.elicitation ?? { form: {} },
         ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
       },
     };

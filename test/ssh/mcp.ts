@@ -29,6 +29,8 @@ export interface McpOptions {
   env?: Record<string, string | undefined>;
   /** Answers elicitation requests; without it the client does not declare the capability. */
   elicit?: (req: ElicitRequest["params"]) => ElicitResult | Promise<ElicitResult>;
+  /** The client's capabilities; default: elicitation (forms) when `elicit` is given. */
+  capabilities?: Record<string, unknown>;
 }
 
 export async function startMcp(opts: McpOptions = {}): Promise<Mcp> {
@@ -40,7 +42,7 @@ export async function startMcp(opts: McpOptions = {}): Promise<Mcp> {
   const log: string[] = [];
   const client = new Client(
     { name: "ptyhub-ssh-test", version: "0" },
-    { capabilities: opts.elicit ? { elicitation: {} } : {} },
+    { capabilities: opts.capabilities ?? (opts.elicit ? { elicitation: {} } : {}) },
   );
   const elicitations: ElicitRequest["params"][] = [];
   if (opts.elicit) {

@@ -357,6 +357,47 @@ describe.skipIf(!enabled)("ssh sessions", () => {
     expect(r.error?.hint).toMatch(/ptyhub attach/);
   }, 40_000);
 
+  test("encrypted key, URL-mode client: the passphrase is typed on ptyhub's page, never sent to the client", async () => {
+    const pages: string[] = [];
+    const typed: Promise<number>[] = [];
+    // The human opens the page the client was given and types the passphrase there.
+    const typeOnPage = async (url: string): Promise<number> => {
+      const form = await fetch(url);
+      expect(await form.text()).toContain('name="passphrase"');
+      const r = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: new URL(url).origin },
+        body: new URLSearchParams({ passphrase: PASSPHRASE }).toString(),
+      });
+      await r.text();
+      return r.status;
+    };
+    const human = await startMcp({
+      capabilities: { elicitation: { form: {}, url: {} } },
+      elicit: (req) => {
+        if (req.mode === "url") {
+          pages.push(req.url);
+          typed.push(typeOnPage(req.url));
+        }
+        return { action: "accept" };
+      },
+    });
+    try {
+      const r = await open(human, keyOnly({ identity_file: keys.enc }), { name: "enc-url" });
+      expect(r.error).toBeNull();
+      expect(await Promise.all(typed)).toEqual([200]);
+      expect(human.elicitations.map((e) => e.mode)).toEqual(["url"]);
+      expect(human.elicitations[0]!.message).toContain("id_enc");
+      expect(pages[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/secret\//);
+      const e = await human.call("term_exec", { session: "enc-url", command: "echo in" });
+      expect(e.data.output).toBe("in");
+      expect(human.transcript()).not.toContain(PASSPHRASE);
+      expect(JSON.stringify(human.elicitations)).not.toContain(PASSPHRASE);
+    } finally {
+      await human.close();
+    }
+  }, 40_000);
+
   test("password login (keyboard-interactive) through elicitation", async () => {
     if (!user) return;
     const human = await startMcp({

@@ -29,6 +29,7 @@ export const taskStartInput = z.strictObject({
     inlineMs: z.number().int().min(0).max(600_000),
     pollIntervalMs: z.number().int().min(250).max(30_000),
     ttlMs: z.number().int().min(1000).max(86_400_000),
+    secretPageTtlMs: z.number().int().min(1000).max(3_600_000).optional(),
   }),
   /** Where term_exec's default session starts, as for exec (the caller's cwd and environment). */
   defaults: z

@@ -199,17 +199,21 @@ class FileKeyAgent extends BaseAgent<ParsedKey> {
     for (let attempt = 1; attempt <= HUMAN_ATTEMPTS && !this.shared.declined; attempt++) {
       const again = attempt > 1 ? " (wrong passphrase, try again)" : "";
       const answer = await this.shared.humanWait(
-        this.shared.elicit(`Passphrase for the SSH key ${display(id.path)}, to log in to ${this.who}${again}`, {
-          type: "object",
-          properties: {
-            passphrase: {
-              type: "string",
-              title: "Passphrase",
-              description: "Used to decrypt the key locally; never shown to the model.",
+        this.shared.elicit(
+          `Passphrase for the SSH key ${display(id.path)}, to log in to ${this.who}${again}`,
+          {
+            type: "object",
+            properties: {
+              passphrase: {
+                type: "string",
+                title: "Passphrase",
+                description: "Used to decrypt the key locally; never shown to the model.",
+              },
             },
+            required: ["passphrase"],
           },
-          required: ["passphrase"],
-        }),
+          { secret: true },
+        ),
       );
       const passphrase = answer.content?.passphrase;
       if (answer.action !== "accept" || typeof passphrase !== "string") {
@@ -273,11 +277,15 @@ async function answerPrompts(
     .join(" — ");
   const again = attempt > 1 ? " (login failed, try again)" : "";
   const answer = await shared.humanWait(
-    shared.elicit!(`SSH login to ${who}${header ? `: ${header}` : ""}${again}`, {
-      type: "object",
-      properties,
-      required: keys,
-    }),
+    shared.elicit!(
+      `SSH login to ${who}${header ? `: ${header}` : ""}${again}`,
+      {
+        type: "object",
+        properties,
+        required: keys,
+      },
+      { secret: true },
+    ),
   );
   if (answer.action !== "accept") {
     shared.declined = true;
@@ -358,17 +366,21 @@ export function authHandler(host: ResolvedHost, shared: AuthShared, report: Auth
       if (passwordTries === 1) report.tried.push("password");
       const again = passwordTries > 1 ? " (login failed, try again)" : "";
       const answer = await shared.humanWait(
-        shared.elicit(`Password for SSH login to ${who}${again}`, {
-          type: "object",
-          properties: {
-            password: {
-              type: "string",
-              title: "Password",
-              description: "Sent to the SSH server; never shown to the model.",
+        shared.elicit(
+          `Password for SSH login to ${who}${again}`,
+          {
+            type: "object",
+            properties: {
+              password: {
+                type: "string",
+                title: "Password",
+                description: "Sent to the SSH server; never shown to the model.",
+              },
             },
+            required: ["password"],
           },
-          required: ["password"],
-        }),
+          { secret: true },
+        ),
       );
       const password = answer.content?.password;
       if (answer.action !== "accept" || typeof password !== "string") {

@@ -506,8 +506,8 @@ export async function connectSsh(p: SshParams, o: ConnectOptions = {}): Promise<
   if (o.elicit) {
     const ask = o.elicit;
     // A question that fails (the client timed out, went away) counts as no answer, said in the error.
-    shared.elicit = (message, schema) =>
-      ask(message, schema).catch((err: Error) => {
+    shared.elicit = (message, schema, options) =>
+      ask(message, schema, options).catch((err: Error) => {
         shared.unanswered = err.message;
         return { action: "cancel" as const };
       });

@@ -68,6 +68,11 @@ export interface NewEraOptions {
   resultForm?: ResultFormSetting;
   tasks: TaskSettings;
   /**
+   * How long ptyhub's one-time secret page lives, for clients that offer URL-mode elicitation.
+   * Absent: password prompts are asked in forms only (a client that may not share this loopback).
+   */
+  secretPageTtlMs?: number;
+  /**
    * Task id → session, shared by every NewEraServer of the process (HTTP makes one per request);
    * absent: one of its own.
    */
@@ -224,7 +229,7 @@ export class NewEraServer {
         tool: name,
         args,
         client,
-        settings: this.opts.tasks,
+        settings: this.taskSettings(meta),
         defaults: { cwd: process.cwd(), env: forwardedEnv() },
       },
       ctx,
@@ -235,6 +240,14 @@ export class NewEraServer {
       return { resultType: "task", ...started.snapshot };
     }
     return complete(isObject(started.result) ? started.result : {});
+  }
+
+  /** The task settings for one request: with the secret page when its client can send the human there. */
+  private taskSettings(meta: RequestMeta): TaskSettings {
+    const elicitation = meta.capabilities.elicitation;
+    const url = isObject(elicitation) && isObject(elicitation.url);
+    const ttl = this.opts.secretPageTtlMs;
+    return url && ttl !== undefined ? { ...this.opts.tasks, secretPageTtlMs: ttl } : this.opts.tasks;
   }
 
   /** A task's id and, if this server started it, its session (for routing); else the default host (the daemon). */

@@ -13,4 +13,10 @@ export interface TaskSettings {
   pollIntervalMs: number;
   /** How long an ended (or waiting) task is kept after its last change. */
   ttlMs: number;
+  /**
+   * Set when the request's client offers URL-mode elicitation and shares this machine's loopback:
+   * a password prompt is then asked on ptyhub's one-time page (src/mcp/secret-page), which lives
+   * this long, instead of in a form.
+   */
+  secretPageTtlMs?: number;
 }

@@ -13,7 +13,9 @@ export type TaskStatus = "working" | "input_required" | "completed" | "failed" |
 /** A question for the human, as `inputRequests` carries it (an elicitation form, MRTR style). */
 export interface InputRequest {
   method: "elicitation/create";
-  params: { mode: "form"; message: string; requestedSchema: Record<string, unknown> };
+  params:
+    | { mode: "form"; message: string; requestedSchema: Record<string, unknown> }
+    | { mode: "url"; message: string; url: string; elicitationId: string };
 }
 
 /** What `tasks/get` shows of a task (timestamps as ISO strings, as Claude Code reads them). */

@@ -6,9 +6,13 @@
  * have given. A `term_exec` that stops at a password, yes/no or pager prompt becomes
  * `input_required` with a form for the human; the answer (`tasks/update`) is typed into the
  * session, a password as a secret (redacted, never in a result or the audit trail), and the task
- * follows the command on. `tasks/cancel` sends ctrl+c to the session's foreground job.
+ * follows the command on. A question the call itself asks the human (a guard confirmation, the
+ * only elicitation a task's tools make) becomes `input_required` with that question's own form,
+ * and its `tasks/update` answer goes back to the call. `tasks/cancel` sends ctrl+c to the
+ * session's foreground job.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Elicit, ElicitResult } from "../../api/elicit.ts";
 import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
 import { DEFAULT_SESSION } from "../../session/session-id.ts";
@@ -17,6 +21,8 @@ import { type CheckedCall, renderOutput, runCheckedCall, toolDefs, toolError } f
 import type { ClientProfile } from "../client-profile.ts";
 import type { ToolContext } from "../tool.ts";
 import { type InputRequest, Task, type TaskSnapshot, TaskStore } from "./task-store.ts";
+import { openSecretPage, type SecretPage } from "../secret-page/one-time-page.ts";
+import { randomUUID } from "node:crypto";
 import type { TaskSettings } from "./settings.ts";
 
 const log = logger("tasks");
@@ -53,11 +59,25 @@ interface Live {
   controller: AbortController;
   /** The prompt the task waits at, while input_required. */
   question: Question | null;
+  /** The call's own question to the human (its elicitation), while input_required. */
+  asking: Asking | null;
+  /** How long a password prompt's one-time page lives; undefined: the client gets a form. */
+  secretPageTtlMs: number | undefined;
+  /** The one-time page a password prompt waits on (URL mode), while it is open. */
+  page: SecretPage | null;
+}
+
+/** An elicitation the running call waits on; answered by tasks/update. */
+interface Asking {
+  message: string;
+  schema: Record<string, unknown>;
+  resolve(answer: ElicitResult): void;
 }
 
 type Outcome = { ok: true; output: Record<string, unknown>; result: CallToolResult } | { ok: false; error: unknown };
 
 const WINDOW_PASSED = Symbol("inline window passed");
+const HUMAN_ASKED = Symbol("the call asks the human");
 
 export class ToolTasks {
   private readonly store = new TaskStore();
@@ -70,7 +90,22 @@ export class ToolTasks {
   async start(call: CheckedCall, ctx: ToolContext, client: ClientProfile, settings: TaskSettings): Promise<Started> {
     const controller = new AbortController();
     const startedAt = Date.now();
-    const running: Promise<Outcome> = runCheckedCall(call, { ...ctx, signal: controller.signal }, client).then(
+    // The new era has no server-initiated requests: the call's questions wait for the task's
+    // inputRequests. One asked within the inline window makes the call a task at once.
+    let live: Live | null = null;
+    let early: Asking | null = null;
+    let humanAsked!: () => void;
+    const asked = new Promise<typeof HUMAN_ASKED>((resolve) => (humanAsked = () => resolve(HUMAN_ASKED)));
+    const elicit: Elicit = (message, schema) =>
+      new Promise<ElicitResult>((resolve) => {
+        const asking: Asking = { message, schema, resolve };
+        if (live) this.ask(live, asking);
+        else {
+          early = asking;
+          humanAsked();
+        }
+      });
+    const running: Promise<Outcome> = runCheckedCall(call, { ...ctx, elicit, signal: controller.signal }, client).then(
       (r) => ({ ok: true, ...r }),
       (error: unknown) => ({ ok: false, error }),
     );
@@ -78,9 +113,9 @@ export class ToolTasks {
     const window = new Promise<typeof WINDOW_PASSED>((resolve) => {
       timer = setTimeout(() => resolve(WINDOW_PASSED), settings.inlineMs);
     });
-    const first = await Promise.race([running, window]);
+    const first = await Promise.race([running, window, asked]);
     clearTimeout(timer);
-    if (first !== WINDOW_PASSED && questionOf(call, first) === null)
+    if (first !== WINDOW_PASSED && first !== HUMAN_ASKED && questionOf(call, first) === null)
       return { kind: "inline", result: first.ok ? first.result : toolError(call.tool.name, first.error, client) };
 
     const session = sessionOf(call);
@@ -88,12 +123,17 @@ export class ToolTasks {
       { ttlMs: settings.ttlMs, pollIntervalMs: settings.pollIntervalMs },
       `${call.tool.name} runs in the background in session ${session}; its result comes when it ends`,
     );
-    const live: Live = { task, call, client, ctx, session, startedAt, controller, question: null };
+    const started: Live = {
+      ...{ task, call, client, ctx, session, startedAt, controller },
+      ...{ question: null, asking: null, secretPageTtlMs: settings.secretPageTtlMs, page: null },
+    };
+    live = started;
     this.store.add(task);
-    this.live.set(task.id, live);
+    this.live.set(task.id, started);
     log.info(`task ${task.id}: ${call.tool.name} in ${session} moved to the background`);
-    if (first === WINDOW_PASSED) void running.then((o) => this.settle(live, o));
-    else this.settle(live, first);
+    if (first === WINDOW_PASSED || first === HUMAN_ASKED) void running.then((o) => this.settle(started, o));
+    else this.settle(started, first);
+    if (early) this.ask(started, early);
     return { kind: "task", snapshot: task.snapshot() };
   }
 
@@ -114,10 +154,39 @@ export class ToolTasks {
     return task.snapshot();
   }
 
+  /** The call asks the human (a guard confirmation): the task waits with that question's own form. */
+  private ask(live: Live, asking: Asking): void {
+    if (live.task.ended) {
+      asking.resolve({ action: "cancel" });
+      return;
+    }
+    live.asking = asking;
+    // A cancelled task, or one nobody answered within its ttl, answers its open question "cancel":
+    // the call ends as when a human dismisses it, and does not hold the session forever.
+    const dismiss = () => {
+      if (live.asking !== asking) return;
+      live.asking = null;
+      asking.resolve({ action: "cancel" });
+    };
+    live.controller.signal.addEventListener("abort", dismiss, { once: true });
+    setTimeout(dismiss, live.task.timing.ttlMs).unref();
+    live.task.update({
+      status: "input_required",
+      statusMessage: `waiting for the human's answer in session ${live.session}`,
+      inputRequests: {
+        [QUESTION_KEY]: {
+          method: "elicitation/create",
+          params: { mode: "form", message: asking.message, requestedSchema: asking.schema },
+        },
+      },
+    });
+    log.info(`task ${live.task.id}: the call asks the human`);
+  }
+
   /** tasks/update: types the human's answer to the question the task waits at, and follows the command on. */
   async answer(id: string, responses: Record<string, unknown>): Promise<void> {
     const live = this.known(id);
-    if (live.task.status !== "input_required" || live.question === null)
+    if (live.task.status !== "input_required" || (live.question === null && live.asking === null))
       throw new AppError(
         "INVALID_ARGUMENT",
         `task ${id} is ${live.task.status}, not waiting for input`,
@@ -130,10 +199,29 @@ export class ToolTasks {
         `tasks/update for ${id} needs inputResponses.${QUESTION_KEY} = {action, content}`,
         'Answer the inputRequests key "answer" with an elicitation result.',
       );
+    const content = isRecord(response.content) ? response.content : {};
+    if (live.asking) {
+      const asking = live.asking;
+      live.asking = null;
+      live.task.update({
+        status: "working",
+        statusMessage: `answered; ${live.call.tool.name} goes on in ${live.session}`,
+      });
+      const action = response.action === "accept" || response.action === "decline" ? response.action : "cancel";
+      asking.resolve(action === "accept" ? { action, content } : { action });
+      return;
+    }
+    if (live.page) {
+      // URL mode: "accept" only says the human opens the page; the password comes from the page.
+      if (response.action === "accept")
+        live.task.update({ status: "working", statusMessage: `waiting for the password on ptyhub's one-time page` });
+      else live.page.close();
+      return;
+    }
     const question = live.question;
+    if (question === null) return;
     live.question = null;
     live.task.update({ status: "working", statusMessage: `answer typed into session ${live.session}` });
-    const content = isRecord(response.content) ? response.content : {};
     void this.follow(live, typedAnswer(question, response.action, content[QUESTION_KEY]));
   }
 
@@ -155,6 +243,7 @@ export class ToolTasks {
       log.warn(`task ${id}: ctrl+c to ${live.session} failed: ${clip(String(err))}`);
     }
     live.controller.abort();
+    live.page?.close();
     this.live.delete(id);
     return live.task.snapshot();
   }
@@ -174,19 +263,64 @@ export class ToolTasks {
   private settle(live: Live, outcome: Outcome): void {
     const question = questionOf(live.call, outcome);
     if (question !== null && outcome.ok) {
-      live.question = question;
-      const changed = live.task.update({
-        status: "input_required",
-        statusMessage: `waiting at a ${question} prompt in session ${live.session}`,
-        inputRequests: { [QUESTION_KEY]: inputRequest(question, promptLine(outcome.output), live.session) },
-      });
-      if (changed) log.info(`task ${live.task.id}: waits for the human (${question})`);
+      this.waitAtPrompt(live, question, outcome.output);
       return;
     }
     const result = outcome.ok ? outcome.result : toolError(live.call.tool.name, outcome.error, live.client);
     const changed = live.task.update({ status: "completed", statusMessage: completionLine(live, outcome), result });
     if (changed) log.info(`task ${live.task.id}: completed`);
     this.live.delete(live.task.id);
+  }
+
+  /**
+   * The command waits at a prompt a human can answer: the task becomes input_required with a form,
+   * or, for a password when the client offers URL mode, with ptyhub's one-time page: the password
+   * typed there goes into the session without passing through tasks/update (the client).
+   */
+  private waitAtPrompt(live: Live, question: Question, output: Record<string, unknown>): void {
+    live.question = question;
+    const prompt = promptLine(output);
+    let request = inputRequest(question, prompt, live.session);
+    if (question === "password" && live.secretPageTtlMs !== undefined) {
+      const page = openSecretPage({
+        message: request.params.message,
+        fields: [{ key: QUESTION_KEY, title: "Password", description: "Typed into the session, then Enter." }],
+        ttlMs: live.secretPageTtlMs,
+      });
+      live.page = page;
+      void page.answer.then((values) => this.pageAnswered(live, page, values));
+      request = {
+        method: "elicitation/create",
+        params: {
+          mode: "url",
+          elicitationId: randomUUID(),
+          url: page.url,
+          message:
+            `${request.params.message} Open this one-time ptyhub page on this computer and type it there: it goes ` +
+            "straight to the terminal, never through this client or the AI agent.",
+        },
+      };
+    }
+    const changed = live.task.update({
+      status: "input_required",
+      statusMessage: `waiting at a ${question} prompt in session ${live.session}`,
+      inputRequests: { [QUESTION_KEY]: request },
+    });
+    if (changed) log.info(`task ${live.task.id}: waits for the human (${question}${live.page ? ", on its page" : ""})`);
+  }
+
+  /** The one-time page was used (values) or closed unanswered (null: declined, expired or cancelled). */
+  private pageAnswered(live: Live, page: SecretPage, values: Record<string, string> | null): void {
+    if (live.page !== page || live.task.ended) return;
+    live.page = null;
+    live.question = null;
+    const secret = values?.[QUESTION_KEY];
+    live.task.update({
+      status: "working",
+      statusMessage:
+        secret !== undefined ? `password typed into session ${live.session}` : `no password given: ctrl+c sent`,
+    });
+    void this.follow(live, secret !== undefined ? { secret } : { keys: ["ctrl+c"] });
   }
 
   /** After an answer: types it, then waits as term_send does for the command to end or ask again. */
@@ -225,12 +359,7 @@ export class ToolTasks {
     // A send result has `state` but no `status`: another prompt makes the task ask again.
     const state = outcome.ok ? outcome.output.state : null;
     if (outcome.ok && typeof state === "string" && QUESTIONS.has(state)) {
-      live.question = state as Question;
-      live.task.update({
-        status: "input_required",
-        statusMessage: `waiting at a ${state} prompt in session ${live.session}`,
-        inputRequests: { [QUESTION_KEY]: inputRequest(live.question, promptLine(outcome.output), live.session) },
-      });
+      this.waitAtPrompt(live, state as Question, outcome.output);
       return;
     }
     const result = outcome.ok ? outcome.result : toolError("term_send", outcome.error, live.client);

@@ -20,13 +20,29 @@ export const termSecret = defineTool({
       const why = ctx.noElicitWhy ?? "this MCP client cannot ask the human for input (no elicitation support)";
       throw new AppError("ELICITATION_UNSUPPORTED", why, typeItYourself);
     }
-    const answer = await ctx.elicit(args.prompt ?? `A secret for terminal session '${args.session}'`, {
-      type: "object",
-      properties: {
-        secret: { type: "string", title: "Secret", description: "Typed into the terminal; never shown to the model." },
-      },
-      required: ["secret"],
-    });
+    // A question that ended without an answer (the one-time page expired) has the same way forward.
+    const withAttachHint = (err: unknown): never => {
+      if (err instanceof AppError && err.code === "ELICITATION_UNSUPPORTED" && !err.hint)
+        throw new AppError(err.code, err.message, typeItYourself);
+      throw err;
+    };
+    const answer = await ctx
+      .elicit(
+        args.prompt ?? `A secret for terminal session '${args.session}'`,
+        {
+          type: "object",
+          properties: {
+            secret: {
+              type: "string",
+              title: "Secret",
+              description: "Typed into the terminal; never shown to the model.",
+            },
+          },
+          required: ["secret"],
+        },
+        { secret: true },
+      )
+      .catch(withAttachHint);
     const secret = answer.content?.secret;
     // Clients in non-interactive mode (claude -p, codex exec) decline or cancel every request on
     // the human's behalf: the way forward is the same as without elicitation.
