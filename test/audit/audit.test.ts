@@ -18,8 +18,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
-import { CLI, stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { CLI, startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { newHost, ctx, defaults } from "../helpers/host.ts";
 import { AuditTrail, auditDir, trailFiles } from "../../src/audit/trail.ts";
 import { formatEntry } from "../../src/audit/log-command.ts";
@@ -44,7 +44,7 @@ async function until<T>(what: string, probe: () => T | undefined | null | false,
 }
 
 describe("audit trail written by the daemon", () => {
-  let mcp: Mcp;
+  let mcp: StdioMcp;
   beforeAll(async () => {
     mcp = await startMcp({
       env: { PTYHUB_SHELL: "/bin/bash" },

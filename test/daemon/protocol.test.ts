@@ -12,7 +12,8 @@ import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { encodeFrame, FrameDecoder, FrameError, PROTOCOL } from "../../src/daemon/protocol.ts";
 import type { CallContext } from "../../src/api/host.ts";
 import { parseHostParams, parseHostResult, type HostMethod } from "../../src/api/table.ts";
-import { testEnv, type Env } from "./helpers.ts";
+import type { Env } from "../helpers/mcp-client.ts";
+import { testEnv } from "./helpers.ts";
 
 describe("frames", () => {
   const frames = [

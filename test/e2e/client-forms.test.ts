@@ -5,12 +5,12 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { TOOLS } from "../../src/mcp/tools/all-tools.ts";
 
-const servers: McpHandle[] = [];
-async function start(clientName: string, env: Record<string, string> = {}): Promise<McpHandle> {
-  const s = await startServer({ clientName, env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash", ...env } });
+const servers: StdioMcp[] = [];
+async function start(clientName: string, env: Record<string, string> = {}): Promise<StdioMcp> {
+  const s = await startMcp({ clientName, env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash", ...env } });
   servers.push(s);
   return s;
 }

@@ -5,9 +5,9 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 
-let server: McpHandle | null = null;
+let server: StdioMcp | null = null;
 afterAll(async () => {
   await server?.close();
 });
@@ -18,7 +18,7 @@ function textOf(r: CallToolResult): string {
 
 describe.if(process.platform === "linux")("the text form of waiting for input", () => {
   test("term_exec cat: waiting for input (reading) via tty; term_open says its via", async () => {
-    server = await startServer({
+    server = await startMcp({
       clientName: "claude-code",
       env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" },
     });

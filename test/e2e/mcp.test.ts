@@ -1,16 +1,17 @@
 /** The real MCP SDK client against `bun src/cli.ts` over stdio. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { startServer, stopDaemon, type McpHandle } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 
-let mcp: McpHandle;
+let mcp: StdioMcp;
 /**
  * Time for a test that starts and ends its own server, shell and job: several seconds on a loaded
  * 2-core machine, past bun's 5 s default (whose timeout also kills this file's shared server).
  */
 const OWN_SERVER_TEST_MS = 30_000;
 beforeAll(async () => {
-  mcp = await startServer({ env: { PTYHUB_SHELL: "/bin/bash" } });
+  mcp = await startMcp({ env: { PTYHUB_SHELL: "/bin/bash" } });
 });
 afterAll(async () => {
   await mcp.close();
@@ -68,7 +69,7 @@ describe("MCP server over stdio", () => {
   });
 
   test("a long output's result matches the declared output schema (the SDK client validates it)", async () => {
-    const r = await mcp.call("term_exec", { command: "seq 1 200000", timeout_ms: 60_000 });
+    const r = await mcp.ok("term_exec", { command: "seq 1 200000", timeout_ms: 60_000 });
     expect(r.status).toBe("done");
     expect(Number.isInteger(r.truncated.original_tokens)).toBe(true);
     expect(r.output.split("\n").at(-1)).toBe("200000");
@@ -101,15 +102,15 @@ describe("MCP server over stdio", () => {
   });
 
   test("calls run concurrently: while term_send waits on A, a read of B returns at once; ctrl+c to A ends both calls on A", async () => {
-    await mcp.call("term_open", { name: "A", persistent: false });
-    await mcp.call("term_open", { name: "B", persistent: false });
+    await mcp.ok("term_open", { name: "A", persistent: false });
+    await mcp.ok("term_open", { name: "B", persistent: false });
     const t0 = performance.now();
-    const waiting = mcp.call("term_send", { session: "A", text: "sleep 100", until: "NEVER_PRINTED", wait_ms: 30_000 });
+    const waiting = mcp.ok("term_send", { session: "A", text: "sleep 100", until: "NEVER_PRINTED", wait_ms: 30_000 });
     await Bun.sleep(100);
-    const read = await mcp.call("term_read", { session: "B", mode: "screen" });
+    const read = await mcp.ok("term_read", { session: "B", mode: "screen" });
     expect(performance.now() - t0).toBeLessThan(2000);
     expect(read.session).toBe("B");
-    const stop = await mcp.call("term_send", { session: "A", keys: ["ctrl+c"] });
+    const stop = await mcp.ok("term_send", { session: "A", keys: ["ctrl+c"] });
     expect(stop.via).toBe("shell");
     expect(performance.now() - t0).toBeLessThan(3000);
     // The first call never saw its regex, but the command it waited on ended: it returns now,
@@ -131,7 +132,7 @@ describe("MCP server over stdio", () => {
     ac.abort();
     await expect(pending).rejects.toThrow();
     expect(performance.now() - t0).toBeLessThan(3000);
-    const ok = await mcp.call("term_exec", { session: "B", command: "echo still-fine" });
+    const ok = await mcp.ok("term_exec", { session: "B", command: "echo still-fine" });
     expect(ok.output).toBe("still-fine");
   });
 
@@ -210,7 +211,7 @@ describe("MCP server over stdio", () => {
       if (calls.length >= 50) await Promise.all(calls.splice(0));
     }
     await Promise.all(calls);
-    const r = await mcp.call("term_exec", { command: "echo after-fuzz" });
+    const r = await mcp.ok("term_exec", { command: "echo after-fuzz" });
     expect(r).toMatchObject({ status: "done", exit_code: 0, output: "after-fuzz" });
   }, 60_000);
 });
@@ -220,9 +221,9 @@ describe("server exit ends its in-process sessions", () => {
     test(
       `on ${how}: no orphaned shells or jobs`,
       async () => {
-        const m = await startServer({ env: { PTYHUB_SHELL: "/bin/bash" } });
-        const open = await m.call("term_open", { name: "s1", persistent: false });
-        const job = await m.call("term_exec", { session: "s1", command: "sleep 300 & echo PID=$!" });
+        const m = await startMcp({ env: { PTYHUB_SHELL: "/bin/bash" } });
+        const open = await m.ok("term_open", { name: "s1", persistent: false });
+        const job = await m.ok("term_exec", { session: "s1", command: "sleep 300 & echo PID=$!" });
         const jobPid = Number(/PID=(\d+)/.exec(job.output)![1]);
         expect(alive(open.pid)).toBe(true);
         expect(alive(jobPid)).toBe(true);
@@ -242,7 +243,7 @@ describe("server exit ends its in-process sessions", () => {
 describe("resources", () => {
   test("sessions, screen and history are readable; subscribers hear when a command finishes", async () => {
     const { ResourceUpdatedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
-    await mcp.call("term_open", { name: "res", persistent: false });
+    await mcp.ok("term_open", { name: "res", persistent: false });
     const { resources } = await mcp.client.listResources();
     expect(resources.map((r) => r.uri)).toContain("ptyhub://sessions/res/screen");
     const list = await mcp.client.readResource({ uri: "ptyhub://sessions" });
@@ -256,13 +257,13 @@ describe("resources", () => {
     const { promise: updated, resolve: heard } = Promise.withResolvers<string>();
     mcp.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => heard(n.params.uri));
     await mcp.client.subscribeResource({ uri: "ptyhub://sessions/res/screen" });
-    await mcp.call("term_exec", { session: "res", command: "echo resource-check" });
+    await mcp.ok("term_exec", { session: "res", command: "echo resource-check" });
     expect(await updated).toBe("ptyhub://sessions/res/screen");
     const screen = await mcp.client.readResource({ uri: "ptyhub://sessions/res/screen" });
     expect((screen.contents[0] as { text: string }).text).toContain("resource-check");
     const history = await mcp.client.readResource({ uri: "ptyhub://sessions/res/history" });
     expect((history.contents[0] as { text: string }).text).toContain("resource-check");
     await expect(mcp.client.readResource({ uri: "ptyhub://nope" })).rejects.toThrow();
-    await mcp.call("term_close", { session: "res" });
+    await mcp.ok("term_close", { session: "res" });
   });
 });

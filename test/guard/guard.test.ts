@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
-import { stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
 
 let answer: "yes" | "no" = "no";
-let human: Mcp;
-let noElicitation: Mcp;
-const opened: { mcp: () => Mcp; session: string }[] = [];
+let human: StdioMcp;
+let noElicitation: StdioMcp;
+const opened: { mcp: () => StdioMcp; session: string }[] = [];
 
 beforeAll(async () => {
   human = await startMcp({ elicit: () => ({ action: "accept", content: { allow: answer === "yes" } }) });
@@ -32,7 +32,7 @@ afterAll(async () => {
   await stopDaemon();
 });
 
-async function openIn(mcp: () => Mcp, dir: string, session: string): Promise<void> {
+async function openIn(mcp: () => StdioMcp, dir: string, session: string): Promise<void> {
   const r = await mcp().call("term_open", { name: session, cwd: dir, command: "bash" });
   expect(r.isError).toBe(false);
   opened.push({ mcp, session });

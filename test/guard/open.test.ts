@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
-import { CLI, stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { CLI, startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
 
 let answer = false;
-let human: Mcp;
-let headless: Mcp;
-const opened: { mcp: () => Mcp; session: string }[] = [];
+let human: StdioMcp;
+let headless: StdioMcp;
+const opened: { mcp: () => StdioMcp; session: string }[] = [];
 const marker = join(homedir(), "guard-open-marker");
 
 beforeAll(async () => {

@@ -8,11 +8,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
-import { stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
 
-let mcp: Mcp;
+let mcp: StdioMcp;
 let dir: string;
 const SESSION = "g-submit";
 

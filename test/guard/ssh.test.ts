@@ -8,13 +8,13 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { cleanup, haveSshd, isRoot, keygen, scratchDir, startSshd, type Sshd } from "../ssh/sshd.ts";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 
 const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
 const enabled = haveSshd && isolated && process.platform === "linux" && (isRoot || existsSync("/run/sshd"));
 
 let sshd: Sshd;
-let mcp: Mcp;
+let mcp: StdioMcp;
 let scratch: string;
 let key: string;
 

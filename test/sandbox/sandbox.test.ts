@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
-import { stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { landlockAbi } from "../../src/backend/local/sandbox/landlock.ts";
 import { parseLauncherArgs } from "../../src/backend/local/sandbox/launcher.ts";
 
 const abi = landlockAbi();
-let mcp: Mcp;
+let mcp: StdioMcp;
 let root: string;
 const sessions: string[] = [];
 let wsTmp = "";

@@ -27,10 +27,12 @@ import {
   type Sshd,
   type TestUser,
 } from "./sshd.ts";
-import { startMcp, type Mcp } from "./mcp.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { fingerprint, keysFor } from "../../src/backend/ssh/known-hosts.ts";
 
 const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
+/** A secret must appear nowhere, the server's most talkative log included. */
+const SECRET_CHECK_ENV = { PTYHUB_LOG_LEVEL: "debug" };
 /** Sessions hosted by the daemon (src/daemon) survive MCP server restarts. */
 const haveDaemon = existsSync(join(import.meta.dir, "..", "..", "src", "daemon", "main.ts"));
 const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
@@ -41,7 +43,7 @@ const PASSPHRASE = "correct horse battery staple 7";
 let sshd: Sshd;
 let jumpSshd: Sshd;
 let user: TestUser | null = null;
-let mcp: Mcp;
+let mcp: StdioMcp;
 let scratch: string;
 let agentPid = 0;
 let agentSock = "";
@@ -87,12 +89,12 @@ function histEnv(): Record<string, string> {
 }
 
 let opened = 0;
-async function open(m: Mcp, sshParams: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+async function open(m: StdioMcp, sshParams: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const name = (extra.name as string | undefined) ?? `s${++opened}`;
   return m.call("term_open", { name, persistent: false, env: histEnv(), ...extra, ssh: sshParams });
 }
 
-async function waitExited(m: Mcp, session: string, withinMs: number): Promise<number> {
+async function waitExited(m: StdioMcp, session: string, withinMs: number): Promise<number> {
   const t0 = Date.now();
   for (;;) {
     const r = await m.call("term_list", {});
@@ -104,7 +106,7 @@ async function waitExited(m: Mcp, session: string, withinMs: number): Promise<nu
 }
 
 /** The per-connection sshd processes serving a session: parents of its remote shell. */
-async function serverSideOf(m: Mcp, session: string): Promise<number[]> {
+async function serverSideOf(m: StdioMcp, session: string): Promise<number[]> {
   const r = await m.call("term_exec", { session, command: "echo $$" });
   let pid = Number(r.data.output.trim());
   const chain: number[] = [];
@@ -320,6 +322,7 @@ describe.skipIf(!enabled)("ssh sessions", () => {
 
   test("encrypted key: the passphrase comes from the human through elicitation and appears nowhere", async () => {
     const human = await startMcp({
+      env: SECRET_CHECK_ENV,
       elicit: () => ({ action: answers.action ?? "accept", content: { passphrase: answers.passphrase ?? "" } }),
     });
     try {
@@ -354,6 +357,7 @@ describe.skipIf(!enabled)("ssh sessions", () => {
   test("password login (keyboard-interactive) through elicitation", async () => {
     if (!user) return;
     const human = await startMcp({
+      env: SECRET_CHECK_ENV,
       elicit: () => ({ action: answers.action ?? "accept", content: { password: answers.password ?? "" } }),
     });
     try {
