@@ -3,12 +3,12 @@
  * client: the names of the sessions there are that start with what was typed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 
-let server: StdioMcp;
+let server: McpClient;
 
 beforeAll(async () => {
-  server = await startMcp();
+  server = await startMcp({ transport: "in-process" });
   for (const name of ["build", "bugfix", "other"]) await server.ok("term_open", { name, persistent: false });
 });
 afterAll(() => server.close());

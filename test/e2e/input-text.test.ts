@@ -5,9 +5,9 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 
-let server: StdioMcp | null = null;
+let server: McpClient | null = null;
 afterAll(async () => {
   await server?.close();
 });
@@ -20,7 +20,8 @@ describe.if(process.platform === "linux")("the text form of waiting for input", 
   test("term_exec cat: waiting for input (reading) via tty; term_open says its via", async () => {
     server = await startMcp({
       clientName: "claude-code",
-      env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" },
+      transport: "in-process",
+      config: { persistent: false, shell: "/bin/bash" },
     });
     const exec = await server.raw("term_exec", { command: "cat", timeout_ms: 20_000 });
     expect(textOf(exec)).toMatch(/^\[waiting for input \(reading\) · \d+ ms · via tty · cwd [^\]]+\]$/);

@@ -5,14 +5,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "..", "bench", "fixtures");
-let mcp: StdioMcp;
+let mcp: McpClient;
 let repo: string;
 
 beforeAll(async () => {
-  mcp = await startMcp({ env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" } });
+  mcp = await startMcp({ transport: "in-process", config: { persistent: false, shell: "/bin/bash" } });
   repo = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? "/tmp", "repo-"));
   const git = "git -c user.name=Ada -c user.email=ada@example.com";
   const setup = [

@@ -9,19 +9,19 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { stopDaemon } from "../helpers/daemon.ts";
-import { CLI, startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { CLI, startMcp, type McpClient } from "../helpers/mcp-client.ts";
 import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
 
 let answer = false;
-let human: StdioMcp;
-let headless: StdioMcp;
-const opened: { mcp: () => StdioMcp; session: string }[] = [];
+let human: McpClient;
+let headless: McpClient;
+const opened: { mcp: () => McpClient; session: string }[] = [];
 const marker = join(homedir(), "guard-open-marker");
 
 beforeAll(async () => {
   writeFileSync(marker, "still here\n");
-  human = await startMcp({ elicit: () => ({ action: "accept", content: { allow: answer } }) });
-  headless = await startMcp();
+  human = await startMcp({ transport: "in-process", elicit: () => ({ action: "accept", content: { allow: answer } }) });
+  headless = await startMcp({ transport: "in-process" });
 });
 afterAll(async () => {
   for (const o of opened)

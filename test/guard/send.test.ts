@@ -9,16 +9,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stopDaemon } from "../helpers/daemon.ts";
-import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
 
-let mcp: StdioMcp;
+let mcp: McpClient;
 let dir: string;
 const SESSION = "g-submit";
 
 beforeAll(async () => {
   dir = dirtyRepo();
-  mcp = await startMcp();
+  mcp = await startMcp({ transport: "in-process" });
   const r = await mcp.call("term_open", { name: SESSION, cwd: dir, command: "bash" });
   expect(r.isError).toBe(false);
 });
