@@ -1,8 +1,8 @@
 /** The real MCP SDK client against `bun src/cli.ts` over stdio. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
 import { stopDaemon } from "../helpers/daemon.ts";
 import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { alive, waitFor } from "../helpers/wait.ts";
 
 let mcp: StdioMcp;
 /**
@@ -10,6 +10,8 @@ let mcp: StdioMcp;
  * 2-core machine, past bun's 5 s default (whose timeout also kills this file's shared server).
  */
 const OWN_SERVER_TEST_MS = 30_000;
+/** How long a server, its shell and their job may take to be gone once the client closed stdin. */
+const GONE_WAIT_MS = 5000;
 beforeAll(async () => {
   mcp = await startMcp({ env: { PTYHUB_SHELL: "/bin/bash" } });
 });
@@ -17,25 +19,6 @@ afterAll(async () => {
   await mcp.close();
   await stopDaemon();
 });
-
-function alive(pid: number): boolean {
-  if (!existsSync(`/proc/${pid}`)) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}
-
-async function waitGone(pid: number, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (!alive(pid)) return true;
-    await Bun.sleep(20);
-  }
-  return !alive(pid);
-}
 
 describe("MCP server over stdio", () => {
   test("tools/list declares every tool with input and output schemas", async () => {
@@ -230,9 +213,9 @@ describe("server exit ends its in-process sessions", () => {
         const serverPid = m.pid!;
         if (how === "stdin closed") await m.close();
         else process.kill(serverPid, how);
-        expect(await waitGone(serverPid)).toBe(true);
-        expect(await waitGone(open.pid)).toBe(true);
-        expect(await waitGone(jobPid)).toBe(true);
+        await waitFor(() => !alive(serverPid), GONE_WAIT_MS, `process ${serverPid} to be gone`);
+        await waitFor(() => !alive(open.pid), GONE_WAIT_MS, `process ${open.pid} to be gone`);
+        await waitFor(() => !alive(jobPid), GONE_WAIT_MS, `process ${jobPid} to be gone`);
         if (how !== "stdin closed") await m.close().catch(() => undefined);
       },
       OWN_SERVER_TEST_MS,

@@ -14,7 +14,8 @@ import { tmpdir } from "node:os";
 import { ctx, newHost } from "../helpers/host.ts";
 import { startRedis, type RedisServer } from "../helpers/redis.ts";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.ts";
-import { normalize, TmuxServer, until, type TmuxPane } from "./tmux.ts";
+import { normalize, SCREEN_WAIT_MS, TmuxServer, type TmuxPane } from "./tmux.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const COLS = 80;
 const ROWS = 24;
@@ -81,11 +82,13 @@ class Twin {
    * `ignoreRows` (0-based) are left out of the comparison, for a documented difference.
    */
   async agree(what: string, ready: (screen: string) => boolean, ignoreRows: number[] = []): Promise<string[]> {
-    await until(`ptyhub's screen: ${what}`, async () => ready(normalize(this.ours()).join("\n"))).catch(
-      (err: Error) => {
-        throw new Error(`${err.message}; its screen:\n${normalize(this.ours()).join("\n")}`);
-      },
-    );
+    await waitFor(
+      async () => ready(normalize(this.ours()).join("\n")),
+      SCREEN_WAIT_MS,
+      `ptyhub's screen: ${what}`,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; its screen:\n${normalize(this.ours()).join("\n")}`);
+    });
     await this.pane.waitScreen(ready, what);
     const pick = (rows: string[]) => normalize(rows).map((r, i) => (ignoreRows.includes(i) ? "(ignored)" : r));
     let theirs: string[] = [];
@@ -94,7 +97,7 @@ class Twin {
       const cursorSame = JSON.stringify(await this.pane.cursor()) === JSON.stringify(this.cursor());
       return cursorSame && JSON.stringify(pick(this.ours())) === JSON.stringify(pick(theirs));
     };
-    await until(`the screens to agree: ${what}`, same, AGREE_MS).catch(() => {});
+    await waitFor(same, AGREE_MS, `the screens to agree: ${what}`).catch(() => {});
     expect({ what, rows: pick(this.ours()), cursor: this.cursor() }).toEqual({
       what,
       rows: pick(theirs),

@@ -12,6 +12,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { cleanup, haveSshd, isRoot, keygen, run, scratchDir, startSshd, type Sshd } from "../ssh/sshd.ts";
 import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { startProxy, type Proxy } from "./proxy.ts";
 import { localPlatform, releaseCachePath } from "../../src/backend/remote/provision.ts";
 
@@ -31,17 +32,6 @@ let proxy: Proxy;
 let mcp: StdioMcp;
 let remoteEnv: Record<string, string>;
 
-/** Polls `check` until it returns a value (not undefined), failing after `ms`. */
-async function until<T>(what: string, ms: number, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${localLog()}`);
-    await Bun.sleep(50);
-  }
-}
-
 /** The local daemon's remote-related log lines, to explain a timeout. */
 function localLog(): string {
   try {
@@ -53,6 +43,11 @@ function localLog(): string {
   } catch {
     return "(no local daemon log)";
   }
+}
+
+/** A timeout's message: what was awaited, and the local daemon's remote log that explains it. */
+function withLog(what: string): () => string {
+  return () => `${what}\n${localLog()}`;
 }
 
 function sshTo(port: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -70,7 +65,7 @@ async function sessionState(m: StdioMcp, session: string): Promise<string | unde
 
 async function waitState(m: StdioMcp, session: string, state: string): Promise<true> {
   const reached = async () => ((await sessionState(m, session)) === state ? true : undefined);
-  return until(`${session} to be ${state}`, WAIT_MS, reached);
+  return waitFor(reached, WAIT_MS, withLog(`${session} to be ${state}`));
 }
 
 function remoteIdOf(target: string): string {
@@ -180,7 +175,7 @@ describe.skipIf(!enabled)("remote persistence", () => {
       expect(refused.error?.code).toBe("SSH_CONNECT_FAILED");
       expect(refused.data.error.retryable).toBe(true);
       // The command finishes on the remote host while we are cut off.
-      await until("the remote command to finish", WAIT_MS, () => (existsSync(done) ? true : undefined));
+      await waitFor(() => existsSync(done), WAIT_MS, withLog("the remote command to finish"));
       proxy.block(false);
 
       const read = await mcp.call(
@@ -296,11 +291,11 @@ describe.skipIf(!enabled)("remote persistence", () => {
         terminal: { cols: 100, rows: 30, data: (_t, d) => (seen += Buffer.from(d).toString("utf8")) },
       });
       try {
-        await until("the attached screen", WAIT_MS, () => (seen.includes("survived-9") ? true : undefined));
+        await waitFor(() => seen.includes("survived-9"), WAIT_MS, withLog("the attached screen"));
         human.terminal!.write("echo HUMAN-$((20+1))\r");
         // The typed line echoes as HUMAN-$((20+1)): only the shell's answer contains HUMAN-21.
         const answered = () => (seen.includes("HUMAN-21") ? true : undefined);
-        await until("the human's command to answer", WAIT_MS, answered).catch((e) => {
+        await waitFor(answered, WAIT_MS, withLog("the human's command to answer")).catch((e) => {
           throw new Error(`${(e as Error).message}\nthe human saw: ${JSON.stringify(seen.slice(-1500))}`);
         });
         human.terminal!.write("\x1c"); // ctrl+\ detaches; the session keeps running.

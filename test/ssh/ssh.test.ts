@@ -28,9 +28,12 @@ import {
   type TestUser,
 } from "./sshd.ts";
 import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { fingerprint, keysFor } from "../../src/backend/ssh/known-hosts.ts";
 
 const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
+/** How long ssh-agent may take to create its socket on a loaded machine. */
+const AGENT_START_MS = 5000;
 /** A secret must appear nowhere, the server's most talkative log included. */
 const SECRET_CHECK_ENV = { PTYHUB_LOG_LEVEL: "debug" };
 /** Sessions hosted by the daemon (src/daemon) survive MCP server restarts. */
@@ -96,13 +99,13 @@ async function open(m: StdioMcp, sshParams: Record<string, unknown>, extra: Reco
 
 async function waitExited(m: StdioMcp, session: string, withinMs: number): Promise<number> {
   const t0 = Date.now();
-  for (;;) {
+  const exited = async () => {
     const r = await m.call("term_list", {});
     const s = (r.data.sessions as { session: string; state: string }[]).find((x) => x.session === session);
-    if (!s || s.state === "exited") return Date.now() - t0;
-    if (Date.now() - t0 > withinMs) throw new Error(`session ${session} still ${s.state} after ${withinMs} ms`);
-    await Bun.sleep(100);
-  }
+    return !s || s.state === "exited";
+  };
+  await waitFor(exited, withinMs, `session ${session} to exit`);
+  return Date.now() - t0;
 }
 
 /** The per-connection sshd processes serving a session: parents of its remote shell. */
@@ -145,7 +148,7 @@ describe.skipIf(!enabled)("ssh sessions", () => {
       stdin: "ignore",
     });
     agentPid = agent.pid;
-    for (let i = 0; i < 100 && !existsSync(agentSock); i++) await Bun.sleep(20);
+    await waitFor(() => existsSync(agentSock), AGENT_START_MS, "ssh-agent's socket");
     const add = await run(["ssh-add", keys.agent], { env: { SSH_AUTH_SOCK: agentSock } });
     if (add.code !== 0) throw new Error(`ssh-add failed: ${add.err}`);
     mcp = await startMcp();
