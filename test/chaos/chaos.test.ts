@@ -212,6 +212,7 @@ async function checker(server: StdioMcp, name: string): Promise<void> {
         });
         const code = (r.data.error as { code?: string } | undefined)?.code;
         if (code === "SESSION_BUSY") {
+          // A busy session: back off a moment before retrying, as an agent would.
           await Bun.sleep(5);
           continue;
         }

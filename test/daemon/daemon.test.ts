@@ -200,7 +200,7 @@ describe("daemon lifecycle", () => {
     const pid = c.daemon.pid;
     const r = await c.invoke("open", { name: "keep", command: "sleep", args: ["300"], cwd: "/" }, { clientId: "t" });
     c.close();
-    // A session keeps it alive though nobody is connected…
+    // A session keeps it alive though nobody is connected… (the subject: three idle periods pass, it stays)
     await Bun.sleep(900);
     expect(alive(pid)).toBe(true);
     // …and once the session is gone, it leaves after the idle period.

@@ -31,6 +31,7 @@ test("after flooding sessions close, the daemon's RSS returns to within 20 MB of
   await a.ok("term_exec", { session: "warm", command: "seq 1 1000" });
   await a.ok("term_close", { session: "warm" });
   const pid = (await daemonStatus(e))!.pid;
+  // Not a barrier: a quiet window so the baseline is taken after the collector settled (no event says so).
   await Bun.sleep(1500);
   const before = rssMb(pid);
 

@@ -10,7 +10,7 @@ let mcp: StdioMcp;
  * 2-core machine, past bun's 5 s default (whose timeout also kills this file's shared server).
  */
 const OWN_SERVER_TEST_MS = 30_000;
-/** How long a server, its shell and their job may take to be gone once the client closed stdin. */
+/** How long a program may take to start, or a server, its shell and their job to be gone, on a loaded machine. */
 const GONE_WAIT_MS = 5000;
 beforeAll(async () => {
   mcp = await startMcp({ env: { PTYHUB_SHELL: "/bin/bash" } });
@@ -19,6 +19,12 @@ afterAll(async () => {
   await mcp.close();
   await stopDaemon();
 });
+
+/** A session's state as term_list reports it. */
+async function stateOf(session: string): Promise<string | undefined> {
+  const list = (await mcp.ok("term_list", {})).sessions as Array<{ session: string; state: string }>;
+  return list.find((x) => x.session === session)?.state;
+}
 
 describe("MCP server over stdio", () => {
   test("tools/list declares every tool with input and output schemas", async () => {
@@ -89,7 +95,8 @@ describe("MCP server over stdio", () => {
     await mcp.ok("term_open", { name: "B", persistent: false });
     const t0 = performance.now();
     const waiting = mcp.ok("term_send", { session: "A", text: "sleep 100", until: "NEVER_PRINTED", wait_ms: 30_000 });
-    await Bun.sleep(100);
+    // Once A runs the command, the call on A is waiting for its regex.
+    await waitFor(async () => (await stateOf("A")) === "running", GONE_WAIT_MS, "sleep to run in A");
     const read = await mcp.ok("term_read", { session: "B", mode: "screen" });
     expect(performance.now() - t0).toBeLessThan(2000);
     expect(read.session).toBe("B");
@@ -111,6 +118,8 @@ describe("MCP server over stdio", () => {
       { session: "B", mode: "new", until: "NEVER", wait_ms: 60_000 },
       { signal: ac.signal },
     );
+    // Nothing outside the server shows a pending read: this pause only makes it likely that the
+    // cancellation reaches a call the server is holding, rather than one the SDK has not sent.
     await Bun.sleep(200);
     ac.abort();
     await expect(pending).rejects.toThrow();

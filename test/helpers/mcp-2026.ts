@@ -87,6 +87,7 @@ export class NewEraClient {
     for (;;) {
       const r = await this.result("tasks/get", { taskId });
       if (r.status !== "working") return r;
+      // The protocol's pacing: a client polls at the interval the server asks for.
       await Bun.sleep(r.pollIntervalMs);
     }
   }
