@@ -5,9 +5,9 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 
-const servers: StdioMcp[] = [];
+const servers: McpClient[] = [];
 afterAll(async () => {
   for (const s of servers) await s.close();
 });
@@ -15,8 +15,8 @@ afterAll(async () => {
 describe("term_secret answered without a secret", () => {
   for (const action of ["decline", "cancel"] as const) {
     test(`${action}: ELICITATION_UNSUPPORTED naming ptyhub attach; nothing typed`, async () => {
-      const env = { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" };
-      const s = await startMcp({ env, capabilities: { elicitation: {} } });
+      const config = { persistent: false, shell: "/bin/bash" };
+      const s = await startMcp({ transport: "in-process", config, capabilities: { elicitation: {} } });
       servers.push(s);
       s.client.setRequestHandler(ElicitRequestSchema, async () => ({ action }));
       const script = "read -r -s -p 'Password: ' p; echo \"got[$p]\"; sleep 5";

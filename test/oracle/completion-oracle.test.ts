@@ -343,7 +343,7 @@ describe("completion oracle", () => {
   test.concurrent(
     `daemon over MCP (${daemonShells.map((sh) => sh.name).join(", ")}): ${daemonCases} lines each`,
     async () => {
-      const mcp = await startMcp();
+      const mcp = await startMcp({ transport: "in-process" });
       try {
         const results = await Promise.all(
           daemonShells.map(async (sh, k) => {

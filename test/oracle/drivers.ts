@@ -6,7 +6,7 @@
 import type { ExecResult } from "../../src/session/exec.ts";
 import type { TestHost } from "../helpers/host.ts";
 import { ctx } from "../helpers/host.ts";
-import type { StdioMcp } from "../helpers/mcp-client.ts";
+import type { McpClient } from "../helpers/mcp-client.ts";
 
 export type ExecAnswer = Pick<ExecResult, "status" | "via" | "exit_code" | "output">;
 
@@ -36,7 +36,7 @@ export function hostDriver(host: TestHost, session: string): Driver {
   };
 }
 
-export function mcpDriver(mcp: StdioMcp, session: string): Driver {
+export function mcpDriver(mcp: McpClient, session: string): Driver {
   return {
     exec: async (command, timeoutMs) =>
       (await mcp.ok("term_exec", { session, command, timeout_ms: timeoutMs, max_tokens: MAX_TOKENS })) as ExecAnswer,
