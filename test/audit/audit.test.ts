@@ -18,12 +18,15 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
-import { CLI, stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { CLI, startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { newHost, ctx, defaults } from "../helpers/host.ts";
 import { AuditTrail, auditDir, trailFiles } from "../../src/audit/trail.ts";
 import { formatEntry } from "../../src/audit/log-command.ts";
 
+/** How long a trail entry or a session state may take to show on a loaded machine. */
+const AUDIT_WAIT_MS = 10_000;
 const SECRET = "s3cr3t-value-Zq9";
 
 function trail(session: string): Record<string, any>[] {
@@ -33,18 +36,8 @@ function trail(session: string): Record<string, any>[] {
     .map((l) => JSON.parse(l) as Record<string, any>);
 }
 
-async function until<T>(what: string, probe: () => T | undefined | null | false, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
 describe("audit trail written by the daemon", () => {
-  let mcp: Mcp;
+  let mcp: StdioMcp;
   beforeAll(async () => {
     mcp = await startMcp({
       env: { PTYHUB_SHELL: "/bin/bash" },
@@ -86,14 +79,18 @@ describe("audit trail written by the daemon", () => {
     );
     await mcp.call("term_exec", { session: "au", command: `echo ${SECRET}` });
 
-    const entries = await until("the last command's end in the trail", () => {
-      const e = trail("au");
-      return e.filter((x) => x.event === "command_end").length >= 4 ? e : null;
-    });
+    const entries = await waitFor(
+      () => {
+        const e = trail("au");
+        return e.filter((x) => x.event === "command_end").length >= 4 ? e : null;
+      },
+      AUDIT_WAIT_MS,
+      "the last command's end in the trail",
+    );
     const typed = entries.filter((e) => e.event === "typed");
     expect(typed[0]).toMatchObject({
       session: "au",
-      who: expect.stringMatching(/^ptyhub-ssh-test\/0:\d+$/),
+      who: expect.stringMatching(/^ptyhub-tests\/1\.0\.0:\d+$/),
       via: "exec",
       text: "echo hello; false",
     });
@@ -149,9 +146,9 @@ describe("what a human types in attach", () => {
         { session: "hu", command: "read -rs -p 'Password: ' pw; echo", ...defaults, timeout_ms: 200 },
         ctx,
       );
-      await until("the password prompt", () => session.state() === "password");
+      await waitFor(() => session.state() === "password", AUDIT_WAIT_MS, "the password prompt");
       human("hunter2\r");
-      await until("the read to finish", () => session.phase === "prompt");
+      await waitFor(() => session.phase === "prompt", AUDIT_WAIT_MS, "the read to finish");
       const typed = trail("hu").filter((e) => e.event === "typed" && e.via === "attach");
       expect(typed.map((e) => e.text)).toEqual(["echo from-human", "[hidden: typed while the terminal did not echo]"]);
       expect(typed[0]).toMatchObject({ who: "human (ptyhub attach)", enter: true });
@@ -213,12 +210,12 @@ describe("trail files", () => {
       for await (const chunk of proc.stdout) out += new TextDecoder().decode(chunk);
     })();
     try {
-      await until("the existing entry", () => out.includes('"first"'));
+      await waitFor(() => out.includes('"first"'), AUDIT_WAIT_MS, "the existing entry");
       appendFileSync(
         file,
         JSON.stringify({ t: new Date().toISOString(), session: "fol", event: "command_end", exit_code: 3 }) + "\n",
       );
-      await until("the appended entry", () => out.includes("command ended: exit 3"));
+      await waitFor(() => out.includes("command ended: exit 3"), AUDIT_WAIT_MS, "the appended entry");
     } finally {
       proc.kill("SIGTERM");
       await proc.exited;

@@ -14,7 +14,10 @@ import { existsSync, readdirSync } from "node:fs";
 import { ERROR_CODES } from "../../src/api/errors.ts";
 import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { MAX_REQUEST_BYTES } from "../../src/mcp/stdio-transport.ts";
-import { alive, call, daemonStatus, fixture, ok, settleLeftovers, waitFor, type McpServer } from "../daemon/helpers.ts";
+import { daemonStatus } from "../helpers/daemon.ts";
+import type { StdioMcp, ToolResult } from "../helpers/mcp-client.ts";
+import { alive, waitFor } from "../helpers/wait.ts";
+import { fixture, settleLeftovers } from "../daemon/helpers.ts";
 import { chaosSeed, fuzzString, fuzzValue, HOSTILE_PATTERNS, Prng } from "./prng.ts";
 
 const SEED = chaosSeed();
@@ -174,12 +177,12 @@ function describeCall(tool: string, args: Record<string, unknown>): string {
 /** Problems found, each with what reproduces it. */
 const problems: string[] = [];
 
-async function fuzzWorker(server: McpServer, rng: Prng, calls: number, stats: Map<string, number>): Promise<void> {
+async function fuzzWorker(server: StdioMcp, rng: Prng, calls: number, stats: Map<string, number>): Promise<void> {
   for (let i = 0; i < calls; i++) {
     const { tool, args } = fuzzCall(rng);
-    let r: Awaited<ReturnType<typeof call>>;
+    let r: ToolResult;
     try {
-      r = await call(server, tool, args);
+      r = await server.call(tool, args);
     } catch (err) {
       problems.push(`no answer (${(err as Error).message}) to ${describeCall(tool, args)}`);
       continue;
@@ -197,18 +200,19 @@ async function fuzzWorker(server: McpServer, rng: Prng, calls: number, stats: Ma
 }
 
 /** Runs commands with unique expected outputs on its own and on a shared session; every output must be its own. */
-async function checker(server: McpServer, name: string): Promise<void> {
+async function checker(server: StdioMcp, name: string): Promise<void> {
   for (let i = 0; i < CHECKS_PER_CLIENT; i++) {
     for (const session of [`own-${name}`, "shared"]) {
       const expected = `${name}-${session}-${i}-${i * 7}`;
       for (;;) {
-        const r = await call(server, "term_exec", {
+        const r = await server.call("term_exec", {
           session,
           command: `echo ${name}-${session}-${i}-$((${i}*7))`,
           timeout_ms: 30_000,
         });
         const code = (r.data.error as { code?: string } | undefined)?.code;
         if (code === "SESSION_BUSY") {
+          // A busy session: back off a moment before retrying, as an agent would.
           await Bun.sleep(5);
           continue;
         }
@@ -226,11 +230,11 @@ describe(`chaos (seed ${SEED}; replay with PTYHUB_CHAOS_SEED=${SEED})`, () => {
     const t0 = Date.now();
     const env = fx.env();
     const servers = [await fx.server(env, "a"), await fx.server(env, "b"), await fx.server(env, "c")];
-    const [a, b, c] = servers as [McpServer, McpServer, McpServer];
-    for (const s of SINKS) await ok(a, "term_open", { name: s, command: "bash", args: ["-c", SINK] });
-    await ok(a, "term_open", { name: "shared" });
-    await ok(b, "term_open", { name: SHELL_FUZZ });
-    for (let i = 0; i < CHECKERS; i++) await ok(servers[i]!, "term_open", { name: `own-c${i}` });
+    const [a, b, c] = servers as [StdioMcp, StdioMcp, StdioMcp];
+    for (const s of SINKS) await a.ok("term_open", { name: s, command: "bash", args: ["-c", SINK] });
+    await a.ok("term_open", { name: "shared" });
+    await b.ok("term_open", { name: SHELL_FUZZ });
+    for (let i = 0; i < CHECKERS; i++) await servers[i]!.ok("term_open", { name: `own-c${i}` });
 
     const stats = new Map<string, number>();
     const perWorker = Math.ceil(FUZZ_CALLS / FUZZ_WORKERS);
@@ -249,23 +253,23 @@ describe(`chaos (seed ${SEED}; replay with PTYHUB_CHAOS_SEED=${SEED})`, () => {
     expect(problems).toEqual([]);
 
     // A request past the transport's limit is answered, and the server keeps serving.
-    const huge = await call(c, "term_list", { pad: "\0".repeat(MAX_REQUEST_BYTES / 6 + 1) });
+    const huge = await c.call("term_list", { pad: "\0".repeat(MAX_REQUEST_BYTES / 6 + 1) });
     expect((huge.data.error as { code: string }).code).toBe("INVALID_ARGUMENT");
-    expect((await ok(c, "term_list")).sessions).toBeArray();
+    expect((await c.ok("term_list")).sessions).toBeArray();
 
     // Faults: the daemon killed outright, then a server's stdin closed. `echo ok` works after each.
     const st = await daemonStatus(env);
     process.kill(st!.pid, "SIGKILL");
     await waitFor(() => !alive(st!.pid), 5000, "the daemon to die");
     // The call that first meets the dead daemon may report the default session lost with it.
-    const first = await call(a, "term_exec", { command: "echo ok" });
+    const first = await a.call("term_exec", { command: "echo ok" });
     if (first.isError) expect((first.data.error as { code: string }).code).toBe("DAEMON_UNAVAILABLE");
     else expect(first.data.output).toBe("ok");
-    expect((await ok(a, "term_exec", { command: "echo ok" })).output).toBe("ok");
+    expect((await a.ok("term_exec", { command: "echo ok" })).output).toBe("ok");
     const bPid = b.pid;
     await b.close();
     await waitFor(() => !alive(bPid), 10_000, "the server whose stdin closed to exit");
-    expect((await ok(c, "term_exec", { command: "echo ok" })).output).toBe("ok");
+    expect((await c.ok("term_exec", { command: "echo ok" })).output).toBe("ok");
 
     await fx.cleanup();
     expect(await settleLeftovers()).toEqual([]);

@@ -8,7 +8,8 @@
  * Replay a failure with PTYHUB_CHAOS_SEED=<seed printed>.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { call, fixture, ok, settleLeftovers, type McpServer } from "../daemon/helpers.ts";
+import type { StdioMcp } from "../helpers/mcp-client.ts";
+import { fixture, settleLeftovers } from "../daemon/helpers.ts";
 import { chaosSeed, Prng } from "./prng.ts";
 
 const SEED = chaosSeed();
@@ -80,13 +81,13 @@ describe("kill -9 of MCP servers during reads and floods", () => {
     const e = fx.env();
     const tally: Tally = { counts: new Map(), labelledRepeats: 0, labelledResults: 0, ended: false };
     const faults: string[] = [];
-    let server: McpServer = await fx.server(e, "reader");
-    await ok(server, "term_open", { name: "num" });
-    const sent = await ok(server, "term_send", { session: "num", text: command, wait_ms: 0, max_tokens: READ_TOKENS });
+    let server: StdioMcp = await fx.server(e, "reader");
+    await server.ok("term_open", { name: "num" });
+    const sent = await server.ok("term_send", { session: "num", text: command, wait_ms: 0, max_tokens: READ_TOKENS });
     take(tally, String(sent.output), faults);
 
-    const readOnce = async (s: McpServer) => {
-      const r = await call(s, "term_read", {
+    const readOnce = async (s: StdioMcp) => {
+      const r = await s.call("term_read", {
         session: "num",
         mode: "new",
         wait_ms: rng.int(0, MAX_READ_WAIT_MS),

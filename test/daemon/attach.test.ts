@@ -8,18 +8,10 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { Terminal } from "@xterm/headless";
 import type { Subprocess } from "bun";
-import {
-  CLI,
-  ok,
-  runCli,
-  settleLeftovers,
-  startServer,
-  stopDaemon,
-  testEnv,
-  waitFor,
-  type Env,
-  type McpServer,
-} from "./helpers.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { CLI, startMcp, type Env, type StdioMcp } from "../helpers/mcp-client.ts";
+import { waitFor } from "../helpers/wait.ts";
+import { runCli, settleLeftovers, testEnv } from "./helpers.ts";
 
 /** The human's side: attach running in a PTY, its output parsed by a terminal emulator. */
 class Human {
@@ -68,7 +60,7 @@ class Human {
   }
 }
 
-const servers: McpServer[] = [];
+const servers: StdioMcp[] = [];
 const envs: Env[] = [];
 const humans: Human[] = [];
 
@@ -78,10 +70,10 @@ afterEach(async () => {
   await Promise.allSettled(envs.splice(0).map((e) => stopDaemon(e)));
 });
 
-async function setup(): Promise<{ env: Env; agent: McpServer }> {
+async function setup(): Promise<{ env: Env; agent: StdioMcp }> {
   const env = testEnv();
   envs.push(env);
-  const agent = await startServer(env, "agent");
+  const agent = await startMcp({ env: env, clientName: "agent" });
   servers.push(agent);
   return { env, agent };
 }
@@ -92,8 +84,8 @@ function human(env: Env, args: string[], cols: number, rows: number): Human {
   return h;
 }
 
-async function sessionInfo(agent: McpServer, name: string) {
-  const sessions = (await ok(agent, "term_list")).sessions as Array<{
+async function sessionInfo(agent: StdioMcp, name: string) {
+  const sessions = (await agent.ok("term_list")).sessions as Array<{
     session: string;
     attached: boolean;
     alive: boolean;
@@ -106,8 +98,8 @@ async function sessionInfo(agent: McpServer, name: string) {
 describe("ptyhub attach", () => {
   test("replays the screen, shows live output, takes the human's keys, and ctrl+\\ detaches leaving the session running", async () => {
     const { env, agent } = await setup();
-    await ok(agent, "term_open", { name: "h", cols: 100, rows: 30 });
-    await ok(agent, "term_exec", { session: "h", command: "echo REPLAY-$((1+1))" });
+    await agent.ok("term_open", { name: "h", cols: 100, rows: 30 });
+    await agent.ok("term_exec", { session: "h", command: "echo REPLAY-$((1+1))" });
 
     const h = human(env, ["h"], 100, 30);
     // Replay: what was on the session's screen before the human came.
@@ -117,23 +109,23 @@ describe("ptyhub attach", () => {
     // The human types; the session runs it; the agent reads it too.
     h.type("echo typed-$((6*7))\r");
     await h.sees(/^typed-42$/m, "the command's output");
-    const read = await ok(agent, "term_read", { session: "h", wait_ms: 0 });
+    const read = await agent.ok("term_read", { session: "h", wait_ms: 0 });
     expect(read.output).toContain("typed-42");
 
     // The agent's output shows up live on the human's screen.
-    await ok(agent, "term_exec", { session: "h", command: "echo from-$((100+1))-agent" });
+    await agent.ok("term_exec", { session: "h", command: "echo from-$((100+1))-agent" });
     await h.sees(/^from-101-agent$/m, "the agent's output");
 
     // Raw mode: ctrl+c interrupts the session's program, attach stays.
     h.type("sleep 30\r");
     await waitFor(
-      async () => (await ok(agent, "term_read", { session: "h", mode: "screen" })).state === "running",
+      async () => (await agent.ok("term_read", { session: "h", mode: "screen" })).state === "running",
       5000,
       "sleep to run",
     );
     h.type("\x03");
     await waitFor(
-      async () => (await ok(agent, "term_read", { session: "h", mode: "screen" })).state === "prompt",
+      async () => (await agent.ok("term_read", { session: "h", mode: "screen" })).state === "prompt",
       5000,
       "the interrupt",
     );
@@ -151,12 +143,12 @@ describe("ptyhub attach", () => {
     expect(h.raw).toContain("[detached from h");
     const after = await sessionInfo(agent, "h");
     expect(after).toMatchObject({ attached: false, alive: true });
-    expect((await ok(agent, "term_exec", { session: "h", command: "echo still-here" })).output).toBe("still-here");
+    expect((await agent.ok("term_exec", { session: "h", command: "echo still-here" })).output).toBe("still-here");
   }, 40_000);
 
   test("size policy: the session keeps its size; --resize makes it follow the human's window", async () => {
     const { env, agent } = await setup();
-    await ok(agent, "term_open", { name: "sz", cols: 120, rows: 40 });
+    await agent.ok("term_open", { name: "sz", cols: 120, rows: 40 });
     const h1 = human(env, ["sz"], 90, 25);
     await h1.sees(/\S/, "the replay");
     expect(await sessionInfo(agent, "sz")).toMatchObject({ cols: 120, rows: 40, attached: true });
@@ -167,7 +159,7 @@ describe("ptyhub attach", () => {
     await h2.sees(/\S/, "the replay");
     expect(await sessionInfo(agent, "sz")).toMatchObject({ cols: 90, rows: 25 });
     // The program saw the new size.
-    expect((await ok(agent, "term_exec", { session: "sz", command: "stty size" })).output).toBe("25 90");
+    expect((await agent.ok("term_exec", { session: "sz", command: "stty size" })).output).toBe("25 90");
     // And follows the window while attached.
     h2.proc.terminal!.resize(100, 30);
     await waitFor(async () => (await sessionInfo(agent, "sz")).cols === 100, 5000, "the session to follow the window");
@@ -177,7 +169,7 @@ describe("ptyhub attach", () => {
 
   test("when the session ends, attach says so and exits; an unknown session is a clear error", async () => {
     const { env, agent } = await setup();
-    await ok(agent, "term_open", { name: "end" });
+    await agent.ok("term_open", { name: "end" });
     const h = human(env, ["end"], 80, 24);
     await h.sees(/\S/, "the replay");
     h.type("exit 5\r");

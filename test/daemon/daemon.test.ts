@@ -9,21 +9,10 @@ import { join } from "node:path";
 import { reachDaemon } from "../../src/daemon/start.ts";
 import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { PROTOCOL } from "../../src/daemon/protocol.ts";
-import {
-  alive,
-  call,
-  childrenOf,
-  CLI,
-  daemonsFor,
-  daemonStatus,
-  errorCode,
-  ok,
-  runCli,
-  settleLeftovers,
-  stopDaemon,
-  waitFor,
-  fixture,
-} from "./helpers.ts";
+import { daemonStatus, stopDaemon } from "../helpers/daemon.ts";
+import { CLI } from "../helpers/mcp-client.ts";
+import { alive, waitFor } from "../helpers/wait.ts";
+import { childrenOf, daemonsFor, errorCode, runCli, settleLeftovers, fixture } from "./helpers.ts";
 
 const fx = fixture();
 const env = fx.env;
@@ -36,8 +25,8 @@ describe("starting the daemon", () => {
     const e = env();
     const [a, b] = await Promise.all([server(e, "a"), server(e, "b")]);
     const [ra, rb] = await Promise.all([
-      ok(a, "term_open", { command: "sleep 60" }),
-      ok(b, "term_open", { command: "sleep 60" }),
+      a.ok("term_open", { command: "sleep 60" }),
+      b.ok("term_open", { command: "sleep 60" }),
     ]);
     // Automatic names stay unique across clients of one daemon.
     expect(ra.session).not.toBe(rb.session);
@@ -82,7 +71,7 @@ describe("privacy", () => {
   test("the socket's directory is 0700, the socket 0600, and the log is in the state dir", async () => {
     const e = env();
     const a = await server(e);
-    await ok(a, "term_open", { command: "sleep 60" });
+    await a.ok("term_open", { command: "sleep 60" });
     const paths = daemonPaths(e);
     expect(paths.socket).toBe(join(e.XDG_RUNTIME_DIR!, "ptyhub", "daemon.sock"));
     expect(statSync(paths.dir).mode & 0o777).toBe(0o700);
@@ -184,7 +173,7 @@ describe("daemon lifecycle", () => {
     expect(none.stderr).toContain("no daemon is running");
 
     const a = await server(e);
-    const opened = await ok(a, "term_open", { name: "s1", command: "sleep 300" });
+    const opened = await a.ok("term_open", { name: "s1", command: "sleep 300" });
     const status = await runCli(e, ["daemon", "--status"]);
     expect(status.code).toBe(0);
     const paths = daemonPaths(e);
@@ -201,7 +190,7 @@ describe("daemon lifecycle", () => {
     expect(alive(Number(opened.pid))).toBe(false);
     expect(existsSync(paths.socket)).toBe(false);
     // The MCP server learns that the session went with the daemon.
-    expect(errorCode(await call(a, "term_read", { session: "s1" }))).toBe("DAEMON_UNAVAILABLE");
+    expect(errorCode(await a.call("term_read", { session: "s1" }))).toBe("DAEMON_UNAVAILABLE");
     expect((await runCli(e, ["daemon", "--stop"])).stdout).toContain("no daemon is running");
   }, 30_000);
 
@@ -211,7 +200,7 @@ describe("daemon lifecycle", () => {
     const pid = c.daemon.pid;
     const r = await c.invoke("open", { name: "keep", command: "sleep", args: ["300"], cwd: "/" }, { clientId: "t" });
     c.close();
-    // A session keeps it alive though nobody is connected…
+    // A session keeps it alive though nobody is connected… (the subject: three idle periods pass, it stays)
     await Bun.sleep(900);
     expect(alive(pid)).toBe(true);
     // …and once the session is gone, it leaves after the idle period.
@@ -226,11 +215,11 @@ describe("daemon lifecycle", () => {
   test("the daemon reaps its children: no zombie after a session's program exits", async () => {
     const e = env();
     const a = await server(e);
-    await ok(a, "term_open", { name: "quick", command: "echo hi; exit 4" });
-    await ok(a, "term_open", { name: "bg", command: "sleep 0.2 & sleep 0.3; exit 0" });
+    await a.ok("term_open", { name: "quick", command: "echo hi; exit 4" });
+    await a.ok("term_open", { name: "bg", command: "sleep 0.2 & sleep 0.3; exit 0" });
     const st = await daemonStatus(e);
     await waitFor(
-      async () => ((await ok(a, "term_list")).sessions as Array<{ alive: boolean }>).every((s) => !s.alive),
+      async () => ((await a.ok("term_list")).sessions as Array<{ alive: boolean }>).every((s) => !s.alive),
       5000,
       "both programs to exit",
     );
@@ -266,15 +255,15 @@ describe("daemon lifecycle", () => {
     });
     try {
       const a = await server(e);
-      const r = await call(a, "term_open", { name: "x" });
+      const r = await a.call("term_open", { name: "x" });
       expect(errorCode(r)).toBe("DAEMON_UNAVAILABLE");
       expect(r.text).toContain(`speaks protocol ${PROTOCOL + 1}`);
       expect(r.text).toContain("0.0.1-old");
       expect(r.text).toContain("ptyhub daemon --stop");
       // In-process sessions need no daemon, and still work.
-      const local = await call(a, "term_open", { name: "loc", persistent: false });
+      const local = await a.call("term_open", { name: "loc", persistent: false });
       expect(local.isError).toBe(false);
-      await ok(a, "term_close", { session: "loc" });
+      await a.ok("term_close", { session: "loc" });
       const stop = await runCli(e, ["daemon", "--stop"]);
       expect(stop.stdout).toContain(`stopped the incompatible daemon (pid ${stand.pid})`);
       expect(await stand.exited).not.toBe(0);

@@ -8,20 +8,10 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
-import {
-  alive,
-  call,
-  CLI,
-  daemonStatus,
-  errorCode,
-  fixture,
-  ok,
-  REPO,
-  runCli,
-  settleLeftovers,
-  waitFor,
-  type Env,
-} from "./helpers.ts";
+import { daemonStatus } from "../helpers/daemon.ts";
+import { CLI, REPO, type Env } from "../helpers/mcp-client.ts";
+import { alive, waitFor } from "../helpers/wait.ts";
+import { errorCode, fixture, runCli, settleLeftovers } from "./helpers.ts";
 import { readJsonLines } from "../helpers/json-lines.ts";
 
 const fx = fixture();
@@ -77,7 +67,7 @@ describe("daemon faults", () => {
       // Barrier: the command is running in the daemon's session before the client hangs up.
       const probe = await fx.server(e, "probe");
       const running = async () =>
-        ((await ok(probe, "term_list")).sessions as Array<{ state: string }>).some((s) => s.state === "running");
+        ((await probe.ok("term_list")).sessions as Array<{ state: string }>).some((s) => s.state === "running");
       await waitFor(running, 30_000, "the command to run");
       raw.proc.stdin.end();
       const answer = await raw.reply(3);
@@ -89,7 +79,7 @@ describe("daemon faults", () => {
 
       writeFileSync(gate, "");
       const finished = async () =>
-        String((await ok(probe, "term_read", { session: "keep", mode: "history" })).output).includes("finished-42");
+        String((await probe.ok("term_read", { session: "keep", mode: "history" })).output).includes("finished-42");
       await waitFor(finished, 30_000, "the command to finish in the session that lived on");
     } finally {
       raw.proc.kill("SIGKILL");
@@ -100,9 +90,9 @@ describe("daemon faults", () => {
   test("after kill -9 of the daemon, the next one reaps nohup and trap '' HUP jobs, and logs it", async () => {
     const e = fx.env();
     const a = await fx.server(e);
-    await ok(a, "term_open", { name: "bg" });
-    const nohup = await ok(a, "term_exec", { session: "bg", command: "nohup sleep 1000 >/dev/null 2>&1 & echo $!" });
-    const trapped = await ok(a, "term_exec", {
+    await a.ok("term_open", { name: "bg" });
+    const nohup = await a.ok("term_exec", { session: "bg", command: "nohup sleep 1000 >/dev/null 2>&1 & echo $!" });
+    const trapped = await a.ok("term_exec", {
       session: "bg",
       command: "bash -c \"trap '' HUP; exec sleep 1001\" >/dev/null 2>&1 & echo $!",
     });
@@ -119,12 +109,12 @@ describe("daemon faults", () => {
     try {
       // The next term_open starts a new daemon, which reaps them before serving. The first call may
       // still meet the dead daemon's connection and say so (DAEMON_UNAVAILABLE); the next one starts it.
-      const first = await call(a, "term_open", { name: "fresh" });
+      const first = await a.call("term_open", { name: "fresh" });
       if (first.isError) {
         expect(errorCode(first)).toBe("DAEMON_UNAVAILABLE");
-        await ok(a, "term_open", { name: "fresh" });
+        await a.ok("term_open", { name: "fresh" });
       }
-      expect((await ok(a, "term_exec", { session: "fresh", command: "echo ok" })).output).toBe("ok");
+      expect((await a.ok("term_exec", { session: "fresh", command: "echo ok" })).output).toBe("ok");
       await waitFor(() => orphans.every((pid) => !alive(pid)), 10_000, "the orphans to be reaped");
       const log = readFileSync(daemonPaths(e).log, "utf8");
       expect(log).toContain(`session 'bg' left by dead daemon pid ${st!.pid}`);
@@ -136,8 +126,8 @@ describe("daemon faults", () => {
   test("with no daemon to start, `ptyhub daemon --stop` reaps what a killed daemon left", async () => {
     const e = fx.env();
     const a = await fx.server(e);
-    await ok(a, "term_open", { name: "bg2" });
-    const r = await ok(a, "term_exec", { session: "bg2", command: "nohup sleep 1002 >/dev/null 2>&1 & echo $!" });
+    await a.ok("term_open", { name: "bg2" });
+    const r = await a.ok("term_exec", { session: "bg2", command: "nohup sleep 1002 >/dev/null 2>&1 & echo $!" });
     const orphan = Number(String(r.output).trim().split("\n").pop());
     expect(alive(orphan)).toBe(true);
     const st = await daemonStatus(e);
@@ -160,21 +150,21 @@ describe("daemon faults", () => {
     const sharedDir = join(a.XDG_RUNTIME_DIR!, "ptyhub");
     const b = fx.env({ PTYHUB_SOCKET: join(sharedDir, "b.sock") });
     const sa = await fx.server(a, "a");
-    await ok(sa, "term_open", { name: "live" });
-    const shell = Number((await ok(sa, "term_exec", { session: "live", command: "echo $$" })).output);
-    const job = await ok(sa, "term_exec", { session: "live", command: "nohup sleep 1003 >/dev/null 2>&1 & echo $!" });
+    await sa.ok("term_open", { name: "live" });
+    const shell = Number((await sa.ok("term_exec", { session: "live", command: "echo $$" })).output);
+    const job = await sa.ok("term_exec", { session: "live", command: "nohup sleep 1003 >/dev/null 2>&1 & echo $!" });
     const orphan = Number(String(job.output).trim().split("\n").pop());
     try {
       // Starting daemon b (its first term_open), then stopping it, then `--stop` with no b running.
       const sb = await fx.server(b, "b");
-      await ok(sb, "term_open", { name: "other" });
+      await sb.ok("term_open", { name: "other" });
       expect((await runCli(b, ["daemon", "--stop"])).code).toBe(0);
       const again = await runCli(b, ["daemon", "--stop"]);
       expect(again.stdout).toContain("no daemon is running");
       expect(again.stdout).not.toContain("ended");
       expect(alive(shell)).toBe(true);
       expect(alive(orphan)).toBe(true);
-      expect((await ok(sa, "term_exec", { session: "live", command: "echo still-$((6*7))" })).output).toBe("still-42");
+      expect((await sa.ok("term_exec", { session: "live", command: "echo still-$((6*7))" })).output).toBe("still-42");
 
       // Once daemon a is provably dead, what it left is anyone's to end, b's `--stop` included.
       const st = await daemonStatus(a);

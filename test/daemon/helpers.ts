@@ -1,21 +1,14 @@
 /**
  * Shared pieces of the daemon tests: a private runtime/state directory per test (so daemons never
- * meet), MCP servers driven through the official SDK client, daemon control, barriers instead of
- * sleeps, and the leftover check (no daemon, shell or zombie survives a test file).
+ * meet), bookkeeping of the MCP servers (test/helpers/mcp-client.ts) and daemons a test starts,
+ * and the leftover check (no daemon, shell or zombie survives a test file).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { reachDaemon } from "../../src/daemon/start.ts";
-import { DaemonConnectError } from "../../src/daemon/client.ts";
-import type { DaemonStatus } from "../../src/daemon/control-table.ts";
-
-export const REPO = resolve(import.meta.dir, "..", "..");
-export const CLI = join(REPO, "src", "cli.ts");
-
-export type Env = Record<string, string>;
+import { join } from "node:path";
+import { CLI, startMcp, type Env, type StdioMcp, type ToolResult } from "../helpers/mcp-client.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 /** Every process a daemon test starts carries this tag, so the leftover check can find it. */
 export const TAG = `daemon-test-${process.pid}-${Date.now()}`;
@@ -43,117 +36,8 @@ export function testEnv(extra: Env = {}): Env {
   return env;
 }
 
-export interface McpServer {
-  client: Client;
-  transport: StdioClientTransport;
-  pid: number;
-  close(): Promise<void>;
-  /** kill -9: no chance to say goodbye to anyone. */
-  kill(): Promise<void>;
-}
-
-export async function startServer(env: Env, name = "test"): Promise<McpServer> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI],
-    env,
-    stderr: "pipe",
-    cwd: REPO,
-  });
-  const client = new Client({ name, version: "0" });
-  await client.connect(transport);
-  const pid = transport.pid!;
-  return {
-    client,
-    transport,
-    pid,
-    close: () => client.close(),
-    kill: async () => {
-      process.kill(pid, "SIGKILL");
-      await waitFor(() => !alive(pid), 5000, `MCP server ${pid} to die`);
-      await client.close().catch(() => undefined);
-    },
-  };
-}
-
-export interface ToolResult {
-  isError: boolean;
-  data: Record<string, unknown>;
-  text: string;
-}
-
-export async function call(server: McpServer, tool: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
-  const r = (await server.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as {
-    isError?: boolean;
-    structuredContent?: Record<string, unknown>;
-    content?: Array<{ text?: string }>;
-  };
-  return { isError: r.isError === true, data: r.structuredContent ?? {}, text: r.content?.[0]?.text ?? "" };
-}
-
-/** Like call, but fails the test with the error text when the tool failed. */
-export async function ok(
-  server: McpServer,
-  tool: string,
-  args: Record<string, unknown> = {},
-): Promise<Record<string, unknown>> {
-  const r = await call(server, tool, args);
-  if (r.isError) throw new Error(`${tool} failed: ${r.text}`);
-  return r.data;
-}
-
 export function errorCode(r: ToolResult): string | null {
-  return r.isError ? ((r.data.error as { code?: string } | undefined)?.code ?? null) : null;
-}
-
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie is dead for our purposes (its parent reaps it).
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}
-
-/** Polls `cond` (a barrier on observable state) until true, or fails after `ms`. */
-export async function waitFor(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  let delay = 5;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(delay);
-    delay = Math.min(delay * 2, 100);
-  }
-}
-
-export async function daemonStatus(env: Env): Promise<DaemonStatus | null> {
-  try {
-    const c = await reachDaemon({ role: "test", env, start: false });
-    try {
-      return await c.control("status", {});
-    } finally {
-      c.close();
-    }
-  } catch (err) {
-    if (err instanceof DaemonConnectError && err.notRunning) return null;
-    throw err;
-  }
-}
-
-/** Stops the env's daemon (if any) and waits until its process is gone. */
-export async function stopDaemon(env: Env): Promise<void> {
-  const st = await daemonStatus(env);
-  if (!st) return;
-  const c = await reachDaemon({ role: "test", env, start: false });
-  await c.control("stop", {}).catch(() => undefined);
-  c.close();
-  await waitFor(() => !alive(st.pid), 15_000, `daemon ${st.pid} to exit`);
+  return r.error?.code ?? null;
 }
 
 /** Runs the CLI (ls, kill, daemon --status …) to completion. */
@@ -218,13 +102,8 @@ export function leftovers(): ProcInfo[] {
 
 /** Waits for every tagged process to be gone; returns what is left after `ms`. */
 export async function settleLeftovers(ms = 5000): Promise<ProcInfo[]> {
-  const deadline = Date.now() + ms;
-  let left = leftovers();
-  while (left.length > 0 && Date.now() < deadline) {
-    await Bun.sleep(50);
-    left = leftovers();
-  }
-  return left;
+  await waitFor(() => leftovers().length === 0, ms, "the tagged processes to end").catch(() => undefined);
+  return leftovers();
 }
 
 /** Live daemon processes serving this env's socket (by their XDG_RUNTIME_DIR). */
@@ -261,7 +140,7 @@ export function childrenOf(pid: number): Array<{ pid: number; state: string; cmd
  * and MCP servers. `cleanup()` ends them all; call it after each test.
  */
 export function fixture() {
-  const servers: McpServer[] = [];
+  const servers: StdioMcp[] = [];
   const envs: Env[] = [];
   return {
     env(extra: Env = {}): Env {
@@ -269,8 +148,8 @@ export function fixture() {
       envs.push(e);
       return e;
     },
-    async server(e: Env, name = "agent"): Promise<McpServer> {
-      const s = await startServer(e, name);
+    async server(e: Env, name = "agent"): Promise<StdioMcp> {
+      const s = await startMcp({ env: e, clientName: name });
       servers.push(s);
       return s;
     },

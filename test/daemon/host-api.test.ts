@@ -8,7 +8,8 @@ import { AppError } from "../../src/api/errors.ts";
 import { DaemonHost } from "../../src/host/daemon-host.ts";
 import { RoutingHost } from "../../src/host/routing-host.ts";
 import { ctx, newHost } from "../helpers/host.ts";
-import { stopDaemon, testEnv } from "./helpers.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { testEnv } from "./helpers.ts";
 
 /** Real shells and a real daemon; generous for a loaded 2-core machine. */
 const TEST_TIMEOUT_MS = 30_000;

@@ -10,12 +10,12 @@ import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { landlockAbi } from "../../src/backend/local/sandbox/landlock.ts";
-import { CLI, stopDaemon } from "../helpers/mcp.ts";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { CLI, startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 
 const REFUSED = "refuses connections from programs running inside its own sessions";
 const ptyhub = `${process.execPath} ${CLI}`;
-let mcp: Mcp;
+let mcp: StdioMcp;
 let work: string;
 const sessions: string[] = [];
 

@@ -10,7 +10,8 @@ import { RoutingHost } from "../../src/host/routing-host.ts";
 import type { HostEvent } from "../../src/api/host.ts";
 import { LocalHostSlot } from "../../src/host/local-slot.ts";
 import { ctx, defaults, newHost, sendDefaults } from "../helpers/host.ts";
-import { stopDaemon, testEnv } from "./helpers.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { testEnv } from "./helpers.ts";
 
 /** Real shells on a loaded 2-core machine. */
 const TEST_TIMEOUT_MS = 30_000;

@@ -12,7 +12,9 @@ import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { encodeFrame, FrameDecoder, FrameError, PROTOCOL } from "../../src/daemon/protocol.ts";
 import type { CallContext } from "../../src/api/host.ts";
 import { parseHostParams, parseHostResult, type HostMethod } from "../../src/api/table.ts";
-import { testEnv, type Env } from "./helpers.ts";
+import type { Env } from "../helpers/mcp-client.ts";
+import { waitFor } from "../helpers/wait.ts";
+import { testEnv } from "./helpers.ts";
 
 describe("frames", () => {
   const frames = [
@@ -79,6 +81,8 @@ function scriptedHost(
   }) as unknown as HostedSessions;
 }
 
+/** How long a call may take to cross the socket on a loaded machine. */
+const CALL_WAIT_MS = 5000;
 const BIG = "0123456789abcdef".repeat(5 * 65536);
 
 /** A read result as the host API table's output schema has it, carrying `output`. */
@@ -212,13 +216,14 @@ describe("calls over the socket", () => {
   test("cancelling a call aborts the host's wait in the daemon", async () => {
     const c = await DaemonClient.connect({ socket, role: "test" });
     const ac = new AbortController();
+    releaseSlow = null;
     const pending = c.invoke("send", { session: "s" }, { clientId: "x", signal: ac.signal }).catch((e: any) => e);
-    await Bun.sleep(20);
+    // Cancel once the call is in the host's hands (it set releaseSlow), not before it got there.
+    await waitFor(() => releaseSlow !== null, CALL_WAIT_MS, "the call to reach the host");
     ac.abort();
     const err: any = await pending;
     expect(err.message).toContain("cancelled");
-    for (let i = 0; i < 100 && !seen.signalAborted; i++) await Bun.sleep(10);
-    expect(seen.signalAborted).toBe(true);
+    await waitFor(() => seen.signalAborted === true, CALL_WAIT_MS, "the host's signal to abort");
     c.close();
   });
 

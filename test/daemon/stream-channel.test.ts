@@ -8,7 +8,9 @@ import { AppError } from "../../src/api/errors.ts";
 import { DaemonClient } from "../../src/daemon/client.ts";
 import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
 import { reachDaemon } from "../../src/daemon/start.ts";
-import { stopDaemon, testEnv, type Env } from "./helpers.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import type { Env } from "../helpers/mcp-client.ts";
+import { testEnv } from "./helpers.ts";
 
 /** A real daemon, a relay process and a 30,000-line session; generous for a loaded 2-core machine. */
 const TEST_TIMEOUT_MS = 60_000;

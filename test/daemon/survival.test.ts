@@ -8,18 +8,10 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
-import {
-  alive,
-  call,
-  daemonStatus,
-  errorCode,
-  ok,
-  runCli,
-  settleLeftovers,
-  waitFor,
-  type McpServer,
-  fixture,
-} from "./helpers.ts";
+import { daemonStatus } from "../helpers/daemon.ts";
+import type { StdioMcp } from "../helpers/mcp-client.ts";
+import { alive, waitFor } from "../helpers/wait.ts";
+import { errorCode, runCli, settleLeftovers, fixture } from "./helpers.ts";
 
 const fx = fixture();
 const env = fx.env;
@@ -31,10 +23,10 @@ describe("persistent sessions", () => {
   test("restart survival: output produced while no server was connected is read exactly once", async () => {
     const e = env();
     const a = await server(e);
-    const opened = await ok(a, "term_open", { name: "job" });
+    const opened = await a.ok("term_open", { name: "job" });
     expect(opened.persistent).toBe(true);
     expect(opened.attach).toBe("ptyhub attach job");
-    const started = await ok(a, "term_send", {
+    const started = await a.ok("term_send", {
       session: "job",
       text: "for i in $(seq 1 6); do echo tick-$i; sleep 0.15; done; echo JOB-DONE",
       until: "tick-1",
@@ -44,76 +36,76 @@ describe("persistent sessions", () => {
     // Reading is at-least-once: a result the server has not yet acknowledged to the daemon (it does
     // once the result is written out) may come again, labelled (test/chaos/read-kill.test.ts). Here
     // the server answers one more call first, so the send's result is acknowledged: exactly once.
-    await ok(a, "term_list");
+    await a.ok("term_list");
     await a.kill(); // kill -9 while the command runs
 
     const st = await daemonStatus(e);
     expect(st?.sessions).toBe(1);
 
     const b = await server(e);
-    const list = (await ok(b, "term_list")).sessions as Array<{ session: string; alive: boolean; persistent: boolean }>;
+    const list = (await b.ok("term_list")).sessions as Array<{ session: string; alive: boolean; persistent: boolean }>;
     expect(list.map((s) => s.session)).toEqual(["job"]);
     expect(list[0]).toMatchObject({ alive: true, persistent: true });
     // The command finishes before anyone reads (term_list moves no read cursor).
     await waitFor(
-      async () => ((await ok(b, "term_list")).sessions as Array<{ state: string }>)[0]!.state === "prompt",
+      async () => ((await b.ok("term_list")).sessions as Array<{ state: string }>)[0]!.state === "prompt",
       10_000,
       "the command to finish",
     );
-    const r = await ok(b, "term_read", { session: "job", wait_ms: 0 });
+    const r = await b.ok("term_read", { session: "job", wait_ms: 0 });
     const lines = String(r.output).split("\n");
     // Everything after tick-1 exactly once: no gap, no duplicate.
     expect(lines.filter((l) => l.startsWith("tick-"))).toEqual(["tick-2", "tick-3", "tick-4", "tick-5", "tick-6"]);
     expect(lines.filter((l) => l === "JOB-DONE")).toHaveLength(1);
     expect(r.dropped).toBe(0);
-    const again = await ok(b, "term_read", { session: "job", wait_ms: 0 });
+    const again = await b.ok("term_read", { session: "job", wait_ms: 0 });
     expect(again.output).toBe("");
   }, 30_000);
 
   test("more output while detached than the history keeps: dropped counts the loss, the head and tail are read once", async () => {
     const e = env();
     const a = await server(e);
-    await ok(a, "term_open", { name: "flood" });
-    await ok(a, "term_send", {
+    await a.ok("term_open", { name: "flood" });
+    await a.ok("term_send", {
       session: "flood",
       text: "echo FLOOD-START; sleep 0.3; seq 1 200000; echo FLOOD-DONE",
       until: "FLOOD-START",
       wait_ms: 5000,
     });
-    await ok(a, "term_list"); // the send's result is acknowledged first (see the test above)
+    await a.ok("term_list"); // the send's result is acknowledged first (see the test above)
     await a.kill();
     const b = await server(e);
     await waitFor(
-      async () => ((await ok(b, "term_list")).sessions as Array<{ state: string }>)[0]!.state === "prompt",
+      async () => ((await b.ok("term_list")).sessions as Array<{ state: string }>)[0]!.state === "prompt",
       20_000,
       "the flood to end",
     );
-    const r = await ok(b, "term_read", { session: "flood", wait_ms: 0, max_tokens: 2000 });
+    const r = await b.ok("term_read", { session: "flood", wait_ms: 0, max_tokens: 2000 });
     expect(r.dropped as number).toBeGreaterThan(100_000);
     const out = String(r.output);
     expect(out.startsWith("1\n2\n3\n")).toBe(true); // the head, kept for the reader
     expect(out.endsWith("200000\nFLOOD-DONE\n" + out.split("\n").pop())).toBe(true);
-    expect((await ok(b, "term_read", { session: "flood", wait_ms: 0 })).output).toBe("");
+    expect((await b.ok("term_read", { session: "flood", wait_ms: 0 })).output).toBe("");
   }, 40_000);
 
   test("the exit code of a command that finished while detached is reported, and an exited program keeps its code", async () => {
     const e = env();
     const a = await server(e);
-    await ok(a, "term_open", { name: "sh1" });
-    const r1 = await ok(a, "term_exec", {
+    await a.ok("term_open", { name: "sh1" });
+    const r1 = await a.ok("term_exec", {
       session: "sh1",
       command: "sleep 0.6; echo finished-late; (exit 3)",
       timeout_ms: 100,
     });
     expect(r1.status).toBe("running");
-    await ok(a, "term_open", { name: "prog", command: "sleep 0.5; echo bye; exit 7" });
+    await a.ok("term_open", { name: "prog", command: "sleep 0.5; echo bye; exit 7" });
     await a.kill();
 
     const b = await server(e);
     // Both finish while no read happens (term_list moves no read cursor).
     await waitFor(
       async () => {
-        const sessions = (await ok(b, "term_list")).sessions as Array<{
+        const sessions = (await b.ok("term_list")).sessions as Array<{
           session: string;
           state: string;
           alive: boolean;
@@ -126,30 +118,30 @@ describe("persistent sessions", () => {
       10_000,
       "the command and the program to finish",
     );
-    const r2 = await ok(b, "term_read", { session: "sh1", wait_ms: 0 });
+    const r2 = await b.ok("term_read", { session: "sh1", wait_ms: 0 });
     expect(r2.output).toContain("finished-late");
     expect(r2.exit_code).toBe(3);
-    const list = (await ok(b, "term_list")).sessions as Array<{
+    const list = (await b.ok("term_list")).sessions as Array<{
       session: string;
       alive: boolean;
       exit_code: number | null;
     }>;
     expect(list.find((s) => s.session === "prog")).toMatchObject({ alive: false, exit_code: 7 });
     // The exited session keeps its final screen until it is closed.
-    const screen = await ok(b, "term_read", { session: "prog", mode: "screen" });
+    const screen = await b.ok("term_read", { session: "prog", mode: "screen" });
     expect(screen.output).toContain("bye");
-    const closed = await ok(b, "term_close", { session: "prog" });
+    const closed = await b.ok("term_close", { session: "prog" });
     expect(closed.exit_code).toBe(7);
   }, 30_000);
 
   test("term_exec's default session lives in the daemon: cd survives a restart", async () => {
     const e = env();
     const a = await server(e);
-    const r = await ok(a, "term_exec", { command: "cd /usr/share && export KEEP=kept" });
+    const r = await a.ok("term_exec", { command: "cd /usr/share && export KEEP=kept" });
     expect(r.session).toBe("main");
     await a.close();
     const b = await server(e);
-    const r2 = await ok(b, "term_exec", { command: "pwd; echo $KEEP" });
+    const r2 = await b.ok("term_exec", { command: "pwd; echo $KEEP" });
     expect(r2.output).toBe("/usr/share\nkept");
   }, 30_000);
 
@@ -157,9 +149,9 @@ describe("persistent sessions", () => {
     const e = env();
     const a = await server(e, "a");
     const b = await server(e, "b");
-    await ok(a, "term_open", { name: "shared", cwd: e.XDG_RUNTIME_DIR });
+    await a.ok("term_open", { name: "shared", cwd: e.XDG_RUNTIME_DIR });
     const out = join(e.XDG_RUNTIME_DIR!, "typed.txt");
-    await ok(a, "term_send", {
+    await a.ok("term_send", {
       session: "shared",
       text: `stty -echo; echo CAT-READY; cat > ${out}`,
       until: "CAT-READY",
@@ -167,17 +159,17 @@ describe("persistent sessions", () => {
     });
     const N = 12;
     const LEN = 900;
-    const typing = (s: McpServer, ch: string) =>
+    const typing = (s: StdioMcp, ch: string) =>
       (async () => {
         for (let i = 0; i < N; i++)
-          await ok(s, "term_send", {
+          await s.ok("term_send", {
             session: "shared",
             text: `${ch}${String(i).padStart(2, "0")}`.padEnd(LEN, ch),
             wait_ms: 0,
           });
       })();
     await Promise.all([typing(a, "a"), typing(b, "b")]);
-    await ok(a, "term_send", { session: "shared", keys: ["ctrl+d"], wait_ms: 300 });
+    await a.ok("term_send", { session: "shared", keys: ["ctrl+d"], wait_ms: 300 });
     await waitFor(
       () => {
         try {
@@ -199,26 +191,26 @@ describe("persistent sessions", () => {
     );
 
     // Own cursors: both have read up to now; new output is then new for each of them.
-    await ok(a, "term_send", { session: "shared", text: "stty echo", wait_ms: 300 });
-    await ok(a, "term_read", { session: "shared", wait_ms: 0 });
-    await ok(b, "term_read", { session: "shared", wait_ms: 0 });
-    await ok(a, "term_exec", { session: "shared", command: "echo shared-$((40+2))" });
-    const rb = await ok(b, "term_read", { session: "shared", wait_ms: 0 });
+    await a.ok("term_send", { session: "shared", text: "stty echo", wait_ms: 300 });
+    await a.ok("term_read", { session: "shared", wait_ms: 0 });
+    await b.ok("term_read", { session: "shared", wait_ms: 0 });
+    await a.ok("term_exec", { session: "shared", command: "echo shared-$((40+2))" });
+    const rb = await b.ok("term_read", { session: "shared", wait_ms: 0 });
     expect(rb.output).toContain("shared-42");
-    const ra = await ok(a, "term_read", { session: "shared", wait_ms: 0 });
+    const ra = await a.ok("term_read", { session: "shared", wait_ms: 0 });
     expect(ra.output).not.toContain("shared-42");
   }, 60_000);
 
   test("resource subscribers hear when a daemon session's command finishes or it exits", async () => {
     const e = env();
     const a = await server(e);
-    await ok(a, "term_open", { name: "watched" });
+    await a.ok("term_open", { name: "watched" });
     const updated: string[] = [];
     a.client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => {
       updated.push(n.params.uri);
     });
     await a.client.subscribeResource({ uri: "ptyhub://sessions/watched/screen" });
-    await ok(a, "term_exec", { session: "watched", command: "echo notify-me" });
+    await a.ok("term_exec", { session: "watched", command: "echo notify-me" });
     await waitFor(() => updated.includes("ptyhub://sessions/watched/screen"), 5000, "a resource update");
     const screen = await a.client.readResource({ uri: "ptyhub://sessions/watched/screen" });
     expect(JSON.stringify(screen.contents)).toContain("notify-me");
@@ -227,7 +219,7 @@ describe("persistent sessions", () => {
   test("persistent:false keeps the session in the MCP server's process, and it ends with it", async () => {
     const e = env();
     const a = await server(e);
-    const r = await ok(a, "term_open", { name: "inproc", persistent: false });
+    const r = await a.ok("term_open", { name: "inproc", persistent: false });
     expect(r.persistent).toBe(false);
     expect(r.attach).toBe(null);
     const ppid = Number(readFileSync(`/proc/${r.pid}/stat`, "latin1").split(") ")[1]!.split(" ")[1]);
@@ -235,7 +227,7 @@ describe("persistent sessions", () => {
     // No daemon was needed for it.
     expect(await daemonStatus(e)).toBe(null);
     // A persistent session may not take a name an in-process one has.
-    const clash = await call(a, "term_open", { name: "inproc" });
+    const clash = await a.call("term_open", { name: "inproc" });
     expect(errorCode(clash)).toBe("SESSION_EXISTS");
     await a.close();
     await waitFor(() => !alive(Number(r.pid)), 5000, "the in-process shell to end");
@@ -244,7 +236,7 @@ describe("persistent sessions", () => {
   test("ptyhub ls and ptyhub kill work from any shell", async () => {
     const e = env();
     const a = await server(e);
-    await ok(a, "term_open", { name: "listed", command: "sleep 300" });
+    await a.ok("term_open", { name: "listed", command: "sleep 300" });
     const ls = await runCli(e, ["ls"]);
     expect(ls.code).toBe(0);
     expect(ls.stdout).toMatch(/^SESSION/);
@@ -254,7 +246,7 @@ describe("persistent sessions", () => {
     const kill = await runCli(e, ["kill", "listed"]);
     expect(kill.code).toBe(0);
     expect(kill.stdout).toContain("closed listed");
-    expect((await ok(a, "term_list")).sessions).toEqual([]);
+    expect((await a.ok("term_list")).sessions).toEqual([]);
     const missing = await runCli(e, ["kill", "nope"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("SESSION_NOT_FOUND");
@@ -263,26 +255,26 @@ describe("persistent sessions", () => {
   test("daemon killed: calls on its sessions fail with DAEMON_UNAVAILABLE, and the next term_open starts a fresh daemon", async () => {
     const e = env();
     const a = await server(e);
-    const opened = await ok(a, "term_open", { name: "doomed" });
+    const opened = await a.ok("term_open", { name: "doomed" });
     const st = await daemonStatus(e);
     process.kill(st!.pid, "SIGKILL");
     await waitFor(() => !alive(st!.pid), 5000, "the daemon to die");
     // Its shell goes with it (its terminal is gone).
     await waitFor(() => !alive(Number(opened.pid)), 5000, "the session's shell to end");
 
-    const r = await call(a, "term_read", { session: "doomed" });
+    const r = await a.call("term_read", { session: "doomed" });
     expect(errorCode(r)).toBe("DAEMON_UNAVAILABLE");
     expect(r.text).toContain("daemon is gone");
     expect(r.text).toContain("term_open");
     // A fresh MCP server, which never saw the session, is told the same (the socket was left).
     const b = await server(e);
-    expect(errorCode(await call(b, "term_send", { session: "doomed", text: "x" }))).toBe("DAEMON_UNAVAILABLE");
+    expect(errorCode(await b.call("term_send", { session: "doomed", text: "x" }))).toBe("DAEMON_UNAVAILABLE");
 
-    const fresh = await ok(a, "term_open", { name: "fresh" });
+    const fresh = await a.ok("term_open", { name: "fresh" });
     const st2 = await daemonStatus(e);
     expect(st2!.pid).not.toBe(st!.pid);
-    expect((await ok(a, "term_exec", { session: "fresh", command: "echo back" })).output).toBe("back");
-    expect(errorCode(await call(a, "term_read", { session: "doomed" }))).toBe("DAEMON_UNAVAILABLE");
+    expect((await a.ok("term_exec", { session: "fresh", command: "echo back" })).output).toBe("back");
+    expect(errorCode(await a.call("term_read", { session: "doomed" }))).toBe("DAEMON_UNAVAILABLE");
     expect(fresh.session).toBe("fresh");
   }, 30_000);
 });

@@ -9,7 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { reachDaemon } from "../../src/daemon/start.ts";
 import { VERSION } from "../../src/version.ts";
-import { alive, daemonStatus, fixture, ok, REPO, waitFor, type Env, type McpServer } from "./helpers.ts";
+import { daemonStatus } from "../helpers/daemon.ts";
+import { REPO, type Env } from "../helpers/mcp-client.ts";
+import { alive, waitFor } from "../helpers/wait.ts";
+import { fixture } from "./helpers.ts";
 
 const OLD_VERSION = "0.0.1";
 const START_WAIT_MS = 20_000;
@@ -34,20 +37,13 @@ async function startOldDaemon(env: Env): Promise<number> {
   return proc.pid;
 }
 
-/** Everything the server wrote on stderr so far. */
-function collectStderr(server: McpServer): () => string {
-  let text = "";
-  server.transport.stderr?.on("data", (chunk: Buffer) => (text += chunk.toString()));
-  return () => text;
-}
-
 describe("a newer server meeting an older daemon", () => {
   test("with no session, it replaces the daemon by one of its own version", async () => {
     const env = f.env();
     const oldPid = await startOldDaemon(env);
     const server = await f.server(env);
-    const stderr = collectStderr(server);
-    await ok(server, "term_open", { name: "fresh" });
+    const stderr = server.stderr;
+    await server.ok("term_open", { name: "fresh" });
     await waitFor(() => !alive(oldPid), START_WAIT_MS, "the old daemon to exit");
     const st = await daemonStatus(env);
     expect(st).toMatchObject({ version: VERSION, sessions: 1 });
@@ -65,8 +61,8 @@ describe("a newer server meeting an older daemon", () => {
       c.close();
     }
     const server = await f.server(env);
-    const stderr = collectStderr(server);
-    await ok(server, "term_open", { name: "second" });
+    const stderr = server.stderr;
+    await server.ok("term_open", { name: "second" });
     expect(alive(oldPid)).toBe(true);
     expect(await daemonStatus(env)).toMatchObject({ version: OLD_VERSION, sessions: 2 });
     await waitFor(() => stderr().includes("ptyhub daemon --stop"), 5000, "the upgrade hint");

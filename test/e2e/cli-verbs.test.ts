@@ -5,7 +5,8 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { reachDaemon } from "../../src/daemon/start.ts";
-import { CLI, stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { CLI } from "../helpers/mcp-client.ts";
 import { PtyProbe } from "../helpers/pty.ts";
 
 interface VerbRow {

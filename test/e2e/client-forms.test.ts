@@ -5,12 +5,17 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 import { TOOLS } from "../../src/mcp/tools/all-tools.ts";
+import type { Config } from "../../src/config.ts";
 
-const servers: McpHandle[] = [];
-async function start(clientName: string, env: Record<string, string> = {}): Promise<McpHandle> {
-  const s = await startServer({ clientName, env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash", ...env } });
+const servers: McpClient[] = [];
+async function start(clientName: string, config: Partial<Config> = {}): Promise<McpClient> {
+  const s = await startMcp({
+    transport: "in-process",
+    clientName,
+    config: { persistent: false, shell: "/bin/bash", ...config },
+  });
   servers.push(s);
   return s;
 }
@@ -71,9 +76,9 @@ describe("result forms by client", () => {
     expect(keys.at(-1)).toBe("output");
     expect(r.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "hi" });
 
-    const forcedText = await start("some-programmatic-client", { PTYHUB_RESULT_FORM: "text" });
+    const forcedText = await start("some-programmatic-client", { result_form: "text" });
     expect((await forcedText.raw("term_exec", { command: "echo hi" })).structuredContent).toBeUndefined();
-    const forcedStructured = await start("claude-code", { PTYHUB_RESULT_FORM: "structured" });
+    const forcedStructured = await start("claude-code", { result_form: "structured" });
     const structured = await forcedStructured.raw("term_exec", { command: "echo hi" });
     expect(structured.structuredContent).toMatchObject({ output: "hi" });
   }, 60_000);

@@ -10,8 +10,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLI, startServer } from "../helpers/mcp.ts";
-import { alive, waitFor } from "../daemon/helpers.ts";
+import { CLI, startMcp } from "../helpers/mcp-client.ts";
+import { alive, waitFor } from "../helpers/wait.ts";
 
 /** Start-up under strace on a loaded 2-core machine is slow; the server then exits on stdin's close. */
 const TEST_TIMEOUT_MS = 60_000;
@@ -46,7 +46,7 @@ describe("cold start", () => {
     "initialize and tools/list load neither the session stack nor the daemon client",
     async () => {
       const log = join(dir, "openat.log");
-      const mcp = await startServer({
+      const mcp = await startMcp({
         command: strace!,
         args: ["-f", "-qq", "-e", "trace=openat", "-o", log, process.execPath, CLI],
       });

@@ -3,13 +3,13 @@
  * client: the names of the sessions there are that start with what was typed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 
-let server: McpHandle;
+let server: McpClient;
 
 beforeAll(async () => {
-  server = await startServer();
-  for (const name of ["build", "bugfix", "other"]) await server.call("term_open", { name, persistent: false });
+  server = await startMcp({ transport: "in-process" });
+  for (const name of ["build", "bugfix", "other"]) await server.ok("term_open", { name, persistent: false });
 });
 afterAll(() => server.close());
 

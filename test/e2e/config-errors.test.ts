@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../src/config.ts";
-import { startServer } from "../helpers/mcp.ts";
+import { startMcp } from "../helpers/mcp-client.ts";
 
 const root = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? tmpdir(), "config-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -67,7 +67,7 @@ describe("loadConfig", () => {
 describe("a server whose configuration is wrong", () => {
   test("answers initialize, reports the problem in every tool result, and serves once it is fixed", async () => {
     const [dir, file] = configWith("server", `{"colz": 100}`);
-    const server = await startServer({ env: { XDG_CONFIG_HOME: dir } });
+    const server = await startMcp({ env: { XDG_CONFIG_HOME: dir } });
     try {
       for (let i = 0; i < 2; i++) {
         const r = await server.raw("term_list", {});

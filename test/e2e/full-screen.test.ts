@@ -6,16 +6,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 
 /** Issue 22's target for what one keystroke in vim returns (the text a model reads). */
 const KEYSTROKE_TARGET_CHARS = 300;
 
-let mcp: McpHandle;
+let mcp: McpClient;
 let dir: string;
 
 beforeAll(async () => {
-  mcp = await startServer({ env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" } });
+  mcp = await startMcp({ transport: "in-process", config: { persistent: false, shell: "/bin/bash" } });
   dir = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? "/tmp", "fullscreen-"));
   writeFileSync(join(dir, "notes.txt"), "first line\nsecond line\n");
 });

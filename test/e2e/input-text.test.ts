@@ -5,9 +5,9 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 
-let server: McpHandle | null = null;
+let server: McpClient | null = null;
 afterAll(async () => {
   await server?.close();
 });
@@ -18,9 +18,10 @@ function textOf(r: CallToolResult): string {
 
 describe.if(process.platform === "linux")("the text form of waiting for input", () => {
   test("term_exec cat: waiting for input (reading) via tty; term_open says its via", async () => {
-    server = await startServer({
+    server = await startMcp({
       clientName: "claude-code",
-      env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" },
+      transport: "in-process",
+      config: { persistent: false, shell: "/bin/bash" },
     });
     const exec = await server.raw("term_exec", { command: "cat", timeout_ms: 20_000 });
     expect(textOf(exec)).toMatch(/^\[waiting for input \(reading\) · \d+ ms · via tty · cwd [^\]]+\]$/);

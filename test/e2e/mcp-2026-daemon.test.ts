@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
 import { NewEraClient } from "../helpers/mcp-2026.ts";
 
 const INLINE_MS = 1500;

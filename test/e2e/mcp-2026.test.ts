@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { NewEraClient } from "../helpers/mcp-2026.ts";
 
 /** Short, so a command waiting on a file is surely past it, and quick ones still answer inline. */
@@ -261,9 +261,9 @@ describe("Tasks", () => {
   });
 
   test("a 2025-11-25 client next to it is unchanged: initialize, inline results", async () => {
-    let old: McpHandle | null = null;
+    let old: StdioMcp | null = null;
     try {
-      old = await startServer({ env: ENV });
+      old = await startMcp({ env: ENV });
       const r = await old.raw("term_exec", { command: "echo old" });
       expect(r).not.toHaveProperty("resultType");
       expect(r.structuredContent).toMatchObject({ status: "done", output: "old" });

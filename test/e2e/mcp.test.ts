@@ -1,39 +1,29 @@
 /** The real MCP SDK client against `bun src/cli.ts` over stdio. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
-import { startServer, stopDaemon, type McpHandle } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { alive, waitFor } from "../helpers/wait.ts";
 
-let mcp: McpHandle;
+let mcp: StdioMcp;
 /**
  * Time for a test that starts and ends its own server, shell and job: several seconds on a loaded
  * 2-core machine, past bun's 5 s default (whose timeout also kills this file's shared server).
  */
 const OWN_SERVER_TEST_MS = 30_000;
+/** How long a program may take to start, or a server, its shell and their job to be gone, on a loaded machine. */
+const GONE_WAIT_MS = 5000;
 beforeAll(async () => {
-  mcp = await startServer({ env: { PTYHUB_SHELL: "/bin/bash" } });
+  mcp = await startMcp({ env: { PTYHUB_SHELL: "/bin/bash" } });
 });
 afterAll(async () => {
   await mcp.close();
   await stopDaemon();
 });
 
-function alive(pid: number): boolean {
-  if (!existsSync(`/proc/${pid}`)) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}
-
-async function waitGone(pid: number, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (!alive(pid)) return true;
-    await Bun.sleep(20);
-  }
-  return !alive(pid);
+/** A session's state as term_list reports it. */
+async function stateOf(session: string): Promise<string | undefined> {
+  const list = (await mcp.ok("term_list", {})).sessions as Array<{ session: string; state: string }>;
+  return list.find((x) => x.session === session)?.state;
 }
 
 describe("MCP server over stdio", () => {
@@ -68,7 +58,7 @@ describe("MCP server over stdio", () => {
   });
 
   test("a long output's result matches the declared output schema (the SDK client validates it)", async () => {
-    const r = await mcp.call("term_exec", { command: "seq 1 200000", timeout_ms: 60_000 });
+    const r = await mcp.ok("term_exec", { command: "seq 1 200000", timeout_ms: 60_000 });
     expect(r.status).toBe("done");
     expect(Number.isInteger(r.truncated.original_tokens)).toBe(true);
     expect(r.output.split("\n").at(-1)).toBe("200000");
@@ -101,15 +91,16 @@ describe("MCP server over stdio", () => {
   });
 
   test("calls run concurrently: while term_send waits on A, a read of B returns at once; ctrl+c to A ends both calls on A", async () => {
-    await mcp.call("term_open", { name: "A", persistent: false });
-    await mcp.call("term_open", { name: "B", persistent: false });
+    await mcp.ok("term_open", { name: "A", persistent: false });
+    await mcp.ok("term_open", { name: "B", persistent: false });
     const t0 = performance.now();
-    const waiting = mcp.call("term_send", { session: "A", text: "sleep 100", until: "NEVER_PRINTED", wait_ms: 30_000 });
-    await Bun.sleep(100);
-    const read = await mcp.call("term_read", { session: "B", mode: "screen" });
+    const waiting = mcp.ok("term_send", { session: "A", text: "sleep 100", until: "NEVER_PRINTED", wait_ms: 30_000 });
+    // Once A runs the command, the call on A is waiting for its regex.
+    await waitFor(async () => (await stateOf("A")) === "running", GONE_WAIT_MS, "sleep to run in A");
+    const read = await mcp.ok("term_read", { session: "B", mode: "screen" });
     expect(performance.now() - t0).toBeLessThan(2000);
     expect(read.session).toBe("B");
-    const stop = await mcp.call("term_send", { session: "A", keys: ["ctrl+c"] });
+    const stop = await mcp.ok("term_send", { session: "A", keys: ["ctrl+c"] });
     expect(stop.via).toBe("shell");
     expect(performance.now() - t0).toBeLessThan(3000);
     // The first call never saw its regex, but the command it waited on ended: it returns now,
@@ -127,11 +118,13 @@ describe("MCP server over stdio", () => {
       { session: "B", mode: "new", until: "NEVER", wait_ms: 60_000 },
       { signal: ac.signal },
     );
+    // Nothing outside the server shows a pending read: this pause only makes it likely that the
+    // cancellation reaches a call the server is holding, rather than one the SDK has not sent.
     await Bun.sleep(200);
     ac.abort();
     await expect(pending).rejects.toThrow();
     expect(performance.now() - t0).toBeLessThan(3000);
-    const ok = await mcp.call("term_exec", { session: "B", command: "echo still-fine" });
+    const ok = await mcp.ok("term_exec", { session: "B", command: "echo still-fine" });
     expect(ok.output).toBe("still-fine");
   });
 
@@ -210,7 +203,7 @@ describe("MCP server over stdio", () => {
       if (calls.length >= 50) await Promise.all(calls.splice(0));
     }
     await Promise.all(calls);
-    const r = await mcp.call("term_exec", { command: "echo after-fuzz" });
+    const r = await mcp.ok("term_exec", { command: "echo after-fuzz" });
     expect(r).toMatchObject({ status: "done", exit_code: 0, output: "after-fuzz" });
   }, 60_000);
 });
@@ -220,18 +213,18 @@ describe("server exit ends its in-process sessions", () => {
     test(
       `on ${how}: no orphaned shells or jobs`,
       async () => {
-        const m = await startServer({ env: { PTYHUB_SHELL: "/bin/bash" } });
-        const open = await m.call("term_open", { name: "s1", persistent: false });
-        const job = await m.call("term_exec", { session: "s1", command: "sleep 300 & echo PID=$!" });
+        const m = await startMcp({ env: { PTYHUB_SHELL: "/bin/bash" } });
+        const open = await m.ok("term_open", { name: "s1", persistent: false });
+        const job = await m.ok("term_exec", { session: "s1", command: "sleep 300 & echo PID=$!" });
         const jobPid = Number(/PID=(\d+)/.exec(job.output)![1]);
         expect(alive(open.pid)).toBe(true);
         expect(alive(jobPid)).toBe(true);
         const serverPid = m.pid!;
         if (how === "stdin closed") await m.close();
         else process.kill(serverPid, how);
-        expect(await waitGone(serverPid)).toBe(true);
-        expect(await waitGone(open.pid)).toBe(true);
-        expect(await waitGone(jobPid)).toBe(true);
+        await waitFor(() => !alive(serverPid), GONE_WAIT_MS, `process ${serverPid} to be gone`);
+        await waitFor(() => !alive(open.pid), GONE_WAIT_MS, `process ${open.pid} to be gone`);
+        await waitFor(() => !alive(jobPid), GONE_WAIT_MS, `process ${jobPid} to be gone`);
         if (how !== "stdin closed") await m.close().catch(() => undefined);
       },
       OWN_SERVER_TEST_MS,
@@ -242,7 +235,7 @@ describe("server exit ends its in-process sessions", () => {
 describe("resources", () => {
   test("sessions, screen and history are readable; subscribers hear when a command finishes", async () => {
     const { ResourceUpdatedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
-    await mcp.call("term_open", { name: "res", persistent: false });
+    await mcp.ok("term_open", { name: "res", persistent: false });
     const { resources } = await mcp.client.listResources();
     expect(resources.map((r) => r.uri)).toContain("ptyhub://sessions/res/screen");
     const list = await mcp.client.readResource({ uri: "ptyhub://sessions" });
@@ -256,13 +249,13 @@ describe("resources", () => {
     const { promise: updated, resolve: heard } = Promise.withResolvers<string>();
     mcp.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => heard(n.params.uri));
     await mcp.client.subscribeResource({ uri: "ptyhub://sessions/res/screen" });
-    await mcp.call("term_exec", { session: "res", command: "echo resource-check" });
+    await mcp.ok("term_exec", { session: "res", command: "echo resource-check" });
     expect(await updated).toBe("ptyhub://sessions/res/screen");
     const screen = await mcp.client.readResource({ uri: "ptyhub://sessions/res/screen" });
     expect((screen.contents[0] as { text: string }).text).toContain("resource-check");
     const history = await mcp.client.readResource({ uri: "ptyhub://sessions/res/history" });
     expect((history.contents[0] as { text: string }).text).toContain("resource-check");
     await expect(mcp.client.readResource({ uri: "ptyhub://nope" })).rejects.toThrow();
-    await mcp.call("term_close", { session: "res" });
+    await mcp.ok("term_close", { session: "res" });
   });
 });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.ts";
 import { startRedis, type RedisServer } from "../helpers/redis.ts";
 import { keygen, startSshd, type Sshd } from "../ssh/sshd.ts";
@@ -59,7 +59,7 @@ interface Program {
   quit: Step[];
 }
 
-let mcp: McpHandle;
+let mcp: StdioMcp;
 let redis: RedisServer;
 let postgres: PostgresServer;
 let sshd: Sshd | null = null;
@@ -97,7 +97,7 @@ beforeAll(async () => {
     sshd = await startSshd({ authorizedKeys: await Bun.file(`${key}.pub`).text(), password: true });
     started.push(sshd);
   }
-  mcp = await startServer({
+  mcp = await startMcp({
     env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" },
     capabilities: { elicitation: {} },
   });

@@ -5,14 +5,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "..", "bench", "fixtures");
-let mcp: McpHandle;
+let mcp: McpClient;
 let repo: string;
 
 beforeAll(async () => {
-  mcp = await startServer({ env: { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" } });
+  mcp = await startMcp({ transport: "in-process", config: { persistent: false, shell: "/bin/bash" } });
   repo = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? "/tmp", "repo-"));
   const git = "git -c user.name=Ada -c user.email=ada@example.com";
   const setup = [
@@ -23,7 +23,7 @@ beforeAll(async () => {
     `echo more >> a.txt && ${git} commit -qam 'second commit'`,
     "echo changed >> b.txt && echo new > c.txt",
   ].join(" && ");
-  const r = await mcp.call("term_exec", { command: `cd ${repo} && ${setup}` });
+  const r = await mcp.ok("term_exec", { command: `cd ${repo} && ${setup}` });
   expect(r.exit_code).toBe(0);
 });
 afterAll(async () => {
@@ -45,7 +45,7 @@ async function reduced(command: string, maxTokens?: number): Promise<Reduced> {
 
 describe("term_exec reduce", () => {
   test("git status: the advice goes, branch and every file stay", async () => {
-    const plain = await mcp.call("term_exec", { command: "git status" });
+    const plain = await mcp.ok("term_exec", { command: "git status" });
     expect(plain.output).toContain('(use "git add <file>..."');
     const r = await reduced("git status");
     expect(r.output).not.toMatch(/^\s*\(use /m);
@@ -69,7 +69,7 @@ describe("term_exec reduce", () => {
   });
 
   test("a failing pytest run: passing lines gone; the failing test, exception, file:line and counts stay", async () => {
-    const plain = await mcp.call("term_exec", { command: `python3 ${FIXTURES}/fake_pytest.py` });
+    const plain = await mcp.ok("term_exec", { command: `python3 ${FIXTURES}/fake_pytest.py` });
     const r = await reduced(`python3 ${FIXTURES}/fake_pytest.py`);
     expect(r.output).not.toContain("PASSED");
     const facts = [
@@ -112,7 +112,7 @@ describe("term_exec reduce", () => {
     const r = await reduced(`python3 ${FIXTURES}/fake_pytest.py`, 100);
     expect(r.reduced).toContain("reduced (test run)");
     expect(r.truncated).not.toBeNull();
-    const back = await mcp.call("term_read", {
+    const back = await mcp.ok("term_read", {
       session: "main",
       mode: "history",
       from: r.truncated!.from_line,

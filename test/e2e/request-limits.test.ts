@@ -5,14 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
-import { CLI, startServer, stopDaemon, type McpHandle } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { CLI, startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { MAX_REQUEST_BYTES, StdioLineTransport } from "../../src/mcp/stdio-transport.ts";
 import { EnvelopeScanner } from "../../src/mcp/request-envelope.ts";
 import { readJsonLines } from "../helpers/json-lines.ts";
 
-let mcp: McpHandle;
+let mcp: StdioMcp;
 beforeAll(async () => {
-  mcp = await startServer({ env: { PTYHUB_SHELL: "/bin/bash", PTYHUB_PERSISTENT: "false" } });
+  mcp = await startMcp({ env: { PTYHUB_SHELL: "/bin/bash", PTYHUB_PERSISTENT: "false" } });
 });
 afterAll(async () => {
   await mcp.close();
@@ -39,7 +40,7 @@ describe("request limits over stdio", () => {
       expect(err.code).toBe("INVALID_ARGUMENT");
       expect(err.message).toContain("limit");
       expect(JSON.stringify(r).length).toBeLessThan(2000);
-      const after = await mcp.call("term_list", {});
+      const after = await mcp.ok("term_list", {});
       expect(Array.isArray(after.sessions)).toBe(true);
     },
     OVERSIZED_TEST_MS,

@@ -5,9 +5,9 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 
-const servers: McpHandle[] = [];
+const servers: McpClient[] = [];
 afterAll(async () => {
   for (const s of servers) await s.close();
 });
@@ -15,21 +15,21 @@ afterAll(async () => {
 describe("term_secret answered without a secret", () => {
   for (const action of ["decline", "cancel"] as const) {
     test(`${action}: ELICITATION_UNSUPPORTED naming ptyhub attach; nothing typed`, async () => {
-      const env = { PTYHUB_PERSISTENT: "0", PTYHUB_SHELL: "/bin/bash" };
-      const s = await startServer({ env, capabilities: { elicitation: {} } });
+      const config = { persistent: false, shell: "/bin/bash" };
+      const s = await startMcp({ transport: "in-process", config, capabilities: { elicitation: {} } });
       servers.push(s);
       s.client.setRequestHandler(ElicitRequestSchema, async () => ({ action }));
       const script = "read -r -s -p 'Password: ' p; echo \"got[$p]\"; sleep 5";
-      await s.call("term_open", { name: "pw", command: "bash", args: ["--norc", "-c", script] });
+      await s.ok("term_open", { name: "pw", command: "bash", args: ["--norc", "-c", script] });
       const r = await s.raw("term_secret", { session: "pw" });
       expect(r.isError).toBe(true);
       const err = (r.structuredContent as { error: { code: string; message: string; hint: string } }).error;
       expect(err.code).toBe("ELICITATION_UNSUPPORTED");
       expect(err.message).toContain(`"${action}"`);
       expect(err.hint).toContain("ptyhub attach pw");
-      const screen = await s.call("term_read", { session: "pw", mode: "screen" });
+      const screen = await s.ok("term_read", { session: "pw", mode: "screen" });
       expect(screen.output).not.toContain("got[");
-      await s.call("term_close", { session: "pw" });
+      await s.ok("term_close", { session: "pw" });
     }, 30_000);
   }
 });

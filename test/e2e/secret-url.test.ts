@@ -15,7 +15,8 @@ import {
   type CallToolResult,
   type ElicitRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { startServer, stopDaemon, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
 
 const URL_CAPABILITIES = { elicitation: { form: {}, url: {} } };
 // Made at run time, so that no source or compiled file holds it and any file that does leaked it.
@@ -35,7 +36,7 @@ async function atPasswordPrompt(
   await call("term_send", { session, text: PROGRAM, until: "Password:", wait_ms: 20_000 });
 }
 
-const servers: McpHandle[] = [];
+const servers: StdioMcp[] = [];
 afterAll(async () => {
   for (const s of servers) await s.close();
   await stopDaemon();
@@ -88,8 +89,8 @@ async function refused(request: Promise<Response>): Promise<boolean> {
 async function start(
   env: Record<string, string> = {},
   capabilities: Record<string, unknown> = URL_CAPABILITIES,
-): Promise<McpHandle> {
-  const s = await startServer({ env: { PTYHUB_LOG_LEVEL: "debug", ...env }, capabilities });
+): Promise<StdioMcp> {
+  const s = await startMcp({ env: { PTYHUB_LOG_LEVEL: "debug", ...env }, capabilities });
   servers.push(s);
   return s;
 }
@@ -126,7 +127,7 @@ describe("term_secret over URL-mode elicitation", () => {
       const curl =
         `curl -s -o /dev/null -w 'code=%{http_code}\\n' -X POST -H 'Origin: ${new URL(url).origin}' ` +
         `-H 'Content-Type: application/x-www-form-urlencoded' --data 'secret=from-a-session' '${url}'`;
-      const inside = await s.call("term_exec", { command: curl });
+      const inside = await s.ok("term_exec", { command: curl });
       expect(inside.output).toContain("code=403");
       const sent = await post(url, { secret: SECRET });
       expect(sent.status).toBe(200);
@@ -194,9 +195,9 @@ describe("term_secret over URL-mode elicitation", () => {
     expect(pageUrl).not.toBe("");
     expect(await refused(fetch(pageUrl))).toBe(true);
     expect(await refused(post(pageUrl, { secret: SECRET }))).toBe(true);
-    const screen = await s.call("term_read", { session: "late", mode: "screen" });
+    const screen = await s.ok("term_read", { session: "late", mode: "screen" });
     expect(screen.output).not.toContain("got ");
-    await s.call("term_close", { session: "late" });
+    await s.ok("term_close", { session: "late" });
   }, 60_000);
 
   test("a client with forms only gets the form, labelled as the fallback", async () => {
@@ -207,12 +208,12 @@ describe("term_secret over URL-mode elicitation", () => {
       return { action: "accept", content: { secret: SECRET } };
     });
     await atPasswordPrompt(s.call, "form");
-    expect((await s.call("term_secret", { session: "form" })).sent).toBe(true);
-    const read = await s.call("term_read", { session: "form", until: "got \\d+", wait_ms: 20_000 });
+    expect((await s.ok("term_secret", { session: "form" })).sent).toBe(true);
+    const read = await s.ok("term_read", { session: "form", until: "got \\d+", wait_ms: 20_000 });
     expect(read.output).toContain(`got ${SECRET.length}`);
     expect(asked).toHaveLength(1);
     expect(asked[0]!.mode ?? "form").toBe("form");
     expect(asked[0]!.message).toContain("Form fallback");
-    await s.call("term_close", { session: "form" });
+    await s.ok("term_close", { session: "form" });
   }, 60_000);
 });

@@ -6,7 +6,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startServer, stopDaemon, type McpHandle } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { isClientEnv, withoutClientEnv } from "../../src/session/client-env.ts";
 
 const CLIENT_VARS = {
@@ -18,9 +19,9 @@ const CLIENT_VARS = {
 };
 const root = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? "/tmp", "senv-"));
 const daemonEnv = { PTYHUB_SOCKET: join(root, "d", "daemon.sock") };
-const servers: McpHandle[] = [];
-async function start(env: Record<string, string>): Promise<McpHandle> {
-  const s = await startServer({ env: { PTYHUB_SHELL: "/bin/bash", USER_OWN_VAR: "kept", ...CLIENT_VARS, ...env } });
+const servers: StdioMcp[] = [];
+async function start(env: Record<string, string>): Promise<StdioMcp> {
+  const s = await startMcp({ env: { PTYHUB_SHELL: "/bin/bash", USER_OWN_VAR: "kept", ...CLIENT_VARS, ...env } });
   servers.push(s);
   return s;
 }
@@ -43,16 +44,16 @@ describe("session environment", () => {
 
   test("an in-process session sees the user's variables, not the client's", async () => {
     const s = await start({ PTYHUB_PERSISTENT: "0" });
-    const r = await s.call("term_exec", { command: names });
+    const r = await s.ok("term_exec", { command: names });
     expect(r.output).toContain("USER_OWN_VAR");
     for (const k of Object.keys(CLIENT_VARS)) expect(r.output).not.toContain(k);
-    const values = await s.call("term_exec", { command: "env" });
+    const values = await s.ok("term_exec", { command: "env" });
     for (const v of Object.values(CLIENT_VARS)) expect(values.output).not.toContain(v);
   }, 30_000);
 
   test("session_env_allow restores what it names", async () => {
     const s = await start({ PTYHUB_PERSISTENT: "0", PTYHUB_SESSION_ENV_ALLOW: "OPENAI_API_KEY, CLAUDE_CODE_*" });
-    const r = await s.call("term_exec", { command: names });
+    const r = await s.ok("term_exec", { command: names });
     expect(r.output).toContain("OPENAI_API_KEY");
     expect(r.output).toContain("CLAUDE_CODE_MESSAGING_TOKEN");
     expect(r.output).not.toContain("ANTHROPIC_API_KEY");
@@ -60,16 +61,16 @@ describe("session environment", () => {
 
   test("the daemon a server spawns, and the sessions it hosts, never get the client's variables", async () => {
     const s = await start({ ...daemonEnv, PTYHUB_PERSISTENT: "1" });
-    const opened = await s.call("term_open", { name: "hosted" });
+    const opened = await s.ok("term_open", { name: "hosted" });
     expect(opened.persistent).toBe(true);
-    const r = await s.call("term_exec", { session: "hosted", command: names });
+    const r = await s.ok("term_exec", { session: "hosted", command: names });
     expect(r.output).toContain("USER_OWN_VAR");
     for (const k of Object.keys(CLIENT_VARS)) expect(r.output).not.toContain(k);
-    const daemonPid = await s.call("term_exec", { session: "hosted", command: "echo $PPID" });
+    const daemonPid = await s.ok("term_exec", { session: "hosted", command: "echo $PPID" });
     // The shell's parent is the daemon: its own environment is scrubbed too.
     const environ = readFileSync(`/proc/${daemonPid.output.trim()}/environ`, "latin1");
     expect(environ).toContain("USER_OWN_VAR=kept");
     for (const v of Object.values(CLIENT_VARS)) expect(environ).not.toContain(v);
-    await s.call("term_close", { session: "hosted" });
+    await s.ok("term_close", { session: "hosted" });
   }, 30_000);
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { NewEraClient } from "../helpers/mcp-2026.ts";
-import { stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
 
 const ENV = { PTYHUB_SHELL: "/bin/bash", PTYHUB_PERSISTENT: "0", PTYHUB_TASK_INLINE_MS: "1500" };
 const dir = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "task-guard-"));

@@ -8,18 +8,21 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
-import { stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
 
 let answer: "yes" | "no" = "no";
-let human: Mcp;
-let noElicitation: Mcp;
-const opened: { mcp: () => Mcp; session: string }[] = [];
+let human: McpClient;
+let noElicitation: McpClient;
+const opened: { mcp: () => McpClient; session: string }[] = [];
 
 beforeAll(async () => {
-  human = await startMcp({ elicit: () => ({ action: "accept", content: { allow: answer === "yes" } }) });
-  noElicitation = await startMcp();
+  human = await startMcp({
+    transport: "in-process",
+    elicit: () => ({ action: "accept", content: { allow: answer === "yes" } }),
+  });
+  noElicitation = await startMcp({ transport: "in-process" });
 });
 afterAll(async () => {
   for (const o of opened)
@@ -32,7 +35,7 @@ afterAll(async () => {
   await stopDaemon();
 });
 
-async function openIn(mcp: () => Mcp, dir: string, session: string): Promise<void> {
+async function openIn(mcp: () => McpClient, dir: string, session: string): Promise<void> {
   const r = await mcp().call("term_open", { name: session, cwd: dir, command: "bash" });
   expect(r.isError).toBe(false);
   opened.push({ mcp, session });

@@ -8,20 +8,20 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
-import { CLI, stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { CLI, startMcp, type McpClient } from "../helpers/mcp-client.ts";
 import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
 
 let answer = false;
-let human: Mcp;
-let headless: Mcp;
-const opened: { mcp: () => Mcp; session: string }[] = [];
+let human: McpClient;
+let headless: McpClient;
+const opened: { mcp: () => McpClient; session: string }[] = [];
 const marker = join(homedir(), "guard-open-marker");
 
 beforeAll(async () => {
   writeFileSync(marker, "still here\n");
-  human = await startMcp({ elicit: () => ({ action: "accept", content: { allow: answer } }) });
-  headless = await startMcp();
+  human = await startMcp({ transport: "in-process", elicit: () => ({ action: "accept", content: { allow: answer } }) });
+  headless = await startMcp({ transport: "in-process" });
 });
 afterAll(async () => {
   for (const o of opened)

@@ -8,17 +8,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
-import { stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 import { dirtyRepo, EDITED, ORIGINAL } from "./repo.ts";
 
-let mcp: Mcp;
+let mcp: McpClient;
 let dir: string;
 const SESSION = "g-submit";
 
 beforeAll(async () => {
   dir = dirtyRepo();
-  mcp = await startMcp();
+  mcp = await startMcp({ transport: "in-process" });
   const r = await mcp.call("term_open", { name: SESSION, cwd: dir, command: "bash" });
   expect(r.isError).toBe(false);
 });

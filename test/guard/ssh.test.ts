@@ -8,13 +8,13 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { cleanup, haveSshd, isRoot, keygen, scratchDir, startSshd, type Sshd } from "../ssh/sshd.ts";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 
 const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
 const enabled = haveSshd && isolated && process.platform === "linux" && (isRoot || existsSync("/run/sshd"));
 
 let sshd: Sshd;
-let mcp: Mcp;
+let mcp: McpClient;
 let scratch: string;
 let key: string;
 
@@ -28,7 +28,7 @@ describe.skipIf(!enabled)("guard over ssh", () => {
     sshd = await startSshd({ authorizedKeys: readFileSync(key + ".pub", "utf8") });
     const [type, b64] = sshd.hostKeyPub.split(/\s+/);
     appendFileSync(join(ssh, "known_hosts"), `[127.0.0.1]:${sshd.port} ${type} ${b64}\n`, { mode: 0o600 });
-    mcp = await startMcp();
+    mcp = await startMcp({ transport: "in-process" });
   });
   afterAll(async () => {
     await mcp?.call("term_close", { session: "gs" }).catch(() => undefined);

@@ -7,10 +7,10 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { waitFor } from "./wait.ts";
 
 const DEFAULT_RIG = "/work/shared/clients";
 const REPO = join(import.meta.dir, "..", "..");
-const LOG_POLL_MS = 100;
 
 export interface Rig {
   dir: string;
@@ -89,14 +89,12 @@ export class RigRun {
 
   /** The first request (at index `from` or later) whose last message matches; throws after `ms`. */
   async request(match: (r: ModelRequest) => boolean, ms: number, from = 0): Promise<ModelRequest & { index: number }> {
-    const end = Date.now() + ms;
-    while (Date.now() < end) {
+    const found = () => {
       const all = this.requests();
       const index = all.findIndex((r, i) => i >= from && match(r));
-      if (index >= 0) return { ...all[index]!, index };
-      await Bun.sleep(LOG_POLL_MS);
-    }
-    throw new Error(`no model request matched within ${ms} ms; screen:\n${await this.screen()}`);
+      return index >= 0 ? { ...all[index]!, index } : null;
+    };
+    return waitFor(found, ms, async () => `a model request to match; screen:\n${await this.screen()}`);
   }
 
   /**
@@ -132,12 +130,8 @@ export class RigRun {
 
   /** Waits until the human's screen shows `text`; throws after `ms`. */
   async screenShows(text: string, ms: number): Promise<void> {
-    const end = Date.now() + ms;
-    while (Date.now() < end) {
-      if ((await this.screen()).includes(text)) return;
-      await Bun.sleep(LOG_POLL_MS);
-    }
-    throw new Error(`the screen never showed ${JSON.stringify(text)}:\n${await this.screen()}`);
+    const shows = async () => (await this.screen()).includes(text);
+    await waitFor(shows, ms, async () => `the screen to show ${JSON.stringify(text)}:\n${await this.screen()}`);
   }
 
   /**
@@ -147,11 +141,8 @@ export class RigRun {
   async pressUntilGone(key: string, text: string, attempts: number, perAttemptMs: number): Promise<void> {
     for (let i = 0; i < attempts; i++) {
       await this.keys(key);
-      const end = Date.now() + perAttemptMs;
-      while (Date.now() < end) {
-        if (!(await this.screen()).includes(text)) return;
-        await Bun.sleep(LOG_POLL_MS);
-      }
+      const gone = async () => !(await this.screen()).includes(text);
+      if (await waitFor(gone, perAttemptMs, "").catch(() => false)) return;
     }
     throw new Error(`${key} did not close ${JSON.stringify(text)}:\n${await this.screen()}`);
   }

@@ -4,7 +4,7 @@
  * client speaks only 2025-11-25, so this one is written out: JSON-RPC lines, nothing more.
  */
 import type { Subprocess } from "bun";
-import { CLI } from "./mcp.ts";
+import { CLI } from "./mcp-client.ts";
 import { readJsonLines } from "./json-lines.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -89,6 +89,7 @@ export class NewEraClient {
     for (;;) {
       const r = await this.result("tasks/get", { taskId });
       if (r.status !== "working") return r;
+      // The protocol's pacing: a client polls at the interval the server asks for.
       await Bun.sleep(r.pollIntervalMs);
     }
   }

@@ -1,23 +1,14 @@
 /**
  * Pieces of the HTTP transport tests: a real `ptyhub serve --http` process on an ephemeral
- * loopback port (its URL read from what it prints), the SDK's Streamable HTTP client against it,
+ * loopback port (its URL read from what it prints), clients of it (test/helpers/mcp-client.ts),
  * and bookkeeping so every server, client and daemon a test starts is ended by it.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import {
-  alive,
-  CLI,
-  REPO,
-  startServer,
-  stopDaemon,
-  testEnv,
-  waitFor,
-  type Env,
-  type McpServer,
-} from "../daemon/helpers.ts";
+import { CLI, connectHttp, REPO, startMcp, type Env, type McpClient, type StdioMcp } from "../helpers/mcp-client.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { alive, waitFor } from "../helpers/wait.ts";
+import { testEnv } from "../daemon/helpers.ts";
 
 export interface HttpServerProc {
   proc: ReturnType<typeof Bun.spawn>;
@@ -85,63 +76,11 @@ export async function startHttpServer(env: Env, args: string[] = []): Promise<Ht
   };
 }
 
-export interface HttpClient {
-  client: Client;
-  transport: StreamableHTTPClientTransport;
-  close(): Promise<void>;
-}
-
-export async function connectHttp(
-  url: string,
-  token: string,
-  name = "http-test",
-  capabilities: Record<string, unknown> = {},
-): Promise<HttpClient> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name, version: "0" }, { capabilities });
-  await client.connect(transport);
-  return {
-    client,
-    transport,
-    async close() {
-      // DELETE ends the MCP session on the server, then the connection closes.
-      await transport.terminateSession().catch(() => undefined);
-      await client.close();
-    },
-  };
-}
-
-/** Tool results as the daemon tests see them (same `call`/`ok` shape), for any SDK client. */
-export async function callTool(
-  client: Client,
-  tool: string,
-  args: Record<string, unknown> = {},
-): Promise<{ isError: boolean; data: Record<string, unknown>; text: string }> {
-  const r = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as {
-    isError?: boolean;
-    structuredContent?: Record<string, unknown>;
-    content?: Array<{ text?: string }>;
-  };
-  return { isError: r.isError === true, data: r.structuredContent ?? {}, text: r.content?.[0]?.text ?? "" };
-}
-
-export async function okTool(
-  client: Client,
-  tool: string,
-  args: Record<string, unknown> = {},
-): Promise<Record<string, unknown>> {
-  const r = await callTool(client, tool, args);
-  if (r.isError) throw new Error(`${tool} failed: ${r.text}`);
-  return r.data;
-}
-
 /** What a test started; `cleanup()` ends it all (clients, HTTP servers, stdio servers, daemons). */
 export function httpFixture() {
-  const clients: HttpClient[] = [];
+  const clients: McpClient[] = [];
   const servers: HttpServerProc[] = [];
-  const stdio: McpServer[] = [];
+  const stdio: StdioMcp[] = [];
   const envs: Env[] = [];
   return {
     env(extra: Env = {}): Env {
@@ -160,13 +99,13 @@ export function httpFixture() {
       s: { url: string; token: string },
       name?: string,
       capabilities?: Record<string, unknown>,
-    ): Promise<HttpClient> {
-      const c = await connectHttp(s.url, s.token, name, capabilities);
+    ): Promise<McpClient> {
+      const c = await connectHttp(s.url, s.token, { clientName: name ?? "http-test", capabilities });
       clients.push(c);
       return c;
     },
-    async stdio(e: Env, name = "stdio-agent"): Promise<McpServer> {
-      const s = await startServer(e, name);
+    async stdio(e: Env, name = "stdio-agent"): Promise<StdioMcp> {
+      const s = await startMcp({ env: e, clientName: name });
       stdio.push(s);
       return s;
     },

@@ -10,8 +10,11 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { alive, CLI, daemonStatus, settleLeftovers, waitFor } from "../daemon/helpers.ts";
-import { httpFixture, okTool } from "./helpers.ts";
+import { daemonStatus } from "../helpers/daemon.ts";
+import { CLI } from "../helpers/mcp-client.ts";
+import { alive, waitFor } from "../helpers/wait.ts";
+import { settleLeftovers } from "../daemon/helpers.ts";
+import { httpFixture } from "./helpers.ts";
 
 /** Each test starts real servers and a daemon; generous for a loaded 2-core machine. */
 const TEST_TIMEOUT_MS = 60_000;
@@ -66,7 +69,7 @@ describe("ptyhub serve --http", () => {
       const a = await fx.client(s);
       const tools = await a.client.listTools();
       expect(tools.tools.map((t) => t.name)).toContain("term_exec");
-      const r = await okTool(a.client, "term_exec", { command: "echo hi-$((6*7))" });
+      const r = await a.ok("term_exec", { command: "echo hi-$((6*7))" });
       expect(r.exit_code).toBe(0);
       expect(String(r.output)).toContain("hi-42");
       // Persistent by default: the session lives in the daemon, not in the HTTP server.
@@ -106,7 +109,7 @@ describe("ptyhub serve --http", () => {
       await own.body?.cancel();
 
       const a = await fx.client(s);
-      expect((await okTool(a.client, "term_list")).sessions).toEqual([]);
+      expect((await a.ok("term_list")).sessions).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );
@@ -147,7 +150,7 @@ describe("ptyhub serve --http", () => {
       expect((await post({}, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }))).status).toBe(400);
 
       const a = await fx.client(s);
-      const r = await okTool(a.client, "term_exec", { command: "echo still-up" });
+      const r = await a.ok("term_exec", { command: "echo still-up" });
       expect(String(r.output)).toContain("still-up");
     },
     TEST_TIMEOUT_MS,
@@ -187,7 +190,7 @@ describe("ptyhub serve --http", () => {
         expect(await post({ jsonrpc: "2.0", id: true, method: "ping" })).toMatchObject({ json: invalid(null) });
       }
       const a = await fx.client(s);
-      expect((await okTool(a.client, "term_list")).sessions).toEqual([]);
+      expect((await a.ok("term_list")).sessions).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );
@@ -205,11 +208,11 @@ describe("ptyhub serve --http", () => {
       });
       expect(refused.status).toBe(503);
       expect(await refused.text()).toContain("http_max_sessions");
-      expect((await okTool(a.client, "term_list")).sessions).toEqual([]);
+      expect((await a.ok("term_list")).sessions).toEqual([]);
       // DELETE ends the first MCP session: its slot is free for the next client.
       await a.close();
       const b = await fx.client(s, "second");
-      expect((await okTool(b.client, "term_list")).sessions).toEqual([]);
+      expect((await b.ok("term_list")).sessions).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );
@@ -252,9 +255,7 @@ describe("ptyhub serve --http", () => {
       await Promise.all(flood.map((f) => f.req));
       await waitFor(async () => (await probe()).status === 401, 20_000, "the server to accept connections again");
       const a = await fx.client(s);
-      expect(String((await okTool(a.client, "term_exec", { command: "echo recovered" })).output)).toContain(
-        "recovered",
-      );
+      expect(String((await a.ok("term_exec", { command: "echo recovered" })).output)).toContain("recovered");
     },
     TEST_TIMEOUT_MS,
   );
@@ -267,37 +268,35 @@ describe("ptyhub serve --http", () => {
       const a = await fx.client(s, "agent-a");
       const b = await fx.client(s, "agent-b");
       const c = await fx.stdio(e);
-      await okTool(a.client, "term_open", { name: "shared" });
-      await okTool(b.client, "term_send", {
+      await a.ok("term_open", { name: "shared" });
+      await b.ok("term_send", {
         session: "shared",
         text: "echo FROM-B-$((2+3))",
         until: "FROM-B-5",
         wait_ms: 10_000,
       });
-      await okTool(c.client, "term_send", {
+      await c.ok("term_send", {
         session: "shared",
         text: "echo FROM-STDIO-$((3+4))",
         until: "FROM-STDIO-7",
         wait_ms: 10_000,
       });
       // Everyone sees the one session.
-      for (const x of [a.client, b.client, c.client]) {
-        expect(((await okTool(x, "term_list")).sessions as Array<{ session: string }>).map((t) => t.session)).toEqual([
+      for (const x of [a, b, c]) {
+        expect(((await x.ok("term_list")).sessions as Array<{ session: string }>).map((t) => t.session)).toEqual([
           "shared",
         ]);
       }
       // A has not read yet: both commands' output is new to A (its cursor, not B's or C's).
-      const ra = String((await okTool(a.client, "term_read", { session: "shared", wait_ms: 0 })).output);
+      const ra = String((await a.ok("term_read", { session: "shared", wait_ms: 0 })).output);
       expect(ra).toContain("FROM-B-5");
       expect(ra).toContain("FROM-STDIO-7");
       // B read up to its own marker while sending: the stdio client's output is still new to B.
-      const rb = String((await okTool(b.client, "term_read", { session: "shared", wait_ms: 0 })).output);
+      const rb = String((await b.ok("term_read", { session: "shared", wait_ms: 0 })).output);
       expect(rb).toContain("FROM-STDIO-7");
       expect(rb).not.toContain("FROM-B-5");
       // Reading again gives nothing new to A.
-      expect(String((await okTool(a.client, "term_read", { session: "shared", wait_ms: 0 })).output)).not.toContain(
-        "FROM-",
-      );
+      expect(String((await a.ok("term_read", { session: "shared", wait_ms: 0 })).output)).not.toContain("FROM-");
     },
     TEST_TIMEOUT_MS,
   );
@@ -313,9 +312,9 @@ describe("ptyhub serve --http", () => {
       watcher.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
         updates.push(n.params.uri);
       });
-      await okTool(actor.client, "term_open", { name: "watched" });
+      await actor.ok("term_open", { name: "watched" });
       await watcher.client.subscribeResource({ uri: "ptyhub://sessions/watched/screen" });
-      await okTool(actor.client, "term_exec", { session: "watched", command: "echo done" });
+      await actor.ok("term_exec", { session: "watched", command: "echo done" });
       await waitFor(() => updates.includes("ptyhub://sessions/watched/screen"), 20_000, "a resource update over SSE");
     },
     TEST_TIMEOUT_MS,
@@ -327,8 +326,8 @@ describe("ptyhub serve --http", () => {
       const e = fx.env();
       const s1 = await fx.server(e);
       const a = await fx.client(s1);
-      await okTool(a.client, "term_open", { name: "survivor" });
-      await okTool(a.client, "term_send", {
+      await a.ok("term_open", { name: "survivor" });
+      await a.ok("term_send", {
         session: "survivor",
         text: "echo BEFORE; sleep 0.5; echo AFTER-$((5*5))",
         until: "BEFORE",
@@ -342,9 +341,9 @@ describe("ptyhub serve --http", () => {
       expect(s2.token).toBe(s1.token); // the token file is reused, so registered clients keep working
       expect(s2.banner).not.toContain("generated now");
       const b = await fx.client(s2);
-      const list = (await okTool(b.client, "term_list")).sessions as Array<{ session: string; alive: boolean }>;
+      const list = (await b.ok("term_list")).sessions as Array<{ session: string; alive: boolean }>;
       expect(list).toEqual([expect.objectContaining({ session: "survivor", alive: true })]);
-      const r = await okTool(b.client, "term_read", { session: "survivor", until: "AFTER-25", wait_ms: 10_000 });
+      const r = await b.ok("term_read", { session: "survivor", until: "AFTER-25", wait_ms: 10_000 });
       expect(String(r.output)).toContain("AFTER-25");
     },
     TEST_TIMEOUT_MS,
@@ -356,7 +355,7 @@ describe("ptyhub serve --http", () => {
       const e = fx.env();
       const s = await fx.server(e);
       const a = await fx.client(s);
-      await okTool(a.client, "term_open", { name: "keeps" });
+      await a.ok("term_open", { name: "keeps" });
       expect(await s.terminate()).toBe(0);
       expect((await daemonStatus(e))?.sessions).toBe(1);
     },
@@ -371,7 +370,7 @@ describe("ptyhub serve --http", () => {
       const s = await fx.server(e);
       expect(s.banner).toContain("PTYHUB_HTTP_TOKEN");
       const a = await fx.client({ url: s.url, token });
-      expect((await okTool(a.client, "term_list")).sessions).toEqual([]);
+      expect((await a.ok("term_list")).sessions).toEqual([]);
       const short = Bun.spawnSync([process.execPath, CLI, "serve", "--http", "--port", "0"], {
         env: { ...e, PTYHUB_HTTP_TOKEN: "short" },
         stderr: "pipe",

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { settleLeftovers } from "../daemon/helpers.ts";
-import { httpFixture, okTool } from "./helpers.ts";
+import { httpFixture } from "./helpers.ts";
 
 const TEST_TIMEOUT_MS = 60_000;
 const fx = httpFixture();
@@ -27,21 +27,21 @@ describe("ptyhub serve --http and programs inside sessions", () => {
     async () => {
       const s = await fx.server(fx.env());
       const a = await fx.client(s);
-      await okTool(a.client, "term_open", { name: "jump", command: "bash" });
+      await a.ok("term_open", { name: "jump", command: "bash" });
       const curl =
         `curl -s -w '\\nHTTP %{http_code}\\n' -H 'Authorization: Bearer ${s.token}' ` +
         `-H 'content-type: application/json' -H 'accept: application/json, text/event-stream' ` +
         `--data '${INIT}' ${s.url}`;
-      const r = await okTool(a.client, "term_exec", { session: "jump", command: curl });
+      const r = await a.ok("term_exec", { session: "jump", command: curl });
       expect(String(r.output)).toContain("HTTP 403");
       expect(String(r.output)).toContain("refuses requests from programs running inside its own sessions");
       expect(String(r.output)).toContain("session jump");
       // A scrubbed environment does not help: its ancestors started with PTYHUB_SESSION.
-      const scrubbed = await okTool(a.client, "term_exec", { session: "jump", command: `env -i ${curl}` });
+      const scrubbed = await a.ok("term_exec", { session: "jump", command: `env -i ${curl}` });
       expect(String(scrubbed.output)).toContain("HTTP 403");
-      const ok = await okTool(a.client, "term_exec", { session: "jump", command: "echo still-served" });
+      const ok = await a.ok("term_exec", { session: "jump", command: "echo still-served" });
       expect(ok.output).toBe("still-served");
-      await okTool(a.client, "term_close", { session: "jump" });
+      await a.ok("term_close", { session: "jump" });
     },
     TEST_TIMEOUT_MS,
   );

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { runInstall, type InstallIo } from "../../src/install/command.ts";
 import { findClient } from "../../src/install/clients/all-clients.ts";
 import { nodeValue, parseJsonc } from "../../src/install/jsonc.ts";
-import { CLI } from "../helpers/mcp.ts";
+import { CLI } from "../helpers/mcp-client.ts";
 
 const TOKEN = "test-token-0123456789abcdefghijklmnopqrstuvwxyz";
 const URL_ = "http://127.0.0.1:6420/mcp";

@@ -73,6 +73,7 @@ describe("2026-07-28 over HTTP", () => {
       writeFileSync(gate, "");
       let got = await rpc(s, "tasks/get", { taskId: task.taskId });
       while (got.status === "working") {
+        // The protocol's pacing: a client polls at the interval the server asks for.
         await Bun.sleep(got.pollIntervalMs);
         got = await rpc(s, "tasks/get", { taskId: task.taskId });
       }

@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { ElicitRequestSchema, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { settleLeftovers } from "../daemon/helpers.ts";
-import { callTool, httpFixture, okTool } from "./helpers.ts";
+import { httpFixture } from "./helpers.ts";
 
 const TEST_TIMEOUT_MS = 60_000;
 const SECRET = `http-url-${randomBytes(9).toString("base64url")}`;
@@ -44,18 +44,18 @@ describe("term_secret over HTTP, URL mode", () => {
         return { action: "accept" };
       });
       const program = "read -r -s -p 'Password: ' p; echo; echo \"len=${#p}\"";
-      await okTool(a.client, "term_open", { name: "hp", command: "bash", args: ["--norc"] });
+      await a.ok("term_open", { name: "hp", command: "bash", args: ["--norc"] });
       // term_send waits for output newer than itself: the prompt the line prints.
-      await okTool(a.client, "term_send", { session: "hp", text: program, until: "Password:", wait_ms: 20_000 });
-      const typed = await callTool(a.client, "term_secret", { session: "hp" });
+      await a.ok("term_send", { session: "hp", text: program, until: "Password:", wait_ms: 20_000 });
+      const typed = await a.call("term_secret", { session: "hp" });
       expect(typed.isError).toBe(false);
       expect(await Promise.all(posted)).toEqual([200]);
       expect(asked.map((q) => q.mode)).toEqual(["url"]);
-      const read = await okTool(a.client, "term_read", { session: "hp", until: "len=\\d+", wait_ms: 20_000 });
+      const read = await a.ok("term_read", { session: "hp", until: "len=\\d+", wait_ms: 20_000 });
       expect(String(read.output)).toContain(`len=${SECRET.length}`);
       expect(JSON.stringify([typed, read, asked])).not.toContain(SECRET);
       expect(s.stderr()).not.toContain(SECRET);
-      await okTool(a.client, "term_close", { session: "hp" });
+      await a.ok("term_close", { session: "hp" });
     },
     TEST_TIMEOUT_MS,
   );

@@ -8,6 +8,10 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import type { CttyLauncher } from "../../src/backend/local/pty/launcher.ts";
 import { Emulator } from "../../src/terminal/emulator.ts";
 import { BASH, PtyProbe } from "../helpers/pty.ts";
+import { waitFor } from "../helpers/wait.ts";
+
+/** How long a PTY state (a foreground program, a tty mode, a flood) may take to show on a loaded machine. */
+const PTY_WAIT_MS = 10_000;
 
 const probes: PtyProbe[] = [];
 function probe(argv: string[], cttyLauncher?: CttyLauncher): PtyProbe {
@@ -20,17 +24,6 @@ afterAll(async () => {
 });
 
 const PROMPT = (rc: number) => new RegExp(`\\[rc=${rc}\\]\\$ $`);
-
-/** Re-checks `check` on every output (or every 20 ms) until it holds or `ms` pass. */
-async function eventually<T>(check: () => T | null | undefined | false, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await Bun.sleep(20);
-  }
-}
 
 function ptmxFds(): number {
   return readdirSync("/proc/self/fd").filter((fd) => {
@@ -55,7 +48,7 @@ for (const launcher of ["setsid", "self"] as const) {
       // ctrl+c reaches the foreground job through the tty (not a signal we send).
       sh.clear();
       sh.backend.write("sleep 60\r");
-      await eventually(() => sh.backend.foregroundCommands().includes("sleep"));
+      await waitFor(() => sh.backend.foregroundCommands().includes("sleep"), PTY_WAIT_MS, "sleep in the foreground");
       sh.backend.write("\x03");
       await sh.waitFor(PROMPT(130));
       // SIGPIPE is at its default for the program's children (Bun ignores it in its own process).
@@ -75,7 +68,7 @@ describe("owned PTY", () => {
     // readline edits the line itself: no echo, no canonical mode.
     expect(sh.backend.ttyModes()).toEqual({ echo: false, canonical: false });
     sh.backend.write("cat\r");
-    await eventually(() => sh.backend.ttyModes()?.canonical);
+    await waitFor(() => sh.backend.ttyModes()?.canonical, PTY_WAIT_MS, "canonical mode");
     expect(sh.backend.ttyModes()).toEqual({ echo: true, canonical: true });
     expect(sh.backend.foregroundCommands()).toEqual(["cat"]);
     sh.backend.write("\x04");
@@ -114,13 +107,17 @@ describe("owned PTY", () => {
       const until = performance.now() + PARSE_COST_MS;
       while (performance.now() < until); // a consumer slower than the producer
     });
-    await eventually(() => chunks >= 20);
+    await waitFor(() => chunks >= 20, PTY_WAIT_MS, "20 chunks");
     const chunksBefore = chunks;
     // yes is asleep in write(2) on the full PTY: the kernel holds it back, not our memory.
-    const state = await eventually(() => {
-      const stat = readFileSync(`/proc/${flood.backend.pid}/stat`, "latin1");
-      return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "S" ? "S" : null;
-    });
+    const state = await waitFor(
+      () => {
+        const stat = readFileSync(`/proc/${flood.backend.pid}/stat`, "latin1");
+        return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "S" ? "S" : null;
+      },
+      PTY_WAIT_MS,
+      "yes to be asleep in write(2)",
+    );
     expect(state).toBe("S");
     const read = (chunks - chunksBefore) * maxChunk;
     // Bounded by the consumer's pace (≤ one chunk per PARSE_COST_MS), not by yes's speed.
@@ -149,6 +146,6 @@ describe("owned PTY", () => {
     await Promise.all(idle.map((p) => p.backend.close()));
     for (const p of idle) expect(p.exit?.signal).toBe("SIGHUP");
     expect(performance.now() - t0).toBeLessThan(5000);
-    await eventually(() => ptmxFds() <= before, 3000);
+    await waitFor(() => ptmxFds() <= before, 3000, "the ptmx descriptors to be closed");
   });
 });

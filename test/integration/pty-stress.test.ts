@@ -6,6 +6,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { BASH, PtyProbe } from "../helpers/pty.ts";
+import { waitFor } from "../helpers/wait.ts";
+
+/** How long a started program may take to be in the foreground on a loaded machine. */
+const STRESS_WAIT_MS = 10_000;
 
 const ROUND_TRIPS = 2000;
 /** Every Nth round trip is preceded by a ctrl+c case. */
@@ -34,15 +38,6 @@ function roundTrip(i: number): RegExp {
   return new RegExp(`[\\r\\n ]rt-${i}\\r\\n(?:\\x1b\\[\\?2004h)?\\[rc=0\\]\\$ $`);
 }
 
-/** Until `check` holds, re-checked every 5 ms (what it waits for, a process starting, prints nothing). */
-async function until(p: PtyProbe, check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`condition not reached; tail: ${JSON.stringify(p.tail.slice(-300))}`);
-    await Bun.sleep(5);
-  }
-}
-
 describe("owned PTY under a concurrent flood", () => {
   test(`${ROUND_TRIPS} round trips, with ctrl+c interrupting a running command, lose nothing`, async () => {
     const flood = probe(["yes", "flood flood flood flood flood flood flood flood"]);
@@ -55,7 +50,14 @@ describe("owned PTY under a concurrent flood", () => {
       if (i % CTRL_C_EVERY === 0) {
         sh.backend.write("sleep 100\r");
         // Once sleep holds the terminal's foreground, ctrl+c must reach it through the tty.
-        await until(sh, () => sh.backend.foregroundCommands().includes("sleep"));
+        // What it waits for, a process starting, prints nothing: polled.
+        await waitFor(
+          () => sh.backend.foregroundCommands().includes("sleep"),
+          STRESS_WAIT_MS,
+          () => {
+            return `sleep in the foreground; tail: ${JSON.stringify(sh.tail.slice(-300))}`;
+          },
+        );
         sh.backend.write("\x03");
         await sh.waitFor(/\[rc=130\]\$ $/);
         sh.clear();

@@ -82,6 +82,7 @@ describe("sessions", () => {
       const pid = idleHost.manager.get("sleepy").pid!;
       await idleHost.manager.closeIdle();
       expect(idleHost.manager.size).toBe(1);
+      // The subject: the idle timeout (1000 ms) passes.
       await Bun.sleep(1100);
       await idleHost.manager.closeIdle();
       expect(idleHost.manager.size).toBe(0);
@@ -125,6 +126,7 @@ describe("sessions", () => {
     await expect(host.send({ session: "val", ...sendDefaults }, ctx)).rejects.toMatchObject({
       code: "INVALID_ARGUMENT",
     });
+    // An absence needs a window: nothing the rejected calls could have written shows up in it.
     await Bun.sleep(200);
     const after = (await host.read({ session: "val", mode: "history", max_tokens: 4000 }, ctx)).output;
     expect(after).toBe(before);

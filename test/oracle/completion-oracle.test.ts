@@ -26,7 +26,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Prng } from "../chaos/prng.ts";
 import { ctx, newHost } from "../helpers/host.ts";
-import { startServer, stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { startMcp } from "../helpers/mcp-client.ts";
 import { type Driver, type ExecAnswer, hostDriver, mcpDriver } from "./drivers.ts";
 import { startLoopbackSshd, sshUsable } from "./sshd.ts";
 import {
@@ -364,12 +365,12 @@ describe("completion oracle", () => {
   test.concurrent(
     `daemon over MCP (${daemonShells.map((sh) => sh.name).join(", ")}): ${daemonCases} lines each`,
     async () => {
-      const mcp = await startServer();
+      const mcp = await startMcp({ transport: "in-process" });
       try {
         const results = await Promise.all(
           daemonShells.map(async (sh, k) => {
             const session = `oracle-daemon-${sh.name}`;
-            await mcp.call("term_open", { name: session, command: sh.command, cwd, persistent: true });
+            await mcp.ok("term_open", { name: session, command: sh.command, cwd, persistent: true });
             const driver = mcpDriver(mcp, session);
             const result = await runCases(`daemon ${sh.name}`, sh, shells.length + k, driver, daemonCases);
             await driver.close();

@@ -6,7 +6,7 @@
 import type { ExecResult } from "../../src/session/exec.ts";
 import type { TestHost } from "../helpers/host.ts";
 import { ctx } from "../helpers/host.ts";
-import type { McpHandle } from "../helpers/mcp.ts";
+import type { McpClient } from "../helpers/mcp-client.ts";
 
 export type ExecAnswer = Pick<ExecResult, "status" | "via" | "exit_code" | "output">;
 
@@ -36,23 +36,23 @@ export function hostDriver(host: TestHost, session: string): Driver {
   };
 }
 
-export function mcpDriver(mcp: McpHandle, session: string): Driver {
+export function mcpDriver(mcp: McpClient, session: string): Driver {
   return {
     exec: async (command, timeoutMs) =>
-      (await mcp.call("term_exec", { session, command, timeout_ms: timeoutMs, max_tokens: MAX_TOKENS })) as ExecAnswer,
+      (await mcp.ok("term_exec", { session, command, timeout_ms: timeoutMs, max_tokens: MAX_TOKENS })) as ExecAnswer,
     screen: async () => {
-      const r = await mcp.call("term_read", { session, mode: "screen", max_tokens: MAX_TOKENS });
+      const r = await mcp.ok("term_read", { session, mode: "screen", max_tokens: MAX_TOKENS });
       return { state: String(r.state), output: String(r.output) };
     },
     readNew: async (waitMs) => {
-      const r = await mcp.call("term_read", { session, mode: "new", wait_ms: waitMs, max_tokens: MAX_TOKENS });
+      const r = await mcp.ok("term_read", { session, mode: "new", wait_ms: waitMs, max_tokens: MAX_TOKENS });
       return { state: String(r.state) };
     },
     interrupt: async () => {
-      await mcp.call("term_send", { session, keys: ["ctrl+c"], wait_ms: 5000, max_tokens: MAX_TOKENS });
+      await mcp.ok("term_send", { session, keys: ["ctrl+c"], wait_ms: 5000, max_tokens: MAX_TOKENS });
     },
     close: async () => {
-      await mcp.call("term_close", { session });
+      await mcp.ok("term_close", { session });
     },
   };
 }

@@ -18,7 +18,8 @@ import { startRedis, type RedisServer } from "../helpers/redis.ts";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.ts";
 import { keygen, startSshd } from "../ssh/sshd.ts";
 import { sshUsable } from "./sshd.ts";
-import { normalize, TmuxServer, until, type TmuxPane } from "./tmux.ts";
+import { normalize, SCREEN_WAIT_MS, TmuxServer, type TmuxPane } from "./tmux.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const COLS = 80;
 const ROWS = 24;
@@ -100,11 +101,13 @@ class Twin {
    * `ignoreRows` (0-based) are left out of the comparison, for a documented difference.
    */
   async agree(what: string, ready: (screen: string) => boolean, ignoreRows: number[] = []): Promise<string[]> {
-    await until(`ptyhub's screen: ${what}`, async () => ready(normalize(this.ours()).join("\n"))).catch(
-      (err: Error) => {
-        throw new Error(`${err.message}; its screen:\n${normalize(this.ours()).join("\n")}`);
-      },
-    );
+    await waitFor(
+      async () => ready(normalize(this.ours()).join("\n")),
+      SCREEN_WAIT_MS,
+      `ptyhub's screen: ${what}`,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; its screen:\n${normalize(this.ours()).join("\n")}`);
+    });
     await this.pane.waitScreen(ready, what);
     const pick = (rows: string[]) => normalize(rows).map((r, i) => (ignoreRows.includes(i) ? "(ignored)" : r));
     let theirs: string[] = [];
@@ -113,7 +116,7 @@ class Twin {
       const cursorSame = JSON.stringify(await this.pane.cursor()) === JSON.stringify(this.cursor());
       return cursorSame && JSON.stringify(pick(this.ours())) === JSON.stringify(pick(theirs));
     };
-    await until(`the screens to agree: ${what}`, same, AGREE_MS).catch(() => {});
+    await waitFor(same, AGREE_MS, `the screens to agree: ${what}`).catch(() => {});
     expect({ what, rows: pick(this.ours()), cursor: this.cursor() }).toEqual({
       what,
       rows: pick(theirs),
@@ -127,7 +130,7 @@ class Twin {
    * until the rows `stable` picks (with their row numbers) agree. The rest is not compared.
    */
   async agreeOn(what: string, ready: (screen: string) => boolean, stable: (rows: string[]) => string[]) {
-    await until(`ptyhub's screen: ${what}`, async () => ready(normalize(this.ours()).join("\n")));
+    await waitFor(() => ready(normalize(this.ours()).join("\n")), SCREEN_WAIT_MS, `ptyhub's screen: ${what}`);
     await this.pane.waitScreen(ready, what);
     const pick = (rows: string[]) => stable(normalize(rows));
     let theirs: string[] = [];
@@ -135,7 +138,7 @@ class Twin {
       theirs = pick(await this.pane.screen());
       return theirs.length > 0 && JSON.stringify(pick(this.ours())) === JSON.stringify(theirs);
     };
-    await until(`the stable rows to agree: ${what}`, same, AGREE_MS).catch(() => {});
+    await waitFor(same, AGREE_MS, `the stable rows to agree: ${what}`).catch(() => {});
     expect(theirs.length).toBeGreaterThan(0);
     expect({ what, rows: pick(this.ours()) }).toEqual({ what, rows: theirs });
   }

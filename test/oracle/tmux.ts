@@ -5,22 +5,10 @@
  * tmux parses a pane's output in order, so once the title shows the mark every byte before it is
  * on the screen; programs are waited on by what their screen shows.
  */
+import { waitFor } from "../helpers/wait.ts";
 
-/** How often a condition on a screen is looked at again while waiting for it. */
-const POLL_MS = 25;
 /** A loaded machine (2 cores, 8 helpers) may take this long to start a program and draw it. */
 export const SCREEN_WAIT_MS = 20_000;
-
-/** Waits until `probe` returns a value (not null/undefined/false); throws naming `what` after `ms`. */
-export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = SCREEN_WAIT_MS) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== null && v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(POLL_MS);
-  }
-}
 
 /** Rows as compared: trailing blanks off each row, blank rows off the end. */
 export function normalize(rows: readonly string[]): string[] {
@@ -152,7 +140,7 @@ export class TmuxPane {
   }
 
   async waitTitle(mark: string): Promise<void> {
-    await until(`tmux pane title ${mark}`, async () => (await this.title()) === mark);
+    await waitFor(async () => (await this.title()) === mark, SCREEN_WAIT_MS, `tmux pane title ${mark}`);
   }
 
   /** Waits until the screen (rows trimmed) satisfies `ready`; a timeout shows the last screen seen. */
@@ -160,10 +148,14 @@ export class TmuxPane {
     const test = typeof ready === "function" ? ready : (s: string) => ready.test(s);
     let last: string[] = [];
     try {
-      return await until(`tmux screen: ${what}`, async () => {
-        last = await this.screen();
-        return test(normalize(last).join("\n")) ? last : null;
-      });
+      return await waitFor(
+        async () => {
+          last = await this.screen();
+          return test(normalize(last).join("\n")) ? last : null;
+        },
+        SCREEN_WAIT_MS,
+        `tmux screen: ${what}`,
+      );
     } catch (err) {
       throw new Error(`${(err as Error).message}; its screen:\n${normalize(last).join("\n")}`);
     }

@@ -7,20 +7,20 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startMcp, type Mcp } from "../ssh/mcp.ts";
-import { stopDaemon } from "../helpers/mcp.ts";
+import { stopDaemon } from "../helpers/daemon.ts";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 import { landlockAbi } from "../../src/backend/local/sandbox/landlock.ts";
 import { parseLauncherArgs } from "../../src/backend/local/sandbox/launcher.ts";
 
 const abi = landlockAbi();
-let mcp: Mcp;
+let mcp: McpClient;
 let root: string;
 const sessions: string[] = [];
 let wsTmp = "";
 
 beforeAll(async () => {
   console.log(`Landlock ABI on this kernel: ${abi} (0: none; the tests below take the matching path)`);
-  mcp = await startMcp({ env: { PTYHUB_SHELL: "/bin/bash" } });
+  mcp = await startMcp({ transport: "in-process", config: { shell: "/bin/bash" } });
   root = realpathSync(mkdtempSync(join(tmpdir(), "sandbox-test-")));
   mkdirSync(join(root, "work"));
 });

@@ -5,7 +5,9 @@
  * schemas, texts and errors are what a model sees.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { call, CLI, errorCode, fixture, ok, waitFor } from "../daemon/helpers.ts";
+import { CLI } from "../helpers/mcp-client.ts";
+import { waitFor } from "../helpers/wait.ts";
+import { errorCode, fixture } from "../daemon/helpers.ts";
 import { ptyPair, shellLine, tempDir, type Line } from "./helpers.ts";
 
 const fx = fixture();
@@ -22,38 +24,38 @@ describe("serial sessions over MCP, hosted by the daemon", () => {
     lines.push(line);
     const e = fx.env();
     const a = await fx.server(e);
-    const opened = await ok(a, "term_open", { name: "board", serial: { path: line.path, baud: 57600 } });
+    const opened = await a.ok("term_open", { name: "board", serial: { path: line.path, baud: 57600 } });
     expect(opened).toMatchObject({
       kind: "serial",
       target: `${line.path}@57600`,
       persistent: true,
       attach: "ptyhub attach board",
     });
-    const first = await ok(a, "term_exec", { session: "board", command: "echo one; (exit 4)" });
+    const first = await a.ok("term_exec", { session: "board", command: "echo one; (exit 4)" });
     expect(first).toMatchObject({ status: "done", exit_code: 4, output: "one", via: "marker" });
     // Output that arrives while no MCP server is connected.
-    await ok(a, "term_send", { session: "board", text: "sleep 0.5; echo while-away", wait_ms: 100 });
+    await a.ok("term_send", { session: "board", text: "sleep 0.5; echo while-away", wait_ms: 100 });
     await a.kill();
 
     const b = await fx.server(e);
-    const r = await ok(b, "term_read", { session: "board", until: "while-away", wait_ms: 10_000 });
+    const r = await b.ok("term_read", { session: "board", until: "while-away", wait_ms: 10_000 });
     expect(
       String(r.output)
         .split("\n")
         .filter((l) => l === "while-away"),
     ).toHaveLength(1);
-    const again = await ok(b, "term_exec", { session: "board", command: "echo two; false" });
+    const again = await b.ok("term_exec", { session: "board", command: "echo two; false" });
     expect(again).toMatchObject({ status: "done", exit_code: 1, output: "two" });
-    const status = await ok(b, "term_serial", { session: "board", baud: 115200 });
+    const status = await b.ok("term_serial", { session: "board", baud: 115200 });
     expect(status).toMatchObject({ session: "board", baud: 115200, data_bits: 8, parity: "none", dtr: null });
-    const listed = await call(b, "term_list", { serial_ports: true });
+    const listed = await b.call("term_list", { serial_ports: true });
     expect(listed.isError).toBe(false);
     expect(listed.data.sessions).toEqual([
       expect.objectContaining({ session: "board", kind: "serial", state: "prompt" }),
     ]);
     expect(Array.isArray(listed.data.serial_ports)).toBe(true);
     expect(listed.text).toContain("[serial ports]");
-    await ok(b, "term_close", { session: "board" });
+    await b.ok("term_close", { session: "board" });
   }, 60_000);
 
   test("a human attaches to the line: sees it, types into it, detaches with ctrl+\\", async () => {
@@ -61,8 +63,8 @@ describe("serial sessions over MCP, hosted by the daemon", () => {
     lines.push(line);
     const e = fx.env();
     const a = await fx.server(e);
-    await ok(a, "term_open", { name: "tty", serial: { path: line.path } });
-    await ok(a, "term_exec", { session: "tty", command: "echo before-attach" });
+    await a.ok("term_open", { name: "tty", serial: { path: line.path } });
+    await a.ok("term_exec", { session: "tty", command: "echo before-attach" });
     let seen = "";
     const human = Bun.spawn([process.execPath, CLI, "attach", "tty"], {
       env: e,
@@ -74,7 +76,7 @@ describe("serial sessions over MCP, hosted by the daemon", () => {
       human.terminal!.write("echo $((6*7))-from-human\r");
       await waitFor(() => seen.includes("42-from-human"), 10_000, "the human's command output");
       // The agent reads what the human's command printed (it had arrived: no wait needed).
-      const r = await ok(a, "term_read", { session: "tty", wait_ms: 0 });
+      const r = await a.ok("term_read", { session: "tty", wait_ms: 0 });
       expect(String(r.output).split("\n")).toContain("42-from-human");
       human.terminal!.write("\x1c");
       expect(await human.exited).toBe(0);
@@ -82,7 +84,7 @@ describe("serial sessions over MCP, hosted by the daemon", () => {
       human.kill();
       await human.exited;
     }
-    const listed = (await ok(a, "term_list")).sessions as Array<{ session: string; alive: boolean }>;
+    const listed = (await a.ok("term_list")).sessions as Array<{ session: string; alive: boolean }>;
     expect(listed).toEqual([expect.objectContaining({ session: "tty", alive: true })]);
   }, 60_000);
 
@@ -91,18 +93,18 @@ describe("serial sessions over MCP, hosted by the daemon", () => {
     lines.push(line);
     const e = fx.env();
     const a = await fx.server(e);
-    const missing = await call(a, "term_open", { serial: { path: `${line.path}-missing` } });
+    const missing = await a.call("term_open", { serial: { path: `${line.path}-missing` } });
     expect(errorCode(missing)).toBe("SERIAL_OPEN_FAILED");
     expect(missing.text).toContain("term_list {serial_ports: true}");
-    const bad = await call(a, "term_open", { serial: { path: line.path, parity: "sometimes" } });
+    const bad = await a.call("term_open", { serial: { path: line.path, parity: "sometimes" } });
     expect(bad.isError).toBe(true);
-    await ok(a, "term_open", { name: "held", serial: { path: line.path } });
-    const busy = await call(a, "term_open", { name: "other", serial: { path: line.path } });
+    await a.ok("term_open", { name: "held", serial: { path: line.path } });
+    const busy = await a.call("term_open", { name: "other", serial: { path: line.path } });
     expect(errorCode(busy)).toBe("SERIAL_OPEN_FAILED");
     expect(busy.text).toContain("in use");
-    const notSerial = await call(a, "term_serial", { session: "nope", baud: 9600 });
+    const notSerial = await a.call("term_serial", { session: "nope", baud: 9600 });
     expect(errorCode(notSerial)).toBe("SESSION_NOT_FOUND");
-    const sessions = (await ok(a, "term_list")).sessions as Array<{ session: string }>;
+    const sessions = (await a.ok("term_list")).sessions as Array<{ session: string }>;
     expect(sessions.map((s) => s.session)).toEqual(["held"]);
   }, 60_000);
 });

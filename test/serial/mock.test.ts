@@ -10,6 +10,10 @@ import { openSerialBackend, type SerialBackend } from "../../src/backend/serial/
 import type { ExitInfo } from "../../src/backend/backend.ts";
 import { parseSerialSpec } from "../../src/backend/serial/settings.ts";
 import type { LineBinding } from "../../src/backend/serial/port.ts";
+import { waitFor } from "../helpers/wait.ts";
+
+/** The mock binding answers within a few event-loop turns; this is only the failure bound. */
+const MOCK_WAIT_MS = 5000;
 
 const PATH = "/dev/ttyMOCK0";
 const backends: SerialBackend[] = [];
@@ -49,14 +53,6 @@ function collect(b: SerialBackend): { text: () => string; exit: Promise<ExitInfo
   return { text: () => text, exit: new Promise((resolve) => b.onExit(resolve)) };
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
-  }
-}
-
 describe("serial backend over the mock binding", () => {
   test("the line settings reach the binding as asked (7E2, RTS/CTS, 9600)", async () => {
     const b = await open({ baud: 9600, data_bits: 7, parity: "even", stop_bits: 2, flow: "rtscts" });
@@ -78,7 +74,7 @@ describe("serial backend over the mock binding", () => {
     b.write("sleep 100\r");
     b.write("\x03");
     const port = mockPort();
-    await until(() => port.recording.length > 0, "the write");
+    await waitFor(() => port.recording.length > 0, MOCK_WAIT_MS, "the write");
     expect(port.recording.toString("latin1")).toBe("sleep 100\r\n\x03");
     expect(port.lastWrite?.toString("latin1")).toBe("sleep 100\r\n\x03");
   });
@@ -87,9 +83,9 @@ describe("serial backend over the mock binding", () => {
     const b = await open({}, { echo: true });
     const out = collect(b);
     b.write("hi\r");
-    await until(() => out.text() === "hi\r", "the echo");
+    await waitFor(() => out.text() === "hi\r", MOCK_WAIT_MS, "the echo");
     mockPort().emitData("there\r\n");
-    await until(() => out.text().includes("there"), "the data");
+    await waitFor(() => out.text().includes("there"), MOCK_WAIT_MS, "the data");
     expect(out.text()).toBe("hi\rthere\r\n");
   });
 
@@ -153,9 +149,9 @@ describe("serial backend over the mock binding", () => {
     const firstPort = mockPort();
     await firstPort.close();
     // The mock's device is still "present", so the backend reopens it at once.
-    await until(() => b.generation === 1, "the reopen");
+    await waitFor(() => b.generation === 1, MOCK_WAIT_MS, "the reopen");
     expect(b.connectionState()).toBeNull();
     mockPort().emitData("after replug");
-    await until(() => out.text().includes("after replug"), "data after the reopen");
+    await waitFor(() => out.text().includes("after replug"), MOCK_WAIT_MS, "data after the reopen");
   });
 });

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { findTarget } from "../../scripts/release-targets.ts";
-import { startServer, type McpHandle } from "../helpers/mcp.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { shellLine, type Line } from "../serial/helpers.ts";
 import { BUILD_TIMEOUT_MS, VERSION, isolatedEnv, makeTempDir, runProcess, targetBuild } from "./helpers.ts";
 
@@ -53,9 +53,9 @@ function emulated(extra: Record<string, string> = {}): {
   };
 }
 
-async function server(extra: Record<string, string> = {}): Promise<McpHandle> {
+async function server(extra: Record<string, string> = {}): Promise<StdioMcp> {
   const { command, args, env } = emulated(extra);
-  return startServer({ command, args, env });
+  return startMcp({ command, args, env });
 }
 
 describe.skipIf(!available)("linux-arm64 binary under qemu-user", () => {
@@ -90,37 +90,37 @@ describe.skipIf(!available)("linux-arm64 binary under qemu-user", () => {
     async () => {
       const mcp = await server({ PTYHUB_PERSISTENT: "0" });
       try {
-        const bash = await mcp.call("term_open", { name: "b", command: "bash", cwd: join(sandbox, "work") });
+        const bash = await mcp.ok("term_open", { name: "b", command: "bash", cwd: join(sandbox, "work") });
         expect(bash.shell_integration).toBe(true);
-        const three = await mcp.call("term_exec", { session: "b", command: "echo arm; (exit 3)" });
+        const three = await mcp.ok("term_exec", { session: "b", command: "echo arm; (exit 3)" });
         expect(three).toMatchObject({ status: "done", exit_code: 3, output: "arm", via: "shell" });
 
-        await mcp.call("term_open", { name: "s", command: "sh" });
-        const sh = await mcp.call("term_exec", { session: "s", command: "echo dash; false" });
+        await mcp.ok("term_open", { name: "s", command: "sh" });
+        const sh = await mcp.ok("term_exec", { session: "s", command: "echo dash; false" });
         expect(sh).toMatchObject({ status: "done", exit_code: 1, output: "dash" });
 
-        const py = await mcp.call("term_open", { name: "py", command: "python3", args: ["-q"] });
+        const py = await mcp.ok("term_open", { name: "py", command: "python3", args: ["-q"] });
         expect(py.state).toBe("prompt");
-        const sum = await mcp.call("term_send", { session: "py", text: "6*7", until: ">>> " });
+        const sum = await mcp.ok("term_send", { session: "py", text: "6*7", until: ">>> " });
         expect(sum.output).toContain("42");
 
-        await mcp.call("term_resize", { session: "b", cols: 91, rows: 27 });
-        const size = await mcp.call("term_exec", { session: "b", command: "stty size" });
+        await mcp.ok("term_resize", { session: "b", cols: 91, rows: 27 });
+        const size = await mcp.ok("term_exec", { session: "b", command: "stty size" });
         expect(size).toMatchObject({ status: "done", exit_code: 0, output: "27 91" });
 
-        const slow = await mcp.call("term_exec", { session: "b", command: "sleep 100", timeout_ms: 1500 });
+        const slow = await mcp.ok("term_exec", { session: "b", command: "sleep 100", timeout_ms: 1500 });
         expect(slow.status).toBe("running");
-        const interrupted = await mcp.call("term_send", { session: "b", keys: ["ctrl+c"], wait_ms: 20_000 });
+        const interrupted = await mcp.ok("term_send", { session: "b", keys: ["ctrl+c"], wait_ms: 20_000 });
         expect(interrupted.state).toBe("prompt");
-        const after = await mcp.call("term_exec", { session: "b", command: "echo back" });
+        const after = await mcp.ok("term_exec", { session: "b", command: "echo back" });
         expect(after).toMatchObject({ status: "done", exit_code: 0, output: "back" });
 
-        const flood = await mcp.call("term_exec", { session: "b", command: "yes", timeout_ms: 1000 });
+        const flood = await mcp.ok("term_exec", { session: "b", command: "yes", timeout_ms: 1000 });
         expect(flood.status).toBe("running");
-        const echo = await mcp.call("term_exec", { session: "s", command: "echo beside-the-flood" });
+        const echo = await mcp.ok("term_exec", { session: "s", command: "echo beside-the-flood" });
         expect(echo).toMatchObject({ status: "done", exit_code: 0, output: "beside-the-flood" });
-        await mcp.call("term_send", { session: "b", keys: ["ctrl+c"], wait_ms: 20_000 });
-        const calm = await mcp.call("term_exec", { session: "b", command: "echo calm" });
+        await mcp.ok("term_send", { session: "b", keys: ["ctrl+c"], wait_ms: 20_000 });
+        const calm = await mcp.ok("term_exec", { session: "b", command: "echo calm" });
         expect(calm).toMatchObject({ status: "done", exit_code: 0, output: "calm" });
       } finally {
         await mcp.close();
@@ -136,8 +136,8 @@ describe.skipIf(!available)("linux-arm64 binary under qemu-user", () => {
       const mcp = await server({ PTYHUB_PERSISTENT: "0" });
       try {
         line = await shellLine(sandbox);
-        await mcp.call("term_open", { name: "tty", serial: { path: line.path, baud: 9600, newline: "lf" } });
-        const got = await mcp.call("term_send", {
+        await mcp.ok("term_open", { name: "tty", serial: { path: line.path, baud: 9600, newline: "lf" } });
+        const got = await mcp.ok("term_send", {
           session: "tty",
           text: "echo serial-$((40+2))",
           until: "serial-42",
@@ -165,14 +165,14 @@ describe.skipIf(!available)("linux-arm64 binary under qemu-user", () => {
           const error = (opened.structuredContent as { error: { code: string; message: string } }).error;
           expect(error.code).toBe("SPAWN_FAILED");
           expect(error.message).toContain("Landlock");
-          expect((await mcp.call("term_list", {})).sessions).toEqual([]);
+          expect((await mcp.ok("term_list", {})).sessions).toEqual([]);
           return;
         }
-        const denied = await mcp.call("term_exec", { session: "ro", command: `touch ${join(work, "x")}` });
+        const denied = await mcp.ok("term_exec", { session: "ro", command: `touch ${join(work, "x")}` });
         expect(denied.status).toBe("done");
         expect(denied.exit_code).not.toBe(0);
         expect(existsSync(join(work, "x"))).toBe(false);
-        const reads = await mcp.call("term_exec", { session: "ro", command: "cat /etc/hostname >/dev/null" });
+        const reads = await mcp.ok("term_exec", { session: "ro", command: "cat /etc/hostname >/dev/null" });
         expect(reads).toMatchObject({ status: "done", exit_code: 0 });
       } finally {
         await mcp.close();
@@ -186,17 +186,17 @@ describe.skipIf(!available)("linux-arm64 binary under qemu-user", () => {
     async () => {
       const first = await server();
       try {
-        const opened = await first.call("term_open", { name: "keep", command: "bash" });
+        const opened = await first.ok("term_open", { name: "keep", command: "bash" });
         expect(opened.persistent).toBe(true);
-        await first.call("term_exec", { session: "keep", command: "export KEPT=arm64-daemon" });
+        await first.ok("term_exec", { session: "keep", command: "export KEPT=arm64-daemon" });
       } finally {
         await first.close();
       }
       const second = await server();
       try {
-        const kept = await second.call("term_exec", { session: "keep", command: 'echo "$KEPT"' });
+        const kept = await second.ok("term_exec", { session: "keep", command: 'echo "$KEPT"' });
         expect(kept).toMatchObject({ status: "done", exit_code: 0, output: "arm64-daemon" });
-        await second.call("term_close", { session: "keep" });
+        await second.ok("term_close", { session: "keep" });
       } finally {
         await second.close();
       }

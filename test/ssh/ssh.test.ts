@@ -28,10 +28,13 @@ import {
   type Sshd,
   type TestUser,
 } from "./sshd.ts";
-import { startMcp, type Mcp } from "./mcp.ts";
+import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { fingerprint, keysFor } from "../../src/backend/ssh/known-hosts.ts";
 
 const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
+/** A secret must appear nowhere, the server's most talkative log included. */
+const SECRET_CHECK_ENV = { PTYHUB_LOG_LEVEL: "debug" };
 /** Sessions hosted by the daemon (src/daemon) survive MCP server restarts. */
 const haveDaemon = existsSync(join(import.meta.dir, "..", "..", "src", "daemon", "main.ts"));
 const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
@@ -42,7 +45,7 @@ const PASSPHRASE = "correct horse battery staple 7";
 let sshd: Sshd;
 let jumpSshd: Sshd;
 let user: TestUser | null = null;
-let mcp: Mcp;
+let mcp: StdioMcp;
 let scratch: string;
 let agentPid = 0;
 /** How long ssh-agent may take to listen on a busy machine. */
@@ -90,24 +93,24 @@ function histEnv(): Record<string, string> {
 }
 
 let opened = 0;
-async function open(m: Mcp, sshParams: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+async function open(m: StdioMcp, sshParams: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const name = (extra.name as string | undefined) ?? `s${++opened}`;
   return m.call("term_open", { name, persistent: false, env: histEnv(), ...extra, ssh: sshParams });
 }
 
-async function waitExited(m: Mcp, session: string, withinMs: number): Promise<number> {
+async function waitExited(m: StdioMcp, session: string, withinMs: number): Promise<number> {
   const t0 = Date.now();
-  for (;;) {
+  const exited = async () => {
     const r = await m.call("term_list", {});
     const s = (r.data.sessions as { session: string; state: string }[]).find((x) => x.session === session);
-    if (!s || s.state === "exited") return Date.now() - t0;
-    if (Date.now() - t0 > withinMs) throw new Error(`session ${session} still ${s.state} after ${withinMs} ms`);
-    await Bun.sleep(100);
-  }
+    return !s || s.state === "exited";
+  };
+  await waitFor(exited, withinMs, `session ${session} to exit`);
+  return Date.now() - t0;
 }
 
 /** The per-connection sshd processes serving a session: parents of its remote shell. */
-async function serverSideOf(m: Mcp, session: string): Promise<number[]> {
+async function serverSideOf(m: StdioMcp, session: string): Promise<number[]> {
   const r = await m.call("term_exec", { session, command: "echo $$" });
   let pid = Number(r.data.output.trim());
   const chain: number[] = [];
@@ -326,6 +329,7 @@ describe.skipIf(!enabled)("ssh sessions", () => {
 
   test("encrypted key: the passphrase comes from the human through elicitation and appears nowhere", async () => {
     const human = await startMcp({
+      env: SECRET_CHECK_ENV,
       elicit: () => ({ action: answers.action ?? "accept", content: { passphrase: answers.passphrase ?? "" } }),
     });
     try {
@@ -401,6 +405,7 @@ describe.skipIf(!enabled)("ssh sessions", () => {
   test("password login (keyboard-interactive) through elicitation", async () => {
     if (!user) return;
     const human = await startMcp({
+      env: SECRET_CHECK_ENV,
       elicit: () => ({ action: answers.action ?? "accept", content: { password: answers.password ?? "" } }),
     });
     try {

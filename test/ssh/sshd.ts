@@ -17,6 +17,10 @@ import {
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "../helpers/wait.ts";
+
+/** How long sshd may take to listen and greet on a loaded machine. */
+const SSHD_START_MS = 10_000;
 
 export const SSHD = "/usr/sbin/sshd";
 export const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
@@ -191,16 +195,14 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
     }
   })();
   // Ready when the port greets with an SSH banner.
-  const deadline = Date.now() + 10_000;
-  for (;;) {
+  const up = async () => {
     if (proc.exitCode !== null) throw new Error(`sshd exited: ${stderr}`);
-    if (await greets(port)) break;
-    if (Date.now() > deadline) {
-      proc.kill("SIGKILL");
-      throw new Error(`sshd did not start: ${stderr}`);
-    }
-    await Bun.sleep(30);
-  }
+    return greets(port);
+  };
+  await waitFor(up, SSHD_START_MS, "sshd to greet").catch((err: Error) => {
+    proc.kill("SIGKILL");
+    throw new Error(`${err.message}: ${stderr}`);
+  });
   return {
     port,
     pid: proc.pid,
