@@ -204,7 +204,9 @@ describe("remote setup script", () => {
     );
     expect(s).toContain("A='it'\\''s'; export A");
     expect(s).toContain("c='~/x y'");
-    expect(s).not.toContain("abc123");
+    // A command gets no hooks, but its start is marked (S): the nonce goes to the file, once.
+    expect(s).toContain(`printf '%s\\n' 'abc123' > "$d/nonce"`);
+    expect(s.split("abc123").length).toBe(2);
     const sh = setupScript(
       { sessionId: "t1", nonce: "abc123", cols: 80, rows: 24, agentForward: false, timeoutMs: 1000 },
       "zsh",
