@@ -12,8 +12,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
-import { startPostgres, type PostgresServer } from "../helpers/postgres.ts";
-import { startRedis, type RedisServer } from "../helpers/redis.ts";
+import type { PostgresServer } from "../helpers/postgres.ts";
+import { startDatabases } from "../helpers/db-servers.ts";
+import type { RedisServer } from "../helpers/redis.ts";
 import { keygen, startSshd, type Sshd } from "../ssh/sshd.ts";
 import { sshUsable } from "../oracle/sshd.ts";
 
@@ -82,16 +83,7 @@ beforeAll(async () => {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "notes.txt"), "first line\nsecond line\n");
   writeFileSync(join(dir, "long.txt"), Array.from({ length: 80 }, (_, i) => `row ${i + 1} of the file`).join("\n"));
-  await Promise.all([
-    startRedis().then((r) => {
-      redis = r;
-      started.push(r);
-    }),
-    startPostgres().then((p) => {
-      postgres = p;
-      started.push(p);
-    }),
-  ]);
+  ({ redis, postgres } = await startDatabases(started));
   if (sshUsable) {
     const key = await keygen(join(dir, "id_matrix"), { passphrase: PASSPHRASE });
     sshd = await startSshd({ authorizedKeys: await Bun.file(`${key}.pub`).text(), password: true });

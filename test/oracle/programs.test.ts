@@ -14,8 +14,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { ctx, newHost } from "../helpers/host.ts";
-import { startRedis, type RedisServer } from "../helpers/redis.ts";
-import { startPostgres, type PostgresServer } from "../helpers/postgres.ts";
+import type { RedisServer } from "../helpers/redis.ts";
+import type { PostgresServer } from "../helpers/postgres.ts";
+import { startDatabases } from "../helpers/db-servers.ts";
 import { keygen, startSshd } from "../ssh/sshd.ts";
 import { sshUsable } from "./sshd.ts";
 import { normalize, SCREEN_WAIT_MS, TmuxServer, type TmuxPane } from "./tmux.ts";
@@ -48,16 +49,7 @@ const dir = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? tmpdir(), "oracle-p
 const SERVERS_START_MS = 60_000;
 
 beforeAll(async () => {
-  await Promise.all([
-    startRedis().then((r) => {
-      redis = r;
-      started.push(r);
-    }),
-    startPostgres().then((p) => {
-      postgres = p;
-      started.push(p);
-    }),
-  ]);
+  ({ redis, postgres } = await startDatabases(started));
 }, SERVERS_START_MS);
 afterAll(async () => {
   await host.shutdown();
