@@ -45,11 +45,14 @@ describe("Tasks in the daemon", () => {
   });
 
   test("a guard refusal in the daemon blames the era, not a client that offers elicitation", async () => {
+    // A request without the tasks extension (as claude -p sends): nobody can be asked in this era.
+    // (With it, the question becomes the task's input_required: test/e2e/task-questions.test.ts.)
     // Blocked before anything is typed; were it typed, it would run in the scratch dir (no repository).
-    const r = await client().result("tools/call", {
-      name: "term_exec",
-      arguments: { command: `cd ${dir} && git clean -fdx` },
-    });
+    const r = await client().result(
+      "tools/call",
+      { name: "term_exec", arguments: { command: `cd ${dir} && git clean -fdx` } },
+      { tasks: false },
+    );
     expect(r.isError).toBe(true);
     expect(r.structuredContent.error.code).toBe("BLOCKED_BY_GUARD");
     expect(r.structuredContent.error.message).toContain("2026-07-28");
