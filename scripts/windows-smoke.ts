@@ -3,7 +3,8 @@
  * The windows-x64 exe on real Windows (the `windows` job of .github/workflows/ci.yml): over stdio,
  * with the real MCP SDK client, a local cmd.exe on a pseudo console — output, exit codes, typed
  * input, resize, close. Then a persistent cmd.exe in the daemon (its named pipe, its start lock,
- * a detached process): it outlives the server that opened it, and a new server reads it. Wine runs the rest of the smoke on Linux (test/ship/windows.test.ts) but
+ * a detached process): it outlives the server that opened it, and a new server reads it. Wine runs
+ * the rest of the smoke on Linux (test/ship/windows.test.ts) but
  * cannot carry stdio from a Linux pipe, resize or the exact std-handle behaviour: this covers them.
  *
  *   bun scripts/windows-smoke.ts PATH\TO\ptyhub.exe

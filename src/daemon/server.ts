@@ -12,7 +12,8 @@
  *   On Windows the daemon listens on a named pipe (daemon-paths.ts). Bun is given no security
  *   descriptor for it, so (as with libuv's uv_pipe_bind; not verified on real Windows yet) the
  *   default one applies: full control for the creator owner, LocalSystem and Administrators, only
- *   read access for Everyone, so another user cannot open it for writing to speak the protocol. There is no peer uid to check (no SO_PEERCRED twin is wired: that would be
+ *   read access for Everyone, so another user cannot open it for writing to speak the protocol.
+ *   There is no peer uid to check (no SO_PEERCRED twin is wired: that would be
  *   GetNamedPipeClientProcessId and the client's token user through kernel32/advapi32).
  * - Input is serialized per session: each client write (a tool's whole text, or an attached
  *   human's keystrokes) reaches the PTY as one write from this single-threaded loop, so writes from

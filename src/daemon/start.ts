@@ -2,9 +2,9 @@
  * Reaching the daemon, starting it on demand without races (tmux's client_connect is the model):
  *
  *   connect ─ok→ done
- *      └ not running → take the start lock (flock; a pid lock file on Windows; concurrent starters wait on it, retrying the
- *        connect meanwhile, so whoever wins the lock starts the daemon and everyone else just
- *        connects to it) → connect again (someone may have started it while we waited)
+ *      └ not running → take the start lock (flock; an unshared lock file on Windows; concurrent
+ *        starters wait on it, retrying the connect meanwhile, so whoever wins the lock starts the
+ *        daemon and everyone else just connects to it) → connect again (someone may have started it while we waited)
  *        → spawn `ptyhub daemon` detached (its own session, stdio to the log) → poll-connect with
  *        backoff until it answers → release the lock.
  *

@@ -18,7 +18,16 @@ export const termRead = defineTool({
   },
   text(r) {
     // lines_total is the history's length: "· 3 lines" above one line of output read as lines left out.
-    const header = `[${r.mode} · state ${r.state}${r.via ? ` · via ${r.via}` : ""}${r.matched !== null ? ` · matched ${JSON.stringify(r.matched)}` : ""} · ${r.lines_total} lines in history${r.dropped ? ` · ${r.dropped} chars dropped` : ""}${r.exit_code !== null ? ` · exit ${r.exit_code}` : ""}${r.alt_screen ? " · alt screen" : ""}${truncationNote(r.truncated)}]`;
+    const parts = [
+      `${r.mode} · state ${r.state}`,
+      r.via ? `via ${r.via}` : null,
+      r.matched !== null ? `matched ${JSON.stringify(r.matched)}` : null,
+      `${r.lines_total} lines in history`,
+      r.dropped ? `${r.dropped} chars dropped` : null,
+      r.exit_code !== null ? `exit ${r.exit_code}` : null,
+      r.alt_screen ? "alt screen" : null,
+    ];
+    const header = `[${parts.filter((p) => p !== null).join(" · ")}${truncationNote(r.truncated)}]`;
     return withOutput(header, r.output);
   },
 });

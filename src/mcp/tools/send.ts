@@ -21,7 +21,9 @@ export const termSend = defineTool({
     return ctx.host.call("send", args, ctx);
   },
   text(r) {
-    const header = `[state ${r.state} · via ${r.via}${r.matched !== null ? ` · matched ${JSON.stringify(r.matched)}` : ""}${r.exit_code !== null ? ` · exit ${r.exit_code}` : ""}${truncationNote(r.truncated)}]`;
+    const matched = r.matched !== null ? ` · matched ${JSON.stringify(r.matched)}` : "";
+    const exit = r.exit_code !== null ? ` · exit ${r.exit_code}` : "";
+    const header = `[state ${r.state} · via ${r.via}${matched}${exit}${truncationNote(r.truncated)}]`;
     const body =
       r.alt_screen && r.screen !== null
         ? `${r.output ? r.output + "\n" : ""}${screenHeading(r.screen_mode, r.screen, r.cursor)}\n${r.screen}`
