@@ -33,6 +33,14 @@ export interface HostEvent {
   kind: "opened" | "closed" | "command_finished" | "exited";
 }
 
+/**
+ * The methods a host answers itself rather than passing on (the daemon host and the routing host
+ * each have a few); every other method takes the host's generic path.
+ */
+export type SpecialMethods = {
+  [M in HostMethod]?: (params: HostParams<M>, ctx: CallContext) => Promise<HostResult<M>>;
+};
+
 export interface SessionHost {
   /** Any method of the host API table (src/api/table.ts), by name, wherever the session lives. */
   call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>>;

@@ -9,7 +9,7 @@
  * cleanly says the same for sessions it never saw. The next term_open starts a fresh daemon.
  */
 import { AppError } from "../api/errors.ts";
-import type { CallContext, HostEvent, SessionHost } from "../api/host.ts";
+import type { CallContext, HostEvent, SessionHost, SpecialMethods } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
 import { logger } from "../log.ts";
 import type { DaemonClient } from "../daemon/client.ts";
@@ -255,9 +255,7 @@ export class DaemonHost implements SessionHost {
    * daemon, and sends along where a local session starts), the default session, listing (which
    * never starts one), and closing a session that died with its daemon.
    */
-  private readonly special: {
-    [K in HostMethod]?: (p: HostParams<K>, ctx: CallContext) => Promise<HostResult<K>>;
-  } = {
+  private readonly special: SpecialMethods = {
     open: (p, ctx) => this.open(p, ctx),
     exec: (p, ctx) => (p.session !== undefined ? this.forward(p.session, "exec", p, ctx) : this.execDefault(p, ctx)),
     list: (_p, ctx) => this.list(ctx),

@@ -6,7 +6,7 @@
  */
 import { AppError } from "../api/errors.ts";
 import type { LocalHost } from "./local-host.ts";
-import type { CallContext, HostEvent, SessionHost } from "../api/host.ts";
+import type { CallContext, HostEvent, SessionHost, SpecialMethods } from "../api/host.ts";
 import type { DaemonHost } from "./daemon-host.ts";
 import { LocalHostSlot } from "./local-slot.ts";
 import { AutoNames, validateSessionId } from "../session/session-id.ts";
@@ -71,9 +71,7 @@ export class RoutingHost implements SessionHost {
   }
 
   /** The methods that need more than routing by the session they name. */
-  private readonly special: {
-    [K in HostMethod]?: (p: HostParams<K>, ctx: CallContext) => Promise<HostResult<K>>;
-  } = {
+  private readonly special: SpecialMethods = {
     open: (p, ctx) => this.open(p, ctx),
     exec: (p, ctx) =>
       p.session === undefined ? this.defaultHost().then((h) => h.call("exec", p, ctx)) : this.route("exec", p, ctx),
