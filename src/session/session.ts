@@ -646,6 +646,27 @@ export class Session {
   }
 
   /** Called mid-parse for OSC 6973: a shell-integration mark at `pos`. */
+  /**
+   * bash's line editor (readline) takes the prompt to start at column 0, but bash draws it where
+   * the command's output left the cursor. On a row that output left unfinished, readline's cursor
+   * moves over a line that wraps land a row off, and the next command's output is written over the
+   * last row of its echo (found by the oracle). This screen starts the prompt on a row of its own,
+   * where readline thinks it is, as zsh and fish do for real. Not when anything was typed while the
+   * command ran: the tty echoed it before the prompt, and readline shows it again after the prompt,
+   * on the same row, which the echo removal of term_send counts on.
+   */
+  private promptNeedsFreshRow(endAt: Pos): boolean {
+    const command = this.currentCommand;
+    return (
+      this.family === "bash" &&
+      endAt.col > 0 &&
+      !this.emulator.altScreen &&
+      command !== null &&
+      command.end === null &&
+      this.markSeqAtWrite < command.startSeq
+    );
+  }
+
   private onMark(data: string, pos: Pos): void {
     let mark = parseMark(data, this.nonce);
     if (!mark) return; // Not ours: wrong nonce, so program output that merely looks like a mark.
@@ -681,6 +702,7 @@ export class Session {
       record.exitCode = mark.exitCode;
       record.cwd = mark.cwd;
       if (mark.cwd) this.currentCwd = mark.cwd;
+      if (this.promptNeedsFreshRow(pos)) this.emulator.startFreshRow();
       if (this.currentCommand && !this.currentCommand.end) {
         this.currentCommand.end = pos;
         this.currentCommand.endSeq = record.seq;

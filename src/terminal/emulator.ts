@@ -82,6 +82,7 @@ const CR = 0x0d;
 const LF = 0x0a;
 /** A lone CR, as a held one (see pendingScreen) goes to the bare-CR filter. */
 const CR_ONLY = new Uint8Array([CR]);
+const CR_LF = new Uint8Array([CR, LF]);
 
 export class Emulator {
   private readonly xterm: Terminal;
@@ -109,6 +110,8 @@ export class Emulator {
   private readonly markPrefix: Uint8Array | null;
   /** Keeps an endless OSC or DCS string from filling memory in xterm (string-bound.ts). */
   private readonly stringBound = new StringBound();
+  /** A mark handler asked for a fresh row (startFreshRow): drawn right after the mark's piece. */
+  private freshRowDue = false;
 
   constructor(private readonly opts: EmulatorOptions) {
     this.xterm = new Terminal({
@@ -194,9 +197,22 @@ export class Emulator {
       this.materialize();
       // Filtered per piece: a mark inside the chunk may change whether the filter applies.
       this.core.writeSync(this.crFilter.apply(piece, this.altScreen));
+      if (this.freshRowDue) {
+        this.freshRowDue = false;
+        this.core.writeSync(CR_LF);
+      }
       this.syncHistory();
       start = end;
     }
+  }
+
+  /**
+   * Called from a mark handler: what follows the mark starts on a row of its own in this screen,
+   * and only here (the bytes the program sent are not changed, so an attached terminal draws them
+   * as they came). A piece ends after each mark, so the row starts exactly at the mark.
+   */
+  startFreshRow(): void {
+    this.freshRowDue = true;
   }
 
   resize(cols: number, rows: number): void {
@@ -585,9 +601,8 @@ function pieceEnd(data: Uint8Array, start: number, mark: Uint8Array | null): num
     if (b === 0x0a || b === 0x0b || b === 0x0c) {
       if (++feeds >= PIECE_MAX_LINE_FEEDS) return i + 1;
     } else if (b === 0x1b && mark && startsWithAt(data, i, mark)) {
-      const end = oscEnd(data, i + mark.length);
-      if (end === data.length || hasBareCr(data, end)) return end;
-      i = end - 1;
+      // The state a mark sets (the bare-CR filter, a fresh row) applies from right after it.
+      return oscEnd(data, i + mark.length);
     }
   }
   return limit;
@@ -600,14 +615,6 @@ function oscEnd(data: Uint8Array, from: number): number {
     if (data[j] === 0x1b && data[j + 1] === 0x5c) return j + 2;
   }
   return data.length;
-}
-
-/** A CR at or after `from` that is not part of CR LF (or ends the chunk): one the CR filter acts on. */
-function hasBareCr(data: Uint8Array, from: number): boolean {
-  for (let at = data.indexOf(0x0d, from); at >= 0; at = data.indexOf(0x0d, at + 1)) {
-    if (data[at + 1] !== 0x0a) return true;
-  }
-  return false;
 }
 
 function startsWithAt(data: Uint8Array, at: number, prefix: Uint8Array): boolean {

@@ -16,9 +16,8 @@
  * false `input`, echo leaks from emoji widths and from an SSH host without a locale, end-of-line
  * marks, a line typed after one not yet started) are fixed, with reproductions in
  * known-bugs.test.ts. For a bug not yet fixed, a shell's knownFailing leaves a kind out
- * (PTYHUB_ORACLE_ENABLE=kind,kind or `all` turns it on again), and knownFalseInput / knownEchoLeak
- * tolerate a race or known finding, counted and printed (bash's echo leak, see BASH_ECHO_LEAK);
- * PTYHUB_ORACLE_STRICT=1 fails those too.
+ * (PTYHUB_ORACLE_ENABLE=kind,kind or `all` turns it on again). Nothing is tolerated: every wrong
+ * answer fails.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
@@ -70,17 +69,6 @@ type KnownFailures = Partial<Record<FragmentKind, string>>;
  * the comparison takes one such line out per background job before comparing.
  */
 const JOB_START = /\[\d+\] \d+(?:\n|$)/;
-/**
- * Left after the width fixes, bash only: 2 in 2,100 bash lines over three seeds
- * (PTYHUB_ORACLE_SEED=592733784 bash case 453; PTYHUB_ORACLE_SEED=1 ssh bash case 88). Not a race:
- * the line before left output without a final newline, bash drew its prompt on that row and
- * readline counted from column 0 (the form that fails every time is test.failing in
- * known-bugs.test.ts). Replays: PTYHUB_ORACLE_SEED=1 PTYHUB_ORACLE_CASES=445
- * PTYHUB_ORACLE_SSH_SHELLS=bash PTYHUB_ORACLE_STRICT=1, `-t "over SSH"` (10 s). The output is
- * written over the last row of its echoed command line, whose tail stays in the output.
- */
-const BASH_ECHO_LEAK = "a piece of the echoed command line left in the output, the output written over the echo's row";
-
 interface ShellUnderTest {
   name: string;
   command: string;
@@ -92,17 +80,6 @@ interface ShellUnderTest {
   knownFailing: KnownFailures;
   /** The shell prints `[1] PID` when a job starts (see JOB_START). */
   printsJobStart?: boolean;
-  /**
-   * A known wrong answer that can hit any line (a race, not a kind of line): `input via prompt`
-   * for a command that ran to its end. Counted and printed with its seed, not failed, unless
-   * PTYHUB_ORACLE_STRICT=1.
-   */
-  knownFalseInput?: string;
-  /**
-   * A known race of the same sort: a `done` with the right exit code whose output holds a piece of
-   * the echoed command line (see leaksEcho). Tolerated like knownFalseInput.
-   */
-  knownEchoLeak?: string;
 }
 
 const shells: ShellUnderTest[] = [
@@ -112,7 +89,6 @@ const shells: ShellUnderTest[] = [
     dialect: "posix",
     knownFailing: {},
     printsJobStart: true,
-    knownEchoLeak: BASH_ECHO_LEAK,
   },
   { name: "zsh", command: "zsh", dialect: "posix", knownFailing: {}, printsJobStart: true },
   { name: "fish", command: "fish", dialect: "fish", knownFailing: {} },
@@ -129,7 +105,6 @@ const casesPerShell = (() => {
   return env && /^\d+$/.test(env) ? Number(env) : DEFAULT_CASES_PER_SHELL;
 })();
 const extra = new Set(parseKinds(process.env.PTYHUB_ORACLE_ENABLE));
-const strict = process.env.PTYHUB_ORACLE_STRICT === "1";
 function enabledKinds(sh: ShellUnderTest): Set<FragmentKind> {
   return new Set(ALL_KINDS.filter((k) => !(k in sh.knownFailing) || extra.has(k)));
 }
@@ -139,11 +114,6 @@ for (const sh of shells) {
   if (out.length === 0) continue;
   const why = out.map((k) => `${k}: ${sh.knownFailing[k]}`).join("; ");
   console.log(`  ${sh.name}: left out as known failures: ${why}; PTYHUB_ORACLE_ENABLE=${out.join(",")} turns them on`);
-}
-for (const sh of shells) {
-  for (const why of [sh.knownFalseInput, sh.knownEchoLeak]) {
-    if (why && !strict) console.log(`  ${sh.name}: tolerated (counted): ${why}; PTYHUB_ORACLE_STRICT=1 fails them`);
-  }
 }
 
 const host = newHost();
@@ -182,48 +152,6 @@ function withoutJobStarts(output: string, line: string): string {
   let out = output;
   for (let jobs = line.split("& wait").length - 1; jobs > 0; jobs--) out = out.replace(JOB_START, "");
   return out;
-}
-
-/** Characters of the command line a leaked piece of its echo holds at least. */
-const ECHO_PIECE = 8;
-
-/**
- * Whether `got` holds a piece of the command line more often than the oracle's output does: the
- * echo, not the command, put it there (the generated lines print their words, never their syntax).
- */
-/** Either form of a leaked echo (leaksEcho, writtenOverEcho). */
-function echoIn(got: string, expected: string, line: string): boolean {
-  return leaksEcho(got, expected, line) || writtenOverEcho(got, expected, line);
-}
-
-function leaksEcho(got: string, expected: string, line: string): boolean {
-  const count = (text: string, piece: string) => text.split(piece).length - 1;
-  for (let at = 0; at + ECHO_PIECE <= line.length; at++) {
-    const piece = line.slice(at, at + ECHO_PIECE);
-    if (count(got, piece) > count(expected, piece)) return true;
-  }
-  return false;
-}
-
-/** A job-start line (see JOB_START) on its own. */
-const JOB_START_LINE = /^\[\d+\] \d+$/;
-
-/**
- * Whether `got` is the oracle's output written over the last row of the echoed command line: its
- * first line ends with the tail of the line that the output's first line (or the job-start line
- * the shell printed) did not cover. Too short a tail for leaksEcho to tell by itself.
- */
-function writtenOverEcho(got: string, expected: string, line: string): boolean {
-  const nl = got.indexOf("\n");
-  const first = nl < 0 ? got : got.slice(0, nl);
-  const rest = nl < 0 ? "" : got.slice(nl);
-  for (let k = 1; k <= Math.min(first.length, line.length); k++) {
-    if (!line.endsWith(first.slice(first.length - k))) break;
-    const over = first.slice(0, first.length - k).trimEnd();
-    if (over + rest === expected) return true;
-    if (JOB_START_LINE.test(over) && rest.slice(1) === expected) return true;
-  }
-  return false;
 }
 
 /** After a `running` answer: wait until the shell is back at its prompt, so the next case can run. */
@@ -295,22 +223,6 @@ async function runCases(label: string, sh: ShellUnderTest, streamNo: number, dri
       await settle(driver);
       continue;
     }
-    if (sh.knownFalseInput && !strict && r.status === "input" && r.via === "prompt" && r.exit_code === null) {
-      const screen = await driver.screen();
-      known.push(
-        `[${label} case ${n}, PTYHUB_ORACLE_SEED=${seed}] known bug, ${got}: ${JSON.stringify(c.line)}; ` +
-          `screen then (state ${screen.state}): ${JSON.stringify(screen.output.slice(-300))}`,
-      );
-      await settle(driver);
-      continue;
-    }
-    const leak = r.status === "done" && r.exit_code === expected.exitCode && r.output !== expected.output;
-    if (sh.knownEchoLeak && !strict && leak && echoIn(r.output, expected.output, c.line)) {
-      known.push(
-        `[${label} case ${n}, PTYHUB_ORACLE_SEED=${seed}] known echo leak: ${JSON.stringify(c.line)}${outputs}`,
-      );
-      continue;
-    }
     const early = r.status === "done" && took < c.minMs;
     if (r.status !== "done" || r.exit_code !== expected.exitCode || r.output !== expected.output || early) {
       fail(n, c, `${got}${early ? " (sooner than its sleeps: early)" : ""}${outputs} exit ${expected.exitCode}`);
@@ -325,10 +237,9 @@ async function runCases(label: string, sh: ShellUnderTest, streamNo: number, dri
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   console.log(
     `completion oracle ${label}: ${cases.length} cases (${shortTimeouts} with a short timeout) in ${secs} s, ` +
-      `${failures.filter((f) => f.startsWith("[")).length} failed, ${known.length} known bugs tolerated, ` +
+      `${failures.filter((f) => f.startsWith("[")).length} failed, ` +
       `PTYHUB_ORACLE_SEED=${seed}`,
   );
-  for (const k of known) console.log(`  ${k}`);
   return { failures, count: cases.length };
 }
 

@@ -189,13 +189,11 @@ const PARTIAL_LINE_BEFORE = "printf '%s\\n' 's6w302ML F>:'; printf '%s' 's6w304m
 /** …then a line that wraps after the prompt drawn behind it (a wide character near the margin). */
 const WRAPPED_AFTER = "(sleep 0.087; echo s6w305) & wait; printf '%s\\n' 's6w306 語👍'";
 
-// Not fixed yet: bash draws its prompt on the row of output left without a final newline, where
-// readline counts from column 0, so its cursor moves over a wrapped line go a row off and the next
-// output (a job-start line here) is written over the echo's last row (prompt width 58). Starting
-// the prompt on a fresh row in the precmd hook (a row of blanks, then CR, as zsh's PROMPT_SP does)
-// fixes this, but moves text typed ahead of the prompt (echoed by the tty) onto a row of its own,
-// which the echo removal of term_send then misses (test/integration/waits.test.ts).
-test.failing("bash: a prompt drawn after output without a final newline leaves no echo in the next output", async () => {
+// bash draws its prompt on the row of output left without a final newline, where readline counts
+// from column 0, so its cursor moves over a wrapped line went a row off and the next output (a
+// job-start line here) was written over the echo's last row (prompt width 58). The session's
+// screen now starts such a prompt on a row of its own (Session.promptNeedsFreshRow).
+test("bash: a prompt drawn after output without a final newline leaves no echo in the next output", async () => {
   await host.open({ name: "partial-prompt", command: "bash", cols: COLS }, ctx);
   try {
     const opts = { session: "partial-prompt", timeout_ms: 30_000, max_tokens: 4000 };
