@@ -6,15 +6,23 @@
 import { expect, test } from "bun:test";
 import { closeSync, readSync, writeSync } from "node:fs";
 import { pendingOutput, openPty } from "../../src/backend/local/pty/open.ts";
+import { waitFor } from "../helpers/wait.ts";
 
-test("pendingOutput counts what the slave side wrote until the master reads it", () => {
+/** The kernel work item that hands the bytes over may wait this long for a CPU on a busy machine. */
+const HANDOVER_BOUND_MS = 10_000;
+
+test("pendingOutput counts what the slave side wrote until the master reads it", async () => {
   const pty = openPty(80, 24);
   try {
     expect(pendingOutput(pty.master)).toBe(0);
     writeSync(pty.slave, ">>> ");
-    // The line discipline hands the bytes over asynchronously (a kernel work item): look until it did.
-    let waiting = 0;
-    for (let i = 0; i < 1000 && waiting === 0; i++) waiting = pendingOutput(pty.master);
+    // The line discipline hands the bytes over asynchronously (a kernel work item): look until it
+    // did. Seen under load: a thousand back-to-back looks (1 ms) came before it.
+    const waiting = await waitFor(
+      () => pendingOutput(pty.master),
+      HANDOVER_BOUND_MS,
+      "the slave's bytes on the master",
+    );
     expect(waiting).toBe(4);
     const buf = Buffer.alloc(16);
     expect(readSync(pty.master, buf)).toBe(4);
