@@ -233,6 +233,38 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
   );
 
   test(
+    "term_exec in cmd.exe completes on its markers, with each command's exit code",
+    async () => {
+      const client = await connect();
+      try {
+        const opened = await call(client, "term_open", { name: "exec", command: "cmd.exe" });
+        expect(opened.isError, JSON.stringify(opened.content)).toBeFalsy();
+        const hi = await call(client, "term_exec", { session: "exec", command: "echo hi" });
+        // The output is the command's alone: not the typed line's echo, not the next prompt.
+        expect(hi.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "hi", via: "marker" });
+        const three = await call(client, "term_exec", { session: "exec", command: "cmd /c exit 3" });
+        expect(three.structuredContent).toMatchObject({ status: "done", exit_code: 3, output: "" });
+        // A builtin leaves ERRORLEVEL as it was: the marker line sets it to 0 before each command.
+        const after = await call(client, "term_exec", { session: "exec", command: "echo after" });
+        expect(after.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "after" });
+        const failed = await call(client, "term_exec", { session: "exec", command: "dir nonexistent" });
+        expect(failed.structuredContent).toMatchObject({ status: "done", exit_code: 1 });
+        expect((failed.structuredContent as { output: string }).output).toContain("File not found");
+        // The end mark reports the working directory too.
+        const moved = await call(client, "term_exec", { session: "exec", command: "cd /d C:\\windows" });
+        expect(moved.structuredContent).toMatchObject({ status: "done", exit_code: 0, cwd: "C:\\windows" });
+        const lines = await call(client, "term_exec", { session: "exec", command: "echo a\necho b" });
+        expect(lines.isError).toBe(true);
+        expect(lines.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENT" } });
+      } finally {
+        await call(client, "term_close", { session: "exec" });
+        await client.close();
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
     "closing a pseudo console session ends its program",
     async () => {
       const client = await connect();
