@@ -36,7 +36,8 @@ if ($Global:__ptyhub_nonce) {
   function Global:__ptyhub_cwd() {
     # Empty outside the file system (a registry drive has no provider path).
     $p = [string]$executionContext.SessionState.Path.CurrentLocation.ProviderPath
-    $p.Replace('%', '%25').Replace(';', '%3B').Replace("\`n", '%0A').Replace("\`a", '%07').Replace("$([char]0x1b)", '%1B')
+    $p = $p.Replace('%', '%25').Replace(';', '%3B').Replace("\`n", '%0A')
+    $p.Replace("\`a", '%07').Replace("$([char]0x1b)", '%1B')
   }
   $Global:__ptyhub_user_prompt = $function:prompt
   $Global:__ptyhub_history = -1
@@ -51,7 +52,8 @@ if ($Global:__ptyhub_nonce) {
       if ($id -eq $Global:__ptyhub_history) {
         $out += __ptyhub_mark "D;;$(__ptyhub_cwd)"
       } else {
-        $newError = $Global:Error.Count -gt 0 -and -not [object]::ReferenceEquals($Global:Error[0], $Global:__ptyhub_error)
+        $before = $Global:__ptyhub_error
+        $newError = $Global:Error.Count -gt 0 -and -not [object]::ReferenceEquals($Global:Error[0], $before)
         $code = if ($ok) { 0 } elseif (-not $newError -and $native -is [int] -and $native -ne 0) { $native } else { 1 }
         $out += __ptyhub_mark "D;$code;$(__ptyhub_cwd)"
       }
@@ -64,7 +66,8 @@ if ($Global:__ptyhub_nonce) {
     if ($global:LASTEXITCODE -ne $native) { $global:LASTEXITCODE = $native }
     $out
   }
-  $Global:__ptyhub_readline = if (Test-Path Function:PSConsoleHostReadLine) { $function:PSConsoleHostReadLine } else { $null }
+  $Global:__ptyhub_readline = $null
+  if (Test-Path Function:PSConsoleHostReadLine) { $Global:__ptyhub_readline = $function:PSConsoleHostReadLine }
   function Global:PSConsoleHostReadLine() {
     $line = if ($Global:__ptyhub_readline) { & $Global:__ptyhub_readline } else { $Host.UI.ReadLine() }
     $Global:__ptyhub_error = if ($Global:Error.Count -gt 0) { $Global:Error[0] } else { $null }
