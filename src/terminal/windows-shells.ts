@@ -103,10 +103,18 @@ export function windowsShellLaunch(
 }
 
 /**
+ * `if` and `for` at a command's start (of the line, or after an operator) take the rest of the line
+ * as their body, the end marker too: it would run per loop, or not at all when the condition is false.
+ */
+const TAKES_REST_OF_LINE = /(?:^|[&|(])\s*@?\s*(?:if|for)\s/i;
+
+/**
  * The line term_exec types into cmd.exe for one command: the start mark (`set /p` prints it without
  * a newline), `(call )` to set ERRORLEVEL to 0 (builtins such as echo leave it as it was), the
  * command, then the end marker. cmd's precedence keeps a command's own `&&`, `||` and `|` inside
- * its part of the line. One line only: cmd runs each line as its own command.
+ * its part of the line. A command with `if` or `for` goes in parentheses, where the end marker stays
+ * out of its body (parentheses only then: in a block, a `)` such as `echo (hi)`'s would end it).
+ * One line only: cmd runs each line as its own command.
  */
 export function cmdCommandLine(command: string): string {
   if (/[\r\n]/.test(command)) {
@@ -116,7 +124,8 @@ export function cmdCommandLine(command: string): string {
       "Join the commands with & (or && to stop at the first failure), or run each with its own term_exec.",
     );
   }
-  return `<nul set /p "=%__ptyhub_m%C%__ptyhub_t%" & (call ) & ${command} & call "%__ptyhub_d%"`;
+  const body = TAKES_REST_OF_LINE.test(command) ? `(${command})` : command;
+  return `<nul set /p "=%__ptyhub_m%C%__ptyhub_t%" & (call ) & ${body} & call "%__ptyhub_d%"`;
 }
 
 /**

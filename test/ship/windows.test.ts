@@ -253,6 +253,16 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
         // The end mark reports the working directory too.
         const moved = await call(client, "term_exec", { session: "exec", command: "cd /d C:\\windows" });
         expect(moved.structuredContent).toMatchObject({ status: "done", exit_code: 0, cwd: "C:\\windows" });
+        // `if` and `for` take the rest of the line as theirs: the end marker must still run once.
+        const loop = await call(client, "term_exec", { session: "exec", command: "for %i in (a b) do @echo %i" });
+        expect(loop.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "a\nb" });
+        const skipped = await call(client, "term_exec", { session: "exec", command: "if 1==2 echo never" });
+        expect(skipped.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "" });
+        const branch = await call(client, "term_exec", {
+          session: "exec",
+          command: "if exist C:\\windows (echo yes) else (echo no)",
+        });
+        expect(branch.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "yes" });
         const lines = await call(client, "term_exec", { session: "exec", command: "echo a\necho b" });
         expect(lines.isError).toBe(true);
         expect(lines.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENT" } });

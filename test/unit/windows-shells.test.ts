@@ -61,6 +61,11 @@ describe("Windows shells", () => {
       '<nul set /p "=%__ptyhub_m%C%__ptyhub_t%" & (call ) & dir nonexistent || echo no & call "%__ptyhub_d%"',
     );
     expect(line).not.toContain(NONCE);
+    // `if` and `for` would take the end marker into their body: they go in parentheses.
+    for (const command of ["if 1==2 echo no", "@for %i in (a) do echo %i", "cd x && IF exist y echo z"]) {
+      expect(cmdCommandLine(command)).toContain(` & (${command}) & call`);
+    }
+    expect(cmdCommandLine("echo (hi) for you")).toContain(" & echo (hi) for you & call");
     // The end marker expands ERRORLEVEL and CD when it runs, and hands the status back.
     expect(CMD_END_SCRIPT).toContain("D;%ERRORLEVEL%;%CD%");
     expect(CMD_END_SCRIPT).toContain("exit /b %ERRORLEVEL%");
