@@ -330,6 +330,9 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
             wait_ms: 30_000,
           });
           expect(read.structuredContent).toMatchObject({ matched: "value=kept-Windows_NT=" });
+          // Its marks still count through the daemon: the new server knows the session's nonce.
+          const ran = await call(after, "term_exec", { session: "kept", command: "echo %KEPT%& cmd /c exit 4" });
+          expect(ran.structuredContent).toMatchObject({ status: "done", exit_code: 4, output: "kept-Windows_NT" });
           const closed = await call(after, "term_close", { session: "kept" });
           expect(closed.structuredContent).toMatchObject({ session: "kept", closed: true });
         } finally {

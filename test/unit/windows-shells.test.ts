@@ -15,6 +15,7 @@ import {
   windowsShellLaunch,
 } from "../../src/terminal/windows-shells.ts";
 import { AppError } from "../../src/api/errors.ts";
+import { parseControlResult } from "../../src/daemon/control-table.ts";
 
 const NONCE = "0123456789abcdef01234567";
 const DIR = "C:\\Users\\me\\AppData\\Local\\Temp\\ptyhub\\shell-abc";
@@ -129,5 +130,12 @@ describe("Windows shells", () => {
     const line = planWindows("echo hi & exit 3", "C:\\", {}, undefined, NONCE);
     expect(line).toMatchObject({ integration: "none", target: "echo hi & exit 3" });
     expect(line.argv.slice(1)).toEqual(["/d", "/s", "/c", "echo hi & exit 3"]);
+  });
+
+  test("a daemon's attach reply may name a Windows shell (a remote ptyhub parses the session's marks by it)", () => {
+    for (const family of ["cmd", "pwsh"] as const) {
+      const reply = { session: "s", cols: 80, rows: 24, screen: "", exited: false, integration: "marker", family };
+      expect(parseControlResult("attach", reply).family).toBe(family);
+    }
   });
 });
