@@ -60,7 +60,7 @@ if ($Global:__ptyhub_nonce) {
     }
     $Global:__ptyhub_history = $id
     $out += __ptyhub_mark 'A'
-    $out += & $Global:__ptyhub_user_prompt
+    if ($Global:__ptyhub_user_prompt) { $out += & $Global:__ptyhub_user_prompt } else { $out += 'PS> ' }
     $out += __ptyhub_mark 'B'
     # The user's prompt may have run a program: $LASTEXITCODE is the line's again.
     if ($global:LASTEXITCODE -ne $native) { $global:LASTEXITCODE = $native }
