@@ -169,20 +169,19 @@ export function planWindows(
   configured: string | undefined,
   nonce: string,
 ): LaunchPlan {
-  const shell = !command ? defaultShellPath(configured) : /^\S+$/.test(command) ? command : null;
-  const family = shell === null ? null : windowsShellFamilyOf(shell);
-  if (shell !== null && family !== null) {
+  const integrated = (shell: string): LaunchPlan | null => {
+    const family = windowsShellFamilyOf(shell);
+    if (family === null) return null;
     const launch = windowsShellLaunch(shell, family, nonce, env, scriptDir());
-    return {
-      argv: launch.argv,
-      cwd,
-      env: { ...env, ...launch.env },
-      integration: launch.integration,
-      family: launch.family,
-      target: shell,
-    };
+    const { argv, integration } = launch;
+    return { argv, cwd, env: { ...env, ...launch.env }, integration, family, target: shell };
+  };
+  if (!command) {
+    const shell = defaultShellPath(configured);
+    return integrated(shell) ?? { argv: [shell], cwd, env, integration: "none", family: null, target: shell };
   }
-  if (!command) return { argv: [shell!], cwd, env, integration: "none", family: null, target: shell! };
+  const named = /^\S+$/.test(command) ? integrated(command) : null;
+  if (named) return named;
   return {
     argv: [windowsShell(), "/d", "/s", "/c", command],
     cwd,
