@@ -2,7 +2,8 @@
  * Shell integration: how a shell is launched so that it reports command boundaries, exit codes
  * and cwd (see shell-scripts.ts), how its marks are parsed, and how a command line is typed for
  * `term_exec`. bash, zsh and fish get hooks ("shell" completion); POSIX sh gets per-command
- * markers ("marker" completion); any other program gets none and is driven with term_send.
+ * markers ("marker" completion); on Windows, cmd.exe gets markers and PowerShell a prompt function
+ * (windows-shells.ts); any other program gets none and is driven with term_send.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { basename, join } from "node:path";

@@ -9,7 +9,8 @@
  * Windows users reach their hosts today. Stock Wine 8.0 lacks bcryptprimitives.dll's ProcessPrng,
  * which every Bun exe needs: a 12-line shim (test/ship/wine/bcryptprimitives.c) built with mingw
  * stands in for it in the test's own Wine prefix. Local sessions run on a pseudo console (ConPTY
- * through bun:ffi, src/backend/local/conpty/); what Wine cannot carry (resize: E_NOTIMPL) is left out.
+ * through bun:ffi, src/backend/local/conpty/), where term_exec completes on cmd.exe's markers
+ * (src/terminal/windows-shells.ts); what Wine cannot carry (resize: E_NOTIMPL, PowerShell) is left out.
  *
  * Needs /usr/lib/wine/wine64 and x86_64-w64-mingw32-gcc (Debian: wine, wine64,
  * gcc-mingw-w64-x86-64-win32). Without them the file skips, unless PTYHUB_REQUIRE_WINE=1 (CI sets
@@ -237,7 +238,8 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
     async () => {
       const client = await connect();
       try {
-        const opened = await call(client, "term_open", { name: "exec", command: "cmd.exe" });
+        // No command: the default session, %COMSPEC% (cmd.exe), gets the markers too.
+        const opened = await call(client, "term_open", { name: "exec" });
         expect(opened.isError, JSON.stringify(opened.content)).toBeFalsy();
         const hi = await call(client, "term_exec", { session: "exec", command: "echo hi" });
         // The output is the command's alone: not the typed line's echo, not the next prompt.
