@@ -95,6 +95,13 @@ try {
   check("cmd.exe term_exec: exit code 3", three.status === "done" && three.exit_code === 3, three);
   const missing = await call("term_exec", { session: "exec", command: "dir nonexistent" });
   check("cmd.exe term_exec: a failed dir's errorlevel", missing.exit_code === 1, missing);
+  // ctrl+c in a marked line: cmd must come back to its prompt (not ask "Terminate batch job?" when
+  // the end marker runs), and the next term_exec works.
+  const long = await call("term_exec", { session: "exec", command: "ping -n 30 127.0.0.1", timeout_ms: 3000 });
+  check("cmd.exe term_exec: a long command is still running", long.status === "running", long);
+  await call("term_send", { session: "exec", keys: ["ctrl+c"], wait_ms: 2000 });
+  const after = await call("term_exec", { session: "exec", command: "echo after" });
+  check("cmd.exe term_exec after ctrl+c", after.status === "done" && after.output === "after", after);
   await call("term_close", { session: "exec" });
   for (const shell of ["powershell.exe", "pwsh.exe"]) {
     if (!Bun.which(shell)) {
