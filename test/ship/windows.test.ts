@@ -265,6 +265,11 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
           command: "if exist C:\\windows (echo yes) else (echo no)",
         });
         expect(branch.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "yes" });
+        // No session named: term_exec's own `main`, the default shell, created on first use.
+        const main = await call(client, "term_exec", { command: "echo from-main" });
+        expect(main.structuredContent).toMatchObject({ session: "main", status: "done", exit_code: 0 });
+        expect(main.structuredContent).toMatchObject({ output: "from-main" });
+        await call(client, "term_close", { session: "main" });
         const lines = await call(client, "term_exec", { session: "exec", command: "echo a\necho b" });
         expect(lines.isError).toBe(true);
         expect(lines.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENT" } });
