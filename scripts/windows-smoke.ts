@@ -2,10 +2,11 @@
 /**
  * The windows-x64 exe on real Windows (the `windows` job of .github/workflows/ci.yml): over stdio,
  * with the real MCP SDK client, a local cmd.exe on a pseudo console — output, exit codes, typed
- * input, resize, close. Then a persistent cmd.exe in the daemon (its named pipe, its start lock,
- * a detached process): it outlives the server that opened it, and a new server reads it. Wine runs
- * the rest of the smoke on Linux (test/ship/windows.test.ts) but
- * cannot carry stdio from a Linux pipe, resize or the exact std-handle behaviour: this covers them.
+ * input, resize, term_exec's exit codes, close — and term_exec in PowerShell (5.1, and 7 where
+ * installed). Then a persistent cmd.exe in the daemon (its named pipe, its start lock, a detached
+ * process): it outlives the server that opened it, and a new server reads it. Wine runs the rest of
+ * the smoke on Linux (test/ship/windows.test.ts) but cannot carry stdio from a Linux pipe, resize,
+ * the exact std-handle behaviour or PowerShell: this covers them.
  *
  *   bun scripts/windows-smoke.ts PATH\TO\ptyhub.exe
  */
@@ -80,6 +81,46 @@ try {
   await call("term_send", { session: "cmd", text: "exit 7", wait_ms: 1000 });
   const cmd = await exited("cmd");
   check("exit 7 ends the session with code 7", cmd?.exit_code === 7, cmd);
+
+  // term_exec on shell integration: cmd.exe's markers, PowerShell's prompt function (never run
+  // anywhere before this job: PowerShell does not run under Wine's test set-up).
+  await call("term_open", { name: "exec", command: "cmd.exe" });
+  const hi = await call("term_exec", { session: "exec", command: "echo hi" });
+  check(
+    "cmd.exe term_exec: done, exit 0, output hi",
+    hi.status === "done" && hi.exit_code === 0 && hi.output === "hi",
+    hi,
+  );
+  const three = await call("term_exec", { session: "exec", command: "cmd /c exit 3" });
+  check("cmd.exe term_exec: exit code 3", three.status === "done" && three.exit_code === 3, three);
+  const missing = await call("term_exec", { session: "exec", command: "dir nonexistent" });
+  check("cmd.exe term_exec: a failed dir's errorlevel", missing.exit_code === 1, missing);
+  // ctrl+c in a marked line: cmd must come back to its prompt (not ask "Terminate batch job?" when
+  // the end marker runs), and the next term_exec works.
+  const long = await call("term_exec", { session: "exec", command: "ping -n 30 127.0.0.1", timeout_ms: 3000 });
+  check("cmd.exe term_exec: a long command is still running", long.status === "running", long);
+  await call("term_send", { session: "exec", keys: ["ctrl+c"], wait_ms: 2000 });
+  const after = await call("term_exec", { session: "exec", command: "echo after" });
+  check("cmd.exe term_exec after ctrl+c", after.status === "done" && after.output === "after", after);
+  await call("term_close", { session: "exec" });
+  for (const shell of ["powershell.exe", "pwsh.exe"]) {
+    if (!Bun.which(shell)) {
+      process.stdout.write(`skip ${shell}: not installed\n`);
+      continue;
+    }
+    await call("term_open", { name: "ps", command: shell });
+    const out = await call("term_exec", { session: "ps", command: "Write-Output ('p' + 's')" });
+    check(`${shell} term_exec: done, exit 0, output ps`, out.exit_code === 0 && out.output === "ps", out);
+    const native = await call("term_exec", { session: "ps", command: "cmd /c exit 4" });
+    check(`${shell} term_exec: a native program's exit code`, native.exit_code === 4, native);
+    const failed = await call("term_exec", { session: "ps", command: "Get-Item C:\\nonexistent-ptyhub" });
+    check(`${shell} term_exec: a failed cmdlet is 1`, failed.status === "done" && failed.exit_code === 1, failed);
+    const lines = await call("term_exec", { session: "ps", command: "$x = 6\nWrite-Output ($x * 7)" });
+    check(`${shell} term_exec: several lines`, lines.exit_code === 0 && lines.output === "42", lines);
+    const env = await call("term_exec", { session: "ps", command: "[string]$env:PTYHUB_NONCE" });
+    check(`${shell}: the nonce is not in the environment`, env.exit_code === 0 && env.output === "", env);
+    await call("term_close", { session: "ps" });
+  }
 
   await call("term_open", { name: "long", command: "cmd.exe" });
   const closed = await call("term_close", { session: "long" });

@@ -50,7 +50,7 @@ const attachOutput = z.object({
   replay: z.string().optional(),
   nonce: z.string().optional(),
   integration: z.enum(["shell", "marker", "none"]).optional(),
-  family: z.enum(["bash", "zsh", "fish", "sh"]).nullable().optional(),
+  family: z.enum(["bash", "zsh", "fish", "sh", "cmd", "pwsh"]).nullable().optional(),
 });
 
 const CONTROL = {

@@ -3,7 +3,7 @@
  * from the process and the tty alone, without typing anything (see reintegrate.ts).
  */
 import { commandArgs, groupLeader } from "../backend/local/process-tree.ts";
-import { shellFamilyOf, type ShellFamily } from "../terminal/shell-integration.ts";
+import { shellFamilyOf, type PosixShellFamily } from "../terminal/shell-integration.ts";
 import type { Session } from "./session.ts";
 
 /**
@@ -22,7 +22,7 @@ const USER_SWITCHERS = new Set(["su", "runuser", "doas"]);
  * about a millisecond) is read only for sh and su. Local sessions only: elsewhere the processes are
  * out of sight.
  */
-export function foregroundShell(session: Session, alone = true): ShellFamily | null {
+export function foregroundShell(session: Session, alone = true): PosixShellFamily | null {
   if (session.exit || session.integration === "none" || session.kind !== "local" || session.pid === null) return null;
   const group = session.backendHandle.foregroundGroup?.() ?? null;
   const head = group === null ? null : groupLeader(session.pid, group);
@@ -70,7 +70,7 @@ export function interactiveShellArgs(argv: readonly string[]): boolean {
  * reads the terminal raw but in its own line editor (its `read` too), so raw mode is enough there.
  * POSIX sh shells (dash reads in canonical mode) only have the screen: a prompt-like last line.
  */
-export function bareShell(session: Session): ShellFamily | null {
+export function bareShell(session: Session): PosixShellFamily | null {
   // Markers only wrap term_exec's lines: after `exec bash` typed with term_send, the phase still
   // says "prompt", and only our prompt's missing ready mark tells that another shell drew it.
   // (Another sh there is not told from ours: the same family, typed for the same way.)

@@ -18,7 +18,7 @@ import { unlinkSync } from "node:fs";
 import { writeNewPrivateFile } from "../terminal/owned-file.ts";
 import { AppError } from "../api/errors.ts";
 import { runtimeDir } from "../paths.ts";
-import type { ShellFamily } from "../terminal/shell-integration.ts";
+import type { PosixShellFamily, ShellFamily } from "../terminal/shell-integration.ts";
 import { integrationOf, reinstallFor } from "../terminal/shell-reinstall.ts";
 import { PROMPT_QUIET_MS } from "./completion.ts";
 import type { Session } from "./session.ts";
@@ -49,7 +49,7 @@ export interface Installed {
 }
 
 /** A bare shell (bare-shell.ts) whose prompt has stood for a moment. */
-function quietBareShell(session: Session): ShellFamily | null {
+function quietBareShell(session: Session): PosixShellFamily | null {
   return Date.now() - session.lastOutputAt >= PROMPT_QUIET_MS ? bareShell(session) : null;
 }
 
@@ -61,7 +61,7 @@ function quietBareShell(session: Session): ShellFamily | null {
  */
 export function installHooks(
   session: Session,
-  family: ShellFamily,
+  family: PosixShellFamily,
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<Installed | null> {
@@ -74,7 +74,7 @@ export function installHooks(
 
 async function install(
   session: Session,
-  family: ShellFamily,
+  family: PosixShellFamily,
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<Installed | null> {

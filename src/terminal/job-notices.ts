@@ -19,7 +19,8 @@ const POSIX_NOTICE = /^\[\d+\] ?[-+ ]? +(?!Running\b)[A-Z][\w ()/-]*? +\S.*$/;
 const ZSH_NOTICE = /^\[\d+\] +[-+]? +(?:\d+ +)?(?!running\b)[a-z][a-z0-9 -]*?(?: \(core dumped\))? +\S.*$/;
 const FISH_NOTICE = /^fish: Job \d+, '.*' (?:has ended|has stopped|terminated by signal .+)$/;
 
-const NOTICES: Record<ShellFamily, RegExp> = {
+/** Windows shells print no job notices. */
+const NOTICES: Partial<Record<ShellFamily, RegExp>> = {
   bash: POSIX_NOTICE,
   sh: POSIX_NOTICE,
   zsh: ZSH_NOTICE,

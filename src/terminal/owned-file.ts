@@ -23,7 +23,10 @@ function holds(path: string, text: string): boolean {
   try {
     const st = fstatSync(fd);
     const want = Buffer.from(text);
-    if (!st.isFile() || st.uid !== uid() || (st.mode & 0o077) !== 0 || st.size !== want.length) return false;
+    // Windows keeps owners and access in ACLs (the runtime dir is in the user's profile): its stat
+    // has no uid and mode bits to check, and a file rewritten every time could be one a shell reads.
+    const ours = process.platform === "win32" || (st.uid === uid() && (st.mode & 0o077) === 0);
+    if (!st.isFile() || !ours || st.size !== want.length) return false;
     const got = Buffer.alloc(want.length);
     let at = 0;
     while (at < got.length) {

@@ -2,20 +2,31 @@
  * Shell integration: how a shell is launched so that it reports command boundaries, exit codes
  * and cwd (see shell-scripts.ts), how its marks are parsed, and how a command line is typed for
  * `term_exec`. bash, zsh and fish get hooks ("shell" completion); POSIX sh gets per-command
- * markers ("marker" completion); any other program gets none and is driven with term_send.
+ * markers ("marker" completion); on Windows, cmd.exe gets markers and PowerShell a prompt function
+ * (windows-shells.ts); any other program gets none and is driven with term_send.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { basename, join } from "node:path";
 import { ensureOwnedDir, runtimeDir } from "../paths.ts";
 import { ensureOwnedFile } from "./owned-file.ts";
 import { BASH_SCRIPT, FISH_SCRIPT, OSC_MARK_ID, SH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC } from "./shell-scripts.ts";
+import {
+  CMD_END_FILE,
+  CMD_END_SCRIPT,
+  cmdCommandLine,
+  pwshCommandLine,
+  type WindowsShellFamily,
+} from "./windows-shells.ts";
 
 export { OSC_MARK_ID };
 
-export type ShellFamily = "bash" | "zsh" | "fish" | "sh";
+/** The POSIX shells, started with the scripts of shell-scripts.ts. */
+export type PosixShellFamily = "bash" | "zsh" | "fish" | "sh";
+/** cmd.exe and PowerShell on a pseudo console (windows-shells.ts). */
+export type ShellFamily = PosixShellFamily | WindowsShellFamily;
 export type Integration = "shell" | "marker" | "none";
 
-const SHELL_FAMILIES: Record<string, ShellFamily> = {
+const SHELL_FAMILIES: Record<string, PosixShellFamily> = {
   bash: "bash",
   zsh: "zsh",
   fish: "fish",
@@ -27,7 +38,7 @@ const SHELL_FAMILIES: Record<string, ShellFamily> = {
   ksh93: "sh",
 };
 
-export function shellFamilyOf(executable: string): ShellFamily | null {
+export function shellFamilyOf(executable: string): PosixShellFamily | null {
   return SHELL_FAMILIES[basename(executable).replace(/^-/, "")] ?? null;
 }
 
@@ -41,8 +52,8 @@ export function newNonce(): string {
  * not links, the expected text) and rewritten where not: a shell sources only what we wrote
  * (owned-file.ts). A few stats and reads of small files.
  */
-function scriptDir(): string {
-  const all = [BASH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC, FISH_SCRIPT, SH_SCRIPT].join("\0");
+export function scriptDir(): string {
+  const all = [BASH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC, FISH_SCRIPT, SH_SCRIPT, CMD_END_SCRIPT].join("\0");
   const dir = ensureOwnedDir(
     join(runtimeDir(), `shell-${createHash("sha256").update(all).digest("hex").slice(0, 12)}`),
   );
@@ -53,6 +64,7 @@ function scriptDir(): string {
     "zsh/.zshrc": ZSH_ZSHRC,
     "fish.fish": FISH_SCRIPT,
     "sh.rc": SH_SCRIPT,
+    [CMD_END_FILE]: CMD_END_SCRIPT,
   };
   for (const [name, text] of Object.entries(files)) ensureOwnedFile(join(dir, name), text);
   return dir;
@@ -64,7 +76,7 @@ export interface ShellLaunch {
   /** What the shell reads on NONCE_FD at its start (the nonce's line): never in env or argv. */
   nonceInput: string;
   integration: Integration;
-  family: ShellFamily;
+  family: PosixShellFamily;
 }
 
 /** argv and environment that start `shellPath` interactively with integration installed. */
@@ -112,6 +124,8 @@ export function quotePosix(s: string): string {
  * command with one pair of marks; in marker mode the command is wrapped by the marker functions.
  */
 export function commandLine(command: string, family: ShellFamily, integration: Integration): string {
+  if (family === "cmd") return cmdCommandLine(command);
+  if (family === "pwsh") return pwshCommandLine(command);
   const multiLine = command.includes("\n");
   let line = command;
   if (multiLine) {

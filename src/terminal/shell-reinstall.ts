@@ -16,10 +16,10 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { BASH_SCRIPT, FISH_SCRIPT, OSC_MARK_ID, SH_SCRIPT, ZSH_ZSHRC } from "./shell-scripts.ts";
-import { quotePosix, type Integration, type ShellFamily } from "./shell-integration.ts";
+import { quotePosix, type Integration, type PosixShellFamily } from "./shell-integration.ts";
 
 /** Where each startup script's hooks begin: everything before loads the user's own files. */
-const HOOKS_AFTER: Record<ShellFamily, [script: string, anchor: string]> = {
+const HOOKS_AFTER: Record<PosixShellFamily, [script: string, anchor: string]> = {
   bash: [BASH_SCRIPT, `if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi\n`],
   zsh: [ZSH_ZSHRC, `[[ -r "\${ZDOTDIR:-$HOME}/.zshrc" ]] && source "\${ZDOTDIR:-$HOME}/.zshrc"\n`],
   fish: [FISH_SCRIPT, "set -g __ptyhub_nonce (command head -n 1 <&3 2>/dev/null)\n"],
@@ -27,7 +27,7 @@ const HOOKS_AFTER: Record<ShellFamily, [script: string, anchor: string]> = {
 };
 
 /** The hooks part of a family's startup script (throws when the script no longer has its anchor). */
-function hooksOf(family: ShellFamily): string {
+function hooksOf(family: PosixShellFamily): string {
   const [script, anchor] = HOOKS_AFTER[family];
   const at = script.indexOf(anchor);
   if (at < 0) throw new Error(`${family} integration script changed: update HOOKS_AFTER`);
@@ -35,7 +35,7 @@ function hooksOf(family: ShellFamily): string {
 }
 
 /** The completion strategy a shell family gets: hooks, or per-command markers (POSIX sh). */
-export function integrationOf(family: ShellFamily): Integration {
+export function integrationOf(family: PosixShellFamily): Integration {
   return family === "sh" ? "marker" : "shell";
 }
 
@@ -48,7 +48,7 @@ export interface Reinstall {
 }
 
 /** A function every family's hooks define: present means the shell has them already. */
-const HOOKED_BY: Record<ShellFamily, string> = {
+const HOOKED_BY: Record<PosixShellFamily, string> = {
   bash: "__ptyhub_precmd",
   zsh: "__ptyhub_precmd",
   fish: "__ptyhub_prompt",
@@ -60,7 +60,7 @@ const HOOKED_BY: Record<ShellFamily, string> = {
  * has them already (its ready mark was merely late) is left as it is: twice installed, every
  * prompt would report two ends.
  */
-export function reinstallFor(family: ShellFamily, nonce: string, dir: string): Reinstall {
+export function reinstallFor(family: PosixShellFamily, nonce: string, dir: string): Reinstall {
   const path = join(dir, `reinstall-${randomBytes(6).toString("hex")}.${family}`);
   const quoted = quotePosix(path);
   const reinstalled = `'\\033]${OSC_MARK_ID};%s;R\\007'`;

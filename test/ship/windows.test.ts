@@ -9,7 +9,8 @@
  * Windows users reach their hosts today. Stock Wine 8.0 lacks bcryptprimitives.dll's ProcessPrng,
  * which every Bun exe needs: a 12-line shim (test/ship/wine/bcryptprimitives.c) built with mingw
  * stands in for it in the test's own Wine prefix. Local sessions run on a pseudo console (ConPTY
- * through bun:ffi, src/backend/local/conpty/); what Wine cannot carry (resize: E_NOTIMPL) is left out.
+ * through bun:ffi, src/backend/local/conpty/), where term_exec completes on cmd.exe's markers
+ * (src/terminal/windows-shells.ts); what Wine cannot carry (resize: E_NOTIMPL, PowerShell) is left out.
  *
  * Needs /usr/lib/wine/wine64 and x86_64-w64-mingw32-gcc (Debian: wine, wine64,
  * gcc-mingw-w64-x86-64-win32). Without them the file skips, unless PTYHUB_REQUIRE_WINE=1 (CI sets
@@ -233,6 +234,54 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
   );
 
   test(
+    "term_exec in cmd.exe completes on its markers, with each command's exit code",
+    async () => {
+      const client = await connect();
+      try {
+        // No command: the default session, %COMSPEC% (cmd.exe), gets the markers too.
+        const opened = await call(client, "term_open", { name: "exec" });
+        expect(opened.isError, JSON.stringify(opened.content)).toBeFalsy();
+        const hi = await call(client, "term_exec", { session: "exec", command: "echo hi" });
+        // The output is the command's alone: not the typed line's echo, not the next prompt.
+        expect(hi.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "hi", via: "marker" });
+        const three = await call(client, "term_exec", { session: "exec", command: "cmd /c exit 3" });
+        expect(three.structuredContent).toMatchObject({ status: "done", exit_code: 3, output: "" });
+        // A builtin leaves ERRORLEVEL as it was: the marker line sets it to 0 before each command.
+        const after = await call(client, "term_exec", { session: "exec", command: "echo after" });
+        expect(after.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "after" });
+        const failed = await call(client, "term_exec", { session: "exec", command: "dir nonexistent" });
+        expect(failed.structuredContent).toMatchObject({ status: "done", exit_code: 1 });
+        expect((failed.structuredContent as { output: string }).output).toContain("File not found");
+        // The end mark reports the working directory too.
+        const moved = await call(client, "term_exec", { session: "exec", command: "cd /d C:\\windows" });
+        expect(moved.structuredContent).toMatchObject({ status: "done", exit_code: 0, cwd: "C:\\windows" });
+        // `if` and `for` take the rest of the line as theirs: the end marker must still run once.
+        const loop = await call(client, "term_exec", { session: "exec", command: "for %i in (a b) do @echo %i" });
+        expect(loop.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "a\nb" });
+        const skipped = await call(client, "term_exec", { session: "exec", command: "if 1==2 echo never" });
+        expect(skipped.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "" });
+        const branch = await call(client, "term_exec", {
+          session: "exec",
+          command: "if exist C:\\windows (echo yes) else (echo no)",
+        });
+        expect(branch.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "yes" });
+        // No session named: term_exec's own `main`, the default shell, created on first use.
+        const main = await call(client, "term_exec", { command: "echo from-main" });
+        expect(main.structuredContent).toMatchObject({ session: "main", status: "done", exit_code: 0 });
+        expect(main.structuredContent).toMatchObject({ output: "from-main" });
+        await call(client, "term_close", { session: "main" });
+        const lines = await call(client, "term_exec", { session: "exec", command: "echo a\necho b" });
+        expect(lines.isError).toBe(true);
+        expect(lines.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENT" } });
+      } finally {
+        await call(client, "term_close", { session: "exec" });
+        await client.close();
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
     "closing a pseudo console session ends its program",
     async () => {
       const client = await connect();
@@ -288,6 +337,9 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
             wait_ms: 30_000,
           });
           expect(read.structuredContent).toMatchObject({ matched: "value=kept-Windows_NT=" });
+          // Its marks still count through the daemon: the new server knows the session's nonce.
+          const ran = await call(after, "term_exec", { session: "kept", command: "echo %KEPT%& cmd /c exit 4" });
+          expect(ran.structuredContent).toMatchObject({ status: "done", exit_code: 4, output: "kept-Windows_NT" });
           const closed = await call(after, "term_close", { session: "kept" });
           expect(closed.structuredContent).toMatchObject({ session: "kept", closed: true });
         } finally {

@@ -8,7 +8,14 @@ import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../../api/errors.ts";
 import { expandHome } from "../../paths.ts";
 import { isClientEnv, sessionEnvAllow } from "../../session/client-env.ts";
-import { shellFamilyOf, shellLaunch, type Integration, type ShellFamily } from "../../terminal/shell-integration.ts";
+import {
+  scriptDir,
+  shellFamilyOf,
+  shellLaunch,
+  type Integration,
+  type ShellFamily,
+} from "../../terminal/shell-integration.ts";
+import { windowsShellFamilyOf, windowsShellLaunch } from "../../terminal/windows-shells.ts";
 
 export interface LaunchRequest {
   command?: string;
@@ -121,7 +128,7 @@ export function planLaunch(req: LaunchRequest, nonce: string, sessionId: string)
     };
   }
   const command = req.command?.trim();
-  if (process.platform === "win32") return planWindows(command, cwd, env, req.defaultShell);
+  if (process.platform === "win32") return planWindows(command, cwd, env, req.defaultShell, nonce);
   const shell = !command
     ? defaultShellPath(req.defaultShell)
     : /^\S+$/.test(command) && shellFamilyOf(command)
@@ -150,18 +157,31 @@ export function planLaunch(req: LaunchRequest, nonce: string, sessionId: string)
 }
 
 /**
- * Windows has no POSIX shells to integrate with yet: the default session is cmd.exe (or the
- * configured shell) as it is, and a command line runs through `cmd /d /s /c`. Completion there is
- * by exit and by what the screen shows, not by marks.
+ * Windows: the default session is cmd.exe (COMSPEC, or the configured shell), and a command that is
+ * just cmd's or PowerShell's name starts that shell, both with integration (windows-shells.ts):
+ * markers for cmd.exe, a prompt function for PowerShell. Any other shell runs as it is (completion
+ * by exit and by what the screen shows), and any other command line through `cmd /d /s /c`.
  */
-function planWindows(
+export function planWindows(
   command: string | undefined,
   cwd: string,
   env: Record<string, string>,
   configured: string | undefined,
+  nonce: string,
 ): LaunchPlan {
-  const shell = defaultShellPath(configured);
-  if (!command) return { argv: [shell], cwd, env, integration: "none", family: null, target: shell };
+  const integrated = (shell: string): LaunchPlan | null => {
+    const family = windowsShellFamilyOf(shell);
+    if (family === null) return null;
+    const launch = windowsShellLaunch(shell, family, nonce, env, scriptDir());
+    const { argv, integration } = launch;
+    return { argv, cwd, env: { ...env, ...launch.env }, integration, family, target: shell };
+  };
+  if (!command) {
+    const shell = defaultShellPath(configured);
+    return integrated(shell) ?? { argv: [shell], cwd, env, integration: "none", family: null, target: shell };
+  }
+  const named = /^\S+$/.test(command) ? integrated(command) : null;
+  if (named) return named;
   return {
     argv: [windowsShell(), "/d", "/s", "/c", command],
     cwd,
