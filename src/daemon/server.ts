@@ -13,8 +13,9 @@
  *   descriptor for it, so (as with libuv's uv_pipe_bind; not verified on real Windows yet) the
  *   default one applies: full control for the creator owner, LocalSystem and Administrators, only
  *   read access for Everyone, so another user cannot open it for writing to speak the protocol.
- *   There is no peer uid to check (no SO_PEERCRED twin is wired: that would be
- *   GetNamedPipeClientProcessId and the client's token user through kernel32/advapi32).
+ *   There is no peer uid to check (Bun hands out no pipe handle for GetNamedPipeClientProcessId):
+ *   instead each client proves it holds the user's key before its first call, and the daemon proves
+ *   it to the client, so neither end can be another user's program (pipe-auth.ts).
  * - Input is serialized per session: each client write (a tool's whole text, or an attached
  *   human's keystrokes) reaches the PTY as one write from this single-threaded loop, so writes from
  *   different clients never interleave inside each other.
@@ -38,6 +39,7 @@ import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { peerPid, peerUid, tryLock, type Lock } from "./native.ts";
 import { hostingSession } from "./peer-origin.ts";
 import { isNamedPipe } from "./daemon-paths.ts";
+import { checkProof, loadOrCreateKey, newChallenge, proveKey } from "./pipe-auth.ts";
 import type { DaemonPaths } from "./daemon-paths.ts";
 import { ReplayLogs } from "./replay-log.ts";
 import { isHostMethod } from "../api/table.ts";
@@ -117,6 +119,18 @@ interface Client {
   attachment: Attachment | null;
   /** Ends this client's subscription to session events. */
   unsubscribeEvents: (() => void) | null;
+  /** Where the client must prove the user's key (a named pipe): its state, until it has. */
+  keyCheck: KeyCheck | null;
+}
+
+/** A client's proof of the user's key (pipe-auth.ts), under way. */
+interface KeyCheck {
+  key: Buffer;
+  /** Our challenge, sent in our hello. */
+  challenge: string;
+  /** The client's, from its hello; then our proof has been sent. */
+  clientChallenge: string | null;
+  proven: boolean;
 }
 
 const serializers = new WeakMap<Session, SerializeAddon>();
@@ -143,6 +157,16 @@ function insideSessionError(session: string): AppError {
     `this ptyhub daemon refuses connections from programs running inside its own sessions ` +
       `(this one runs in session ${session}): ptyhub attach, ls and the MCP server cannot be driven from a session`,
     "Run ptyhub from a terminal of your own, outside ptyhub's sessions; the agent uses the MCP tools it was given.",
+    false,
+  );
+}
+
+/** Why a client that could not prove the user's key (pipe-auth.ts) is sent away. */
+function unprovenClientError(keyFile: string, why: string): AppError {
+  return new AppError(
+    "DAEMON_UNAVAILABLE",
+    `this ptyhub daemon serves only clients that prove they hold its user's key (${keyFile}); ${why}`,
+    "Run ptyhub as the user who started the daemon, with the same XDG_STATE_HOME (or profile directory).",
     false,
   );
 }
@@ -186,7 +210,12 @@ export class DaemonServer {
       if (this.lock) break;
       // A daemon holds the lock. If it answers, it is serving: we are not needed.
       try {
-        const c = await DaemonClient.connect({ socket: paths.socket, role: "daemon-probe", helloTimeoutMs: 1000 });
+        const c = await DaemonClient.connect({
+          socket: paths.socket,
+          role: "daemon-probe",
+          helloTimeoutMs: 1000,
+          key: paths.key,
+        });
         c.close();
         return "running";
       } catch (err) {
@@ -333,6 +362,7 @@ export class DaemonServer {
       elicits: new Map(),
       attachment: null,
       unsubscribeEvents: null,
+      keyCheck: null,
     };
     socket.data = client;
     if (this.stopping) {
@@ -365,6 +395,22 @@ export class DaemonServer {
       conn.hangUp();
       return;
     }
+    const keyFile = this.opts.paths.key;
+    if (keyFile) {
+      try {
+        client.keyCheck = {
+          key: loadOrCreateKey(keyFile),
+          challenge: newChallenge(),
+          clientChallenge: null,
+          proven: false,
+        };
+      } catch (err) {
+        log.error(`cannot read the key file ${keyFile}`, err);
+        conn.send({ type: "fatal", error: toAppError(err).toPayload() });
+        conn.hangUp();
+        return;
+      }
+    }
     this.clients.add(client);
     this.idleSince = null;
     conn.onFrame((raw) => {
@@ -383,7 +429,14 @@ export class DaemonServer {
     });
     conn.onClose(() => this.onClientClosed(client));
     conn.onProtocolError((err) => log.warn(`client ${client.serial}: ${err.message}; disconnecting it`));
-    conn.send({ type: "hello", protocol: PROTOCOL, version: VERSION, pid: process.pid, role: "daemon" });
+    conn.send({
+      type: "hello",
+      protocol: PROTOCOL,
+      version: VERSION,
+      pid: process.pid,
+      role: "daemon",
+      ...(client.keyCheck ? { challenge: client.keyCheck.challenge } : {}),
+    });
   }
 
   /** The session a connecting process runs in (peer-origin.ts), or null: outside, or unknown. */
@@ -432,8 +485,31 @@ export class DaemonServer {
           ),
         );
       }
+      const check = c.keyCheck;
+      if (check) {
+        if (f.challenge === undefined) {
+          log.warn(`refused client pid ${f.pid} (version ${f.version}): it offered no challenge for the key proof`);
+          this.fatal(c, unprovenClientError(this.opts.paths.key ?? "", "this one offered no challenge"));
+          return;
+        }
+        check.clientChallenge = f.challenge;
+        c.conn.send({ type: "auth", proof: proveKey(check.key, "daemon", check.challenge, f.challenge) });
+      }
       c.hello = f;
       log.info(`client ${c.serial} connected: ${f.role}, pid ${f.pid}, version ${f.version}`);
+      return;
+    }
+    const check = c.keyCheck;
+    if (check && !check.proven) {
+      const proven =
+        f.type === "auth" && checkProof(check.key, "client", check.challenge, check.clientChallenge ?? "", f.proof);
+      if (!proven) {
+        log.warn(`refused client ${c.serial} (pid ${c.hello.pid}): no valid proof of the user's key`);
+        const why = f.type === "auth" ? "this one's proof is wrong" : `this one sent ${f.type} before its proof`;
+        this.fatal(c, unprovenClientError(this.opts.paths.key ?? "", why));
+        return;
+      }
+      check.proven = true;
       return;
     }
     switch (f.type) {
