@@ -233,8 +233,8 @@ export class DaemonClient {
             "impostor",
             `the process serving ${where} is not your ptyhub daemon: ${why}, so nothing was sent to it`,
             "Another user's program may have taken the pipe's name first: end it, or set PTYHUB_SOCKET to " +
-              String.raw`another pipe name (\\.\pipe\...) for every ptyhub. If it is your own daemon and its key ` +
-              `file (${opts.key}) was replaced, end that daemon's process.`,
+              String.raw`another pipe name (\\.\pipe\...) for every ptyhub. If it is your own daemon, started ` +
+              `with another XDG_STATE_HOME (its key is not ${opts.key}), give every ptyhub the same one.`,
           ),
         );
       /** The handshake's own listeners, removed once the client takes the connection over. */

@@ -76,6 +76,12 @@ const ROWS_RANGE = [5, 200] as const;
 const WATCH_MS = 1000;
 /** Upper bound on closing the sessions at stop before they are killed outright. */
 const STOP_GRACE_MS = 5000;
+/**
+ * How long a client on a named pipe has to prove the user's key (pipe-auth.ts): ours answers within
+ * one round trip; one that never does would otherwise hold a connection, and keep the daemon from
+ * its idle exit, for ever.
+ */
+const KEY_PROOF_TIMEOUT_MS = 10_000;
 
 /** The daemon's sessions live in a LocalHost, as in-process ones do (the host API is applied to it). */
 export type HostedSessions = LocalHost;
@@ -86,6 +92,8 @@ export interface DaemonServerOptions {
   idleMs: number;
   /** Called once the daemon has stopped (the process should exit). */
   onStopped?: () => void;
+  /** How long a client has to prove the user's key, where it must (tests shorten it). */
+  keyProofTimeoutMs?: number;
 }
 
 interface Attachment {
@@ -411,6 +419,7 @@ export class DaemonServer {
         return;
       }
     }
+    if (client.keyCheck) this.expectProof(client, client.keyCheck);
     this.clients.add(client);
     this.idleSince = null;
     conn.onFrame((raw) => {
@@ -437,6 +446,18 @@ export class DaemonServer {
       role: "daemon",
       ...(client.keyCheck ? { challenge: client.keyCheck.challenge } : {}),
     });
+  }
+
+  /** Sends away a client that has not proven the user's key in time (KEY_PROOF_TIMEOUT_MS). */
+  private expectProof(c: Client, check: KeyCheck): void {
+    const ms = this.opts.keyProofTimeoutMs ?? KEY_PROOF_TIMEOUT_MS;
+    const timer = setTimeout(() => {
+      if (check.proven || c.conn.closed) return;
+      log.warn(`refused client ${c.serial}: no proof of the user's key within ${ms} ms`);
+      this.fatal(c, unprovenClientError(this.opts.paths.key ?? "", `this one gave none within ${ms} ms`));
+    }, ms);
+    timer.unref?.();
+    c.conn.onClose(() => clearTimeout(timer));
   }
 
   /** The session a connecting process runs in (peer-origin.ts), or null: outside, or unknown. */

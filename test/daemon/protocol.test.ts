@@ -301,6 +301,8 @@ describe("calls over the socket", () => {
  * same on a real pipe under Wine is in test/ship/windows.test.ts.
  */
 describe("the key proof on connections that need it", () => {
+  /** A short deadline for the proof, where a test waits for it to pass. */
+  const PROOF_TIMEOUT_MS = 200;
   let paths: DaemonPaths & { key: string };
   let server: DaemonServer;
   let reads = 0;
@@ -328,12 +330,15 @@ describe("the key proof on connections that need it", () => {
    * Connects by hand, sends `frames` once the daemon's hello names its challenge, and collects every
    * frame until the daemon hangs up.
    */
-  async function rawClient(frames: (daemonChallenge: string) => unknown[]): Promise<Record<string, unknown>[]> {
+  async function rawClient(
+    frames: (daemonChallenge: string) => unknown[],
+    socket = paths.socket,
+  ): Promise<Record<string, unknown>[]> {
     const got: Record<string, unknown>[] = [];
     const decoder = new FrameDecoder();
     const { promise: ended, resolve: end } = Promise.withResolvers<void>();
     await Bun.connect({
-      unix: paths.socket,
+      unix: socket,
       socket: {
         data(s, chunk) {
           for (const f of decoder.push(chunk) as Record<string, unknown>[]) {
@@ -391,6 +396,25 @@ describe("the key proof on connections that need it", () => {
     const c = await DaemonClient.connect({ socket: paths.socket, role: "test", key: paths.key });
     expect((await c.invoke("read", { session: "s", until: "still" })).output).toBe("still");
     c.close();
+  });
+
+  test("a client that never proves the key is sent away in time (it would keep the daemon from idling out)", async () => {
+    const theirs = daemonPaths(testEnv());
+    const patient = new DaemonServer(scriptedHost({}), {
+      paths: { ...theirs, key: join(theirs.dir, KEY_FILE_NAME) },
+      idleMs: 0,
+      keyProofTimeoutMs: PROOF_TIMEOUT_MS,
+    });
+    expect(await patient.start()).toBe("started");
+    try {
+      const hello = { type: "hello", protocol: PROTOCOL, version: "test", pid: process.pid, role: "test" };
+      const silent = await rawClient(() => [{ ...hello, challenge: newChallenge() }], theirs.socket);
+      expect(silent.map((f) => f.type)).toEqual(["hello", "auth", "fatal"]);
+      expect(JSON.stringify(silent[2])).toContain(`gave none within ${PROOF_TIMEOUT_MS} ms`);
+      await waitFor(() => patient.status().clients === 0, CALL_WAIT_MS, "the daemon to let the silent client go");
+    } finally {
+      await patient.stop("test done");
+    }
   });
 
   /**
