@@ -398,7 +398,7 @@ describe("the key proof on connections that need it", () => {
     c.close();
   });
 
-  test("a client that never proves the key is sent away in time (it would keep the daemon from idling out)", async () => {
+  test("a client that never proves the key is sent away in time (it would hold the daemon up)", async () => {
     const theirs = daemonPaths(testEnv());
     const patient = new DaemonServer(scriptedHost({}), {
       paths: { ...theirs, key: join(theirs.dir, KEY_FILE_NAME) },
