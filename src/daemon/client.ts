@@ -231,7 +231,7 @@ export class DaemonClient {
         fail(
           new DaemonConnectError(
             "impostor",
-            `the process serving ${where} is not your ptyhub daemon: ${why}, so nothing was sent to it`,
+            `the process serving ${where} is not your ptyhub daemon: ${why}, so it got nothing but our hello`,
             "Another user's program may have taken the pipe's name first: end it, or set PTYHUB_SOCKET to " +
               String.raw`another pipe name (\\.\pipe\...) for every ptyhub. If it is your own daemon, started ` +
               `with another XDG_STATE_HOME (its key is not ${opts.key}), give every ptyhub the same one.`,

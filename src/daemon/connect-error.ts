@@ -9,7 +9,7 @@ import { AppError } from "../api/errors.ts";
  * on: the daemon died) mean "not running" and a new daemon may be started; `closed` is a daemon
  * that hung up during the hello (it was exiting), also safe to replace; `impostor` is a process on
  * a named pipe that could not prove it holds the user's key (pipe-auth.ts): not our daemon, and
- * nothing was sent to it. The others are final too.
+ * it got nothing but the client's hello. The others are final too.
  */
 export type ConnectFailure =
   | "absent"

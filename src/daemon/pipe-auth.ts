@@ -24,8 +24,8 @@
  *   daemon → client   auth  {proof: HMAC(key, "daemon" Dn Cn)}      the client checks it, else refuses
  *   client → daemon   auth  {proof: HMAC(key, "client" Dn Cn)}      the daemon checks it, else `fatal`
  *
- * A squatter learns a random nonce and nothing else: the client sends no call before the daemon's
- * proof checks out. A client without the key gets the daemon's hello and proof, and then a `fatal`.
+ * A squatter learns the client's hello (its version, pid and a fresh nonce) and nothing else: the
+ * client sends no call before the daemon's proof checks out. A client without the key gets the daemon's hello and proof, and then a `fatal`.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";

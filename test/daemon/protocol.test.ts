@@ -468,7 +468,7 @@ describe("the key proof on connections that need it", () => {
         expect(err.retryable).toBe(false);
         expect(err.notRunning).toBe(false);
         expect(err.message).toContain("is not your ptyhub daemon");
-        expect(err.message).toContain("nothing was sent to it");
+        expect(err.message).toContain("it got nothing but our hello");
         expect(err.hint).toContain("PTYHUB_SOCKET");
         await s.closed;
         expect(s.received.map((f) => f.type)).toEqual(["hello"]);
