@@ -73,7 +73,7 @@ const ATTACH_MAX_BACKLOG_BYTES = 16 * 1024 * 1024;
 const COLS_RANGE = [20, 500] as const;
 const ROWS_RANGE = [5, 200] as const;
 /** How often the daemon checks its idle time and that its socket is still there. */
-const WATCH_MS = 1000;
+export const WATCH_MS = 1000;
 /** Upper bound on closing the sessions at stop before they are killed outright. */
 const STOP_GRACE_MS = 5000;
 /**
@@ -336,15 +336,7 @@ export class DaemonServer {
 
   private checkIdle(): void {
     if (this.stopping) return;
-    // Nobody can reach us without our socket (its directory was removed, say): our sessions are
-    // unreachable for good, so end them rather than leave them running forever.
-    let ino: number | null = null;
-    try {
-      ino = statSync(this.opts.paths.socket).ino;
-    } catch {
-      // Gone.
-    }
-    if (ino !== this.socketIno) {
+    if (this.socketGone()) {
       void this.stop(`socket ${this.opts.paths.socket} was removed or replaced`);
       return;
     }
@@ -357,6 +349,24 @@ export class DaemonServer {
     if (this.idleSince === null) this.idleSince = now;
     else if (now - this.idleSince >= this.opts.idleMs)
       void this.stop(`idle for ${now - this.idleSince} ms with no session and no client`);
+  }
+
+  /**
+   * Nobody can reach us without our socket (its directory was removed, say): our sessions are
+   * unreachable for good, so the daemon ends them rather than leave them running forever. A named
+   * pipe lives as long as our handle on it, and stat-ing one on Windows opens a connection to it
+   * (a client that hangs up at once, each time the daemon looked): only a socket file is checked.
+   */
+  private socketGone(): boolean {
+    const { socket } = this.opts.paths;
+    if (isNamedPipe(socket)) return false;
+    let ino: number | null = null;
+    try {
+      ino = statSync(socket).ino;
+    } catch {
+      // Gone.
+    }
+    return ino !== this.socketIno;
   }
 
   private onOpen(socket: Socket<Client | undefined>): void {

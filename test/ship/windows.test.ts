@@ -27,6 +27,7 @@ import { currentUser, haveSshd, keygen, startSshd, type Sshd } from "../ssh/sshd
 import { BUILD_TIMEOUT_MS, VERSION, isolatedEnv, makeTempDir, runProcess, targetBuild } from "./helpers.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { PROTOCOL } from "../../src/daemon/protocol.ts";
+import { WATCH_MS } from "../../src/daemon/server.ts";
 
 const WINE = "/usr/lib/wine/wine64";
 const WINESERVER = "/usr/lib/wine/wineserver64";
@@ -40,6 +41,8 @@ if (!available && process.env.PTYHUB_REQUIRE_WINE === "1") {
 const PREFIX_TIMEOUT_MS = 120_000;
 const CALL_TIMEOUT_MS = 60_000;
 const TEST_TIMEOUT_MS = 180_000;
+/** How many rounds of the daemon's watch (its idle and socket check) the pipe test waits to see. */
+const WATCH_ROUNDS = 3;
 /** How often term_list is asked whether a session has exited. */
 const EXIT_POLL_MS = 200;
 /** ptyhub refuses HTTP tokens shorter than this. */
@@ -224,6 +227,15 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
         const after = await status(owner);
         expect(after.code, after.stderr).toBe(0);
         expect(JSON.parse(after.stdout)).toMatchObject({ running: true, pid: JSON.parse(first.stdout).pid });
+        // Its watch has run a few times by now. It never connects to its own pipe (stat-ing a pipe
+        // does, on Windows): no client that hung up at once is in its log.
+        await waitFor(
+          async () => JSON.parse((await status(owner)).stdout).uptime_ms > WATCH_ROUNDS * WATCH_MS,
+          CALL_TIMEOUT_MS,
+          "the daemon's watch to run",
+        );
+        const log = readFileSync(join(owner.XDG_STATE_HOME, "ptyhub", "daemon.log"), "utf8");
+        expect(log).not.toContain("client socket error");
         const stop = await runProcess([WINE, exe, "daemon", "--stop"], { env: owner });
         expect(stop.code, stop.stderr).toBe(0);
         await daemon.exited;
