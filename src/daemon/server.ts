@@ -82,6 +82,8 @@ const STOP_GRACE_MS = 5000;
  * its idle exit, for ever.
  */
 const KEY_PROOF_TIMEOUT_MS = 10_000;
+/** How long a starting daemon waits for whatever already serves its pipe's name to say hello. */
+const PIPE_PROBE_TIMEOUT_MS = 2000;
 
 /** The daemon's sessions live in a LocalHost, as in-process ones do (the host API is applied to it). */
 export type HostedSessions = LocalHost;
@@ -227,7 +229,9 @@ export class DaemonServer {
         c.close();
         return "running";
       } catch (err) {
-        if (err instanceof DaemonConnectError && !err.notRunning && err.kind !== "timeout") return "running";
+        // An impostor answered (pipe-auth.ts): not our daemon, so the lock's holder did not.
+        const answered = err instanceof DaemonConnectError && !err.notRunning;
+        if (answered && err.kind !== "timeout" && err.kind !== "impostor") return "running";
       }
       // It does not answer: it is on its way out (closing its sessions). Wait for it.
       if (Date.now() > deadline) {
@@ -242,6 +246,7 @@ export class DaemonServer {
     }
     // A pipe is no file: it ends with the process that made it, and its rights are its DACL's.
     const pipe = isNamedPipe(paths.socket);
+    if (pipe) await this.refuseTakenPipe();
     // We hold the lock, so a socket file left here belongs to a dead daemon.
     try {
       if (!pipe) unlinkSync(paths.socket);
@@ -280,6 +285,35 @@ export class DaemonServer {
     this.idleTimer = setInterval(() => this.checkIdle(), every);
     log.info(`daemon ${process.pid} (version ${VERSION}, protocol ${PROTOCOL}) listening on ${paths.socket}`);
     return "started";
+  }
+
+  /**
+   * We hold the daemon lock, so whatever serves our pipe's name now is not our daemon: another
+   * user's program that took it first. Bun creates pipes without FILE_FLAG_FIRST_PIPE_INSTANCE, so
+   * where the squatter's DACL allows, our listen would succeed as a second instance of the name
+   * (seen under Wine) and each client would meet one instance or the other: refuse to start instead.
+   */
+  private async refuseTakenPipe(): Promise<void> {
+    const { paths } = this.opts;
+    try {
+      const c = await DaemonClient.connect({
+        socket: paths.socket,
+        role: "daemon-probe",
+        helloTimeoutMs: PIPE_PROBE_TIMEOUT_MS,
+        key: paths.key,
+      });
+      c.close();
+    } catch (err) {
+      if (err instanceof DaemonConnectError && (err.kind === "absent" || err.kind === "stale")) return;
+    }
+    this.lock?.release();
+    throw new AppError(
+      "DAEMON_UNAVAILABLE",
+      `another process already serves ${paths.socket}, and it is not this user's ptyhub daemon`,
+      String.raw`Another user's program may have taken the pipe's name: end it, or set PTYHUB_SOCKET to another ` +
+        String.raw`pipe name (\.\pipe\...) for every ptyhub.`,
+      false,
+    );
   }
 
   status(): DaemonStatus {

@@ -197,6 +197,10 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
         expect(squatted.stderr).toContain("DAEMON_UNAVAILABLE");
         expect(squatted.stderr).toContain("is not your ptyhub daemon: its proof of your key is wrong");
         expect(squatted.stderr).toContain("PTYHUB_SOCKET");
+        // Nor does a daemon of theirs start as a second instance of the pipe's name.
+        const second = await runProcess([WINE, exe, "daemon"], { env: stranger });
+        expect(second.code).toBe(1);
+        expect(second.stderr).toContain("already serves");
 
         // A client that cannot prove the key gets the daemon's hello and proof, then `fatal`.
         const client = join(dir, "pipeclient.exe");
