@@ -310,8 +310,8 @@ export class DaemonServer {
     throw new AppError(
       "DAEMON_UNAVAILABLE",
       `another process already serves ${paths.socket}, and it is not this user's ptyhub daemon`,
-      String.raw`Another user's program may have taken the pipe's name: end it, or set PTYHUB_SOCKET to another ` +
-        String.raw`pipe name (\.\pipe\...) for every ptyhub.`,
+      "Another user's program may have taken the pipe's name: end it, or set PTYHUB_SOCKET to another " +
+        String.raw`pipe name (\\.\pipe\...) for every ptyhub.`,
       false,
     );
   }
