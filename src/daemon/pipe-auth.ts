@@ -7,14 +7,16 @@
  * their commands (and the secrets typed through them).
  *
  * Why a shared key rather than the kernel's word (GetNamedPipeServerProcessId /
- * GetNamedPipeClientProcessId and the peer token's user SID through advapi32): Bun's net server and
- * client do not hand out the pipe's HANDLE, so there is nothing to ask those calls about; and Wine
- * runs every program as one user, so only a key can be tested there both ways, refusals included.
+ * GetNamedPipeClientProcessId and the peer token's user SID through advapi32): Bun's socket API
+ * offers no documented way to the pipe's HANDLE, so there is nothing to ask those calls about; and
+ * Wine runs every program as one user, so only a key can be tested there both ways, refusals
+ * included. The key works whatever Bun exposes, on real Windows as under Wine.
  *
  * The key: 32 random bytes in a file of the daemon's private directory (daemon-paths.ts: under the
- * user's profile, whose inherited ACL grants only the user, SYSTEM and Administrators; 0600 where
- * modes mean something). Whoever comes first (daemon or client) creates it, exclusively; both read
- * it at each connection, so a removed key file heals on the next one.
+ * user's profile unless XDG_STATE_HOME moves it; a profile's inherited ACL grants only the user,
+ * SYSTEM and Administrators; 0600 where modes mean something). Whoever comes first (daemon or
+ * client) creates it, exclusively; both read it at each connection, so a removed key file heals on
+ * the next one.
  *
  * The exchange (mutual challenge–response; each side's nonce is fresh, so nothing can be replayed,
  * and each proof names its role, so one side's proof cannot be reflected back as the other's):
@@ -25,7 +27,8 @@
  *   client → daemon   auth  {proof: HMAC(key, "client" Dn Cn)}      the daemon checks it, else `fatal`
  *
  * A squatter learns the client's hello (its version, pid and a fresh nonce) and nothing else: the
- * client sends no call before the daemon's proof checks out. A client without the key gets the daemon's hello and proof, and then a `fatal`.
+ * client sends no call before the daemon's proof checks out. A client without the key gets the
+ * daemon's hello and proof, and then a `fatal` (also when it stays silent: server.ts gives it 10 s).
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";

@@ -13,7 +13,7 @@
  *   descriptor for it, so (as with libuv's uv_pipe_bind; not verified on real Windows yet) the
  *   default one applies: full control for the creator owner, LocalSystem and Administrators, only
  *   read access for Everyone, so another user cannot open it for writing to speak the protocol.
- *   There is no peer uid to check (Bun hands out no pipe handle for GetNamedPipeClientProcessId):
+ *   There is no peer uid to check (Bun's socket API offers no documented way to the pipe's HANDLE):
  *   instead each client proves it holds the user's key before its first call, and the daemon proves
  *   it to the client, so neither end can be another user's program (pipe-auth.ts).
  * - Input is serialized per session: each client write (a tool's whole text, or an attached
@@ -449,21 +449,18 @@ export class DaemonServer {
     }
     const keyFile = this.opts.paths.key;
     if (keyFile) {
+      let key: Buffer;
       try {
-        client.keyCheck = {
-          key: loadOrCreateKey(keyFile),
-          challenge: newChallenge(),
-          clientChallenge: null,
-          proven: false,
-        };
+        key = loadOrCreateKey(keyFile);
       } catch (err) {
         log.error(`cannot read the key file ${keyFile}`, err);
         conn.send({ type: "fatal", error: toAppError(err).toPayload() });
         conn.hangUp();
         return;
       }
+      client.keyCheck = { key, challenge: newChallenge(), clientChallenge: null, proven: false };
+      this.expectProof(client, client.keyCheck);
     }
-    if (client.keyCheck) this.expectProof(client, client.keyCheck);
     this.clients.add(client);
     this.idleSince = null;
     conn.onFrame((raw) => {
