@@ -289,9 +289,10 @@ export class DaemonServer {
 
   /**
    * We hold the daemon lock, so whatever serves our pipe's name now is not our daemon: another
-   * user's program that took it first. Bun creates pipes without FILE_FLAG_FIRST_PIPE_INSTANCE, so
-   * where the squatter's DACL allows, our listen would succeed as a second instance of the name
-   * (seen under Wine) and each client would meet one instance or the other: refuse to start instead.
+   * user's program that took it first. Bun's listen does not refuse a name already served (as
+   * FILE_FLAG_FIRST_PIPE_INSTANCE would): where the squatter's DACL allows, it succeeds as a second
+   * instance of the name (seen under Wine), and each client would meet one instance or the other.
+   * Refuse to start instead.
    */
   private async refuseTakenPipe(): Promise<void> {
     const { paths } = this.opts;
