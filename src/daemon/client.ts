@@ -26,6 +26,7 @@ import {
   type HelloFrame,
 } from "./protocol.ts";
 import { DaemonConnectError } from "./connect-error.ts";
+import { checkProof, loadOrCreateKey, newChallenge, proveKey } from "./pipe-auth.ts";
 
 const log = logger("daemon-client");
 
@@ -54,6 +55,11 @@ export interface ConnectOptions {
   /** The protocol number we announce (tests use another one to provoke a mismatch). */
   protocol?: number;
   helloTimeoutMs?: number;
+  /**
+   * The user's key file (DaemonPaths.key), where the transport cannot tell who serves it (a named
+   * pipe): the daemon must prove it holds the key before we send anything but our hello.
+   */
+  key?: string | null;
 }
 
 interface Pending {
@@ -193,10 +199,27 @@ export class DaemonClient {
     start: (h: HandshakeEnds) => void,
   ): Promise<DaemonClient> {
     const protocol = opts.protocol ?? PROTOCOL;
+    let key: Buffer | null;
+    try {
+      key = opts.key ? loadOrCreateKey(opts.key) : null;
+    } catch (err) {
+      if (err instanceof AppError) return Promise.reject(new DaemonConnectError("denied", err.message, err.hint));
+      return Promise.reject(
+        new DaemonConnectError(
+          "denied",
+          `cannot read or create the daemon's key file ${opts.key}: ${(err as Error).message}`,
+          "Its directory must be yours and writable (it is under XDG_STATE_HOME, or your profile).",
+        ),
+      );
+    }
+    /** Our challenge to the daemon, when it must prove the key (pipe-auth.ts). */
+    const ours = key ? newChallenge() : null;
     return new Promise<DaemonClient>((resolve, reject) => {
       let conn: Conn | null = null;
       let settled = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
+      /** The daemon's hello, once it came, while its proof of the key is awaited. */
+      let unproven: HelloFrame | null = null;
       const fail = (err: DaemonConnectError) => {
         if (settled) return;
         settled = true;
@@ -204,8 +227,28 @@ export class DaemonClient {
         conn?.terminate();
         reject(err);
       };
+      const impostor = (why: string) =>
+        fail(
+          new DaemonConnectError(
+            "impostor",
+            `the process serving ${where} is not your ptyhub daemon: ${why}, so it got nothing but our hello`,
+            "Another user's program may have taken the pipe's name first: end it, or set PTYHUB_SOCKET to " +
+              String.raw`another pipe name (\\.\pipe\...) for every ptyhub. If it is your own daemon, started ` +
+              `with another XDG_STATE_HOME (its key is not ${opts.key}), give every ptyhub the same one.`,
+          ),
+        );
       /** The handshake's own listeners, removed once the client takes the connection over. */
       const offHandshake: Array<() => void> = [];
+      const ready = (hello: HelloFrame) => {
+        if (!conn)
+          return fail(
+            new DaemonConnectError("closed", "the connection to the daemon went away during the handshake", "Retry."),
+          );
+        settled = true;
+        clearTimeout(timer);
+        for (const off of offHandshake) off();
+        resolve(new DaemonClient(conn, hello));
+      };
       const onHandshake = (raw: unknown) => {
         if (settled) return;
         const f = parseDaemonFrame(raw);
@@ -214,6 +257,13 @@ export class DaemonClient {
           return fail(
             new DaemonConnectError("refused", `the ptyhub daemon refused the connection: ${e.message}`, e.hint),
           );
+        }
+        if (unproven && key && ours) {
+          if (f?.type !== "auth") return impostor(`it sent ${rawFrameType(raw)} instead of its proof of your key`);
+          const theirs = unproven.challenge ?? "";
+          if (!checkProof(key, "daemon", theirs, ours, f.proof)) return impostor("its proof of your key is wrong");
+          conn?.send({ type: "auth", proof: proveKey(key, "client", theirs, ours) });
+          return ready(unproven);
         }
         if (f?.type !== "hello")
           return fail(
@@ -236,14 +286,12 @@ export class DaemonClient {
             ),
           );
         }
-        if (!conn)
-          return fail(
-            new DaemonConnectError("closed", "the connection to the daemon went away during the handshake", "Retry."),
-          );
-        settled = true;
-        clearTimeout(timer);
-        for (const off of offHandshake) off();
-        resolve(new DaemonClient(conn, hello));
+        if (key) {
+          if (hello.challenge === undefined) return impostor("it offered no challenge to prove your key against");
+          unproven = hello;
+          return;
+        }
+        ready(hello);
       };
       timer = setTimeout(
         () =>
@@ -272,7 +320,14 @@ export class DaemonClient {
               ),
             ),
           );
-          c.send({ type: "hello", protocol, version: VERSION, pid: process.pid, role: opts.role });
+          c.send({
+            type: "hello",
+            protocol,
+            version: VERSION,
+            pid: process.pid,
+            role: opts.role,
+            ...(ours ? { challenge: ours } : {}),
+          });
           return c;
         },
         fail,

@@ -11,13 +11,15 @@
  *
  * On Windows the daemon listens on a named pipe, `\\.\pipe\ptyhub-<user>` (Wine 8.0 has no
  * AF_UNIX, and the pipe namespace needs no directory), and its locks go in a private directory under
- * the state directory. Who may open the pipe is said by its default DACL (see server.ts).
+ * the state directory. Who may open the pipe is said by its default DACL (see server.ts); that the
+ * two ends are the same user is proven with a key kept in that private directory (pipe-auth.ts).
  */
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { homedir, userInfo } from "node:os";
 import { ensurePrivateDir } from "../paths.ts";
 import { AppError } from "../api/errors.ts";
+import { KEY_FILE_NAME } from "./pipe-auth.ts";
 
 /** sun_path is 108 bytes on Linux, 104 on macOS; stay below both with the NUL. */
 const MAX_SOCKET_PATH = 103;
@@ -40,6 +42,11 @@ export interface DaemonPaths {
   /** Held by a client while it starts a daemon: concurrent starters wait instead of racing. */
   startLock: string;
   log: string;
+  /**
+   * The user's key file, which both ends of a connection prove they hold (pipe-auth.ts); null where
+   * the transport itself tells who the peer is (a Unix socket in a private directory, peer uid).
+   */
+  key: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -111,5 +118,6 @@ export function daemonPaths(env: Env = process.env): DaemonPaths {
     daemonLock: pipe ? join(dir, "daemon.lock") : `${socket}.lock`,
     startLock: pipe ? join(dir, "daemon.start.lock") : `${socket}.start.lock`,
     log: join(daemonStateDir(env), "daemon.log"),
+    key: pipe ? join(dir, KEY_FILE_NAME) : null,
   };
 }

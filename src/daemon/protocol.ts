@@ -5,10 +5,12 @@
  * shape ({type, protocol, version, pid}) is frozen forever, so any two ptyhub versions can at least
  * tell each other apart (and `ptyhub daemon --stop` can stop an incompatible daemon by its pid).
  *
- *   client → daemon   hello · call {id, method, params, ctx} · cancel {id} · elicit_result {id}
+ *   client → daemon   hello · auth {proof}      (named pipes: the key's proof, pipe-auth.ts)
+ *                     call {id, method, params, ctx} · cancel {id} · elicit_result {id}
  *                     ack {id}                   (a result marked `ack` reached the client's client)
  *                     input {data} · resize {cols, rows} · detach          (attach streams)
- *   daemon → client   hello · result {id, ack?} · error {id, error} · fatal {error} · elicit {id, call}
+ *   daemon → client   hello · auth {proof}      (named pipes)
+ *                     result {id, ack?} · error {id, error} · fatal {error} · elicit {id, call}
  *                     event {event}                        (after a `subscribeEvents` call)
  *                     output {data} · exit {exit_code, reason}             (attach streams)
  */
@@ -34,6 +36,8 @@ export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 /** An error as it crosses the socket; an unknown code (a newer peer's) is read as INTERNAL. */
 /** A reason travels in a call's context; bounded like any field a peer sends. */
 const MAX_NO_ELICIT_WHY_CHARS = 500;
+/** A challenge or proof is base64 of 32 bytes (44 characters); anything far longer is not one. */
+const MAX_AUTH_FIELD_CHARS = 128;
 
 const errorPayload = z.object({ code: z.string(), message: z.string(), hint: z.string(), retryable: z.boolean() });
 export type WireError = z.infer<typeof errorPayload>;
@@ -51,8 +55,13 @@ const helloFrame = z.object({
   pid: z.number(),
   /** What the peer is: "daemon", or the client's kind ("mcp", "cli", "attach"). */
   role: z.string(),
+  /** Over a named pipe: the nonce the other side proves the user's key against (pipe-auth.ts). */
+  challenge: z.string().max(MAX_AUTH_FIELD_CHARS).optional(),
 });
 export type HelloFrame = z.infer<typeof helloFrame>;
+
+/** Over a named pipe, after both hellos: the sender's proof that it holds the user's key. */
+const authFrame = z.object({ type: z.literal("auth"), proof: z.string().max(MAX_AUTH_FIELD_CHARS) });
 
 const callCtx = z.object({
   clientId: z.string(),
@@ -127,6 +136,7 @@ const eventFrame = z.object({
 
 const clientFrame = z.discriminatedUnion("type", [
   helloFrame,
+  authFrame,
   callFrame,
   cancelFrame,
   ackFrame,
@@ -137,6 +147,7 @@ const clientFrame = z.discriminatedUnion("type", [
 ]);
 const daemonFrame = z.discriminatedUnion("type", [
   helloFrame,
+  authFrame,
   resultFrame,
   errorFrame,
   fatalFrame,

@@ -13,8 +13,9 @@
  *   descriptor for it, so (as with libuv's uv_pipe_bind; not verified on real Windows yet) the
  *   default one applies: full control for the creator owner, LocalSystem and Administrators, only
  *   read access for Everyone, so another user cannot open it for writing to speak the protocol.
- *   There is no peer uid to check (no SO_PEERCRED twin is wired: that would be
- *   GetNamedPipeClientProcessId and the client's token user through kernel32/advapi32).
+ *   There is no peer uid to check (Bun's socket API offers no documented way to the pipe's HANDLE):
+ *   instead each client proves it holds the user's key before its first call, and the daemon proves
+ *   it to the client, so neither end can be another user's program (pipe-auth.ts).
  * - Input is serialized per session: each client write (a tool's whole text, or an attached
  *   human's keystrokes) reaches the PTY as one write from this single-threaded loop, so writes from
  *   different clients never interleave inside each other.
@@ -38,6 +39,7 @@ import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { peerPid, peerUid, tryLock, type Lock } from "./native.ts";
 import { hostingSession } from "./peer-origin.ts";
 import { isNamedPipe } from "./daemon-paths.ts";
+import { checkProof, loadOrCreateKey, newChallenge, proveKey } from "./pipe-auth.ts";
 import type { DaemonPaths } from "./daemon-paths.ts";
 import { ReplayLogs } from "./replay-log.ts";
 import { isHostMethod } from "../api/table.ts";
@@ -71,9 +73,17 @@ const ATTACH_MAX_BACKLOG_BYTES = 16 * 1024 * 1024;
 const COLS_RANGE = [20, 500] as const;
 const ROWS_RANGE = [5, 200] as const;
 /** How often the daemon checks its idle time and that its socket is still there. */
-const WATCH_MS = 1000;
+export const WATCH_MS = 1000;
 /** Upper bound on closing the sessions at stop before they are killed outright. */
 const STOP_GRACE_MS = 5000;
+/**
+ * How long a client on a named pipe has to prove the user's key (pipe-auth.ts): ours answers within
+ * one round trip; one that never does would otherwise hold a connection, and keep the daemon from
+ * its idle exit, for ever.
+ */
+const KEY_PROOF_TIMEOUT_MS = 10_000;
+/** How long a starting daemon waits for whatever already serves its pipe's name to say hello. */
+const PIPE_PROBE_TIMEOUT_MS = 2000;
 
 /** The daemon's sessions live in a LocalHost, as in-process ones do (the host API is applied to it). */
 export type HostedSessions = LocalHost;
@@ -84,6 +94,8 @@ export interface DaemonServerOptions {
   idleMs: number;
   /** Called once the daemon has stopped (the process should exit). */
   onStopped?: () => void;
+  /** How long a client has to prove the user's key, where it must (tests shorten it). */
+  keyProofTimeoutMs?: number;
 }
 
 interface Attachment {
@@ -117,6 +129,18 @@ interface Client {
   attachment: Attachment | null;
   /** Ends this client's subscription to session events. */
   unsubscribeEvents: (() => void) | null;
+  /** Where the client must prove the user's key (a named pipe): its state, until it has. */
+  keyCheck: KeyCheck | null;
+}
+
+/** A client's proof of the user's key (pipe-auth.ts), under way. */
+interface KeyCheck {
+  key: Buffer;
+  /** Our challenge, sent in our hello. */
+  challenge: string;
+  /** The client's, from its hello; then our proof has been sent. */
+  clientChallenge: string | null;
+  proven: boolean;
 }
 
 const serializers = new WeakMap<Session, SerializeAddon>();
@@ -143,6 +167,16 @@ function insideSessionError(session: string): AppError {
     `this ptyhub daemon refuses connections from programs running inside its own sessions ` +
       `(this one runs in session ${session}): ptyhub attach, ls and the MCP server cannot be driven from a session`,
     "Run ptyhub from a terminal of your own, outside ptyhub's sessions; the agent uses the MCP tools it was given.",
+    false,
+  );
+}
+
+/** Why a client that could not prove the user's key (pipe-auth.ts) is sent away. */
+function unprovenClientError(keyFile: string, why: string): AppError {
+  return new AppError(
+    "DAEMON_UNAVAILABLE",
+    `this ptyhub daemon serves only clients that prove they hold its user's key (${keyFile}); ${why}`,
+    "Run ptyhub as the user who started the daemon, with the same XDG_STATE_HOME (or profile directory).",
     false,
   );
 }
@@ -186,11 +220,18 @@ export class DaemonServer {
       if (this.lock) break;
       // A daemon holds the lock. If it answers, it is serving: we are not needed.
       try {
-        const c = await DaemonClient.connect({ socket: paths.socket, role: "daemon-probe", helloTimeoutMs: 1000 });
+        const c = await DaemonClient.connect({
+          socket: paths.socket,
+          role: "daemon-probe",
+          helloTimeoutMs: 1000,
+          key: paths.key,
+        });
         c.close();
         return "running";
       } catch (err) {
-        if (err instanceof DaemonConnectError && !err.notRunning && err.kind !== "timeout") return "running";
+        // An impostor answered (pipe-auth.ts): not our daemon, so the lock's holder did not.
+        const answered = err instanceof DaemonConnectError && !err.notRunning;
+        if (answered && err.kind !== "timeout" && err.kind !== "impostor") return "running";
       }
       // It does not answer: it is on its way out (closing its sessions). Wait for it.
       if (Date.now() > deadline) {
@@ -205,6 +246,7 @@ export class DaemonServer {
     }
     // A pipe is no file: it ends with the process that made it, and its rights are its DACL's.
     const pipe = isNamedPipe(paths.socket);
+    if (pipe) await this.refuseTakenPipe();
     // We hold the lock, so a socket file left here belongs to a dead daemon.
     try {
       if (!pipe) unlinkSync(paths.socket);
@@ -243,6 +285,36 @@ export class DaemonServer {
     this.idleTimer = setInterval(() => this.checkIdle(), every);
     log.info(`daemon ${process.pid} (version ${VERSION}, protocol ${PROTOCOL}) listening on ${paths.socket}`);
     return "started";
+  }
+
+  /**
+   * We hold the daemon lock, so whatever serves our pipe's name now is not our daemon: another
+   * user's program that took it first. Bun's listen does not refuse a name already served (as
+   * FILE_FLAG_FIRST_PIPE_INSTANCE would): where the squatter's DACL allows, it succeeds as a second
+   * instance of the name (seen under Wine), and each client would meet one instance or the other.
+   * Refuse to start instead.
+   */
+  private async refuseTakenPipe(): Promise<void> {
+    const { paths } = this.opts;
+    try {
+      const c = await DaemonClient.connect({
+        socket: paths.socket,
+        role: "daemon-probe",
+        helloTimeoutMs: PIPE_PROBE_TIMEOUT_MS,
+        key: paths.key,
+      });
+      c.close();
+    } catch (err) {
+      if (err instanceof DaemonConnectError && (err.kind === "absent" || err.kind === "stale")) return;
+    }
+    this.lock?.release();
+    throw new AppError(
+      "DAEMON_UNAVAILABLE",
+      `another process already serves ${paths.socket}, and it is not this user's ptyhub daemon`,
+      "Another user's program may have taken the pipe's name: end it, or set PTYHUB_SOCKET to another " +
+        String.raw`pipe name (\\.\pipe\...) for every ptyhub.`,
+      false,
+    );
   }
 
   status(): DaemonStatus {
@@ -299,15 +371,7 @@ export class DaemonServer {
 
   private checkIdle(): void {
     if (this.stopping) return;
-    // Nobody can reach us without our socket (its directory was removed, say): our sessions are
-    // unreachable for good, so end them rather than leave them running forever.
-    let ino: number | null = null;
-    try {
-      ino = statSync(this.opts.paths.socket).ino;
-    } catch {
-      // Gone.
-    }
-    if (ino !== this.socketIno) {
+    if (this.socketGone()) {
       void this.stop(`socket ${this.opts.paths.socket} was removed or replaced`);
       return;
     }
@@ -322,6 +386,24 @@ export class DaemonServer {
       void this.stop(`idle for ${now - this.idleSince} ms with no session and no client`);
   }
 
+  /**
+   * Nobody can reach us without our socket (its directory was removed, say): our sessions are
+   * unreachable for good, so the daemon ends them rather than leave them running forever. A named
+   * pipe lives as long as our handle on it, and stat-ing one on Windows opens a connection to it
+   * (a client that hangs up at once, each time the daemon looked): only a socket file is checked.
+   */
+  private socketGone(): boolean {
+    const { socket } = this.opts.paths;
+    if (isNamedPipe(socket)) return false;
+    let ino: number | null = null;
+    try {
+      ino = statSync(socket).ino;
+    } catch {
+      // Gone.
+    }
+    return ino !== this.socketIno;
+  }
+
   private onOpen(socket: Socket<Client | undefined>): void {
     const conn = new Conn(socket as Socket<unknown>);
     const client: Client = {
@@ -333,6 +415,7 @@ export class DaemonServer {
       elicits: new Map(),
       attachment: null,
       unsubscribeEvents: null,
+      keyCheck: null,
     };
     socket.data = client;
     if (this.stopping) {
@@ -365,6 +448,20 @@ export class DaemonServer {
       conn.hangUp();
       return;
     }
+    const keyFile = this.opts.paths.key;
+    if (keyFile) {
+      let key: Buffer;
+      try {
+        key = loadOrCreateKey(keyFile);
+      } catch (err) {
+        log.error(`cannot read the key file ${keyFile}`, err);
+        conn.send({ type: "fatal", error: toAppError(err).toPayload() });
+        conn.hangUp();
+        return;
+      }
+      client.keyCheck = { key, challenge: newChallenge(), clientChallenge: null, proven: false };
+      this.expectProof(client, client.keyCheck);
+    }
     this.clients.add(client);
     this.idleSince = null;
     conn.onFrame((raw) => {
@@ -383,7 +480,26 @@ export class DaemonServer {
     });
     conn.onClose(() => this.onClientClosed(client));
     conn.onProtocolError((err) => log.warn(`client ${client.serial}: ${err.message}; disconnecting it`));
-    conn.send({ type: "hello", protocol: PROTOCOL, version: VERSION, pid: process.pid, role: "daemon" });
+    conn.send({
+      type: "hello",
+      protocol: PROTOCOL,
+      version: VERSION,
+      pid: process.pid,
+      role: "daemon",
+      ...(client.keyCheck ? { challenge: client.keyCheck.challenge } : {}),
+    });
+  }
+
+  /** Sends away a client that has not proven the user's key in time (KEY_PROOF_TIMEOUT_MS). */
+  private expectProof(c: Client, check: KeyCheck): void {
+    const ms = this.opts.keyProofTimeoutMs ?? KEY_PROOF_TIMEOUT_MS;
+    const timer = setTimeout(() => {
+      if (check.proven || c.conn.closed) return;
+      log.warn(`refused client ${c.serial}: no proof of the user's key within ${ms} ms`);
+      this.fatal(c, unprovenClientError(this.opts.paths.key ?? "", `this one gave none within ${ms} ms`));
+    }, ms);
+    timer.unref?.();
+    c.conn.onClose(() => clearTimeout(timer));
   }
 
   /** The session a connecting process runs in (peer-origin.ts), or null: outside, or unknown. */
@@ -432,8 +548,31 @@ export class DaemonServer {
           ),
         );
       }
+      const check = c.keyCheck;
+      if (check) {
+        if (f.challenge === undefined) {
+          log.warn(`refused client pid ${f.pid} (version ${f.version}): it offered no challenge for the key proof`);
+          this.fatal(c, unprovenClientError(this.opts.paths.key ?? "", "this one offered no challenge"));
+          return;
+        }
+        check.clientChallenge = f.challenge;
+        c.conn.send({ type: "auth", proof: proveKey(check.key, "daemon", check.challenge, f.challenge) });
+      }
       c.hello = f;
       log.info(`client ${c.serial} connected: ${f.role}, pid ${f.pid}, version ${f.version}`);
+      return;
+    }
+    const check = c.keyCheck;
+    if (check && !check.proven) {
+      const proven =
+        f.type === "auth" && checkProof(check.key, "client", check.challenge, check.clientChallenge ?? "", f.proof);
+      if (!proven) {
+        log.warn(`refused client ${c.serial} (pid ${c.hello.pid}): no valid proof of the user's key`);
+        const why = f.type === "auth" ? "this one's proof is wrong" : `this one sent ${f.type} before its proof`;
+        this.fatal(c, unprovenClientError(this.opts.paths.key ?? "", why));
+        return;
+      }
+      check.proven = true;
       return;
     }
     switch (f.type) {

@@ -47,7 +47,7 @@ export interface ReachOptions {
 export async function reachDaemon(opts: ReachOptions): Promise<DaemonClient> {
   const env = opts.env ?? process.env;
   const paths = daemonPaths(env);
-  const connect = () => DaemonClient.connect({ socket: paths.socket, role: opts.role });
+  const connect = () => DaemonClient.connect({ socket: paths.socket, role: opts.role, key: paths.key });
   let running: DaemonClient | null = null;
   try {
     running = await connect();

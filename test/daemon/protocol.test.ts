@@ -8,8 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AppError } from "../../src/api/errors.ts";
 import { DaemonClient, DaemonConnectError } from "../../src/daemon/client.ts";
 import { DaemonServer, type HostedSessions } from "../../src/daemon/server.ts";
-import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
-import { encodeFrame, FrameDecoder, FrameError, PROTOCOL } from "../../src/daemon/protocol.ts";
+import { join } from "node:path";
+import { daemonPaths, type DaemonPaths } from "../../src/daemon/daemon-paths.ts";
+import { encodeFrame, FrameDecoder, FrameError, PROTOCOL, type Frame } from "../../src/daemon/protocol.ts";
+import { KEY_FILE_NAME, newChallenge, proveKey } from "../../src/daemon/pipe-auth.ts";
+import { VERSION } from "../../src/version.ts";
 import type { CallContext } from "../../src/api/host.ts";
 import { parseHostParams, parseHostResult, type HostMethod } from "../../src/api/table.ts";
 import type { Env } from "../helpers/mcp-client.ts";
@@ -287,6 +290,211 @@ describe("calls over the socket", () => {
       expect(err.hint).toContain("ptyhub daemon --stop");
     } finally {
       fake.stop(true);
+    }
+  });
+});
+
+/**
+ * Where the transport cannot tell who is at the other end (a Windows named pipe: another user can
+ * create our pipe's name first), both ends prove the user's key (src/daemon/pipe-auth.ts). Here
+ * over a Unix socket with the key turned on, so the exchange and its refusals run on Linux; the
+ * same on a real pipe under Wine is in test/ship/windows.test.ts.
+ */
+describe("the key proof on connections that need it", () => {
+  /** A short deadline for the proof, where a test waits for it to pass. */
+  const PROOF_TIMEOUT_MS = 200;
+  let paths: DaemonPaths & { key: string };
+  let server: DaemonServer;
+  let reads = 0;
+
+  beforeAll(async () => {
+    const plain = daemonPaths(testEnv());
+    paths = { ...plain, key: join(plain.dir, KEY_FILE_NAME) };
+    server = new DaemonServer(
+      scriptedHost({
+        read: async (p) => {
+          reads++;
+          return readResult(String(p.until));
+        },
+      }),
+      { paths, idleMs: 0 },
+    );
+    expect(await server.start()).toBe("started");
+  });
+
+  afterAll(async () => {
+    await server.stop("test done");
+  });
+
+  /**
+   * Connects by hand, sends `frames` once the daemon's hello names its challenge, and collects every
+   * frame until the daemon hangs up.
+   */
+  async function rawClient(
+    frames: (daemonChallenge: string) => unknown[],
+    socket = paths.socket,
+  ): Promise<Record<string, unknown>[]> {
+    const got: Record<string, unknown>[] = [];
+    const decoder = new FrameDecoder();
+    const { promise: ended, resolve: end } = Promise.withResolvers<void>();
+    await Bun.connect({
+      unix: socket,
+      socket: {
+        data(s, chunk) {
+          for (const f of decoder.push(chunk) as Record<string, unknown>[]) {
+            got.push(f);
+            if (f.type === "hello") for (const out of frames(String(f.challenge))) s.write(encodeFrame(out as Frame));
+          }
+        },
+        close: () => end(),
+        end: (s) => void s.end(),
+      },
+    });
+    await ended;
+    return got;
+  }
+
+  test("a client holding the key is served, after the daemon proved the key to it", async () => {
+    const c = await DaemonClient.connect({ socket: paths.socket, role: "test", key: paths.key });
+    expect((await c.invoke("read", { session: "s", until: "keyed" })).output).toBe("keyed");
+    c.close();
+  });
+
+  test("a client without the key gets the daemon's hello and proof, then a refusal; its call never runs", async () => {
+    const before = reads;
+    const hello = { type: "hello", protocol: PROTOCOL, version: "test", pid: process.pid, role: "test" };
+    const call = {
+      type: "call",
+      id: 1,
+      method: "read",
+      params: { session: "s", until: "x" },
+      ctx: { clientId: "x", elicit: false },
+    };
+    const wrongKey = Buffer.alloc(32, 1);
+    const clientChallenge = newChallenge();
+    const guessed = await rawClient((d) => [
+      { ...hello, challenge: clientChallenge },
+      { type: "auth", proof: proveKey(wrongKey, "client", d, clientChallenge) },
+      call,
+    ]);
+    expect(guessed.map((f) => f.type)).toEqual(["hello", "auth", "fatal"]);
+    expect(guessed[2]).toMatchObject({ error: { code: "DAEMON_UNAVAILABLE", retryable: false } });
+    expect(String((guessed[2]!.error as { message: string }).message)).toContain("proof is wrong");
+
+    const skipped = await rawClient(() => [{ ...hello, challenge: clientChallenge }, call]);
+    expect(skipped.map((f) => f.type)).toEqual(["hello", "auth", "fatal"]);
+    expect(String((skipped[2]!.error as { message: string }).message)).toContain("sent call before its proof");
+
+    // A client that does not take part (no key: an older ptyhub) is sent away before its first call.
+    const old = await DaemonClient.connect({ socket: paths.socket, role: "test" });
+    const err: any = await old.invoke("read", { session: "s", until: "x" }).catch((e: any) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe("DAEMON_UNAVAILABLE");
+    expect(reads).toBe(before);
+
+    // The daemon keeps serving whoever holds the key.
+    const c = await DaemonClient.connect({ socket: paths.socket, role: "test", key: paths.key });
+    expect((await c.invoke("read", { session: "s", until: "still" })).output).toBe("still");
+    c.close();
+  });
+
+  test("a client that never proves the key is sent away in time (it would hold the daemon up)", async () => {
+    const theirs = daemonPaths(testEnv());
+    const patient = new DaemonServer(scriptedHost({}), {
+      paths: { ...theirs, key: join(theirs.dir, KEY_FILE_NAME) },
+      idleMs: 0,
+      keyProofTimeoutMs: PROOF_TIMEOUT_MS,
+    });
+    expect(await patient.start()).toBe("started");
+    try {
+      const hello = { type: "hello", protocol: PROTOCOL, version: "test", pid: process.pid, role: "test" };
+      const silent = await rawClient(() => [{ ...hello, challenge: newChallenge() }], theirs.socket);
+      expect(silent.map((f) => f.type)).toEqual(["hello", "auth", "fatal"]);
+      expect(JSON.stringify(silent[2])).toContain(`gave none within ${PROOF_TIMEOUT_MS} ms`);
+      await waitFor(() => patient.status().clients === 0, CALL_WAIT_MS, "the daemon to let the silent client go");
+    } finally {
+      await patient.stop("test done");
+    }
+  });
+
+  /**
+   * A squatter on the daemon's socket: says hello as a daemon would (with `challenge`, or none),
+   * answers the client's hello with `proof` (none: stays silent), and records every frame it gets.
+   */
+  async function squat(
+    challenge: string | undefined,
+    proof: ((daemonChallenge: string, clientChallenge: string) => string) | null,
+  ): Promise<{ socket: string; received: Record<string, unknown>[]; closed: Promise<void>; stop(): void }> {
+    const socket = daemonPaths(testEnv()).socket;
+    const received: Record<string, unknown>[] = [];
+    const { promise: closed, resolve: close } = Promise.withResolvers<void>();
+    const decoder = new FrameDecoder();
+    const listener = Bun.listen({
+      unix: socket,
+      socket: {
+        open(s) {
+          const hello = { type: "hello", protocol: PROTOCOL, version: VERSION, pid: 4242, role: "daemon" };
+          s.write(encodeFrame((challenge === undefined ? hello : { ...hello, challenge }) as Frame));
+        },
+        data(s, chunk) {
+          for (const f of decoder.push(chunk) as Record<string, unknown>[]) {
+            received.push(f);
+            if (f.type === "hello" && proof && challenge !== undefined)
+              s.write(encodeFrame({ type: "auth", proof: proof(challenge, String(f.challenge)) }));
+          }
+        },
+        close: () => close(),
+      },
+    });
+    return { socket, received, closed, stop: () => listener.stop(true) };
+  }
+
+  test("a squatter without the key is refused by the client, which sent it nothing but a hello", async () => {
+    const otherKey = Buffer.alloc(32, 2);
+    const squatters = [
+      await squat(newChallenge(), (d, c) => proveKey(otherKey, "daemon", d, c)),
+      // Replaying the client's own role (a reflection) does not pass either.
+      await squat(newChallenge(), (d, c) => proveKey(otherKey, "client", d, c)),
+      await squat(undefined, null),
+    ];
+    try {
+      for (const s of squatters) {
+        const err: any = await DaemonClient.connect({ socket: s.socket, role: "test", key: paths.key }).catch(
+          (e: any) => e,
+        );
+        expect(err).toBeInstanceOf(DaemonConnectError);
+        expect(err.kind).toBe("impostor");
+        expect(err.code).toBe("DAEMON_UNAVAILABLE");
+        expect(err.retryable).toBe(false);
+        expect(err.notRunning).toBe(false);
+        expect(err.message).toContain("is not your ptyhub daemon");
+        expect(err.message).toContain("it got nothing but our hello");
+        expect(err.hint).toContain("PTYHUB_SOCKET");
+        await s.closed;
+        expect(s.received.map((f) => f.type)).toEqual(["hello"]);
+        expect(Object.keys(s.received[0]!).sort()).toEqual(["challenge", "pid", "protocol", "role", "type", "version"]);
+      }
+    } finally {
+      for (const s of squatters) s.stop();
+    }
+  });
+
+  test("another user's real daemon (its own key) is an impostor to us", async () => {
+    const theirs = daemonPaths(testEnv());
+    const other = new DaemonServer(scriptedHost({}), {
+      paths: { ...theirs, key: join(theirs.dir, KEY_FILE_NAME) },
+      idleMs: 0,
+    });
+    expect(await other.start()).toBe("started");
+    try {
+      const err: any = await DaemonClient.connect({ socket: theirs.socket, role: "test", key: paths.key }).catch(
+        (e: any) => e,
+      );
+      expect(err).toBeInstanceOf(DaemonConnectError);
+      expect(err.kind).toBe("impostor");
+      expect(err.message).toContain("its proof of your key is wrong");
+    } finally {
+      await other.stop("test done");
     }
   });
 });

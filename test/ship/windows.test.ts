@@ -17,7 +17,7 @@
  * it), when a missing tool is a failure.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -26,6 +26,9 @@ import type { Subprocess } from "bun";
 import { findTarget } from "../../scripts/release-targets.ts";
 import { currentUser, haveSshd, keygen, startSshd, type Sshd } from "../ssh/sshd.ts";
 import { BUILD_TIMEOUT_MS, VERSION, isolatedEnv, makeTempDir, runProcess, targetBuild } from "./helpers.ts";
+import { waitFor } from "../helpers/wait.ts";
+import { PROTOCOL } from "../../src/daemon/protocol.ts";
+import { WATCH_MS } from "../../src/daemon/server.ts";
 
 const WINE = "/usr/lib/wine/wine64";
 const WINESERVER = "/usr/lib/wine/wineserver64";
@@ -39,6 +42,8 @@ if (!available && process.env.PTYHUB_REQUIRE_WINE === "1") {
 const PREFIX_TIMEOUT_MS = 120_000;
 const CALL_TIMEOUT_MS = 60_000;
 const TEST_TIMEOUT_MS = 180_000;
+/** How many rounds of the daemon's watch (its idle and socket check) the pipe test waits to see. */
+const WATCH_ROUNDS = 3;
 /** How often term_list is asked whether a session has exited. */
 const EXIT_POLL_MS = 200;
 /** ptyhub refuses HTTP tokens shorter than this. */
@@ -152,6 +157,101 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
     expect(result.stdout.trim()).toBe(`ptyhub ${VERSION}`);
     expect(result.code).toBe(0);
   });
+
+  /**
+   * The daemon's pipe name is open to anyone: another user can create it first. Both ends prove the
+   * user's key (src/daemon/pipe-auth.ts), which Wine carries: it runs everything as one user, so
+   * "another user" is a ptyhub with another key (its own XDG_STATE_HOME), and a keyless client is a
+   * raw pipe client (wine/pipeclient.c). A pipe of its own keeps this apart from the other tests' daemon.
+   */
+  test(
+    "both ends prove the user's key: a squatter and a keyless client are refused, the daemon serves on",
+    async () => {
+      const dir = makeTempDir("wine-pipe");
+      const pipe = String.raw`\\.\pipe\ptyhub-key-test`;
+      const owner = { ...env, PTYHUB_SOCKET: pipe, XDG_STATE_HOME: join(dir, "owner") };
+      const stranger = { ...owner, XDG_STATE_HOME: join(dir, "stranger") };
+      const status = (as: Record<string, string>) =>
+        runProcess([WINE, exe, "daemon", "--status", "--json"], { env: as });
+      const daemon = Bun.spawn([WINE, exe, "daemon"], {
+        env: owner,
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      try {
+        const first = await waitFor(
+          async () => {
+            const r = await status(owner);
+            return r.code === 0 ? r : null;
+          },
+          CALL_TIMEOUT_MS,
+          "the daemon to answer on its pipe",
+        );
+        expect(JSON.parse(first.stdout)).toMatchObject({ running: true, socket: pipe });
+        const keyFile = join(owner.XDG_STATE_HOME, "ptyhub", "daemon", "daemon.key");
+        expect(readFileSync(keyFile, "utf8")).toMatch(/^[0-9a-f]{64}\n$/);
+
+        // To a ptyhub with another key, the daemon is a squatter: refused, stable code and kind.
+        const squatted = await status(stranger);
+        expect(squatted.code).not.toBe(0);
+        expect(squatted.stderr).toContain("DAEMON_UNAVAILABLE");
+        expect(squatted.stderr).toContain("is not your ptyhub daemon: its proof of your key is wrong");
+        expect(squatted.stderr).toContain("PTYHUB_SOCKET");
+        // Nor does a daemon of theirs start as a second instance of the pipe's name.
+        const second = await runProcess([WINE, exe, "daemon"], { env: stranger });
+        expect(second.code).toBe(1);
+        expect(second.stderr).toContain("already serves");
+
+        // A client that cannot prove the key gets the daemon's hello and proof, then `fatal`.
+        const client = join(dir, "pipeclient.exe");
+        const cc = await runProcess([MINGW!, "-O2", "-o", client, join(import.meta.dir, "wine", "pipeclient.c")]);
+        expect(cc.code, cc.stderr).toBe(0);
+        const frames = join(dir, "frames.jsonl");
+        const hello = {
+          type: "hello",
+          protocol: PROTOCOL,
+          version: "raw",
+          pid: 1,
+          role: "raw",
+          challenge: "x".repeat(44),
+        };
+        const call = { type: "call", id: 1, method: "status", params: {}, ctx: { clientId: "raw", elicit: false } };
+        writeFileSync(frames, [hello, call].map((f) => `${JSON.stringify(f)}\n`).join(""));
+        const raw = await runProcess([WINE, client, pipe, `Z:${frames.replaceAll("/", "\\")}`], { env });
+        expect(raw.code, raw.stderr).toBe(0);
+        const got = raw.stdout
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
+        expect(got.map((f) => f.type)).toEqual(["hello", "auth", "fatal"]);
+        expect(got[2]).toMatchObject({ error: { code: "DAEMON_UNAVAILABLE" } });
+        expect(JSON.stringify(got[2])).toContain("sent call before its proof");
+
+        // The daemon is still up and serves its own user.
+        const after = await status(owner);
+        expect(after.code, after.stderr).toBe(0);
+        expect(JSON.parse(after.stdout)).toMatchObject({ running: true, pid: JSON.parse(first.stdout).pid });
+        // Its watch has run a few times by now. It never connects to its own pipe (stat-ing a pipe
+        // does, on Windows): no client that hung up at once is in its log.
+        await waitFor(
+          async () => JSON.parse((await status(owner)).stdout).uptime_ms > WATCH_ROUNDS * WATCH_MS,
+          CALL_TIMEOUT_MS,
+          "the daemon's watch to run",
+        );
+        const log = readFileSync(join(owner.XDG_STATE_HOME, "ptyhub", "daemon.log"), "utf8");
+        expect(log).not.toContain("client socket error");
+        const stop = await runProcess([WINE, exe, "daemon", "--stop"], { env: owner });
+        expect(stop.code, stop.stderr).toBe(0);
+        await daemon.exited;
+      } finally {
+        daemon.kill("SIGKILL");
+        await daemon.exited;
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 
   test(
     "MCP over HTTP: initialize, tools/list, and an SSH session with exact exit codes",
