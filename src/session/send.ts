@@ -179,7 +179,7 @@ export async function sendInput(
     if (lateEcho?.echoed) items = afterLateEcho(items, lastLine(sent ?? ""));
     // A command line the shell reports done: its output is the command's, as in term_exec.
     const own = verdict.kind === "end" ? splitJobNotices(items, session.family, p.text ?? "") : null;
-    const result = finishSend(session, own ? own.items : items, verdict, clientId, p.max_tokens);
+    const result = finishSend(session, own ? own.items : items, verdict, clientId, p.max_tokens, end);
     if (own && own.notices.length > 0) result.job_notices = own.notices;
     return result;
   } finally {
@@ -187,11 +187,20 @@ export async function sendInput(
   }
 }
 
-function finishSend(session: Session, items: Item[], v: Verdict, clientId: string, maxTokens: number): SendResult {
+function finishSend(
+  session: Session,
+  items: Item[],
+  v: Verdict,
+  clientId: string,
+  maxTokens: number,
+  end: Pos | null,
+): SendResult {
   const em = session.emulator;
   const alt = em.altScreen;
   const rendered = render(items, maxTokens, (t) => session.redact(t), fetchableFrom(session.emulator));
-  session.setCursor(clientId, em.cursorPos());
+  // The output stops at `end` (an end mark, a continuation prompt): what was parsed after it (a
+  // typed-ahead line's own output) is the next read's, not skipped (issue 21 outside try: dash).
+  session.setCursor(clientId, end ?? em.cursorPos());
   const screen = alt ? screenForClient(session, clientId, maxTokens) : null;
   const result: SendResult = {
     session: session.id,
