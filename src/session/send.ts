@@ -176,7 +176,7 @@ export async function sendInput(
     if (verdict.kind === "end") end = verdict.end.pos;
     else if (verdict.kind === "continuation") end = rowStart(verdict.mark.pos);
     let items = dropChars(region(session.emulator, from, end, capture, Infinity, p.max_tokens).items, echoChars ?? 0);
-    if (lateEcho?.echoed) items = afterLateEcho(items, lastLine(sent ?? ""));
+    if (lateEcho?.echoed) items = withoutLateEcho(items, lastLine(sent ?? ""));
     // A command line the shell reports done: its output is the command's, as in term_exec.
     const own = verdict.kind === "end" ? splitJobNotices(items, session.family, p.text ?? "") : null;
     const result = finishSend(session, own ? own.items : items, verdict, clientId, p.max_tokens, end);
@@ -224,8 +224,13 @@ export function lastLine(text: string): string {
   return text.split("\n").pop() ?? "";
 }
 
-/** Output after the late echo of the typed line: what came before it was not the line's answer. */
-function afterLateEcho(items: Item[], typedLine: string): Item[] {
+/**
+ * The output without the late echo of the typed line (the program's prompt and its own echo of
+ * it). What came before it stays: it is output since the send too (a command still running when
+ * the line was typed ahead, a REPL's banner), and the client's read position moves past it, so
+ * left out here it would be lost for every later read (issue 21, an outside try: 4 in 8 bash runs).
+ */
+function withoutLateEcho(items: Item[], typedLine: string): Item[] {
   const k = items.findIndex((it) => !("gap" in it) && isLateEcho(it.text, typedLine));
-  return k < 0 ? items : items.slice(k + 1);
+  return k < 0 ? items : [...items.slice(0, k), ...items.slice(k + 1)];
 }
