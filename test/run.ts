@@ -12,6 +12,7 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLoad } from "./load.ts";
+import { TEST_TIMEOUT_MS } from "./helpers/test-timeout.ts";
 
 const runId = `run-${process.pid}-${Date.now()}`;
 const root = mkdtempSync(join(tmpdir(), "ptyhub-test-"));
@@ -43,7 +44,14 @@ const load = process.argv.includes(LOAD_FLAG) ? startLoad() : null;
 const args = process.argv.slice(2).filter((a) => a !== LOAD_FLAG);
 const targets = args.length > 0 ? args : ["test/"];
 const startedAt = performance.now();
-const proc = Bun.spawn(["bun", "test", ...targets], { env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+// --timeout, not only the preload's setDefaultTimeout, which Bun applies to the first file alone
+// (later files timed out at Bun's default 5 s: a failure in CI under load).
+const proc = Bun.spawn(["bun", "test", "--timeout", String(TEST_TIMEOUT_MS), ...targets], {
+  env,
+  stdout: "pipe",
+  stderr: "pipe",
+  stdin: "ignore",
+});
 
 let summary = "";
 async function pump(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) {
