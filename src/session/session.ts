@@ -645,7 +645,6 @@ export class Session {
     this.events.emit("exited");
   }
 
-  /** Called mid-parse for OSC 6973: a shell-integration mark at `pos`. */
   /**
    * bash's line editor (readline) takes the prompt to start at column 0, but bash draws it where
    * the command's output left the cursor. On a row that output left unfinished, readline's cursor
@@ -655,18 +654,13 @@ export class Session {
    * command ran: the tty echoed it before the prompt, and readline shows it again after the prompt,
    * on the same row, which the echo removal of term_send counts on.
    */
-  private promptNeedsFreshRow(endAt: Pos): boolean {
-    const command = this.currentCommand;
+  private promptNeedsFreshRow(endAt: Pos, command: CommandRecord): boolean {
     return (
-      this.family === "bash" &&
-      endAt.col > 0 &&
-      !this.emulator.altScreen &&
-      command !== null &&
-      command.end === null &&
-      this.markSeqAtWrite < command.startSeq
+      this.family === "bash" && endAt.col > 0 && !this.emulator.altScreen && this.markSeqAtWrite < command.startSeq
     );
   }
 
+  /** Called mid-parse for OSC 6973: a shell-integration mark at `pos`. */
   private onMark(data: string, pos: Pos): void {
     let mark = parseMark(data, this.nonce);
     if (!mark) return; // Not ours: wrong nonce, so program output that merely looks like a mark.
@@ -702,8 +696,8 @@ export class Session {
       record.exitCode = mark.exitCode;
       record.cwd = mark.cwd;
       if (mark.cwd) this.currentCwd = mark.cwd;
-      if (this.promptNeedsFreshRow(pos)) this.emulator.startFreshRow();
       if (this.currentCommand && !this.currentCommand.end) {
+        if (this.promptNeedsFreshRow(pos, this.currentCommand)) this.emulator.startFreshRow();
         this.currentCommand.end = pos;
         this.currentCommand.endSeq = record.seq;
         this.currentCommand.exitCode = mark.exitCode;
