@@ -120,7 +120,9 @@ export class SessionAudit {
     const w = this.watched.get(session.id);
     if (!w) return;
     const text = this.decoder.decode(data, { stream: true });
-    if (session.state() === "password") w.humanHidden = true;
+    // Echo off in canonical mode hides the line even before the program reads it (state running).
+    const modes = session.backendHandle.ttyModes();
+    if ((modes && !modes.echo && modes.canonical) || session.state() === "password") w.humanHidden = true;
     for (const ch of text) {
       if (ch === "\r" || ch === "\n") this.flushHuman(w, true);
       else if (SIGNAL_KEYS.has(ch)) this.flushHuman(w, false, SIGNAL_KEYS.get(ch));

@@ -271,7 +271,7 @@ function inputCheck(session: Session, startedAt: number): Check {
   if (quietFor < INPUT_QUIET_MS) {
     // A program still starting (exec, loading) blocks soon: ask the kernel again before then.
     const left = INPUT_QUIET_MS - quietFor;
-    return { retryInMs: canAskTty(session) ? Math.min(left, TTY_RECHECK_MIN_MS) : left };
+    return { retryInMs: session.canAskTtyWait() ? Math.min(left, TTY_RECHECK_MIN_MS) : left };
   }
   const state = session.state();
   if (state === "password" || state === "confirm" || state === "pager") return { done: { kind: "input" } };
@@ -293,7 +293,7 @@ function inputCheck(session: Session, startedAt: number): Check {
   // no output would wake this check again, so look again after a while.
   if (shell) return { retryInMs: SETTLE_QUIET_MS };
   // Nor does a program that starts reading the terminal after a silent while: ask the kernel again.
-  return canAskTty(session) ? { retryInMs: ttyRecheckMs(Date.now() - startedAt, quietFor) } : null;
+  return session.canAskTtyWait() ? { retryInMs: ttyRecheckMs(Date.now() - startedAt, quietFor) } : null;
 }
 
 /**
@@ -324,10 +324,6 @@ function ttyCheck(session: Session): Check {
   }
   ttySeen.set(session, { at: now, outputAt: session.lastOutputAt, activityAt: session.lastActivityAt });
   return { retryInMs: TTY_CONFIRM_MS };
-}
-
-function canAskTty(session: Session): boolean {
-  return session.backendHandle.foregroundTtyWait !== undefined && process.platform === "linux";
 }
 
 /** When to ask the kernel again: soon at first, rarely in a long wait; in time for a timed wait's quiet. */
@@ -361,7 +357,7 @@ function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesA
  * decides. Elsewhere the answer is "settled", unless the program is still busy.
  */
 function nothingYet(session: Session, waited: number): Check {
-  if (canAskTty(session)) {
+  if (session.canAskTtyWait()) {
     const tty = waited >= TTY_QUIET_MS ? ttyCheck(session) : null;
     if (tty) return tty;
     return { retryInMs: ttyRecheckMs(waited, Date.now() - session.lastOutputAt) };
@@ -402,7 +398,7 @@ function openCheck(session: Session, startedAt: number, state: WaitState): Check
   if (tty) return tty;
   if (quietFor < SETTLE_QUIET_MS) {
     const left = SETTLE_QUIET_MS - quietFor;
-    return { retryInMs: canAskTty(session) ? Math.min(left, TTY_RECHECK_MIN_MS) : left };
+    return { retryInMs: session.canAskTtyWait() ? Math.min(left, TTY_RECHECK_MIN_MS) : left };
   }
   // Quiet, but still working (python importing readline between its banner and its first prompt,
   // slow on a loaded machine): not settled yet, up to the same bound as before any output.

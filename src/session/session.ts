@@ -353,8 +353,13 @@ export class Session {
       // At a marked prompt the modes decide nothing, and reading them opens the tty (every result).
       tty: atShellPrompt === true ? null : this.backend.ttyModes(),
       foreground: () => this.backend.foregroundCommands?.() ?? [],
-      waitsForTty: () => (this.backend.foregroundTtyWait?.() ?? null) !== null,
+      waitsForTty: this.canAskTtyWait() ? () => (this.backend.foregroundTtyWait?.() ?? null) !== null : undefined,
     });
+  }
+
+  /** Whether the kernel can say if the foreground program waits for the terminal (local PTYs on Linux). */
+  canAskTtyWait(): boolean {
+    return this.backend.foregroundTtyWait !== undefined && process.platform === "linux";
   }
 
   /**

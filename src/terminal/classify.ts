@@ -29,7 +29,10 @@ export interface ClassifyInput {
   tty?: { echo: boolean; canonical: boolean } | null;
   /** Programs in the terminal's foreground process group (asked only when text is not enough). */
   foreground?: () => string[];
-  /** The kernel says the foreground program is blocked reading the terminal (local sessions, Linux). */
+  /**
+   * The kernel says the foreground program is blocked reading the terminal; absent where it cannot
+   * say (only local sessions on Linux can).
+   */
   waitsForTty?: () => boolean;
 }
 
@@ -94,7 +97,14 @@ export function classify(i: ClassifyInput): SessionState {
   if (i.exited) return "exited";
   if (i.atShellPrompt === true) return "prompt";
   const before = i.beforeCursor;
-  if (i.tty && !i.tty.echo && i.tty.canonical) return "password";
+  // The kernel's answer costs a /proc scan: asked at most once.
+  const ask = i.waitsForTty;
+  let waits: boolean | undefined;
+  const waitsForTty = ask && (() => (waits ??= ask()));
+  // Echo off in canonical mode, but only once the program reads: `stty -echo; make` works with
+  // echo off, and ssh turns echo off before it prints its question (issue 21: an `input` with an
+  // empty output under load). Where the kernel cannot say, the mode alone.
+  if (i.tty && !i.tty.echo && i.tty.canonical && (waitsForTty?.() ?? true)) return "password";
   if (isPasswordPrompt(before)) return "password";
   if (isConfirmPrompt(before)) return "confirm";
   if ((i.cursorOnLastRow && isPagerStatus(before)) || isMorePrompt(before)) return "pager";
@@ -104,7 +114,7 @@ export function classify(i: ClassifyInput): SessionState {
   if (i.altScreen && isPagerStatus(before) && pagerRunning()) return "pager";
   if (looksLikePrompt(before)) return "prompt";
   if ((i.cursorOnLastRow || i.altScreen) && pagerRunning()) return "pager";
-  if (i.waitsForTty?.()) {
+  if (waitsForTty?.()) {
     // A line editor with text typed after its prompt (after a tab completion, say).
     if (i.tty && !i.tty.canonical && PROMPT_THEN_TEXT_RE.test(before)) return "prompt";
     // A shell without a line editor (dash) reads its command line in the tty's canonical mode.

@@ -149,8 +149,18 @@ describe("what a human types in attach", () => {
       await waitFor(() => session.state() === "password", AUDIT_WAIT_MS, "the password prompt");
       human("hunter2\r");
       await waitFor(() => session.phase === "prompt", AUDIT_WAIT_MS, "the read to finish");
+      // Typed after echo went off but before the program reads (state running): hidden too.
+      await host.exec(
+        { session: "hu", command: "stty -echo; sleep 1; read -r x; stty echo", ...defaults, timeout_ms: 200 },
+        ctx,
+      );
+      const echoOff = () => session.backendHandle.ttyModes()?.echo === false && session.state() === "running";
+      await waitFor(echoOff, AUDIT_WAIT_MS, "echo off before the read");
+      human("typed-ahead\r");
+      await waitFor(() => session.phase === "prompt", AUDIT_WAIT_MS, "the read to finish");
       const typed = trail("hu").filter((e) => e.event === "typed" && e.via === "attach");
-      expect(typed.map((e) => e.text)).toEqual(["echo from-human", "[hidden: typed while the terminal did not echo]"]);
+      const hidden = "[hidden: typed while the terminal did not echo]";
+      expect(typed.map((e) => e.text)).toEqual(["echo from-human", hidden, hidden]);
       expect(typed[0]).toMatchObject({ who: "human (ptyhub attach)", enter: true });
     } finally {
       await host.shutdown();

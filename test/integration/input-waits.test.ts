@@ -69,6 +69,33 @@ describe.if(process.platform === "linux")("a program blocked reading the termina
     await host.close({ session }, ctx);
   });
 
+  test("echo off alone is not a password prompt: `stty -echo; sleep` runs to its end", async () => {
+    const session = await shell("s-echo-off");
+    const r = await host.exec({ session, command: "stty -echo; sleep 1; stty echo; echo fin", ...exec }, ctx);
+    expect(r).toMatchObject({ status: "done", exit_code: 0, output: "fin", state: "prompt" });
+    await host.close({ session }, ctx);
+  });
+
+  test("echo turned off before the question is printed (ssh's order): input once it asks, the question in the output", async () => {
+    const session = await shell("s-echo-first");
+    // As ssh's readpassphrase: echo off, then the question, then read; a loaded machine may run it
+    // slowly in between, which the pause stands for.
+    const program = [
+      "import sys, termios, time",
+      "a = termios.tcgetattr(0); a[3] &= ~termios.ECHO; termios.tcsetattr(0, termios.TCSANOW, a)",
+      "time.sleep(1)",
+      "print('Enter passphrase for key x: ', end='', flush=True)",
+      "sys.stdin.readline()",
+      "print('got it')",
+    ].join("; ");
+    const r = await host.exec({ session, command: `python3 -c "${program}"`, ...exec }, ctx);
+    expect(r).toMatchObject({ status: "input", state: "password", via: "tty", output: "Enter passphrase for key x:" });
+    const done = await host.send({ session, text: "secret", ...sendDefaults }, ctx);
+    expect(done).toMatchObject({ via: "shell", exit_code: 0 });
+    expect(done.output).toContain("got it");
+    await host.close({ session }, ctx);
+  });
+
   test("git commit with a line editor (ed) as its editor: input via tty", async () => {
     const session = await shell("s-git");
     const repo = join(dir, "repo");

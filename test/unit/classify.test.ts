@@ -19,6 +19,10 @@ describe("state classification", () => {
 
   test("password: from the tty mode (echo off, canonical) or the prompt text", () => {
     expect(c({ atShellPrompt: false, tty: { echo: false, canonical: true } })).toBe("password");
+    // Where the kernel can say, only once the program reads: `stty -echo; make` is running.
+    const echoOff = { atShellPrompt: false, tty: { echo: false, canonical: true } };
+    expect(c({ ...echoOff, waitsForTty: () => true })).toBe("password");
+    expect(c({ ...echoOff, waitsForTty: () => false })).toBe("running");
     expect(c({ atShellPrompt: false, tty: { echo: false, canonical: false } })).toBe("running");
     for (const p of [
       "Password: ",
