@@ -81,6 +81,18 @@ class Twin {
     if (enter) await this.pane.keys("Enter");
   }
 
+  /**
+   * Types text and Enter on ptyhub's side, waits until its screen shows `ready`, then on tmux's:
+   * for a step whose two runs must not overlap. Two ssh logins at once race in pam_motd's rewrite
+   * of /run/motd.dynamic, and one side once showed the message of the day without its first line.
+   */
+  async typeInTurn(text: string, ready: (screen: string) => boolean, what: string): Promise<void> {
+    await host.send({ session: this.name, text, enter: true, wait_ms: 0, max_tokens: 100 }, ctx);
+    await waitFor(() => ready(normalize(this.ours()).join("\n")), SCREEN_WAIT_MS, `ptyhub's screen: ${what}`);
+    await this.pane.type(text);
+    await this.pane.keys("Enter");
+  }
+
   /** A named key on both sides: ptyhub's name and tmux's. */
   async key(ours: string, theirs: string): Promise<void> {
     await host.send({ session: this.name, keys: [ours], wait_ms: 0, max_tokens: 100 }, ctx);
@@ -414,7 +426,8 @@ describe("real programs: ptyhub's screen is tmux's", () => {
         // The key's path is long enough to wrap: the prompt is matched across rows.
         const asked = (screen: string) => /Enter passphrase for key '[^']*':$/.test(screen.replace(/\n/g, ""));
         await t.agree("the passphrase prompt", asked);
-        await t.type(PASSPHRASE, true);
+        // One login after the other: see typeInTurn.
+        await t.typeInTurn(PASSPHRASE, has(/[#$]$/), "the remote prompt");
         await t.agree("the remote prompt", has(/[#$]$/));
         await t.type("echo from the remote side", true);
         await t.agree("the remote output", has(/^from the remote side\n.*[#$]$/m));
