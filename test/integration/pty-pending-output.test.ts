@@ -18,8 +18,12 @@ test("pendingOutput counts what the slave side wrote until the master reads it",
     writeSync(pty.slave, ">>> ");
     // The line discipline hands the bytes over asynchronously (a kernel work item): look until it
     // did. Seen under load: a thousand back-to-back looks (1 ms) came before it.
+    // waitFor takes 0 for an answer: "nothing yet" must be null.
     const waiting = await waitFor(
-      () => pendingOutput(pty.master),
+      () => {
+        const n = pendingOutput(pty.master);
+        return n > 0 ? n : null;
+      },
       HANDOVER_BOUND_MS,
       "the slave's bytes on the master",
     );
