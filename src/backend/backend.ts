@@ -49,6 +49,11 @@ export interface Backend {
    */
   foregroundTtyWait?(): TtyWait;
   /**
+   * Some program of the foreground group waits for the terminal among other things (ssh: its
+   * socket and the terminal); false when the kernel says none does; null where it cannot say.
+   */
+  foregroundWatchesTty?(): boolean | null;
+  /**
    * The working directory of the foreground group's leader (the shell a typed line goes to), read
    * from the kernel rather than from marks a program could print; null where not visible.
    */

@@ -27,6 +27,7 @@ import type { MarkRecord, Session } from "./session.ts";
 import { waitFor, type CheckResult } from "./wait.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
 import type { Pos } from "../terminal/emulator.ts";
+import type { TtyWait } from "../backend/local/tty-wait.ts";
 import { hasContent, itemsText, region } from "../terminal/output-region.ts";
 import { bareShell, foregroundShell } from "./bare-shell.ts";
 
@@ -257,8 +258,10 @@ function inputCheck(session: Session, startedAt: number): Check {
   // Classify only once output paused: it is cheap to wait, and classifying every chunk of a flood is not.
   const quietFor = Date.now() - session.lastOutputAt;
   if (quietFor < TTY_QUIET_MS) return { retryInMs: TTY_QUIET_MS - quietFor };
-  // The kernel's word comes first: it is exact, and it comes before any quiet time is up.
-  const tty = ttyCheck(session);
+  // The kernel's word comes first: it is exact, and it comes before any quiet time is up. Asked
+  // once: the state below must not see a program that blocked after this answer (see state()).
+  const wait = session.backendHandle.foregroundTtyWait?.() ?? null;
+  const tty = ttyCheck(session, wait);
   if (tty && !("done" in tty)) return tty;
   if (tty) {
     // A shell the command started, once its line editor is on, is given our hooks (`input`); one
@@ -273,7 +276,7 @@ function inputCheck(session: Session, startedAt: number): Check {
     const left = INPUT_QUIET_MS - quietFor;
     return { retryInMs: session.canAskTtyWait() ? Math.min(left, TTY_RECHECK_MIN_MS) : left };
   }
-  const state = session.state();
+  const state = session.state(wait);
   if (state === "password" || state === "confirm" || state === "pager") return { done: { kind: "input" } };
   if (session.emulator.altScreen) {
     return quietFor >= SCREEN_INPUT_QUIET_MS
@@ -284,10 +287,16 @@ function inputCheck(session: Session, startedAt: number): Check {
   // process and the tty say so (bare-shell.ts), so it needs no settle.
   const shell = foregroundShell(session);
   if (shell && bareShell(session)) return { done: { kind: "input" } };
-  // A prompt of something else without our integration (a REPL started by the command): it waits
-  // for input. Only text, so it must hold as long as a settle to count.
+  // A prompt of something else without our integration (a REPL started by the command, ssh to a
+  // remote shell): it waits for input. Only text, so it must hold as long as a settle to count,
+  // and where the kernel can say, something must listen to the terminal: output that merely ends
+  // in `>` before a sleep is no prompt (issue 21: the completion oracle, fish).
   if (state === "prompt") {
-    return quietFor >= SETTLE_QUIET_MS ? { done: { kind: "input" } } : { retryInMs: SETTLE_QUIET_MS - quietFor };
+    if (quietFor < SETTLE_QUIET_MS) return { retryInMs: SETTLE_QUIET_MS - quietFor };
+    if (session.backendHandle.foregroundWatchesTty?.() === false) {
+      return { retryInMs: ttyRecheckMs(Date.now() - startedAt, quietFor) };
+    }
+    return { done: { kind: "input" } };
   }
   // A shell may turn its line editor on without printing anything more (its prompt came first):
   // no output would wake this check again, so look again after a while.
@@ -308,11 +317,11 @@ const ttySeen = new WeakMap<Session, { at: number; outputAt: number; activityAt:
  * The kernel says the foreground program waits for keys (tty-wait.ts), and output was quiet long
  * enough to believe it: `tty`, or ask again shortly to confirm it; null when it does not wait.
  */
-function ttyCheck(session: Session): Check {
+function ttyCheck(session: Session, asked?: TtyWait): Check {
   const now = Date.now();
   const quietFor = now - session.lastOutputAt;
   if (quietFor < TTY_QUIET_MS) return null;
-  const wait = session.backendHandle.foregroundTtyWait?.() ?? null;
+  const wait = asked !== undefined ? asked : (session.backendHandle.foregroundTtyWait?.() ?? null);
   if (wait === null || (wait === "timed" && quietFor < TTY_TIMED_QUIET_MS)) {
     ttySeen.delete(session);
     return null;

@@ -4,6 +4,7 @@
  * exec, send, read, the daemon — works on this object only.
  */
 import type { Backend, BackendKind, CloseSignal, ExitInfo } from "../backend/backend.ts";
+import type { TtyWait } from "../backend/local/tty-wait.ts";
 import { Emulator, type Pos } from "../terminal/emulator.ts";
 import type { HeadCapture } from "../terminal/history.ts";
 import { classify, type SessionState } from "../terminal/classify.ts";
@@ -338,7 +339,12 @@ export class Session {
     return this.marks.filter((m) => m.seq > seq);
   }
 
-  state(): SessionState {
+  /**
+   * `ttyWait`: the kernel's answer a check has just had (see foregroundTtyWait), so that the state
+   * agrees with it. Asked again, a program may have blocked meanwhile, after output that is read
+   * from the PTY but not parsed yet: a state of `password` with its question not on the screen.
+   */
+  state(ttyWait?: TtyWait): SessionState {
     if (!this.exit && this.backend.connectionState?.() === "reconnecting") return "reconnecting";
     const em = this.emulator;
     const cursor = em.screenCursor();
@@ -353,7 +359,9 @@ export class Session {
       // At a marked prompt the modes decide nothing, and reading them opens the tty (every result).
       tty: atShellPrompt === true ? null : this.backend.ttyModes(),
       foreground: () => this.backend.foregroundCommands?.() ?? [],
-      waitsForTty: this.canAskTtyWait() ? () => (this.backend.foregroundTtyWait?.() ?? null) !== null : undefined,
+      waitsForTty: this.canAskTtyWait()
+        ? () => (ttyWait !== undefined ? ttyWait : (this.backend.foregroundTtyWait?.() ?? null)) !== null
+        : undefined,
     });
   }
 

@@ -96,6 +96,31 @@ describe.if(process.platform === "linux")("a program blocked reading the termina
     await host.close({ session }, ctx);
   });
 
+  test("output that ends like a prompt, then a sleep: runs to its end, not input", async () => {
+    const session = await shell("s-prompt-text");
+    // The completion oracle's line that fish answered `input` for at 314 ms (the settle is 300 ms).
+    const r = await host.exec({ session, command: "printf '%s' 'sd_lPZ>'; sleep 0.6; echo", ...exec }, ctx);
+    expect(r).toMatchObject({ status: "done", exit_code: 0, output: "sd_lPZ>" });
+    await host.close({ session }, ctx);
+  });
+
+  test("a prompt from a program that polls the terminal and a socket (as ssh does): input via prompt", async () => {
+    const session = await shell("s-remote-like");
+    const program = [
+      "import select, socket, sys",
+      "a, b = socket.socketpair()",
+      "print('remote$ ', end='', flush=True)",
+      "select.select([sys.stdin, a], [], [])",
+      "print(sys.stdin.readline().strip() + ' came')",
+    ].join("; ");
+    const r = await host.exec({ session, command: `python3 -c "${program}"`, ...exec }, ctx);
+    expect(r).toMatchObject({ status: "input", state: "prompt", via: "prompt", output: "remote$" });
+    const done = await host.send({ session, text: "it", ...sendDefaults }, ctx);
+    expect(done).toMatchObject({ via: "shell", exit_code: 0 });
+    expect(done.output).toContain("it came");
+    await host.close({ session }, ctx);
+  });
+
   test("git commit with a line editor (ed) as its editor: input via tty", async () => {
     const session = await shell("s-git");
     const repo = join(dir, "repo");

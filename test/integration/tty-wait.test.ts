@@ -56,6 +56,7 @@ describe.if(linux)("the kernel says who waits for the terminal", () => {
       await waitFor(() => p.backend.foregroundTtyWait() !== null, WAIT_MS, `${name} reading the tty`);
       // htop's ncurses also reads with no time limit between its timed polls: either is right.
       if (how !== null) expect(p.backend.foregroundTtyWait()).toBe(how);
+      expect(p.backend.foregroundWatchesTty()).toBe(true);
     });
   }
 
@@ -64,12 +65,15 @@ describe.if(linux)("the kernel says who waits for the terminal", () => {
     await p.waitFor(/ready/, WAIT_MS);
     await waitFor(() => sleepsIn(p.backend.pid, /nanosleep/), WAIT_MS, "sleep in nanosleep");
     expect(p.backend.foregroundTtyWait()).toBeNull();
+    // Nor does it listen to the terminal at all: text before it that looks like a prompt is none.
+    expect(p.backend.foregroundWatchesTty()).toBe(false);
   });
 
   test("a program on the CPU does not wait for keys", async () => {
     const p = start(["python3", "-c", "print('spinning', flush=True)\nwhile True: pass"]);
     await p.waitFor(/spinning/, WAIT_MS);
     expect(p.backend.foregroundTtyWait()).toBeNull();
+    expect(p.backend.foregroundWatchesTty()).toBe(false);
   });
 
   const mixed: Array<[string, string]> = [
@@ -83,6 +87,8 @@ describe.if(linux)("the kernel says who waits for the terminal", () => {
       await p.waitFor(/waiting/, WAIT_MS);
       await waitFor(() => sleepsIn(p.backend.pid, POLLING), WAIT_MS, `python in ${call}`);
       expect(p.backend.foregroundTtyWait()).toBeNull();
+      // It listens to the terminal among other things: a prompt it printed may be a question.
+      expect(p.backend.foregroundWatchesTty()).toBe(true);
     });
   }
 
@@ -98,6 +104,7 @@ describe.if(linux)("the kernel says who waits for the terminal", () => {
     await p.waitFor(/waiting/, WAIT_MS);
     await waitFor(() => sleepsIn(p.backend.pid, /epoll/), WAIT_MS, "python in epoll_wait");
     expect(p.backend.foregroundTtyWait()).toBeNull();
+    expect(p.backend.foregroundWatchesTty()).toBe(true);
   });
 
   test("a pipeline waits for keys while its first program reads the tty and the rest read a pipe", async () => {

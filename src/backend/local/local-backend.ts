@@ -13,7 +13,7 @@ import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../../api/errors.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
 import { groupBusy, groupCommands, groupLeader, signalNumber, terminateSession } from "./process-tree.ts";
-import { groupTtyWait, type TtyWait } from "./tty-wait.ts";
+import { groupTtyWait, groupWatchesTty, type TtyWait } from "./tty-wait.ts";
 import { openPty, pendingInput, pendingOutput, readLocalModes, setWindowSize, type PtyPair } from "./pty/open.ts";
 import { controllingTtyArgv, type CttyLauncher } from "./pty/launcher.ts";
 import { PtyReader } from "./pty/reader.ts";
@@ -174,6 +174,11 @@ export class LocalBackend implements Backend {
     // Output it wrote before blocking may still wait in the master: it has not been seen yet.
     if (pendingOutput(this.pty.master) !== 0) return null;
     return groupTtyWait(this.proc.pid, pgrp, this.pty.slavePath);
+  }
+
+  foregroundWatchesTty(): boolean | null {
+    const pgrp = this.foregroundGroup();
+    return pgrp === null ? null : groupWatchesTty(this.proc.pid, pgrp, this.pty.slavePath);
   }
 
   foregroundCommands(): string[] {

@@ -70,6 +70,28 @@ export function groupTtyWait(sid: number, pgrp: number, ttyPath: string): TtyWai
   return wait;
 }
 
+/**
+ * Whether some thread of the foreground group `pgrp` sleeps waiting for the terminal among other
+ * things: reading it, or polling a set that holds it (ssh polls its socket and the terminal).
+ * False when the kernel says none does (`sleep`, a computation); null where it cannot say (not
+ * Linux, no ptrace access). Text that looks like a prompt is a program asking only where this is
+ * not false.
+ */
+export function groupWatchesTty(sid: number, pgrp: number, ttyPath: string): boolean | null {
+  const numbers = SYSCALLS[process.arch];
+  if (process.platform !== "linux" || !numbers) return null;
+  let known = true;
+  for (const member of groupMembers(sid, pgrp)) {
+    for (const task of tasksOf(member.pid)) {
+      if (taskState(member.pid, task) !== "S") continue;
+      const watches = taskWatchesTty(member.pid, task, ttyPath, numbers);
+      if (watches === true) return true;
+      if (watches === null) known = false;
+    }
+  }
+  return known ? false : null;
+}
+
 function tasksOf(pid: number): string[] {
   try {
     return readdirSync(`/proc/${pid}/task`);
@@ -88,14 +110,18 @@ function taskState(pid: number, tid: string): string | null {
   }
 }
 
-function taskTtyWait(pid: number, tid: string, ttyPath: string, numbers: SyscallNumbers): TtyWait {
-  let fields: string[];
+/** "nr arg1 … arg6 sp pc" while blocked in a call ("running" or "-1 …" otherwise); null without ptrace access. */
+function syscallOf(pid: number, tid: string): string[] | null {
   try {
-    // "nr arg1 … arg6 sp pc" while blocked in a call; "running" or "-1 …" otherwise.
-    fields = readFileSync(`/proc/${pid}/task/${tid}/syscall`, "latin1").trim().split(" ");
+    return readFileSync(`/proc/${pid}/task/${tid}/syscall`, "latin1").trim().split(" ");
   } catch {
-    return null; // no ptrace access: not known
+    return null;
   }
+}
+
+function taskTtyWait(pid: number, tid: string, ttyPath: string, numbers: SyscallNumbers): TtyWait {
+  const fields = syscallOf(pid, tid);
+  if (fields === null) return null; // no ptrace access: not known
   const nr = Number(fields[0]);
   const arg = (i: number) => (fields[i] === undefined ? null : BigInt(fields[i]!));
   const isTty = (fd: number) => fdIsTty(pid, fd, ttyPath);
@@ -129,6 +155,36 @@ function taskTtyWait(pid: number, tid: string, ttyPath: string, numbers: Syscall
   return null;
 }
 
+/** Whether a sleeping thread waits for the terminal among other things (see groupWatchesTty). */
+function taskWatchesTty(pid: number, tid: string, ttyPath: string, numbers: SyscallNumbers): boolean | null {
+  const fields = syscallOf(pid, tid);
+  if (fields === null) return null;
+  const nr = Number(fields[0]);
+  const arg = (i: number) => (fields[i] === undefined ? null : BigInt(fields[i]!));
+  const isTty = (fd: number) => fdIsTty(pid, fd, ttyPath);
+  if (numbers.reads.includes(nr)) {
+    const fd = arg(1);
+    return fd !== null && isTty(Number(fd));
+  }
+  if (numbers.selects.includes(nr)) {
+    // The fd sets are not read: any open terminal descriptor below nfds counts.
+    const nfds = Number(arg(1) ?? 0n);
+    for (let fd = 0; fd < nfds && fd < MAX_POLL_FDS; fd++) if (isTty(fd)) return true;
+    return false;
+  }
+  if (numbers.polls.includes(nr)) {
+    const fdsAt = arg(1);
+    const nfds = arg(2);
+    if (fdsAt === null || nfds === null || nfds <= 0n || nfds > BigInt(MAX_POLL_FDS)) return false;
+    return pollHasTty(pid, fdsAt, Number(nfds), isTty);
+  }
+  if (numbers.epolls.includes(nr)) {
+    const epfd = arg(1);
+    return epfd !== null && epollHasTty(pid, Number(epfd), isTty);
+  }
+  return false;
+}
+
 /** Descriptors that only the process itself makes ready: an event loop's wake-ups, not input. */
 const OWN_WAKEUPS = new Set(["anon_inode:[eventfd]", "anon_inode:[signalfd]", "anon_inode:[timerfd]"]);
 /** `tfd:   20 events:   19 data: …`: a descriptor in an epoll set and the events asked for. */
@@ -140,14 +196,8 @@ const EPOLL_ENTRY = /^tfd:\s*(\d+)\s+events:\s*([0-9a-f]+)/gm;
  * socket, another pipe or another epoll set is something else it waits for (ssh's connection).
  */
 function epollOnlyTty(pid: number, epfd: number, isTty: (fd: number) => boolean): boolean {
-  let info: string;
-  try {
-    info = readFileSync(`/proc/${pid}/fdinfo/${epfd}`, "latin1");
-  } catch {
-    return false;
-  }
-  const entries = [...info.matchAll(EPOLL_ENTRY)].map((m) => ({ fd: Number(m[1]), events: parseInt(m[2]!, 16) }));
-  if (entries.length > MAX_POLL_FDS) return false;
+  const entries = epollEntries(pid, epfd);
+  if (!entries || entries.length > MAX_POLL_FDS) return false;
   let anyTty = false;
   let ownPipes: Map<string, number> | null = null;
   for (const { fd, events } of entries) {
@@ -162,6 +212,21 @@ function epollOnlyTty(pid: number, epfd: number, isTty: (fd: number) => boolean)
     if (!target.startsWith("pipe:") || (ownPipes.get(target) ?? 0) < 2) return false;
   }
   return anyTty;
+}
+
+/** The epoll set `epfd` holds the terminal, asked for input, among any others. */
+function epollHasTty(pid: number, epfd: number, isTty: (fd: number) => boolean): boolean {
+  return (epollEntries(pid, epfd) ?? []).some((e) => e.events & POLLIN && isTty(e.fd));
+}
+
+/** The descriptors of another process's epoll set and the events asked for, from its fdinfo. */
+function epollEntries(pid: number, epfd: number): { fd: number; events: number }[] | null {
+  try {
+    const info = readFileSync(`/proc/${pid}/fdinfo/${epfd}`, "latin1");
+    return [...info.matchAll(EPOLL_ENTRY)].map((m) => ({ fd: Number(m[1]), events: parseInt(m[2]!, 16) }));
+  } catch {
+    return null;
+  }
 }
 
 /** How many of the process's descriptors point at each pipe (2: it holds both ends). */
@@ -201,18 +266,27 @@ function selectOnlyTty(pid: number, nfds: number, isTty: (fd: number) => boolean
 
 /** Every descriptor in the poll array (negative ones are ignored by poll) is the terminal, asked for input. */
 function pollOnlyTty(pid: number, fdsAt: bigint, nfds: number, isTty: (fd: number) => boolean): boolean {
+  const entries = pollEntries(pid, fdsAt, nfds);
+  if (!entries || entries.some((e) => !isTty(e.fd))) return false;
+  return entries.some((e) => e.events & POLLIN);
+}
+
+/** The poll array holds the terminal, asked for input, among any others. */
+function pollHasTty(pid: number, fdsAt: bigint, nfds: number, isTty: (fd: number) => boolean): boolean {
+  return (pollEntries(pid, fdsAt, nfds) ?? []).some((e) => e.events & POLLIN && isTty(e.fd));
+}
+
+/** The descriptors of a poll array in another process (negative ones, which poll ignores, left out). */
+function pollEntries(pid: number, fdsAt: bigint, nfds: number): { fd: number; events: number }[] | null {
   const array = readMemory(pid, fdsAt, nfds * POLLFD_BYTES);
-  if (!array) return false;
+  if (!array) return null;
   const view = new DataView(array.buffer, array.byteOffset, array.byteLength);
-  let anyTty = false;
+  const entries: { fd: number; events: number }[] = [];
   for (let i = 0; i < nfds; i++) {
     const fd = view.getInt32(i * POLLFD_BYTES, true);
-    const events = view.getInt16(i * POLLFD_BYTES + 4, true);
-    if (fd < 0) continue;
-    if (!isTty(fd)) return false;
-    if (events & POLLIN) anyTty = true;
+    if (fd >= 0) entries.push({ fd, events: view.getInt16(i * POLLFD_BYTES + 4, true) });
   }
-  return anyTty;
+  return entries;
 }
 
 /** `length` bytes of another process's memory at `address` (needs ptrace access), or null. */
