@@ -4,11 +4,12 @@
  * by lines on stdin. Each line is a command; the answer is one JSON line with how long
  * `host.call("exec")` took, timed inside this process, and the result's status, exit code and output.
  */
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { LocalHost } from "../../src/host/local-host.ts";
+import { TOOL_TASK_RUNNER } from "../../src/mcp/tasks/host-tasks.ts";
 import { readLines } from "../lib/lines.ts";
 
-const host = new LocalHost({ ...loadConfig({}, {}), shell: "/bin/bash" });
+const host = new LocalHost({ ...loadConfig({}, {}), shell: "/bin/bash" }, TOOL_TASK_RUNNER);
 const ctx = { clientId: "bench-probe" };
 const { session } = await host.call("open", {}, ctx);
 process.stdout.write(`${JSON.stringify({ ready: session })}\n`);

@@ -79,3 +79,11 @@ export function toAppError(err: unknown): AppError {
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
 }
+
+/** A call its caller cancelled: both a session's wait and the daemon client's pending call end so. */
+export class CancelledError extends AppError {
+  constructor() {
+    super("INVALID_ARGUMENT", "the request was cancelled", "Nothing was undone: the session keeps running.");
+    this.name = "CancelledError";
+  }
+}

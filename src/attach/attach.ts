@@ -10,8 +10,8 @@
  * attached (the program sees SIGWINCH), and it keeps that size after detaching.
  */
 import { AppError } from "../api/errors.ts";
-import { DaemonConnectError, type DaemonClient } from "../daemon/client.ts";
-import { reachDaemon } from "../daemon/start.ts";
+import { DaemonConnectError, type DaemonClient } from "../daemon-client/client.ts";
+import { reachDaemon } from "../daemon-client/start.ts";
 import { parseVerbArgs } from "../util/verb-args.ts";
 
 /** ctrl+\ (FS, 0x1c): in raw mode it arrives as a byte instead of raising SIGQUIT. */

@@ -5,7 +5,7 @@
 import { existsSync, openSync, readSync, closeSync, statSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AppError } from "../api/errors.ts";
-import { validateSessionId } from "../session/session-id.ts";
+import { validateSessionId } from "../api/session-id.ts";
 import { auditDir, trailFiles } from "./trail.ts";
 import { parseVerbArgs } from "../util/verb-args.ts";
 

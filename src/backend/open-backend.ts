@@ -3,7 +3,7 @@
  * gets back a running backend and what the session needs to know about it, without knowing any
  * backend's parameters. Adding a backend is one file and one member of the union.
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { Elicit } from "../api/elicit.ts";
 import type { RemoteProgram } from "./ssh/remote-shell.ts";
 import type { Integration, ShellFamily } from "../terminal/shell-integration.ts";

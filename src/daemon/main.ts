@@ -6,17 +6,18 @@
  */
 import { closeSync, openSync, renameSync, statSync, writeSync } from "node:fs";
 import { AppError } from "../api/errors.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { LocalHost } from "../host/local-host.ts";
+import { TOOL_TASK_RUNNER } from "../mcp/tasks/host-tasks.ts";
 import { logger, setLogLevel, setLogSink } from "../log.ts";
 import { VERSION } from "../version.ts";
-import { DaemonConnectError, type DaemonClient } from "./client.ts";
-import { daemonPaths } from "./daemon-paths.ts";
+import { DaemonConnectError, type DaemonClient } from "../daemon-client/client.ts";
+import { daemonPaths } from "../daemon-client/daemon-paths.ts";
 import { DaemonServer } from "./server.ts";
-import { reachDaemon } from "./start.ts";
+import { reachDaemon } from "../daemon-client/start.ts";
 import { OrphanLedger, reapWithoutDaemon } from "./orphans.ts";
 import { returnMemoryWhenSessionsEnd } from "../session/memory.ts";
-import { pidAlive } from "../backend/local/process-tree.ts";
+import { pidAlive } from "../util/process-tree.ts";
 import { parseVerbArgs, UsageError } from "../util/verb-args.ts";
 
 const log = logger("daemon");
@@ -207,7 +208,7 @@ async function runDaemon(): Promise<number> {
   process.chdir("/");
 
   const config = loadConfig();
-  const host = new LocalHost(config, true);
+  const host = new LocalHost(config, TOOL_TASK_RUNNER, true);
   let ledger: OrphanLedger | null = null;
   const server = new DaemonServer(host, {
     paths,

@@ -20,9 +20,9 @@
  */
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { processStartTime, sessionMembers } from "../backend/local/process-tree.ts";
-import { tryLock } from "./native.ts";
-import type { DaemonPaths } from "./daemon-paths.ts";
+import { processStartTime, sessionMembers } from "../util/process-tree.ts";
+import { tryLock } from "../daemon-client/native.ts";
+import type { DaemonPaths } from "../daemon-client/daemon-paths.ts";
 import { logger } from "../log.ts";
 import type { SessionManager } from "../session/manager.ts";
 

@@ -34,13 +34,13 @@ import type { CallContext } from "../api/host.ts";
 import type { Session } from "../session/session.ts";
 import { DeliveryTicket, withTicket } from "../session/delivery.ts";
 import { SCROLLBACK_KEPT_ROWS } from "../terminal/emulator.ts";
-import { Conn } from "./conn.ts";
-import { DaemonClient, DaemonConnectError } from "./client.ts";
-import { peerPid, peerUid, tryLock, type Lock } from "./native.ts";
+import { Conn } from "../daemon-client/conn.ts";
+import { DaemonClient, DaemonConnectError } from "../daemon-client/client.ts";
+import { peerPid, peerUid, tryLock, type Lock } from "../daemon-client/native.ts";
 import { hostingSession } from "./peer-origin.ts";
-import { isNamedPipe } from "./daemon-paths.ts";
-import { checkProof, loadOrCreateKey, newChallenge, proveKey } from "./pipe-auth.ts";
-import type { DaemonPaths } from "./daemon-paths.ts";
+import { isNamedPipe } from "../daemon-client/daemon-paths.ts";
+import { checkProof, loadOrCreateKey, newChallenge, proveKey } from "../daemon-client/pipe-auth.ts";
+import type { DaemonPaths } from "../daemon-client/daemon-paths.ts";
 import { ReplayLogs } from "./replay-log.ts";
 import { isHostMethod } from "../api/table.ts";
 import {
@@ -54,8 +54,8 @@ import {
   type ClientFrame,
   type ElicitAnswer,
   type HelloFrame,
-} from "./protocol.ts";
-import { isControlMethod, parseControlParams, type ControlInput, type DaemonStatus } from "./control-table.ts";
+} from "../daemon-client/protocol.ts";
+import { isControlMethod, parseControlParams, type ControlInput, type DaemonStatus } from "../daemon-client/control-table.ts";
 
 const log = logger("daemon");
 

@@ -7,7 +7,7 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { statSync } from "node:fs";
-import { processConfig } from "../config.ts";
+import { processConfig } from "../config/config.ts";
 import { classifyShellLine, type Finding } from "./classify.ts";
 import { settingsRuleSet } from "./guard.ts";
 import { gitBranch, gitStatus } from "./git.ts";

@@ -9,6 +9,7 @@ import { BUILTIN_RULES, type Rule, type RuleContext } from "./rules.ts";
 import { destructiveSql } from "./sql.ts";
 import { resolveWord } from "./judged-paths.ts";
 import { downloadedThenRun } from "./download-run.ts";
+import { GUARD_RULE_IDS, type GuardRuleId } from "../config/guard-rule-ids.ts";
 
 export interface Finding {
   rule: string;
@@ -29,18 +30,18 @@ export interface RuleSet {
   disabled: ReadonlySet<string>;
 }
 
-export const FORK_BOMB_RULE = "fork-bomb";
-export const SQL_RULE = "sql-destroy";
-const PIPE_TO_SHELL_RULE = "pipe-to-shell";
+export const FORK_BOMB_RULE: GuardRuleId = "fork-bomb";
+export const SQL_RULE: GuardRuleId = "sql-destroy";
+const PIPE_TO_SHELL_RULE: GuardRuleId = "pipe-to-shell";
 
 export function ruleSet(opts: { disable?: string[]; patterns?: PatternRule[] } = {}): RuleSet {
   const disabled = new Set(opts.disable ?? []);
   return { builtin: BUILTIN_RULES.filter((r) => !disabled.has(r.id)), patterns: opts.patterns ?? [], disabled };
 }
 
-/** Every id a setting may name: the built-in rules' and the line-level ones. */
+/** Every id a setting may name: the built-in rules' and the line-level ones (one list, in src/config). */
 export function builtinRuleIds(): string[] {
-  return [...BUILTIN_RULES.map((r) => r.id), FORK_BOMB_RULE];
+  return [...GUARD_RULE_IDS];
 }
 
 export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet): Finding[] {

@@ -8,6 +8,7 @@ import { baseName } from "./unwrap.ts";
 import { isDevicePath, preciousPath, resolveWord, type PathContext } from "./judged-paths.ts";
 import { DATABASE_CLIENTS, destructiveSql } from "./sql.ts";
 import { posix } from "node:path";
+import type { GuardRuleId } from "../config/guard-rule-ids.ts";
 
 export interface RuleContext extends PathContext {
   /**
@@ -27,7 +28,7 @@ export interface RuleInput {
 }
 
 export interface Rule {
-  id: string;
+  id: GuardRuleId;
   /** One line for the README and the human's confirmation. */
   summary: string;
   check(input: RuleInput, ctx: RuleContext): string | null;

@@ -12,13 +12,13 @@ import { AppError } from "../api/errors.ts";
 import type { CallContext, HostEvent, SessionHost, SpecialMethods } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
 import { logger } from "../log.ts";
-import type { DaemonClient } from "../daemon/client.ts";
-import { DaemonConnectError } from "../daemon/connect-error.ts";
-import { daemonPaths } from "../daemon/daemon-paths.ts";
+import type { DaemonClient } from "../daemon-client/client.ts";
+import { DaemonConnectError } from "../daemon-client/connect-error.ts";
+import { daemonPaths } from "../daemon-client/daemon-paths.ts";
 import type { HostMethod, HostParams, HostResult } from "../api/table.ts";
 import { sessionOf } from "./session-of.ts";
-import { DEFAULT_SESSION } from "../session/session-id.ts";
-import { isClientEnv, sessionEnvAllow } from "../session/client-env.ts";
+import { DEFAULT_SESSION } from "../api/session-id.ts";
+import { isClientEnv, sessionEnvAllow } from "../config/client-env.ts";
 
 const log = logger("daemon-host");
 
@@ -94,7 +94,7 @@ export class DaemonHost implements SessionHost {
     }
     // The client and the code that starts a daemon load with the first connection: an MCP server
     // answers initialize and tools/list without them.
-    const reach = import("../daemon/start.ts").then(({ reachDaemon }) =>
+    const reach = import("../daemon-client/start.ts").then(({ reachDaemon }) =>
       reachDaemon({ role: this.role, env: this.env, start }),
     );
     const attempt = reach.then((c) => {

@@ -3,21 +3,27 @@
  * method is one entry of src/host/local-operations.ts; `call` validates the params against the
  * table (src/api/table.ts), applies the entry and checks its result against the table's output.
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { CallContext, HostEvent } from "../api/host.ts";
 import { parseHostParams, parseHostResult, type HostMethod, type HostParams, type HostResult } from "../api/table.ts";
-import { TypingGate } from "../guard/gate.ts";
+import { TypingGate } from "./gate.ts";
 import { SessionManager } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
 import { LOCAL_OPERATIONS } from "./local-operations.ts";
 import type { OwningHost } from "./owning-host.ts";
+import type { TaskRunner } from "./task-runner.ts";
 
 export class LocalHost implements OwningHost {
   readonly manager: SessionManager;
-  /** The guard and the audit trail, which every typed line passes (src/guard/gate.ts). */
+  /** The guard and the audit trail, which every typed line passes (src/host/gate.ts). */
   readonly gate: TypingGate;
 
-  constructor(config: Config, persistent = false) {
+  constructor(
+    config: Config,
+    /** Runs MCP Tasks: the MCP layer's tools, handed down so this folder never imports them. */
+    readonly tasks: TaskRunner,
+    persistent = false,
+  ) {
     this.manager = new SessionManager(config, persistent);
     this.gate = new TypingGate(config, this.manager);
   }

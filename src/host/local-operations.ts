@@ -9,7 +9,6 @@ import { execCommand } from "../session/exec.ts";
 import { readSession } from "../session/read.ts";
 import { compileUntil, sendInput } from "../session/send.ts";
 import { encodeKeys } from "../terminal/keys.ts";
-import { cancelTask, getTask, startTask, updateTask } from "./host-tasks.ts";
 import type { OwningHost } from "./owning-host.ts";
 
 type Operation<M extends HostMethod> = (host: OwningHost, params: HostInput<M>, ctx: CallContext) => Promise<unknown>;
@@ -74,8 +73,8 @@ export const LOCAL_OPERATIONS: { [M in HostMethod]: Operation<M> } = {
     return { ok: true };
   },
 
-  taskStart: (h, p, ctx) => startTask(h, p, ctx),
-  taskGet: (h, p) => getTask(h, p),
-  taskUpdate: (h, p) => updateTask(h, p),
-  taskCancel: (h, p) => cancelTask(h, p),
+  taskStart: (h, p, ctx) => h.tasks.start(h, p, ctx),
+  taskGet: (h, p) => h.tasks.get(h, p),
+  taskUpdate: (h, p) => h.tasks.update(h, p),
+  taskCancel: (h, p) => h.tasks.cancel(h, p),
 };

@@ -9,7 +9,7 @@ import type { LocalHost } from "./local-host.ts";
 import type { CallContext, HostEvent, SessionHost, SpecialMethods } from "../api/host.ts";
 import type { DaemonHost } from "./daemon-host.ts";
 import { LocalHostSlot } from "./local-slot.ts";
-import { AutoNames, validateSessionId } from "../session/session-id.ts";
+import { AutoNames, validateSessionId } from "../api/session-id.ts";
 import type { HostMethod, HostParams, HostResult } from "../api/table.ts";
 import { sessionOf } from "./session-of.ts";
 

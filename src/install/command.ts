@@ -15,7 +15,7 @@ import { editTomlServer } from "./toml-servers.ts";
 import { nextSteps } from "./next-steps.ts";
 import { currentProgram, launchCommandFor, portableLaunch } from "./launch-command.ts";
 import { CLIENTS, findClient } from "./clients/all-clients.ts";
-import { resolveHttpToken } from "../mcp/http-token.ts";
+import { resolveHttpToken } from "../config/http-token.ts";
 import { EXIT_USAGE, parseVerbArgs, UsageError } from "../util/verb-args.ts";
 import type { ConfigFormat, InstallChoices, InstallEnvironment, McpClient, Scope } from "./clients/types.ts";
 

@@ -13,7 +13,7 @@ import {
   type JsonObjectNode,
   type JsonProperty,
   type JsoncDocument,
-} from "./jsonc.ts";
+} from "../util/jsonc.ts";
 
 export interface JsonServerEntry {
   /** The object holding the servers: `mcpServers`, or `servers` for VS Code. */

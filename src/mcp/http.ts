@@ -16,10 +16,10 @@
 import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { App } from "../app.ts";
+import type { App } from "./app.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
-import { bearerMatches } from "./http-token.ts";
+import { bearerMatches } from "../config/http-token.ts";
 import { HttpPeers } from "./http-peer.ts";
 import { createGuard, isLoopbackHost, type RequestGuard } from "./http-guard.ts";
 import { classifyMessage } from "./invalid-request.ts";

@@ -7,12 +7,12 @@
  * this server loses none.
  */
 import { existsSync } from "node:fs";
-import { createApp, handleShutdown } from "../app.ts";
-import { loadConfig } from "../config.ts";
+import { createApp, handleShutdown } from "./app.ts";
+import { loadConfig } from "../config/config.ts";
 import { logger } from "../log.ts";
 import { startHttpServer } from "./http.ts";
 import { isLoopbackHost } from "./http-guard.ts";
-import { resolveHttpToken } from "./http-token.ts";
+import { resolveHttpToken } from "../config/http-token.ts";
 import { parseVerbArgs, UsageError } from "../util/verb-args.ts";
 
 const log = logger("serve");

@@ -3,7 +3,7 @@
  * closes, or on SIGTERM/SIGINT/SIGHUP, sessions hosted in this process are ended (no orphans);
  * persistent sessions keep running in the daemon.
  */
-import { createAppReportingConfigErrors, handleShutdown } from "../app.ts";
+import { createAppReportingConfigErrors, handleShutdown } from "./app.ts";
 import { logger } from "../log.ts";
 import { createMcpServer } from "./server.ts";
 import { StdioLineTransport } from "./stdio-transport.ts";

@@ -2,7 +2,7 @@
  * Telling that a shell without ptyhub's hooks (`exec bash`, a nested `zsh`) waits at its prompt,
  * from the process and the tty alone, without typing anything (see reintegrate.ts).
  */
-import { commandArgs, groupLeader } from "../backend/local/process-tree.ts";
+import { commandArgs, groupLeader } from "../util/process-tree.ts";
 import { shellFamilyOf, type PosixShellFamily } from "../terminal/shell-integration.ts";
 import type { Session } from "./session.ts";
 

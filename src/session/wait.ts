@@ -4,7 +4,7 @@
  * has been stable for 50 ms"), or nothing. The deadline and the caller's cancellation end it.
  */
 import type { Session } from "./session.ts";
-import { AppError } from "../api/errors.ts";
+import { CancelledError } from "../api/errors.ts";
 
 export type CheckResult<T> = { done: T } | { retryInMs: number } | null;
 export type Check<T> = () => CheckResult<T>;
@@ -12,13 +12,6 @@ export type Check<T> = () => CheckResult<T>;
 export interface WaitOptions {
   timeoutMs: number;
   signal?: AbortSignal;
-}
-
-export class CancelledError extends AppError {
-  constructor() {
-    super("INVALID_ARGUMENT", "the request was cancelled", "Nothing was undone: the session keeps running.");
-    this.name = "CancelledError";
-  }
 }
 
 /** Resolves with the check's verdict, or "timeout" at the deadline. Rejects when cancelled. */

@@ -12,7 +12,7 @@ import { newHost, ctx, defaults } from "../helpers/host.ts";
 import { auditDir } from "../../src/audit/trail.ts";
 import { castFile, SessionRecording } from "../../src/audit/recording.ts";
 import { fakeSession, mark } from "../helpers/fake-backend.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { waitFor } from "../../src/session/wait.ts";
 
 type CastEvent = [number, string, string];

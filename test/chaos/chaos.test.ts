@@ -12,7 +12,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { ERROR_CODES } from "../../src/api/errors.ts";
-import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
+import { daemonPaths } from "../../src/daemon-client/daemon-paths.ts";
 import { MAX_REQUEST_BYTES } from "../../src/mcp/stdio-transport.ts";
 import { daemonStatus } from "../helpers/daemon.ts";
 import type { StdioMcp, ToolResult } from "../helpers/mcp-client.ts";

@@ -6,9 +6,9 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { reachDaemon } from "../../src/daemon/start.ts";
-import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
-import { PROTOCOL } from "../../src/daemon/protocol.ts";
+import { reachDaemon } from "../../src/daemon-client/start.ts";
+import { daemonPaths } from "../../src/daemon-client/daemon-paths.ts";
+import { PROTOCOL } from "../../src/daemon-client/protocol.ts";
 import { daemonStatus, stopDaemon } from "../helpers/daemon.ts";
 import { CLI } from "../helpers/mcp-client.ts";
 import { alive, waitFor } from "../helpers/wait.ts";

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
+import { daemonPaths } from "../../src/daemon-client/daemon-paths.ts";
 import { daemonStatus } from "../helpers/daemon.ts";
 import { CLI, REPO, type Env } from "../helpers/mcp-client.ts";
 import { alive, waitFor } from "../helpers/wait.ts";

@@ -10,8 +10,8 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AppError } from "../../src/api/errors.ts";
-import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
-import { checkProof, loadOrCreateKey, newChallenge, proveKey } from "../../src/daemon/pipe-auth.ts";
+import { daemonPaths } from "../../src/daemon-client/daemon-paths.ts";
+import { checkProof, loadOrCreateKey, newChallenge, proveKey } from "../../src/daemon-client/pipe-auth.ts";
 import { testEnv } from "./helpers.ts";
 
 /** How many processes race to create one key file. */

@@ -6,12 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AppError } from "../../src/api/errors.ts";
-import { DaemonClient, DaemonConnectError } from "../../src/daemon/client.ts";
+import { DaemonClient, DaemonConnectError } from "../../src/daemon-client/client.ts";
 import { DaemonServer, type HostedSessions } from "../../src/daemon/server.ts";
 import { join } from "node:path";
-import { daemonPaths, type DaemonPaths } from "../../src/daemon/daemon-paths.ts";
-import { encodeFrame, FrameDecoder, FrameError, PROTOCOL, type Frame } from "../../src/daemon/protocol.ts";
-import { KEY_FILE_NAME, newChallenge, proveKey } from "../../src/daemon/pipe-auth.ts";
+import { daemonPaths, type DaemonPaths } from "../../src/daemon-client/daemon-paths.ts";
+import { encodeFrame, FrameDecoder, FrameError, PROTOCOL, type Frame } from "../../src/daemon-client/protocol.ts";
+import { KEY_FILE_NAME, newChallenge, proveKey } from "../../src/daemon-client/pipe-auth.ts";
 import { VERSION } from "../../src/version.ts";
 import type { CallContext } from "../../src/api/host.ts";
 import { parseHostParams, parseHostResult, type HostMethod } from "../../src/api/table.ts";

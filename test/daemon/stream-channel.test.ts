@@ -5,9 +5,9 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { AppError } from "../../src/api/errors.ts";
-import { DaemonClient } from "../../src/daemon/client.ts";
-import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
-import { reachDaemon } from "../../src/daemon/start.ts";
+import { DaemonClient } from "../../src/daemon-client/client.ts";
+import { daemonPaths } from "../../src/daemon-client/daemon-paths.ts";
+import { reachDaemon } from "../../src/daemon-client/start.ts";
 import { stopDaemon } from "../helpers/daemon.ts";
 import type { Env } from "../helpers/mcp-client.ts";
 import { testEnv } from "./helpers.ts";

@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { reachDaemon } from "../../src/daemon/start.ts";
+import { reachDaemon } from "../../src/daemon-client/start.ts";
 import { VERSION } from "../../src/version.ts";
 import { daemonStatus } from "../helpers/daemon.ts";
 import { REPO, type Env } from "../helpers/mcp-client.ts";

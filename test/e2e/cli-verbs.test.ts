@@ -4,7 +4,7 @@
  * is a usage error on stderr, with the reason and the usage, exit 2, and nothing on stdout.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { reachDaemon } from "../../src/daemon/start.ts";
+import { reachDaemon } from "../../src/daemon-client/start.ts";
 import { stopDaemon } from "../helpers/daemon.ts";
 import { CLI } from "../helpers/mcp-client.ts";
 import { PtyProbe } from "../helpers/pty.ts";

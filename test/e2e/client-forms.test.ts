@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 import { TOOLS } from "../../src/mcp/tools/all-tools.ts";
-import type { Config } from "../../src/config.ts";
+import type { Config } from "../../src/config/config.ts";
 
 const servers: McpClient[] = [];
 async function start(clientName: string, config: Partial<Config> = {}): Promise<McpClient> {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "../../src/config/config.ts";
 import { startMcp } from "../helpers/mcp-client.ts";
 
 const root = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? tmpdir(), "config-"));

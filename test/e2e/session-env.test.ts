@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stopDaemon } from "../helpers/daemon.ts";
 import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
-import { isClientEnv, withoutClientEnv } from "../../src/session/client-env.ts";
+import { isClientEnv, withoutClientEnv } from "../../src/config/client-env.ts";
 
 const CLIENT_VARS = {
   ANTHROPIC_API_KEY: "sk-ant-secret-value",

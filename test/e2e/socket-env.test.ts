@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { refusePlanted, resolveSocket } from "../../src/daemon/daemon-paths.ts";
+import { refusePlanted, resolveSocket } from "../../src/daemon-client/daemon-paths.ts";
 import { CLI } from "../helpers/mcp-client.ts";
 
 const root = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? "/tmp", "sock-"));

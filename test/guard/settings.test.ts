@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { AppError } from "../../src/api/errors.ts";
 import type { TestHost } from "../helpers/host.ts";
 import { ctx, defaults, newHost } from "../helpers/host.ts";

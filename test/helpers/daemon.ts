@@ -2,9 +2,9 @@
  * The daemon's control from tests: its status, and stopping it (waiting until its process is
  * gone). The one copy for every test that opened persistent sessions.
  */
-import { reachDaemon } from "../../src/daemon/start.ts";
-import { DaemonConnectError } from "../../src/daemon/client.ts";
-import type { DaemonStatus } from "../../src/daemon/control-table.ts";
+import { reachDaemon } from "../../src/daemon-client/start.ts";
+import { DaemonConnectError } from "../../src/daemon-client/client.ts";
+import type { DaemonStatus } from "../../src/daemon-client/control-table.ts";
 import { alive, waitFor } from "./wait.ts";
 
 type Env = Record<string, string | undefined>;

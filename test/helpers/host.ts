@@ -2,8 +2,9 @@
  * An in-process session host for integration tests on real PTYs. Its named methods are shorthand
  * for `call` (what the tools use), so a test reads as the operation it performs.
  */
-import { loadConfig, type Config } from "../../src/config.ts";
+import { loadConfig, type Config } from "../../src/config/config.ts";
 import { LocalHost } from "../../src/host/local-host.ts";
+import { TOOL_TASK_RUNNER } from "../../src/mcp/tasks/host-tasks.ts";
 import type { CallContext } from "../../src/api/host.ts";
 import type { HostParams } from "../../src/api/table.ts";
 
@@ -43,7 +44,7 @@ export class TestHost extends LocalHost {
 }
 
 export function newHost(overrides: Partial<Config> = {}, persistent = false): TestHost {
-  return new TestHost({ ...loadConfig({}, {}), shell: "/bin/bash", ...overrides }, persistent);
+  return new TestHost({ ...loadConfig({}, {}), shell: "/bin/bash", ...overrides }, TOOL_TASK_RUNNER, persistent);
 }
 
 export const defaults = { timeout_ms: 30_000, max_tokens: 4000 };

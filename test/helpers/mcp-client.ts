@@ -27,8 +27,8 @@ import {
   type ElicitResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { join, resolve } from "node:path";
-import { createApp } from "../../src/app.ts";
-import { loadConfig, type Config } from "../../src/config.ts";
+import { createApp } from "../../src/mcp/app.ts";
+import { loadConfig, type Config } from "../../src/config/config.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { alive, waitFor } from "./wait.ts";
 

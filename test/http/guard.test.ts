@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createGuard } from "../../src/mcp/http-guard.ts";
-import { bearerMatches, resolveHttpToken, tokenFilePath } from "../../src/mcp/http-token.ts";
+import { bearerMatches, resolveHttpToken, tokenFilePath } from "../../src/config/http-token.ts";
 
 const req = (headers: Record<string, string>) => new Request("http://127.0.0.1:7000/mcp", { method: "POST", headers });
 

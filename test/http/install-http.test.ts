@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runInstall, type InstallIo } from "../../src/install/command.ts";
 import { findClient } from "../../src/install/clients/all-clients.ts";
-import { nodeValue, parseJsonc } from "../../src/install/jsonc.ts";
+import { nodeValue, parseJsonc } from "../../src/util/jsonc.ts";
 import { CLI } from "../helpers/mcp-client.ts";
 
 const TOKEN = "test-token-0123456789abcdefghijklmnopqrstuvwxyz";

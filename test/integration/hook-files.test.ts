@@ -20,7 +20,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtimeDir } from "../../src/paths.ts";
-import { daemonPaths } from "../../src/daemon/daemon-paths.ts";
+import { daemonPaths } from "../../src/daemon-client/daemon-paths.ts";
 import { ctx, defaults, newHost } from "../helpers/host.ts";
 
 const host = newHost();

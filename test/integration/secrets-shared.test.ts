@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { auditDir } from "../../src/audit/trail.ts";
 import { castFile } from "../../src/audit/recording.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { MIN_MASKED_SECRET_CHARS, REDACTED, Secrets } from "../../src/session/redaction.ts";
 import { ctx, defaults, newHost } from "../helpers/host.ts";
 

@@ -9,7 +9,7 @@ import { runInstall, type InstallIo } from "../../src/install/command.ts";
 import { CLIENTS } from "../../src/install/clients/all-clients.ts";
 import { CODEX_ENV_VARS } from "../../src/install/clients/codex.ts";
 import type { InstallEnvironment, McpClient } from "../../src/install/clients/types.ts";
-import { nodeValue, parseJsonc } from "../../src/install/jsonc.ts";
+import { nodeValue, parseJsonc } from "../../src/util/jsonc.ts";
 import { makeTempDir } from "./helpers.ts";
 
 const LAUNCH = { command: "/opt/ptyhub/bin/ptyhub", args: [] as string[] };

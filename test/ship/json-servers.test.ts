@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { editJsonServers, type JsonServerEntry } from "../../src/install/json-servers.ts";
 import { ConfigEditError } from "../../src/install/config-edit.ts";
-import { nodeValue, parseJsonc } from "../../src/install/jsonc.ts";
+import { nodeValue, parseJsonc } from "../../src/util/jsonc.ts";
 
 const ENTRY: JsonServerEntry = {
   serversKey: "mcpServers",

@@ -27,7 +27,7 @@ import { findTarget } from "../../scripts/release-targets.ts";
 import { currentUser, haveSshd, keygen, startSshd, type Sshd } from "../ssh/sshd.ts";
 import { BUILD_TIMEOUT_MS, VERSION, isolatedEnv, makeTempDir, runProcess, targetBuild } from "./helpers.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { PROTOCOL } from "../../src/daemon/protocol.ts";
+import { PROTOCOL } from "../../src/daemon-client/protocol.ts";
 import { WATCH_MS } from "../../src/daemon/server.ts";
 
 const WINE = "/usr/lib/wine/wine64";

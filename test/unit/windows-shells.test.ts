@@ -15,7 +15,7 @@ import {
   windowsShellLaunch,
 } from "../../src/terminal/windows-shells.ts";
 import { AppError } from "../../src/api/errors.ts";
-import { parseControlResult } from "../../src/daemon/control-table.ts";
+import { parseControlResult } from "../../src/daemon-client/control-table.ts";
 
 const NONCE = "0123456789abcdef01234567";
 const DIR = "C:\\Users\\me\\AppData\\Local\\Temp\\ptyhub\\shell-abc";

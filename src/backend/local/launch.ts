@@ -7,7 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../../api/errors.ts";
 import { expandHome } from "../../paths.ts";
-import { isClientEnv, sessionEnvAllow } from "../../session/client-env.ts";
+import { isClientEnv, sessionEnvAllow } from "../../config/client-env.ts";
 import {
   scriptDir,
   shellFamilyOf,

@@ -6,10 +6,10 @@
  * so the daemon's peer check, protocol check and per-reader cursors apply unchanged.
  */
 import type { Socket } from "bun";
-import { DaemonConnectError } from "../../daemon/client.ts";
-import { daemonPaths } from "../../daemon/daemon-paths.ts";
-import { reachDaemon } from "../../daemon/start.ts";
-import { BRIDGE_NO_DAEMON_LINE } from "../../daemon/protocol.ts";
+import { DaemonConnectError } from "../../daemon-client/client.ts";
+import { daemonPaths } from "../../daemon-client/daemon-paths.ts";
+import { reachDaemon } from "../../daemon-client/start.ts";
+import { BRIDGE_NO_DAEMON_LINE } from "../../daemon-client/protocol.ts";
 import { logger } from "../../log.ts";
 import { parseVerbArgs } from "../../util/verb-args.ts";
 

@@ -8,12 +8,12 @@
  */
 import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
-import { fromBase64, toBase64, type ExitFrame } from "../../daemon/protocol.ts";
+import { fromBase64, toBase64, type ExitFrame } from "../../daemon-client/protocol.ts";
 import type { SshParams } from "../ssh/connect.ts";
 import type { Integration, ShellFamily } from "../../terminal/shell-integration.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
 import { openLink, type RemoteLink } from "./link.ts";
-import type { AttachReply } from "../../daemon/control-table.ts";
+import type { AttachReply } from "../../daemon-client/control-table.ts";
 
 const log = logger("remote");
 

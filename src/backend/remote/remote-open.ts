@@ -9,7 +9,7 @@ import { AppError } from "../../api/errors.ts";
 import type { Elicit } from "../ssh/auth.ts";
 import type { SshParams } from "../ssh/connect.ts";
 import type { Integration, ShellFamily } from "../../terminal/shell-integration.ts";
-import { validateSessionId } from "../../session/session-id.ts";
+import { validateSessionId } from "../../api/session-id.ts";
 import { openLink, type RemoteLink } from "./link.ts";
 import { RemotePersistBackend, type RawAttachReply } from "./remote-backend.ts";
 

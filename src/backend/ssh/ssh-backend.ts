@@ -16,7 +16,7 @@ import { launchRemote, type RemoteProgram } from "./remote-shell.ts";
 import type { Elicit } from "../../api/elicit.ts";
 import type { Integration, ShellFamily } from "../../terminal/shell-integration.ts";
 import { logger } from "../../log.ts";
-import { signalNumber } from "../local/process-tree.ts";
+import { signalNumber } from "../../util/process-tree.ts";
 
 export type { SshParams } from "./connect.ts";
 

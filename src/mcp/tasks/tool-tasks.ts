@@ -15,7 +15,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Elicit, ElicitResult } from "../../api/elicit.ts";
 import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
-import { DEFAULT_SESSION } from "../../session/session-id.ts";
+import { DEFAULT_SESSION } from "../../api/session-id.ts";
 import { clip } from "../../util/quote.ts";
 import { type CheckedCall, renderOutput, runCheckedCall, toolDefs, toolError } from "../call-tool.ts";
 import type { ClientProfile } from "../client-profile.ts";

@@ -1,7 +1,7 @@
 import { defineTool } from "../tool.ts";
 import { execInput, execOutput } from "../../api/methods/exec.ts";
 import { headerValue, screenHeading, truncationNote, withHint, withJobNotices, withOutput } from "../result-text.ts";
-import { processConfig } from "../../config.ts";
+import { processConfig } from "../../config/config.ts";
 
 export const termExec = defineTool({
   name: "term_exec",

@@ -35,7 +35,7 @@ import {
   pointerOf,
   wide,
   type Kernel32,
-} from "./kernel32.ts";
+} from "../../../util/kernel32.ts";
 
 /** Poll interval while output flows, and the idle ceiling it backs off to. */
 const POLL_ACTIVE_MS = 4;

@@ -6,7 +6,7 @@
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { pidAlive } from "../process-tree.ts";
+import { pidAlive } from "../../../util/process-tree.ts";
 
 const PREFIX = "ptyhub-sandbox-";
 /** Holds the pid of the confined program (the launcher's own pid: it execs in place). */

@@ -1,5 +1,6 @@
 /** The guard's settings: on/off, built-in rules turned off, rules added (README "Guard"). */
 import { z } from "zod";
+import { GUARD_RULE_IDS } from "./guard-rule-ids.ts";
 
 function compiles(pattern: string): boolean {
   try {
@@ -10,15 +11,9 @@ function compiles(pattern: string): boolean {
   }
 }
 
-/**
- * A rule id `disable` names must exist: a misspelt one would silently leave the rule on. The rule
- * table loads only when the list is not empty (the usual case, so it stays off the server's start).
- */
+/** A rule id `disable` names must exist: a misspelt one would silently leave the rule on. */
 function knownRuleIds(ids: string[], ctx: z.RefinementCtx): void {
-  if (ids.length === 0) return;
-  // Synchronous, and only here: the zod refinement cannot await an import.
-  const { builtinRuleIds } = require("./classify.ts") as typeof import("./classify.ts");
-  const known = builtinRuleIds();
+  const known: readonly string[] = GUARD_RULE_IDS;
   ids.forEach((id, i) => {
     if (!known.includes(id)) {
       ctx.addIssue({

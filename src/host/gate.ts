@@ -3,12 +3,12 @@
  * human), the audit trail records it. LocalHost calls this once per operation, so the sessions
  * hosted in the daemon and in-process ones are guarded and recorded the same way.
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { CallContext } from "../api/host.ts";
 import type { OpenParams, SessionManager } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
 import { SessionAudit } from "../audit/recorder.ts";
-import { Guard, type TypedInput } from "./guard.ts";
+import { Guard, type TypedInput } from "../guard/guard.ts";
 
 export class TypingGate {
   private readonly guard: Guard;

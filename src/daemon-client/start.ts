@@ -20,7 +20,7 @@ import { DaemonClient, DaemonConnectError } from "./client.ts";
 import { tryLock, type Lock } from "./native.ts";
 import { daemonPaths } from "./daemon-paths.ts";
 import { retireOlderDaemon } from "./upgrade.ts";
-import { sessionEnvAllow, withoutClientEnv } from "../session/client-env.ts";
+import { sessionEnvAllow, withoutClientEnv } from "../config/client-env.ts";
 
 const log = logger("daemon-start");
 

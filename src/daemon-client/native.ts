@@ -11,7 +11,7 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync, constants as fsc } from "node:fs";
 import { FFIType, ptr } from "bun:ffi";
 import { logger } from "../log.ts";
-import { pidAlive } from "../backend/local/process-tree.ts";
+import { pidAlive } from "../util/process-tree.ts";
 import { openLibc } from "../util/libc.ts";
 import { tryWindowsLock } from "./windows-lock.ts";
 

@@ -5,11 +5,11 @@
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { configDir } from "./paths.ts";
-import { AppError } from "./api/errors.ts";
-import { GuardConfigSchema } from "./guard/guard-config.ts";
-import { AuditConfigSchema } from "./audit/audit-config.ts";
-import { nodeValue, parseJsonc } from "./install/jsonc.ts";
+import { configDir } from "../paths.ts";
+import { AppError } from "../api/errors.ts";
+import { GuardConfigSchema } from "./guard-settings.ts";
+import { AuditConfigSchema } from "./audit-settings.ts";
+import { nodeValue, parseJsonc } from "../util/jsonc.ts";
 
 /** Strict: a key that is not a setting (a typo such as "colz") is an error, not silently ignored. */
 export const ConfigSchema = z.strictObject({

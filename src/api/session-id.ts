@@ -3,7 +3,7 @@
  * session term_exec uses, and the automatic names of sessions opened without one. A leaf module,
  * so that code routing calls by session (src/host/routing-host.ts) needs nothing of the session stack.
  */
-import { AppError } from "../api/errors.ts";
+import { AppError } from "./errors.ts";
 
 export const SESSION_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 

@@ -6,7 +6,7 @@
  * at once, so a stale lock looks held.
  */
 import { dlopen, FFIType, ptr } from "bun:ffi";
-import { wide } from "../backend/local/conpty/kernel32.ts";
+import { wide } from "../util/kernel32.ts";
 
 const SYMBOLS = {
   CreateFileW: {

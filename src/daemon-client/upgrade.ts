@@ -4,7 +4,7 @@
  * about to open a session and meets a daemon older than itself replaces it when it hosts no
  * session (nothing is lost), and otherwise says so once, with how to replace it.
  */
-import { pidAlive } from "../backend/local/process-tree.ts";
+import { pidAlive } from "../util/process-tree.ts";
 import { AppError } from "../api/errors.ts";
 import { logger } from "../log.ts";
 import { VERSION } from "../version.ts";

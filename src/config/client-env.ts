@@ -6,7 +6,7 @@
  * (launch.ts) and where the daemon, which hosts sessions, is spawned (daemon/start.ts). The
  * `session_env_allow` setting (PTYHUB_SESSION_ENV_ALLOW) restores any of them.
  */
-import { processConfig } from "../config.ts";
+import { processConfig } from "./config.ts";
 
 /**
  * What MCP clients set for themselves, seen in the environment Claude Code 2.1.330 gives its

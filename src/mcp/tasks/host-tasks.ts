@@ -11,13 +11,14 @@
  * label, differ, so the label cannot be the key.
  */
 import type { z } from "zod";
-import type { taskRefInput, taskStartInput, taskUpdateInput } from "../api/methods/tasks.ts";
-import type { OwningHost } from "./owning-host.ts";
-import type { CallContext } from "../api/host.ts";
-import { checkToolCall, toolError } from "../mcp/call-tool.ts";
-import type { ClientProfile } from "../mcp/client-profile.ts";
-import { ToolTasks } from "../mcp/tasks/tool-tasks.ts";
-import { TASK_TOOLS } from "../mcp/tasks/settings.ts";
+import type { taskRefInput, taskStartInput, taskUpdateInput } from "../../api/methods/tasks.ts";
+import type { OwningHost } from "../../host/owning-host.ts";
+import type { TaskRunner } from "../../host/task-runner.ts";
+import type { CallContext } from "../../api/host.ts";
+import { checkToolCall, toolError } from "../call-tool.ts";
+import type { ClientProfile } from "../client-profile.ts";
+import { ToolTasks } from "./tool-tasks.ts";
+import { TASK_TOOLS } from "./settings.ts";
 
 const tasksByHost = new WeakMap<OwningHost, ToolTasks>();
 
@@ -68,3 +69,6 @@ export async function updateTask(
 export async function cancelTask(host: OwningHost, p: z.output<typeof taskRefInput>): Promise<Record<string, unknown>> {
   return { snapshot: await tasksOf(host).cancel(p.taskId) };
 }
+
+/** The runner a LocalHost is built with (src/host/task-runner.ts). */
+export const TOOL_TASK_RUNNER: TaskRunner = { start: startTask, get: getTask, update: updateTask, cancel: cancelTask };

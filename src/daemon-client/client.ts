@@ -3,10 +3,9 @@
  * id, cancellation, elicitation answered on the daemon's behalf, and an attach stream. When the
  * connection drops, every call still waiting fails with DAEMON_UNAVAILABLE.
  */
-import { AppError } from "../api/errors.ts";
+import { AppError, CancelledError } from "../api/errors.ts";
 import { VERSION } from "../version.ts";
 import type { CallContext, HostEvent } from "../api/host.ts";
-import { CancelledError } from "../session/wait.ts";
 import { logger } from "../log.ts";
 import { Emitter } from "../util/emitter.ts";
 import { Conn, type ByteChannel } from "./conn.ts";

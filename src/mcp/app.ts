@@ -4,14 +4,14 @@
  * rest live here and end with it. stdio and HTTP both start from this, so they serve one world of
  * sessions with the same routing and the same shutdown guarantees.
  */
-import { ConfigError, loadConfig, type Config } from "./config.ts";
-import { ConfigGatedHost, defaultConfig } from "./config-gate.ts";
-import type { Logger } from "./log.ts";
-import type { SessionHost } from "./api/host.ts";
-import { LocalHostSlot } from "./host/local-slot.ts";
-import { DaemonHost } from "./host/daemon-host.ts";
-import { RoutingHost } from "./host/routing-host.ts";
-import { returnMemoryWhenSessionsEnd } from "./session/memory.ts";
+import { ConfigError, loadConfig, type Config } from "../config/config.ts";
+import { ConfigGatedHost, defaultConfig } from "../host/config-gate.ts";
+import type { Logger } from "../log.ts";
+import type { SessionHost } from "../api/host.ts";
+import { LocalHostSlot } from "../host/local-slot.ts";
+import { DaemonHost } from "../host/daemon-host.ts";
+import { RoutingHost } from "../host/routing-host.ts";
+import { returnMemoryWhenSessionsEnd } from "../session/memory.ts";
 
 export interface App {
   readonly config: Config;
@@ -25,8 +25,9 @@ export interface App {
 export function createApp(config: Config = loadConfig()): App {
   // This process's own sessions, and the session stack with them, load with the first one opened.
   const local = new LocalHostSlot(async () => {
-    const { LocalHost } = await import("./host/local-host.ts");
-    const made = new LocalHost(config);
+    const { LocalHost } = await import("../host/local-host.ts");
+    const { TOOL_TASK_RUNNER } = await import("./tasks/host-tasks.ts");
+    const made = new LocalHost(config, TOOL_TASK_RUNNER);
     returnMemoryWhenSessionsEnd(made.manager);
     return made;
   });

@@ -5,9 +5,9 @@
  * the problem (the file, the key, what is allowed); once it is fixed the real host is built from
  * it and serves the call, with no restart needed.
  */
-import { ConfigSchema, type Config } from "./config.ts";
-import type { CallContext, HostEvent, SessionHost } from "./api/host.ts";
-import type { HostMethod, HostParams, HostResult } from "./api/table.ts";
+import { ConfigSchema, type Config } from "../config/config.ts";
+import type { CallContext, HostEvent, SessionHost } from "../api/host.ts";
+import type { HostMethod, HostParams, HostResult } from "../api/table.ts";
 
 /** What the gated host builds once the configuration loads: the app's host and its last-resort kill. */
 export interface GatedApp {
