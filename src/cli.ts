@@ -78,7 +78,7 @@ const VERBS: Record<string, Verb> = {
     return runSandboxLauncher(args);
   },
   async bridge(args) {
-    const { runBridge } = await import("./backend/remote/bridge.ts");
+    const { runBridge } = await import("./daemon-client/bridge.ts");
     return runBridge(args);
   },
   async guard(args) {

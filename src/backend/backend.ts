@@ -4,9 +4,9 @@
  * prompts: that happens once, above it, in the session.
  */
 
-import type { TtyWait } from "./local/tty-wait.ts";
+import type { TtyWait } from "../util/tty-wait.ts";
 
-export type BackendKind = "local" | "ssh" | "serial";
+import type { BackendKind } from "../api/kinds.ts";
 
 export interface ExitInfo {
   /** The program's exit status; 128+n when killed by signal n; null when unknown. */

@@ -19,6 +19,7 @@
  * is left alone.
  */
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { kindDescriptor } from "../backend/registry/kinds.ts";
 import { join } from "node:path";
 import { processStartTime, sessionMembers } from "../util/process-tree.ts";
 import { tryLock } from "../daemon-client/native.ts";
@@ -155,7 +156,7 @@ export class OrphanLedger {
     return manager.onSessionEvent((event) => {
       if (event.kind === "opened") {
         const info = manager.list().find((s) => s.session === event.session);
-        const pid = info?.kind === "local" ? info.pid : null;
+        const pid = info && kindDescriptor(info.kind).localProcess ? info.pid : null;
         if (pid === null || pid === undefined) return;
         this.entries.set(event.session, { session: event.session, sid: pid });
         this.save();

@@ -55,7 +55,12 @@ import {
   type ElicitAnswer,
   type HelloFrame,
 } from "../daemon-client/protocol.ts";
-import { isControlMethod, parseControlParams, type ControlInput, type DaemonStatus } from "../daemon-client/control-table.ts";
+import {
+  isControlMethod,
+  parseControlParams,
+  type ControlInput,
+  type DaemonStatus,
+} from "../daemon-client/control-table.ts";
 
 const log = logger("daemon");
 

@@ -19,6 +19,8 @@ import { maySubmit, submittedLines } from "./line-editor.ts";
 import { inputBytes } from "../session/send.ts";
 import { gitBranch, gitStatus } from "./git.ts";
 import { resolveCwd } from "../backend/local/launch.ts";
+import type { OpenParams } from "../backend/descriptor.ts";
+import { kindDescriptor, kindOfParams } from "../backend/registry/kinds.ts";
 
 const log = logger("guard");
 
@@ -123,20 +125,15 @@ export class Guard {
    */
   async checkOpen(
     id: string,
-    p: {
-      command?: string;
-      args?: string[];
-      cwd?: string;
-      env?: Record<string, string>;
-      ssh?: unknown;
-      serial?: unknown;
-    },
+    p: OpenParams,
     ctx: CallContext,
     record: (decision: GuardDecision) => void,
   ): Promise<void> {
-    if (!this.settings.enabled || p.serial || !p.command) return;
+    const kind = kindOfParams(p);
+    if (!this.settings.enabled || !kind.runsProgram || !p.command) return;
     const line = p.args === undefined ? p.command : argvLine([p.command, ...p.args]);
-    const local = !p.ssh;
+    // Paths and repositories are judged where the program runs: this machine's only for its kinds.
+    const local = kind.hostFiles;
     const cwd = local ? openCwd(p.cwd) : null;
     const ruleContext: RuleContext = {
       cwd,
@@ -219,7 +216,7 @@ export class Guard {
   }
 
   private ruleContext(session: Session): RuleContext {
-    const local = session.kind === "local";
+    const local = kindDescriptor(session.kind).hostFiles;
     return {
       cwd: session.judgedCwd,
       home: local ? homedir() : REMOTE_HOME,

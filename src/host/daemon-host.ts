@@ -9,6 +9,7 @@
  * cleanly says the same for sessions it never saw. The next term_open starts a fresh daemon.
  */
 import { AppError } from "../api/errors.ts";
+import { kindOfParams } from "../backend/registry/kinds.ts";
 import type { CallContext, HostEvent, SessionHost, SpecialMethods } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
 import { logger } from "../log.ts";
@@ -273,9 +274,9 @@ export class DaemonHost implements SessionHost {
 
   private async open(p: HostParams<"open">, ctx: CallContext): Promise<HostResult<"open">> {
     const c = await this.connection(true);
-    // A local session starts where and as this server would start it in-process; remote ones
+    // A local session starts where and as this server would start it in-process; the other kinds
     // (ssh, serial) take no local cwd or environment.
-    const remote = p.ssh !== undefined || p.serial !== undefined;
+    const remote = !kindOfParams(p).takesClientEnv;
     const params = remote ? p : { ...p, cwd: p.cwd ?? process.cwd(), env: { ...forwardedEnv(this.env), ...p.env } };
     const r = await c.invoke("open", params, ctx);
     this.see([r.session]);

@@ -5,7 +5,8 @@
  */
 import type { Config } from "../config/config.ts";
 import type { CallContext } from "../api/host.ts";
-import type { OpenParams, SessionManager } from "../session/manager.ts";
+import type { SessionManager } from "../session/manager.ts";
+import type { OpenParams } from "../backend/descriptor.ts";
 import type { Session } from "../session/session.ts";
 import { SessionAudit } from "../audit/recorder.ts";
 import { Guard, type TypedInput } from "../guard/guard.ts";

@@ -10,8 +10,7 @@ import { TypingGate } from "./gate.ts";
 import { SessionManager } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
 import { LOCAL_OPERATIONS } from "./local-operations.ts";
-import type { OwningHost } from "./owning-host.ts";
-import type { TaskRunner } from "./task-runner.ts";
+import type { OwningHost, TaskRunner } from "./owning-host.ts";
 
 export class LocalHost implements OwningHost {
   readonly manager: SessionManager;

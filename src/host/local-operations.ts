@@ -4,6 +4,7 @@
  * the routing host only carry calls to the local host that has the session.
  */
 import type { CallContext } from "../api/host.ts";
+import { kindDescriptor } from "../backend/registry/kinds.ts";
 import type { HostInput, HostMethod } from "../api/table.ts";
 import { execCommand } from "../session/exec.ts";
 import { readSession } from "../session/read.ts";
@@ -21,7 +22,7 @@ export const LOCAL_OPERATIONS: { [M in HostMethod]: Operation<M> } = {
     const session = await h.manager.execTarget(p.session, ctx.signal, p.defaults);
     await h.gate.exec(session, p.command, ctx);
     // A serial line's shell gets its markers on first use (src/session/serial-shell.ts).
-    if (session.kind === "serial") {
+    if (kindDescriptor(session.kind).markersOnFirstExec) {
       const { prepareSerialExec } = await import("../session/serial-control.ts");
       await prepareSerialExec(session, p.timeout_ms, ctx.signal);
     }

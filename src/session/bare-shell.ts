@@ -3,6 +3,7 @@
  * from the process and the tty alone, without typing anything (see reintegrate.ts).
  */
 import { commandArgs, groupLeader } from "../util/process-tree.ts";
+import { kindDescriptor } from "../backend/registry/kinds.ts";
 import { shellFamilyOf, type PosixShellFamily } from "../terminal/shell-integration.ts";
 import type { Session } from "./session.ts";
 
@@ -23,7 +24,13 @@ const USER_SWITCHERS = new Set(["su", "runuser", "doas"]);
  * out of sight.
  */
 export function foregroundShell(session: Session, alone = true): PosixShellFamily | null {
-  if (session.exit || session.integration === "none" || session.kind !== "local" || session.pid === null) return null;
+  if (
+    session.exit ||
+    session.integration === "none" ||
+    !kindDescriptor(session.kind).localProcess ||
+    session.pid === null
+  )
+    return null;
   const group = session.backendHandle.foregroundGroup?.() ?? null;
   const head = group === null ? null : groupLeader(session.pid, group);
   if (head === null) return null;

@@ -27,7 +27,7 @@ import type { MarkRecord, Session } from "./session.ts";
 import { waitFor, type CheckResult } from "./wait.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
 import type { Pos } from "../terminal/emulator.ts";
-import type { TtyWait } from "../backend/local/tty-wait.ts";
+import type { TtyWait } from "../util/tty-wait.ts";
 import { hasContent, itemsText, region } from "../terminal/output-region.ts";
 import { bareShell, foregroundShell } from "./bare-shell.ts";
 

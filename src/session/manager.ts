@@ -8,8 +8,9 @@ import type { z } from "zod";
 import { Secrets } from "./redaction.ts";
 import { AppError } from "../api/errors.ts";
 import type { Config } from "../config/config.ts";
-import { openBackend, type BackendSpec } from "../backend/open-backend.ts";
-import type { SshParams } from "../backend/ssh/ssh-backend.ts";
+import type { OpenParams } from "../backend/descriptor.ts";
+import { kindDescriptor, kindOfParams } from "../backend/registry/kinds.ts";
+import { sandboxRefusal } from "../backend/descriptor.ts";
 import type { Elicit } from "../api/elicit.ts";
 import type { CloseSignal } from "../backend/backend.ts";
 import { killSessionsNow } from "../util/process-tree.ts";
@@ -22,10 +23,7 @@ import { waitForPromptDrawn } from "./ready.ts";
 import { awaitCompletion, viaOf, type Via } from "./completion.ts";
 import type { HostEvent } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
-import type { SandboxMode } from "../api/sandbox-modes.ts";
-import { checkSerialOpen } from "../backend/serial/check-open.ts";
 import { AutoNames, DEFAULT_SESSION, validateSessionId } from "../api/session-id.ts";
-import type { SerialOpenParams } from "../api/methods/serial-params.ts";
 
 const log = logger("manager");
 
@@ -39,23 +37,6 @@ const CLOSED_MEMORY = 256;
 const PROMPT_DRAW_AT_OPEN_MS = 300;
 /** Output budget of term_open's start-up output. */
 const OPEN_OUTPUT_TOKENS = 2000;
-
-export interface OpenParams {
-  command?: string;
-  args?: string[];
-  cwd?: string;
-  env?: Record<string, string>;
-  name?: string;
-  cols?: number;
-  rows?: number;
-  persistent?: boolean;
-  /** Open over SSH: command/args/cwd/env then apply on the remote host. */
-  ssh?: SshParams;
-  /** Confine a local session's writes (src/sandbox). */
-  sandbox?: SandboxMode;
-  /** Open a serial line: term_open's `serial` object, checked by parseSerialSpec. */
-  serial?: SerialOpenParams;
-}
 
 /** Where and with what environment the default session starts (the daemon passes its caller's). */
 export type SessionDefaults = Pick<OpenParams, "cwd" | "env">;
@@ -182,12 +163,13 @@ export class SessionManager {
       cols,
       rows,
     };
-    // A serial line's settings are checked before the id is reserved: bad input changes nothing.
-    const spec: BackendSpec = p.serial
-      ? { kind: "serial", serial: checkSerialOpen(p) }
-      : p.ssh
-        ? { kind: "ssh", ssh: p.ssh, ...program }
-        : { kind: "local", ...program, sandbox: p.sandbox };
+    // The kind checks its parameters before the id is reserved: bad input changes nothing.
+    const kind = kindOfParams(p);
+    if (p.sandbox !== undefined && p.sandbox !== "none" && !kind.hostFiles) {
+      const refusal = sandboxRefusal(kind.name);
+      throw new AppError("INVALID_ARGUMENT", refusal.message, refusal.hint);
+    }
+    const openPrepared = kind.prepare(p);
     this.opening.add(id);
     try {
       await beforeStart?.(id);
@@ -198,7 +180,7 @@ export class SessionManager {
     let session: Session;
     let description: string;
     try {
-      const started = await openBackend(spec, { elicit, signal, config: this.config });
+      const started = await openPrepared(program, { elicit, signal, config: this.config });
       description = started.description;
       session = new Session({
         id,
@@ -261,7 +243,7 @@ export class SessionManager {
   localLeaders(): Array<{ id: string; pid: number }> {
     const leaders: Array<{ id: string; pid: number }> = [];
     for (const s of this.sessions.values())
-      if (s.kind === "local" && s.pid !== null) leaders.push({ id: s.id, pid: s.pid });
+      if (kindDescriptor(s.kind).localProcess && s.pid !== null) leaders.push({ id: s.id, pid: s.pid });
     return leaders;
   }
 

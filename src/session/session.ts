@@ -3,8 +3,9 @@
  * state (command boundaries, exit codes, cwd) and the readers' cursors. Everything above it —
  * exec, send, read, the daemon — works on this object only.
  */
-import type { Backend, BackendKind, CloseSignal, ExitInfo } from "../backend/backend.ts";
-import type { TtyWait } from "../backend/local/tty-wait.ts";
+import type { Backend, CloseSignal, ExitInfo } from "../backend/backend.ts";
+import type { BackendKind } from "../api/kinds.ts";
+import type { TtyWait } from "../util/tty-wait.ts";
 import { Emulator, type Pos } from "../terminal/emulator.ts";
 import type { HeadCapture } from "../terminal/history.ts";
 import { classify, type SessionState } from "../terminal/classify.ts";

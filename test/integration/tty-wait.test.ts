@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { PtyProbe } from "../helpers/pty.ts";
 import { waitFor } from "../helpers/wait.ts";
-import type { TtyWait } from "../../src/backend/local/tty-wait.ts";
+import type { TtyWait } from "../../src/util/tty-wait.ts";
 
 const linux = process.platform === "linux";
 const WAIT_MS = 10_000;

@@ -4,7 +4,7 @@
  * test/remote/remote.test.ts checks against a real sshd).
  */
 import { describe, expect, test } from "bun:test";
-import { LIBC_PROBE, localPlatform, platformOf } from "../../src/backend/remote/provision.ts";
+import { LIBC_PROBE, localPlatform, platformOf } from "../../src/backend/ssh/persist/provision.ts";
 
 describe("platformOf", () => {
   test("maps the platforms ptyhub is built for", () => {

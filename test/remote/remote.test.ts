@@ -14,7 +14,7 @@ import { cleanup, haveSshd, isRoot, keygen, run, scratchDir, startSshd, type Ssh
 import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { startProxy, type Proxy } from "./proxy.ts";
-import { localPlatform, releaseCachePath } from "../../src/backend/remote/provision.ts";
+import { localPlatform, releaseCachePath } from "../../src/backend/ssh/persist/provision.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const CLI = join(ROOT, "src", "cli.ts");

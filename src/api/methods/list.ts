@@ -1,7 +1,8 @@
 /** term_list: the sessions, and optionally a host's persistent ones and the serial ports. */
 import { z } from "zod";
 import { stateEnum } from "../fields.ts";
-import { sshParams } from "./open.ts";
+import { sshParams } from "../../backend/ssh/params.ts";
+import { BACKEND_KINDS } from "../kinds.ts";
 
 export const listInput = z.strictObject({
   ssh_host: z
@@ -21,7 +22,7 @@ export const listOutput = z.object({
   sessions: z.array(
     z.object({
       session: z.string(),
-      kind: z.enum(["local", "ssh", "serial"]),
+      kind: z.enum(BACKEND_KINDS),
       target: z.string(),
       state: stateEnum,
       alive: z.boolean(),

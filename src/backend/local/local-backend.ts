@@ -13,7 +13,7 @@ import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../../api/errors.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
 import { groupBusy, groupCommands, groupLeader, signalNumber, terminateSession } from "../../util/process-tree.ts";
-import { groupTtyWait, groupWatchesTty, type TtyWait } from "./tty-wait.ts";
+import { groupTtyWait, groupWatchesTty, type TtyWait } from "../../util/tty-wait.ts";
 import { openPty, pendingInput, pendingOutput, readLocalModes, setWindowSize, type PtyPair } from "./pty/open.ts";
 import { controllingTtyArgv, type CttyLauncher } from "./pty/launcher.ts";
 import { PtyReader } from "./pty/reader.ts";

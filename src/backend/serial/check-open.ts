@@ -1,6 +1,6 @@
 /**
  * A serial session's request checked before a session id is reserved (the line itself is opened
- * by openBackend, src/backend/open-backend.ts, which loads the bun:ffi module on first use).
+ * by the serial kind, src/backend/serial/kind.ts, which loads the bun:ffi module on first use).
  */
 import { AppError } from "../../api/errors.ts";
 import type { HostParams } from "../../api/table.ts";
@@ -10,13 +10,6 @@ import { parseSerialSpec, type SerialSpec } from "./settings.ts";
 export function checkSerialOpen(
   p: Omit<HostParams<"open">, "serial"> & { serial?: Record<string, unknown> },
 ): SerialSpec {
-  if (p.ssh !== undefined) {
-    throw new AppError(
-      "INVALID_ARGUMENT",
-      "`serial` and `ssh` cannot be combined",
-      "Open one session per line or host.",
-    );
-  }
   for (const key of ["command", "args", "cwd", "env"] as const) {
     if (p[key] !== undefined) {
       throw new AppError(

@@ -12,8 +12,7 @@
  */
 import type { z } from "zod";
 import type { taskRefInput, taskStartInput, taskUpdateInput } from "../../api/methods/tasks.ts";
-import type { OwningHost } from "../../host/owning-host.ts";
-import type { TaskRunner } from "../../host/task-runner.ts";
+import type { OwningHost, TaskRunner } from "../../host/owning-host.ts";
 import type { CallContext } from "../../api/host.ts";
 import { checkToolCall, toolError } from "../call-tool.ts";
 import type { ClientProfile } from "../client-profile.ts";
@@ -70,5 +69,5 @@ export async function cancelTask(host: OwningHost, p: z.output<typeof taskRefInp
   return { snapshot: await tasksOf(host).cancel(p.taskId) };
 }
 
-/** The runner a LocalHost is built with (src/host/task-runner.ts). */
+/** The runner a LocalHost is built with (src/host/owning-host.ts). */
 export const TOOL_TASK_RUNNER: TaskRunner = { start: startTask, get: getTask, update: updateTask, cancel: cancelTask };

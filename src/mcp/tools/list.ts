@@ -22,7 +22,7 @@ export const termList = defineTool({
     }
     if (args.ssh_host !== undefined) {
       // Loaded on first use: ssh2 is large, and most servers never list a remote host.
-      const { listRemoteSessions } = await import("../../backend/remote/remote-list.ts");
+      const { listRemoteSessions } = await import("../../backend/ssh/persist/remote-list.ts");
       const ssh = typeof args.ssh_host === "string" ? { host: args.ssh_host } : args.ssh_host;
       out.remote_sessions = await listRemoteSessions(ssh, ctx);
     }

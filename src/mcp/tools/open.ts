@@ -1,7 +1,6 @@
 import { defineTool } from "../tool.ts";
 import { openInput, openOutput } from "../../api/methods/open.ts";
 import { headerValue, truncationNote, withOutput } from "../result-text.ts";
-import { AppError } from "../../api/errors.ts";
 
 export const termOpen = defineTool({
   name: "term_open",
@@ -21,18 +20,6 @@ export const termOpen = defineTool({
   output: openOutput,
   annotations: { destructiveHint: false, openWorldHint: true },
   async run(args, ctx) {
-    if (args.ssh && args.sandbox && args.sandbox !== "none")
-      throw new AppError(
-        "INVALID_ARGUMENT",
-        "sandbox confines local sessions; an ssh session runs on another host",
-        "Drop `sandbox`, or open a local session.",
-      );
-    if (args.serial && args.sandbox && args.sandbox !== "none")
-      throw new AppError(
-        "INVALID_ARGUMENT",
-        "sandbox confines local sessions; a serial line runs on its device",
-        "Drop `sandbox`, or open a local session.",
-      );
     return ctx.host.call("open", args, ctx);
   },
   text(r) {

@@ -3,14 +3,14 @@
  * channel running `ptyhub bridge`, over which a DaemonClient speaks the ordinary daemon protocol.
  */
 import type { ClientChannel } from "ssh2";
-import { AppError } from "../../api/errors.ts";
-import { logger } from "../../log.ts";
-import { DaemonClient, DaemonConnectError } from "../../daemon-client/client.ts";
-import type { ByteChannel } from "../../daemon-client/conn.ts";
-import { connectSsh, type SshConnection, type SshParams } from "../ssh/connect.ts";
-import type { Elicit } from "../ssh/auth.ts";
-import { quotePosix } from "../../terminal/shell-integration.ts";
-import { BRIDGE_NO_DAEMON_LINE } from "../../daemon-client/protocol.ts";
+import { AppError } from "../../../api/errors.ts";
+import { logger } from "../../../log.ts";
+import { DaemonClient, DaemonConnectError } from "../../../daemon-client/client.ts";
+import type { ByteChannel } from "../../../daemon-client/conn.ts";
+import { connectSsh, type SshConnection, type SshParams } from "../connect.ts";
+import type { Elicit } from "../auth.ts";
+import { quotePosix } from "../../../terminal/shell-integration.ts";
+import { BRIDGE_NO_DAEMON_LINE } from "../../../daemon-client/protocol.ts";
 import { remoteBinary } from "./provision.ts";
 
 const log = logger("remote-link");

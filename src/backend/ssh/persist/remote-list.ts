@@ -2,8 +2,8 @@
  * `term_list {ssh_host}`: the persistent sessions of a host's ptyhub daemon, resumable with
  * `ssh.resume`. Looking never installs anything nor starts a daemon: a host without either has none.
  */
-import type { Elicit } from "../ssh/auth.ts";
-import type { SshParams } from "../ssh/connect.ts";
+import type { Elicit } from "../auth.ts";
+import type { SshParams } from "../connect.ts";
 import { openLink } from "./link.ts";
 
 export interface RemoteSessionInfo {

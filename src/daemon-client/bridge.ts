@@ -6,12 +6,12 @@
  * so the daemon's peer check, protocol check and per-reader cursors apply unchanged.
  */
 import type { Socket } from "bun";
-import { DaemonConnectError } from "../../daemon-client/client.ts";
-import { daemonPaths } from "../../daemon-client/daemon-paths.ts";
-import { reachDaemon } from "../../daemon-client/start.ts";
-import { BRIDGE_NO_DAEMON_LINE } from "../../daemon-client/protocol.ts";
-import { logger } from "../../log.ts";
-import { parseVerbArgs } from "../../util/verb-args.ts";
+import { DaemonConnectError } from "./client.ts";
+import { daemonPaths } from "./daemon-paths.ts";
+import { reachDaemon } from "./start.ts";
+import { BRIDGE_NO_DAEMON_LINE } from "./protocol.ts";
+import { logger } from "../log.ts";
+import { parseVerbArgs } from "../util/verb-args.ts";
 
 const log = logger("bridge");
 

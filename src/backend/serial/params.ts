@@ -32,3 +32,6 @@ export const serialParams = z.strictObject({
 
 /** term_open's `serial` object as it arrives (snake_case, defaults left out). */
 export type SerialOpenParams = z.input<typeof serialParams>;
+
+/** The `serial` field of term_open. */
+export const serialOpenParam = serialParams.optional().describe("Open a serial line (a board's or router's console).");

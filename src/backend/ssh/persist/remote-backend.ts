@@ -6,14 +6,14 @@
  * and exit codes included) arrives exactly once. While it reconnects, `connectionState()` says so
  * (the session's state is `reconnecting`) and input fails with a retryable SSH_CONNECT_FAILED.
  */
-import { AppError } from "../../api/errors.ts";
-import { logger } from "../../log.ts";
-import { fromBase64, toBase64, type ExitFrame } from "../../daemon-client/protocol.ts";
-import type { SshParams } from "../ssh/connect.ts";
-import type { Integration, ShellFamily } from "../../terminal/shell-integration.ts";
-import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
+import { AppError } from "../../../api/errors.ts";
+import { logger } from "../../../log.ts";
+import { fromBase64, toBase64, type ExitFrame } from "../../../daemon-client/protocol.ts";
+import type { SshParams } from "../connect.ts";
+import type { Integration, ShellFamily } from "../../../terminal/shell-integration.ts";
+import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../../backend.ts";
 import { openLink, type RemoteLink } from "./link.ts";
-import type { AttachReply } from "../../daemon-client/control-table.ts";
+import type { AttachReply } from "../../../daemon-client/control-table.ts";
 
 const log = logger("remote");
 

@@ -17,7 +17,7 @@
  * programs it started (ptyhub's sessions); where it is refused, the answer is "not known" (null).
  */
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from "node:fs";
-import { groupMembers } from "../../util/process-tree.ts";
+import { groupMembers } from "./process-tree.ts";
 
 /** System call numbers of the reads and waits we recognise, per architecture (asm/unistd.h). */
 interface SyscallNumbers {

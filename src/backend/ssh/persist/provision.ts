@@ -11,10 +11,10 @@ import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Client, ClientChannel } from "ssh2";
-import { AppError } from "../../api/errors.ts";
-import { logger } from "../../log.ts";
-import { VERSION } from "../../version.ts";
-import { quotePosix } from "../../terminal/shell-integration.ts";
+import { AppError } from "../../../api/errors.ts";
+import { logger } from "../../../log.ts";
+import { VERSION } from "../../../version.ts";
+import { quotePosix } from "../../../terminal/shell-integration.ts";
 
 const log = logger("remote-provision");
 

@@ -5,11 +5,11 @@
  * the remote marks with the remote session's nonce, so nothing is injected twice and exit codes
  * are exact, as in a direct SSH session.
  */
-import { AppError } from "../../api/errors.ts";
-import type { Elicit } from "../ssh/auth.ts";
-import type { SshParams } from "../ssh/connect.ts";
-import type { Integration, ShellFamily } from "../../terminal/shell-integration.ts";
-import { validateSessionId } from "../../api/session-id.ts";
+import { AppError } from "../../../api/errors.ts";
+import type { Elicit } from "../auth.ts";
+import type { SshParams } from "../connect.ts";
+import type { Integration, ShellFamily } from "../../../terminal/shell-integration.ts";
+import { validateSessionId } from "../../../api/session-id.ts";
 import { openLink, type RemoteLink } from "./link.ts";
 import { RemotePersistBackend, type RawAttachReply } from "./remote-backend.ts";
 
