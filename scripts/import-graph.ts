@@ -4,7 +4,7 @@
  * literal path all count — a lazy import or a type import that points back up is still an arrow.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 const IMPORT_PATTERNS = [
   /\bimport\s+(?:type\s+)?[^'"();]*?\bfrom\s+["']([^"']+)["']/g,
