@@ -1,6 +1,6 @@
 /**
  * Metric 9, waiting for input: how fast ptyhub reports `input` for a program blocked reading the
- * terminal (`cat`, `read -r x`), which the kernel says (src/backend/local/tty-wait.ts), beside the same
+ * terminal (`cat`, `read -r x`), which the kernel says (src/util/tty-wait.ts), beside the same
  * call ending on what the shell reports (`echo hi`, via shell integration) in the same warm
  * session. The difference is what noticing the wait costs over a completion the shell announces.
  * Each program is ended after its sample (untimed), so every sample starts at a prompt.

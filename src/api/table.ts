@@ -53,7 +53,7 @@ const TABLE = {
   serial: method({ input: serialInput, output: serialOutput }),
   /** Whether a session exists and is alive (before asking a human for a secret). */
   check: method({ input: z.strictObject({ session: sessionId }), output: z.object({ ok: z.literal(true) }) }),
-  // MCP Tasks (src/host/host-tasks.ts): kept by the host that runs the call, so they outlive the MCP server.
+  // MCP Tasks (src/mcp/tasks/host-tasks.ts): kept by the host that runs the call, so they outlive the MCP server.
   taskStart: method({ input: taskStartInput, output: taskOutput }),
   taskGet: method({ input: taskRefInput, output: taskOutput }),
   taskUpdate: method({ input: taskUpdateInput, output: taskOutput }),

@@ -342,7 +342,7 @@ export class DaemonClient {
     return parseHostResult(method, await this.request(method, params, ctx), "the daemon");
   }
 
-  /** Calls one of the daemon's own methods (src/daemon/control-table.ts), its result checked likewise. */
+  /** Calls one of the daemon's own methods (src/daemon-client/control-table.ts), its result checked likewise. */
   async control<M extends ControlMethod>(
     method: M,
     params: ControlParams<M>,

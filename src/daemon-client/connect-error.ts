@@ -1,6 +1,6 @@
 /**
  * Why the daemon could not be reached. A leaf module: DaemonHost tells these apart before it has
- * loaded the daemon client (src/daemon/client.ts, which re-exports them).
+ * loaded the daemon client (src/daemon-client/client.ts, which re-exports them).
  */
 import { AppError } from "../api/errors.ts";
 

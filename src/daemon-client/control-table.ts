@@ -3,7 +3,7 @@
  * session and detaching it, and subscribing to session events. Like the host API (src/api/table.ts),
  * each is one entry with the zod schema of its params and of its result: the daemon checks the
  * params before acting, the client checks the result before its caller sees it. Objects are loose,
- * as everywhere in the protocol (src/daemon/protocol.ts): a newer peer may add fields.
+ * as everywhere in the protocol (src/daemon-client/protocol.ts): a newer peer may add fields.
  */
 import { z } from "zod";
 import { AppError } from "../api/errors.ts";
@@ -32,7 +32,7 @@ const attachInput = z.object({
   cols: z.number().optional(),
   rows: z.number().optional(),
   resize: z.boolean().optional(),
-  /** A remote ptyhub's byte offset (src/backend/remote): raw bytes from there instead of a redrawn screen. */
+  /** A remote ptyhub's byte offset (src/backend/ssh/persist): raw bytes from there instead of a redrawn screen. */
   since: z.number().int().min(0).optional(),
 });
 

@@ -25,15 +25,12 @@
  */
 import { chmodSync, statSync, unlinkSync } from "node:fs";
 import type { Socket } from "bun";
-import { SerializeAddon } from "@xterm/addon-serialize";
 import { AppError, toAppError } from "../api/errors.ts";
 import { VERSION } from "../version.ts";
 import { logger } from "../log.ts";
 import type { LocalHost } from "../host/local-host.ts";
 import type { CallContext } from "../api/host.ts";
-import type { Session } from "../session/session.ts";
 import { DeliveryTicket, withTicket } from "../session/delivery.ts";
-import { SCROLLBACK_KEPT_ROWS } from "../terminal/emulator.ts";
 import { Conn } from "../daemon-client/conn.ts";
 import { DaemonClient, DaemonConnectError } from "../daemon-client/client.ts";
 import { peerPid, peerUid, tryLock, type Lock } from "../daemon-client/native.ts";
@@ -42,6 +39,9 @@ import { isNamedPipe } from "../daemon-client/daemon-paths.ts";
 import { checkProof, loadOrCreateKey, newChallenge, proveKey } from "../daemon-client/pipe-auth.ts";
 import type { DaemonPaths } from "../daemon-client/daemon-paths.ts";
 import { ReplayLogs } from "./replay-log.ts";
+import { attachClient, detachClient, resizeFromHuman } from "./attach-stream.ts";
+import { askClient, remember, sendFatal, type Client, type KeyCheck } from "./connected-client.ts";
+import { insideSessionError, unprovenClientError } from "./refusals.ts";
 import { isHostMethod } from "../api/table.ts";
 import {
   PROTOCOL,
@@ -49,34 +49,16 @@ import {
   fromBase64,
   parseClientFrame,
   rawFrameType,
-  toBase64,
   type CallFrame,
   type ClientFrame,
-  type ElicitAnswer,
-  type HelloFrame,
 } from "../daemon-client/protocol.ts";
-import {
-  isControlMethod,
-  parseControlParams,
-  type ControlInput,
-  type DaemonStatus,
-} from "../daemon-client/control-table.ts";
+import { isControlMethod, parseControlParams, type DaemonStatus } from "../daemon-client/control-table.ts";
 
 const log = logger("daemon");
 
 /** How long a starting daemon waits for a previous one (still closing its sessions) to let go. */
 const LOCK_WAIT_MS = 8000;
 const LOCK_POLL_MS = 50;
-/** Rows of scrollback replayed to an attaching human above the current screen. */
-const ATTACH_SCROLLBACK_ROWS = SCROLLBACK_KEPT_ROWS;
-/**
- * Unsent output allowed to pile up for an attached human whose terminal cannot keep up; beyond
- * it the viewer is disconnected rather than letting the daemon's memory grow without bound.
- */
-const ATTACH_MAX_BACKLOG_BYTES = 16 * 1024 * 1024;
-/** Bounds on the session size an attached human may impose (same as term_resize). */
-const COLS_RANGE = [20, 500] as const;
-const ROWS_RANGE = [5, 200] as const;
 /** How often the daemon checks its idle time and that its socket is still there. */
 export const WATCH_MS = 1000;
 /** Upper bound on closing the sessions at stop before they are killed outright. */
@@ -101,94 +83,6 @@ export interface DaemonServerOptions {
   onStopped?: () => void;
   /** How long a client has to prove the user's key, where it must (tests shorten it). */
   keyProofTimeoutMs?: number;
-}
-
-interface Attachment {
-  session: Session;
-  detach(): void;
-}
-
-/**
- * Results awaiting their acknowledgement, per client. A client that never acknowledges (an older
- * ptyhub of the same protocol) must not grow the map without end: past this many, the oldest are
- * forgotten, and what they moved comes again to the next reader, labelled (at-least-once).
- */
-const MAX_UNACKED_RESULTS = 256;
-
-function remember(unacked: Map<number, DeliveryTicket>, id: number, ticket: DeliveryTicket): void {
-  unacked.set(id, ticket);
-  for (const oldest of unacked.keys()) {
-    if (unacked.size <= MAX_UNACKED_RESULTS) break;
-    unacked.delete(oldest);
-  }
-}
-
-interface Client {
-  serial: number;
-  conn: Conn;
-  hello: HelloFrame | null;
-  calls: Map<number, AbortController>;
-  /** Answered calls that moved a read cursor, until the client acknowledges their results. */
-  unacked: Map<number, DeliveryTicket>;
-  elicits: Map<number, { call: number; resolve(a: ElicitAnswer): void; reject(e: unknown): void }>;
-  attachment: Attachment | null;
-  /** Ends this client's subscription to session events. */
-  unsubscribeEvents: (() => void) | null;
-  /** Where the client must prove the user's key (a named pipe): its state, until it has. */
-  keyCheck: KeyCheck | null;
-}
-
-/** A client's proof of the user's key (pipe-auth.ts), under way. */
-interface KeyCheck {
-  key: Buffer;
-  /** Our challenge, sent in our hello. */
-  challenge: string;
-  /** The client's, from its hello; then our proof has been sent. */
-  clientChallenge: string | null;
-  proven: boolean;
-}
-
-const serializers = new WeakMap<Session, SerializeAddon>();
-
-/** The session's screen (and some scrollback) as escape sequences that redraw it. */
-function serializeScreen(s: Session): string {
-  let addon = serializers.get(s);
-  if (!addon) {
-    addon = new SerializeAddon();
-    s.emulator.term.loadAddon(addon);
-    serializers.set(s, addon);
-  }
-  return addon.serialize({ scrollback: ATTACH_SCROLLBACK_ROWS });
-}
-
-/**
- * Why a program inside one of the daemon's sessions may not use it: through the daemon, a model
- * could read what another session shows (a secret typed there) or type, as the human, what the
- * human declined (issue 23).
- */
-function insideSessionError(session: string): AppError {
-  return new AppError(
-    "DAEMON_UNAVAILABLE",
-    `this ptyhub daemon refuses connections from programs running inside its own sessions ` +
-      `(this one runs in session ${session}): ptyhub attach, ls and the MCP server cannot be driven from a session`,
-    "Run ptyhub from a terminal of your own, outside ptyhub's sessions; the agent uses the MCP tools it was given.",
-    false,
-  );
-}
-
-/** Why a client that could not prove the user's key (pipe-auth.ts) is sent away. */
-function unprovenClientError(keyFile: string, why: string): AppError {
-  return new AppError(
-    "DAEMON_UNAVAILABLE",
-    `this ptyhub daemon serves only clients that prove they hold its user's key (${keyFile}); ${why}`,
-    "Run ptyhub as the user who started the daemon, with the same XDG_STATE_HOME (or profile directory).",
-    false,
-  );
-}
-
-function clamp(n: unknown, [lo, hi]: readonly [number, number]): number | null {
-  if (typeof n !== "number" || !Number.isInteger(n)) return null;
-  return Math.min(hi, Math.max(lo, n));
 }
 
 export class DaemonServer {
@@ -346,7 +240,7 @@ export class DaemonServer {
       if (this.idleTimer) clearInterval(this.idleTimer);
       this.listener?.stop(false);
       for (const c of this.clients) {
-        this.detach(c);
+        detachClient(c);
         for (const ac of c.calls.values()) ac.abort();
         c.conn.close();
       }
@@ -473,7 +367,7 @@ export class DaemonServer {
       const f = parseClientFrame(raw);
       if (f) this.onFrame(client, f);
       else
-        this.fatal(
+        sendFatal(
           client,
           new AppError(
             "INVALID_ARGUMENT",
@@ -501,7 +395,7 @@ export class DaemonServer {
     const timer = setTimeout(() => {
       if (check.proven || c.conn.closed) return;
       log.warn(`refused client ${c.serial}: no proof of the user's key within ${ms} ms`);
-      this.fatal(c, unprovenClientError(this.opts.paths.key ?? "", `this one gave none within ${ms} ms`));
+      sendFatal(c, unprovenClientError(this.opts.paths.key ?? "", `this one gave none within ${ms} ms`));
     }, ms);
     timer.unref?.();
     c.conn.onClose(() => clearTimeout(timer));
@@ -514,7 +408,7 @@ export class DaemonServer {
 
   private onClientClosed(c: Client): void {
     this.clients.delete(c);
-    this.detach(c);
+    detachClient(c);
     c.unsubscribeEvents?.();
     c.unsubscribeEvents = null;
     // Its calls are abandoned, never its sessions: waits end, the programs keep running.
@@ -527,21 +421,18 @@ export class DaemonServer {
     if (c.hello) log.info(`client ${c.serial} (${c.hello.role}, pid ${c.hello.pid}) disconnected`);
   }
 
-  private fatal(c: Client, error: AppError): void {
-    c.conn.send({ type: "fatal", error: error.toPayload() });
-    c.conn.hangUp();
-  }
-
   private onFrame(c: Client, f: ClientFrame): void {
     if (!c.hello) {
-      if (f.type !== "hello")
-        return this.fatal(
+      if (f.type !== "hello") {
+        sendFatal(
           c,
           new AppError("INVALID_ARGUMENT", "the first frame must be hello", "Speak the ptyhub daemon protocol.", false),
         );
+        return;
+      }
       if (f.protocol !== PROTOCOL) {
         log.warn(`refused client pid ${f.pid} (version ${f.version}): protocol ${f.protocol}, ours ${PROTOCOL}`);
-        return this.fatal(
+        sendFatal(
           c,
           new AppError(
             "DAEMON_UNAVAILABLE",
@@ -552,12 +443,13 @@ export class DaemonServer {
             false,
           ),
         );
+        return;
       }
       const check = c.keyCheck;
       if (check) {
         if (f.challenge === undefined) {
           log.warn(`refused client pid ${f.pid} (version ${f.version}): it offered no challenge for the key proof`);
-          this.fatal(c, unprovenClientError(this.opts.paths.key ?? "", "this one offered no challenge"));
+          sendFatal(c, unprovenClientError(this.opts.paths.key ?? "", "this one offered no challenge"));
           return;
         }
         check.clientChallenge = f.challenge;
@@ -574,7 +466,7 @@ export class DaemonServer {
       if (!proven) {
         log.warn(`refused client ${c.serial} (pid ${c.hello.pid}): no valid proof of the user's key`);
         const why = f.type === "auth" ? "this one's proof is wrong" : `this one sent ${f.type} before its proof`;
-        this.fatal(c, unprovenClientError(this.opts.paths.key ?? "", why));
+        sendFatal(c, unprovenClientError(this.opts.paths.key ?? "", why));
         return;
       }
       check.proven = true;
@@ -582,8 +474,8 @@ export class DaemonServer {
     }
     switch (f.type) {
       case "call":
-        if (f.method === "attach") return this.attach(c, f);
-        void this.dispatch(c, f);
+        if (f.method === "attach") attachClient(c, f, this.host, this.replay);
+        else void this.dispatch(c, f);
         return;
       case "cancel":
         c.calls.get(f.id)?.abort();
@@ -609,16 +501,11 @@ export class DaemonServer {
         }
         return;
       }
-      case "resize": {
-        const s = c.attachment?.session;
-        const cols = clamp(f.cols, COLS_RANGE);
-        const rows = clamp(f.rows, ROWS_RANGE);
-        if (s && !s.exit && cols !== null && rows !== null && (cols !== s.cols || rows !== s.rows))
-          s.resize(cols, rows);
+      case "resize":
+        resizeFromHuman(c, f);
         return;
-      }
       case "detach":
-        this.detach(c);
+        detachClient(c);
         return;
       default:
         return;
@@ -632,7 +519,8 @@ export class DaemonServer {
       clientId: typeof f.ctx?.clientId === "string" && f.ctx.clientId ? f.ctx.clientId : `client-${c.serial}`,
       signal: ac.signal,
       elicit: f.ctx?.elicit
-        ? (message, schema, options) => this.elicit(c, f.id, ac.signal, message, schema, options?.secret)
+        ? (message, schema, options) =>
+            askClient(c, this.nextElicit++, { call: f.id, signal: ac.signal, message, schema, secret: options?.secret })
         : undefined,
       ...(f.ctx?.noElicitWhy ? { noElicitWhy: f.ctx.noElicitWhy } : {}),
     };
@@ -654,7 +542,7 @@ export class DaemonServer {
   /** Host API calls (src/api/table.ts), checked against the table; then the daemon's own methods. */
   private async invoke(method: string, params: unknown, ctx: CallContext, c: Client): Promise<unknown> {
     if (isHostMethod(method)) return this.host.apply(method, params, ctx);
-    // The daemon's own calls: their params are checked like a host method's (src/daemon/control-table.ts).
+    // The daemon's own calls: their params are checked like a host method's (src/daemon-client/control-table.ts).
     if (isControlMethod(method)) parseControlParams(method, params);
     const h = this.host;
     switch (method) {
@@ -667,7 +555,7 @@ export class DaemonServer {
         return Promise.resolve({ subscribed: true });
       case "detach": {
         const altScreen = c.attachment?.session.emulator.altScreen ?? false;
-        this.detach(c);
+        detachClient(c);
         return Promise.resolve({ alt_screen: altScreen });
       }
       case "stop":
@@ -684,132 +572,5 @@ export class DaemonServer {
           ),
         );
     }
-  }
-
-  private elicit(
-    c: Client,
-    call: number,
-    signal: AbortSignal,
-    message: string,
-    schema: Record<string, unknown>,
-    secret: boolean | undefined,
-  ): Promise<ElicitAnswer> {
-    if (c.conn.closed) return Promise.reject(new AppError("ELICITATION_UNSUPPORTED", "the client went away", ""));
-    const id = this.nextElicit++;
-    return new Promise<ElicitAnswer>((resolve, reject) => {
-      const onAbort = () => {
-        if (c.elicits.delete(id)) reject(new AppError("INVALID_ARGUMENT", "the request was cancelled", ""));
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      c.elicits.set(id, {
-        call,
-        resolve: (a) => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(a);
-        },
-        reject: (e) => {
-          signal.removeEventListener("abort", onAbort);
-          reject(e);
-        },
-      });
-      c.conn.send({ type: "elicit", id, call, message, schema, ...(secret ? { secret } : {}) });
-    });
-  }
-
-  /**
-   * Attaches the connection to a session: the reply carries the current screen serialized, and
-   * from the same instant on, the session's raw output streams as `output` frames (registered
-   * synchronously with the serialization, so nothing falls between the two).
-   */
-  private attach(c: Client, f: CallFrame): void {
-    let p: ControlInput<"attach">;
-    let s: Session;
-    try {
-      p = parseControlParams("attach", f.params ?? {});
-      s = this.host.manager.get(p.session);
-    } catch (err) {
-      c.conn.send({ type: "error", id: f.id, error: toAppError(err).toPayload() });
-      return;
-    }
-    this.detach(c);
-    // Size policy: the session keeps its size (the agent's view is what counts), unless the human
-    // asked for `--resize`; then it takes the human's window size, and follows it.
-    const cols = clamp(p.cols, COLS_RANGE);
-    const rows = clamp(p.rows, ROWS_RANGE);
-    if (p.resize === true && !s.exit && cols !== null && rows !== null && (cols !== s.cols || rows !== s.rows))
-      s.resize(cols, rows);
-    // A remote ptyhub (`since`: the byte it had reached) gets the raw bytes after it, marks included,
-    // and what it needs to parse them as this session does; a human gets the screen redrawn.
-    const replay = p.since !== undefined ? this.replay.of(s).since(p.since) : null;
-    const screen = replay ? "" : serializeScreen(s);
-    const raw = replay
-      ? {
-          offset: replay.offset,
-          replay: toBase64(replay.bytes),
-          nonce: s.nonce,
-          integration: s.integration,
-          family: s.family,
-        }
-      : {};
-    let exitSent = false;
-    const sendExit = () => {
-      if (!s.exit || exitSent) return;
-      exitSent = true;
-      c.conn.send({ type: "exit", exit_code: s.exit.exitCode, reason: s.exit.reason });
-    };
-    const untap = s.tapOutput((data) => {
-      if (c.conn.backlog > ATTACH_MAX_BACKLOG_BYTES) {
-        log.warn(`client ${c.serial} cannot keep up with session ${s.id}: detaching it`);
-        this.detach(c);
-        this.fatal(
-          c,
-          new AppError(
-            "DAEMON_UNAVAILABLE",
-            "detached: your terminal could not keep up with the session's output",
-            "Attach again.",
-            true,
-          ),
-        );
-        return;
-      }
-      c.conn.send({ type: "output", data: toBase64(data) });
-    });
-    const unsubscribe = s.onChange(sendExit);
-    const detachHuman = s.attach();
-    let attached = true;
-    c.attachment = {
-      session: s,
-      detach: () => {
-        if (!attached) return;
-        attached = false;
-        untap();
-        unsubscribe();
-        detachHuman();
-      },
-    };
-    log.info(`client ${c.serial} attached to ${s.id}`);
-    c.conn.send({
-      type: "result",
-      id: f.id,
-      result: {
-        session: s.id,
-        cols: s.cols,
-        rows: s.rows,
-        screen,
-        exited: s.exit !== null,
-        // How it ended, in the result itself: an exit frame sent right after it can reach the
-        // client before the client is listening for one.
-        exit: s.exit ? { exit_code: s.exit.exitCode, reason: s.exit.reason } : null,
-        ...raw,
-      },
-    });
-    sendExit();
-  }
-
-  private detach(c: Client): void {
-    if (!c.attachment) return;
-    log.info(`client ${c.serial} detached from ${c.attachment.session.id}`);
-    c.attachment.detach();
-    c.attachment = null;
   }
 }

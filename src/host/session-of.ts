@@ -1,6 +1,6 @@
 /**
  * The session a host call acts on: the routing key of src/api/table.ts's calls. A leaf module, so
- * that the hosts routing calls (src/daemon/routing.ts, src/daemon/host.ts) need not load the host
+ * that the hosts routing calls (src/host/routing-host.ts, src/host/daemon-host.ts) need not load the host
  * API table, whose schemas are the tools' own, before the first call.
  */
 

@@ -44,7 +44,7 @@ export function createApp(config: Config = loadConfig()): App {
 /**
  * The app of a server that must answer even when its configuration is wrong (stdio: the client
  * launched it and would otherwise see it vanish before `initialize`). The problem is logged and
- * returned by every tool call until the configuration is fixed (src/config-gate.ts).
+ * returned by every tool call until the configuration is fixed (src/host/config-gate.ts).
  */
 export function createAppReportingConfigErrors(log: Logger): App {
   try {

@@ -1,5 +1,5 @@
 /**
- * The MCP server's own LocalHost is made with its first in-process session (src/session/local-slot.ts):
+ * The MCP server's own LocalHost is made with its first in-process session (src/host/local-slot.ts):
  * until then a RoutingHost answers from the daemon alone, refuses bad ids as the manager would, and
  * keeps its event listeners for the host to come. Real shells, a real (absent, then real) daemon.
  */

@@ -1,5 +1,5 @@
 /**
- * The user's key that both ends of a named-pipe connection prove they hold (src/daemon/pipe-auth.ts):
+ * The user's key that both ends of a named-pipe connection prove they hold (src/daemon-client/pipe-auth.ts):
  * the key file (made once, exclusively, never half-read, never replaced) and the proofs (bound to
  * both challenges and to the prover's role, so neither a replay nor a reflection passes). The
  * exchange over a real socket is in protocol.test.ts; under Wine, on a real pipe, in
@@ -60,7 +60,7 @@ describe("the key file", () => {
   test("processes creating it at the same moment all end up with the one key", async () => {
     const dir = freshDir();
     const path = join(dir, "daemon.key");
-    const module = join(import.meta.dir, "../../src/daemon/pipe-auth.ts");
+    const module = join(import.meta.dir, "../../src/daemon-client/pipe-auth.ts");
     const script = `const { loadOrCreateKey } = await import(${JSON.stringify(module)});
       process.stdout.write(loadOrCreateKey(${JSON.stringify(path)}).toString("hex"));`;
     const procs = Array.from({ length: RACERS }, () =>

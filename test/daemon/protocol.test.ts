@@ -296,7 +296,7 @@ describe("calls over the socket", () => {
 
 /**
  * Where the transport cannot tell who is at the other end (a Windows named pipe: another user can
- * create our pipe's name first), both ends prove the user's key (src/daemon/pipe-auth.ts). Here
+ * create our pipe's name first), both ends prove the user's key (src/daemon-client/pipe-auth.ts). Here
  * over a Unix socket with the key turned on, so the exchange and its refusals run on Linux; the
  * same on a real pipe under Wine is in test/ship/windows.test.ts.
  */

@@ -6,7 +6,7 @@
  *   stdio transport, of the process (kill -9, exit on stdin close) or of a server with its own
  *   environment.
  * - `in-process` links the SDK client to the real server object (src/mcp/server.ts over the app of
- *   src/app.ts, as src/mcp/stdio.ts builds it) through the SDK's InMemoryTransport: for tool tests
+ *   src/mcp/app.ts, as src/mcp/stdio.ts builds it) through the SDK's InMemoryTransport: for tool tests
  *   where the transport is not what is tested. The daemon is still a real process; the server
  *   reads this test run's environment (test/run.ts isolates HOME/XDG/the socket per run), so it
  *   takes no `env` of its own: settings come as `config` (what PTYHUB_* variables would set).

@@ -1,5 +1,5 @@
 /**
- * The kernel's "the foreground program waits for the terminal" (src/backend/local/tty-wait.ts) on real
+ * The kernel's "the foreground program waits for the terminal" (src/util/tty-wait.ts) on real
  * programs in a real PTY: read(2) of the tty (cat, `read`, ed), select over the tty alone (python's
  * readline, top), poll over the tty alone (htop: the array is read from its memory), epoll over
  * the tty and the loop's own wake-ups (node). Not waiting for keys: sleeping elsewhere, working, or

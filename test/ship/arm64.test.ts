@@ -10,7 +10,7 @@
  *
  * ptyhub starts itself (the daemon, the controlling-terminal step, the sandbox launcher): with no
  * binfmt_misc registration the kernel cannot exec an aarch64 binary, so PTYHUB_SELF_WRAPPER puts
- * the emulator in front of those commands (src/daemon/start.ts).
+ * the emulator in front of those commands (src/daemon-client/start.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync } from "node:fs";

@@ -160,7 +160,7 @@ describe.skipIf(!available)("windows-x64 exe under Wine", () => {
 
   /**
    * The daemon's pipe name is open to anyone: another user can create it first. Both ends prove the
-   * user's key (src/daemon/pipe-auth.ts), which Wine carries: it runs everything as one user, so
+   * user's key (src/daemon-client/pipe-auth.ts), which Wine carries: it runs everything as one user, so
    * "another user" is a ptyhub with another key (its own XDG_STATE_HOME), and a keyless client is a
    * raw pipe client (wine/pipeclient.c). A pipe of its own keeps this apart from the other tests' daemon.
    */

@@ -1,5 +1,5 @@
 /**
- * MCP Tasks as host methods (src/host/host-tasks.ts): started, polled, answered and cancelled where
+ * MCP Tasks as host methods (src/mcp/tasks/host-tasks.ts): started, polled, answered and cancelled where
  * the session lives, so a task outlives the MCP server that started it.
  */
 import { z } from "zod";
