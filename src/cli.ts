@@ -24,6 +24,8 @@ Usage:
   ptyhub bridge [--no-start]      (used over SSH) pipe stdio to this user's daemon, starting it
   ptyhub guard check [--cwd DIR] [--json] LINE…
                                   whether the guard would stop each line, by which rule, and why
+  ptyhub doctor [--json]          a self-check in seconds: PTYs, shells, the daemon, sandbox, clients,
+                                  ssh-agent, container engines, config; ok/warn/fail with what to do
   ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall] [--approve-tools] [--http URL]
                                   register with claude-code, claude-desktop, cursor, vscode, windsurf, codex
   ptyhub --version | -V | --help
@@ -83,6 +85,10 @@ const VERBS: Record<string, Verb> = {
   },
   async guard(args) {
     return (await import("./guard/check-command.ts")).runGuardCommand(args);
+  },
+  async doctor(args) {
+    const { runDoctor } = await import("./doctor/command.ts");
+    return runDoctor(args);
   },
   async install(args) {
     const { runInstallCommand } = await import("./install/command.ts");
