@@ -31,6 +31,7 @@ const VERBS: VerbRow[] = [
   { verb: ["kill"], usage: /usage: ptyhub kill SESSION/i, missing: { args: [], reason: /missing SESSION/ } },
   { verb: ["log"], usage: /usage: ptyhub log SESSION/i, missing: { args: [], reason: /missing SESSION/ } },
   { verb: ["bridge"], usage: /usage: ptyhub bridge \[--no-start\]/i, missing: null },
+  { verb: ["doctor"], usage: /usage: ptyhub doctor \[--json\]/i, missing: null },
   { verb: ["install"], usage: /usage: ptyhub install \[CLIENT\]/i, missing: null },
   { verb: ["guard", "check"], usage: /usage: ptyhub guard check \[--cwd DIR\]/i, missing: null },
 ];
