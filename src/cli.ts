@@ -6,6 +6,7 @@
 import { VERSION } from "./version.ts";
 import { AppError } from "./api/errors.ts";
 import { EXIT_USAGE, UsageError } from "./util/verb-args.ts";
+import { closestWord } from "./util/did-you-mean.ts";
 
 const HELP = `ptyhub ${VERSION} — real, persistent terminals for AI agents over MCP
 
@@ -101,6 +102,9 @@ const VERBS: Record<string, Verb> = {
   },
 };
 
+/** The verbs a person may type (the hidden `__…` steps are ptyhub's own), for "did you mean". */
+const PUBLIC_VERBS = Object.keys(VERBS).filter((name) => !name.startsWith("__"));
+
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === "--version" || first === "-V" || first === "-v" || first === "version") {
@@ -120,7 +124,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const verb = VERBS[first];
   if (!verb) {
-    process.stderr.write(`ptyhub: unknown command '${first}'\n\n${HELP}`);
+    const guess = closestWord(first, PUBLIC_VERBS);
+    const suggestion = guess === undefined ? "" : ` — did you mean 'ptyhub ${guess}'?`;
+    process.stderr.write(`ptyhub: unknown command '${first}'${suggestion}\n\n${HELP}`);
     return EXIT_USAGE;
   }
   return verb(rest);

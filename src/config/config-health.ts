@@ -31,3 +31,14 @@ export function configHealth(env: NodeJS.ProcessEnv = process.env): ConfigHealth
   if (!existsSync(path)) return { state: "absent", path };
   return { state: holdsNothing(path) ? "empty" : "valid", path };
 }
+
+/**
+ * One line for a verb that does not itself need the configuration (`ptyhub ls`) to say that it is
+ * broken or empty, since the sessions it lists are opened with it; null when it is fine.
+ */
+export function configNote(env: NodeJS.ProcessEnv = process.env): string | null {
+  const health = configHealth(env);
+  if (health.state === "invalid") return `note: ${health.message}\nhint: ${health.hint}`;
+  if (health.state === "empty") return `note: ${health.path} is empty: every setting has its default`;
+  return null;
+}
