@@ -37,7 +37,7 @@ Logs go to stderr; set PTYHUB_LOG_LEVEL=debug|info|warn|error (default warn).
 
 /** What a person who starts the stdio server by hand in a terminal reads: it is not hung, it waits for a client. */
 const STDIO_GREETING = `ptyhub ${VERSION}: an MCP server on stdio, waiting for an MCP client to speak JSON-RPC here.
-An MCP client launches it itself; register it with one:  ptyhub install   (or: claude mcp add ptyhub -- ptyhub)
+An MCP client launches it itself; register it with one:  ptyhub install   (or: claude mcp add -s user ptyhub -- ptyhub)
 Commands: ptyhub --help. Quit: ctrl+c.
 `;
 
