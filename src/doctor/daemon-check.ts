@@ -5,6 +5,7 @@
  */
 import { statSync } from "node:fs";
 import { AppError } from "../api/errors.ts";
+import { configFilePath } from "../config/config.ts";
 import { DaemonConnectError, type DaemonClient } from "../daemon-client/client.ts";
 import { daemonPaths, isNamedPipe } from "../daemon-client/daemon-paths.ts";
 import { reachDaemon } from "../daemon-client/start.ts";
@@ -70,6 +71,8 @@ export async function checkDaemon(): Promise<Finding[]> {
       ? `started one (pid ${st.pid}; it exits after ${Math.round(st.idle_exit_ms / 1000)} s with nothing to do)`
       : `running, pid ${st.pid}, ${st.sessions} session(s)`;
     findings.push(versionFinding(st.version, running, st.sessions));
+    const stale = started ? undefined : staleSettings(st.uptime_ms);
+    if (stale) findings.push(stale);
     if (!pipe) {
       const problem = modeProblem(paths.socket, PRIVATE_SOCKET_MODE);
       findings.push(
@@ -92,6 +95,26 @@ async function connectOrStart(): Promise<{ client: DaemonClient; started: boolea
     if (!(err instanceof DaemonConnectError) || !err.notRunning) throw err;
   }
   return { client: await reachDaemon({ role: DOCTOR_ROLE, start: true }), started: true };
+}
+
+/**
+ * The daemon reads the configuration once, at its start: a config.json changed since then is not
+ * what its sessions use (a new `cols`, a guard rule) until it is restarted.
+ */
+function staleSettings(uptimeMs: number): Finding | undefined {
+  const path = configFilePath();
+  let changedAt: number;
+  try {
+    changedAt = statSync(path).mtimeMs;
+  } catch {
+    return undefined; // no config file: nothing to be stale
+  }
+  if (changedAt <= Date.now() - uptimeMs) return undefined;
+  return is.warn(
+    path,
+    "changed after the running daemon started: its sessions still use the settings it read then",
+    "ptyhub daemon --stop (it ends its sessions); the next session starts a daemon with the new settings.",
+  );
 }
 
 function versionFinding(daemonVersion: string, running: string, sessions: number): Finding {

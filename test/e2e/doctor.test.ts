@@ -127,6 +127,24 @@ describe("ptyhub doctor", () => {
     expect(code).toBe(1);
   });
 
+  test("a config file changed after the daemon started is a warning: the daemon still uses the old settings", async () => {
+    await doctor([]); // the run's daemon is running now (doctor starts one when none is)
+    const configDir = join(process.env.XDG_CONFIG_HOME!, "ptyhub");
+    mkdirSync(configDir, { recursive: true });
+    const file = join(configDir, "config.json");
+    writeFileSync(file, `{"cols": 100}`);
+    try {
+      const { findings } = await doctorJson();
+      expect(findings.find((f) => f.group === "daemon" && f.subject === file)).toMatchObject({
+        status: "warn",
+        detail: expect.stringMatching(/changed after the running daemon started/),
+        fix: expect.stringMatching(/ptyhub daemon --stop/),
+      });
+    } finally {
+      rmSync(file);
+    }
+  });
+
   test("a running daemon older than this ptyhub is a warning that says how to replace it", async () => {
     const oldTree = join(root, "old-ptyhub");
     cpSync(join(REPO, "src"), join(oldTree, "src"), { recursive: true });
