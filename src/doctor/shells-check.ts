@@ -27,7 +27,7 @@ export async function checkShells(): Promise<Finding[]> {
   return Promise.all(found.map(({ name, path }) => checkShell(name, path)));
 }
 
-async function checkShell(name: string, path: string): Promise<Finding> {
+export async function checkShell(name: string, path: string): Promise<Finding> {
   const subject = `${name} (${path})`;
   if (shellFamilyOf(path) === null) {
     return is.warn(

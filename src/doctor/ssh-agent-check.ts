@@ -45,7 +45,11 @@ function countAgentKeys(socket: string): Promise<number> {
   return new Promise((resolve, reject) => {
     let received = new Uint8Array(0);
     const timer = setTimeout(() => reject(new Error(`no answer within ${AGENT_TIMEOUT_MS} ms`)), AGENT_TIMEOUT_MS);
+    // Only the first outcome counts: ending the connection after the answer also calls `close`.
+    let settled = false;
     const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       fn();
     };
@@ -60,12 +64,12 @@ function countAgentKeys(socket: string): Promise<number> {
           if (received.length < ANSWER_HEAD_BYTES) return;
           const view = new DataView(received.buffer, received.byteOffset, received.byteLength);
           const type = view.getUint8(4);
-          s.end();
           settle(() =>
             type === SSH_AGENT_IDENTITIES_ANSWER
               ? resolve(view.getUint32(5))
               : reject(new Error(`unexpected answer type ${type}`)),
           );
+          s.end();
         },
         close() {
           settle(() => reject(new Error("the agent closed the connection")));
