@@ -57,7 +57,7 @@ export async function checkDaemon(): Promise<Finding[]> {
   try {
     ({ client, started } = await connectOrStart());
   } catch (err) {
-    const hint = err instanceof DaemonConnectError ? err.hint : `Its log: ${paths.log}`;
+    const hint = err instanceof AppError && err.hint ? err.hint : `Its log: ${paths.log}`;
     const fix =
       err instanceof DaemonConnectError && err.kind === "incompatible"
         ? `ptyhub daemon --stop (it ends that daemon's sessions), then run ptyhub doctor again. ${hint}`
@@ -67,8 +67,10 @@ export async function checkDaemon(): Promise<Finding[]> {
   }
   try {
     const st = await client.control("status", {});
+    const lifetime =
+      st.idle_exit_ms > 0 ? `it exits after ${Math.round(st.idle_exit_ms / 1000)} s with nothing to do` : "it stays";
     const running = started
-      ? `started one (pid ${st.pid}; it exits after ${Math.round(st.idle_exit_ms / 1000)} s with nothing to do)`
+      ? `started one (pid ${st.pid}; ${lifetime})`
       : `running, pid ${st.pid}, ${st.sessions} session(s)`;
     findings.push(versionFinding(st.version, running, st.sessions));
     const stale = started ? undefined : staleSettings(st.uptime_ms);
