@@ -127,7 +127,7 @@ describe("ptyhub doctor", () => {
     expect(code).toBe(1);
   });
 
-  test("a config file changed after the daemon started is a warning: the daemon still uses the old settings", async () => {
+  test("a config file changed after the daemon started is a warning: it still has the old settings", async () => {
     await doctor([]); // the run's daemon is running now (doctor starts one when none is)
     const configDir = join(process.env.XDG_CONFIG_HOME!, "ptyhub");
     mkdirSync(configDir, { recursive: true });
