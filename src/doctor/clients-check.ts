@@ -24,6 +24,15 @@ const SCOPES: readonly Scope[] = ["user", "project"];
 
 /** What a client's config says about ptyhub: a command it launches, or an HTTP endpoint. */
 type Registration = { command: string; args: string[] } | { url: string };
+/** Claude Code's third scope: `claude mcp add` without -s, kept in ~/.claude.json for one directory. */
+type RegistrationScope = Scope | "local";
+
+interface Found {
+  /** The file, and the scope inside it when the file holds several. */
+  where: string;
+  scope: RegistrationScope;
+  registration: Registration;
+}
 
 function machineHere(): InstallEnvironment {
   return { home: homedir(), cwd: process.cwd(), platform: process.platform, env: process.env };
@@ -45,13 +54,13 @@ export async function checkClients(machine: InstallEnvironment = machineHere()):
 }
 
 async function checkClient(client: McpClient, machine: InstallEnvironment): Promise<Finding[]> {
-  const found: Array<{ where: string; registration: Registration }> = [];
+  const found: Found[] = [];
   const problems: Finding[] = [];
   for (const scope of SCOPES) {
     const path = client.configPath(machine, scope);
     if (path === undefined || !existsSync(path)) continue;
     try {
-      for (const [where, registration] of registrationsIn(client, path, machine)) found.push({ where, registration });
+      found.push(...registrationsIn(client, path, scope, machine));
     } catch (err) {
       problems.push(
         is.warn(`${client.id}: ${path}`, `cannot read it: ${errorText(err)}`, `Fix ${path}; the client cannot either.`),
@@ -65,31 +74,43 @@ async function checkClient(client: McpClient, machine: InstallEnvironment): Prom
       : [];
   }
   const launches = await Promise.all(found.map(({ where, registration }) => checkLaunch(client, where, registration)));
+  const scopes = new Set(found.map((f) => f.scope));
+  if (scopes.has("user") && scopes.has("local")) {
+    problems.push(
+      is.warn(
+        client.id,
+        `ptyhub is registered both for every directory and for ${machine.cwd} alone (Claude Code: "Conflicting scopes")`,
+        "claude mcp remove -s local ptyhub (the user-scope entry, from ptyhub install or -s user, stays).",
+      ),
+    );
+  }
   return [...problems, ...launches];
 }
 
-/** ptyhub's entries in one config file, each with where it is (the file, and the scope inside it). */
-function registrationsIn(client: McpClient, path: string, machine: InstallEnvironment): Array<[string, Registration]> {
+/** ptyhub's entries in the config file of `scope`, each with where it is. */
+function registrationsIn(client: McpClient, path: string, scope: Scope, machine: InstallEnvironment): Found[] {
   const text = readFileSync(path, "utf8");
   if (client.format.kind === "toml") {
     const parsed: unknown = Bun.TOML.parse(text);
     const servers = isPlainObject(parsed) ? parsed.mcp_servers : undefined;
     const entry = isPlainObject(servers) ? registration(servers[SERVER_NAME]) : undefined;
-    return entry ? [[path, entry]] : [];
+    return entry ? [{ where: path, scope, registration: entry }] : [];
   }
   const root = parseJsonc(text).root;
   const config = root === null ? {} : nodeValue(root);
   if (!isPlainObject(config)) return [];
-  const out: Array<[string, Registration]> = [];
+  const out: Found[] = [];
   const servers = config[client.format.serversKey];
   const entry = isPlainObject(servers) ? registration(servers[SERVER_NAME]) : undefined;
-  if (entry) out.push([path, entry]);
+  if (entry) out.push({ where: path, scope, registration: entry });
   // Claude Code's "local" scope (`claude mcp add` without -s): this directory only, kept per project.
   const projects = config.projects;
   const here = isPlainObject(projects) ? projects[machine.cwd] : undefined;
   const local = isPlainObject(here) ? here[client.format.serversKey] : undefined;
   const localEntry = isPlainObject(local) ? registration(local[SERVER_NAME]) : undefined;
-  if (localEntry) out.push([`${path} (local scope: ${machine.cwd} only)`, localEntry]);
+  if (localEntry) {
+    out.push({ where: `${path} (local scope: ${machine.cwd} only)`, scope: "local", registration: localEntry });
+  }
   return out;
 }
 

@@ -107,18 +107,26 @@ describe("ptyhub doctor", () => {
     expect(code).toBe(0);
   });
 
-  test("a client launching a command that is not there fails; one launching this ptyhub is ok", async () => {
+  test("a client launching a missing command fails; one launching this ptyhub is ok; two scopes warn", async () => {
     const home = join(root, "home-clients");
     mkdirSync(home, { recursive: true });
     const servers = (command: string, args: string[]) => JSON.stringify({ mcpServers: { ptyhub: { command, args } } });
-    writeFileSync(join(home, ".claude.json"), servers(process.execPath, [CLI]));
+    // At user scope (ptyhub install) and at local scope (`claude mcp add` without -s) for this directory.
+    const claude = JSON.parse(servers(process.execPath, [CLI]));
+    claude.projects = { [process.cwd()]: JSON.parse(servers(process.execPath, [CLI])) };
+    writeFileSync(join(home, ".claude.json"), JSON.stringify(claude));
     mkdirSync(join(home, ".cursor"), { recursive: true });
     writeFileSync(join(home, ".cursor", "mcp.json"), servers(join(root, "gone", "ptyhub"), []));
     const { code, findings } = await doctorJson({ HOME: home, CLAUDE_CONFIG_DIR: home });
     const clients = findings.filter((f) => f.group === "clients");
-    expect(clients.find((f) => f.subject.startsWith("claude-code"))).toMatchObject({
+    expect(clients.find((f) => f.subject === `claude-code: ${join(home, ".claude.json")}`)).toMatchObject({
       status: "ok",
       detail: expect.stringMatching(new RegExp(`launches ptyhub ${VERSION.replace(/\./g, "\\.")}`)),
+    });
+    expect(clients.find((f) => f.subject === "claude-code")).toMatchObject({
+      status: "warn",
+      detail: expect.stringMatching(/Conflicting scopes/),
+      fix: expect.stringMatching(/claude mcp remove -s local ptyhub/),
     });
     expect(clients.find((f) => f.subject.startsWith("cursor"))).toMatchObject({
       status: "fail",
