@@ -79,7 +79,8 @@ async function checkClient(client: McpClient, machine: InstallEnvironment): Prom
     problems.push(
       is.warn(
         client.id,
-        `ptyhub is registered both for every directory and for ${machine.cwd} alone (Claude Code: "Conflicting scopes")`,
+        `ptyhub is registered both for every directory and for ${machine.cwd} alone ` +
+          `(Claude Code: "Conflicting scopes")`,
         "claude mcp remove -s local ptyhub (the user-scope entry, from ptyhub install or -s user, stays).",
       ),
     );
