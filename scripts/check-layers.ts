@@ -34,6 +34,8 @@ const LAYERS: string[][] = [
   ["mcp"],
   ["daemon"],
   ["attach", "install"],
+  // The self-check reads the clients' configs as install does, and runs sessions and the daemon.
+  ["doctor"],
   ["cli"],
 ];
 

@@ -6,6 +6,7 @@
 import { VERSION } from "./version.ts";
 import { AppError } from "./api/errors.ts";
 import { EXIT_USAGE, UsageError } from "./util/verb-args.ts";
+import { closestWord } from "./util/did-you-mean.ts";
 
 const HELP = `ptyhub ${VERSION} — real, persistent terminals for AI agents over MCP
 
@@ -24,6 +25,8 @@ Usage:
   ptyhub bridge [--no-start]      (used over SSH) pipe stdio to this user's daemon, starting it
   ptyhub guard check [--cwd DIR] [--json] LINE…
                                   whether the guard would stop each line, by which rule, and why
+  ptyhub doctor [--json]          a self-check in seconds: PTYs, shells, the daemon, sandbox, clients,
+                                  ssh-agent, container engines, config; ok/warn/fail with what to do
   ptyhub install [CLIENT] [--project] [--dry-run] [--uninstall] [--approve-tools] [--http URL]
                                   register with claude-code, claude-desktop, cursor, vscode, windsurf, codex
   ptyhub --version | -V | --help
@@ -34,7 +37,7 @@ Logs go to stderr; set PTYHUB_LOG_LEVEL=debug|info|warn|error (default warn).
 
 /** What a person who starts the stdio server by hand in a terminal reads: it is not hung, it waits for a client. */
 const STDIO_GREETING = `ptyhub ${VERSION}: an MCP server on stdio, waiting for an MCP client to speak JSON-RPC here.
-An MCP client launches it itself; register it with one:  ptyhub install   (or: claude mcp add ptyhub -- ptyhub)
+An MCP client launches it itself; register it with one:  ptyhub install   (or: claude mcp add -s user ptyhub -- ptyhub)
 Commands: ptyhub --help. Quit: ctrl+c.
 `;
 
@@ -84,6 +87,10 @@ const VERBS: Record<string, Verb> = {
   async guard(args) {
     return (await import("./guard/check-command.ts")).runGuardCommand(args);
   },
+  async doctor(args) {
+    const { runDoctor } = await import("./doctor/command.ts");
+    return runDoctor(args);
+  },
   async install(args) {
     const { runInstallCommand } = await import("./install/command.ts");
     return runInstallCommand(args);
@@ -94,6 +101,9 @@ const VERBS: Record<string, Verb> = {
     return runPtyExec(args);
   },
 };
+
+/** The verbs a person may type (the hidden `__…` steps are ptyhub's own), for "did you mean". */
+const PUBLIC_VERBS = Object.keys(VERBS).filter((name) => !name.startsWith("__"));
 
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
@@ -114,7 +124,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const verb = VERBS[first];
   if (!verb) {
-    process.stderr.write(`ptyhub: unknown command '${first}'\n\n${HELP}`);
+    const guess = closestWord(first, PUBLIC_VERBS);
+    const suggestion = guess === undefined ? "" : ` — did you mean 'ptyhub ${guess}'?`;
+    process.stderr.write(`ptyhub: unknown command '${first}'${suggestion}\n\n${HELP}`);
     return EXIT_USAGE;
   }
   return verb(rest);

@@ -10,6 +10,7 @@ import { AppError } from "../api/errors.ts";
 import { GuardConfigSchema } from "./guard-settings.ts";
 import { AuditConfigSchema } from "./audit-settings.ts";
 import { nodeValue, parseJsonc } from "../util/jsonc.ts";
+import { closestWord } from "../util/did-you-mean.ts";
 
 /** Strict: a key that is not a setting (a typo such as "colz") is an error, not silently ignored. */
 export const ConfigSchema = z.strictObject({
@@ -196,9 +197,15 @@ function describeIssue(
   const keyPath = issue.path.map(String).join(".");
   if (issue.code === "unrecognized_keys") {
     const inside = keyPath ? ` in "${keyPath}"` : "";
+    const allowed = allowedKeys(issue.path);
     const keys = issue.keys.map((k) => `"${k}"`).join(", ");
     const noun = issue.keys.length > 1 ? "keys" : "key";
-    return `${where}: unknown ${noun} ${keys}${inside} (allowed: ${allowedKeys(issue.path).join(", ")})`;
+    const guesses = issue.keys.flatMap((k) => {
+      const guess = closestWord(k, allowed);
+      return guess === undefined ? [] : [`did you mean "${guess}"${issue.keys.length > 1 ? ` for "${k}"` : ""}?`];
+    });
+    const suggestion = guesses.length > 0 ? ` — ${guesses.join(" ")}` : "";
+    return `${where}: unknown ${noun} ${keys}${inside}${suggestion} (allowed: ${allowed.join(", ")})`;
   }
   return `${where}: ${keyPath}: ${issue.message}`;
 }

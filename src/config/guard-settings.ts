@@ -1,6 +1,7 @@
 /** The guard's settings: on/off, built-in rules turned off, rules added (README "Guard"). */
 import { z } from "zod";
 import { GUARD_RULE_IDS } from "./guard-rule-ids.ts";
+import { closestWord } from "../util/did-you-mean.ts";
 
 function compiles(pattern: string): boolean {
   try {
@@ -16,10 +17,30 @@ function knownRuleIds(ids: string[], ctx: z.RefinementCtx): void {
   const known: readonly string[] = GUARD_RULE_IDS;
   ids.forEach((id, i) => {
     if (!known.includes(id)) {
+      const guess = closestWord(id, known);
       ctx.addIssue({
         code: "custom",
         path: [i],
-        message: `no guard rule is called "${id}" (rules: ${known.join(", ")})`,
+        message:
+          `no guard rule is called "${id}"${guess === undefined ? "" : ` — did you mean "${guess}"?`} ` +
+          `(rules: ${known.join(", ")})`,
+      });
+    }
+  });
+}
+
+/**
+ * A rule added may not take a built-in rule's id: findings name rules by id, so `disable` and the
+ * reasons shown would no longer say which of the two stopped a line.
+ */
+function ownRuleIds(rules: Array<{ id: string }>, ctx: z.RefinementCtx): void {
+  const builtin: readonly string[] = GUARD_RULE_IDS;
+  rules.forEach((rule, i) => {
+    if (builtin.includes(rule.id)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [i, "id"],
+        message: `"${rule.id}" is a built-in rule's id; give the rule its own id`,
       });
     }
   });
@@ -40,6 +61,7 @@ export const GuardConfigSchema = z
           reason: z.string().min(1).max(500),
         }),
       )
-      .default([]),
+      .default([])
+      .superRefine(ownRuleIds),
   })
   .default({ enabled: true, disable: [], rules: [] });

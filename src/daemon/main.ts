@@ -7,6 +7,7 @@
 import { closeSync, openSync, renameSync, statSync, writeSync } from "node:fs";
 import { AppError } from "../api/errors.ts";
 import { loadConfig } from "../config/config.ts";
+import { configNote } from "../config/config-health.ts";
 import { LocalHost } from "../host/local-host.ts";
 import { TOOL_TASK_RUNNER } from "../mcp/tasks/host-tasks.ts";
 import { logger, setLogLevel, setLogSink } from "../log.ts";
@@ -267,6 +268,9 @@ export async function runLs(args: string[]): Promise<number> {
   const parsed = parseVerbArgs(LS_ARGS, args);
   if (!parsed) return 0;
   const json = parsed.values.json === true;
+  // On stderr, so `ls --json` stays one JSON array; new sessions would fail on a broken configuration.
+  const note = configNote();
+  if (note !== null) process.stderr.write(`ptyhub: ${note}\n`);
   const c = await connectExisting("cli", true);
   if (!c) {
     out(json ? "[]" : "no sessions (no daemon is running)");

@@ -13,6 +13,7 @@ import { settingsRuleSet } from "./guard.ts";
 import { gitBranch, gitStatus } from "./git.ts";
 import type { RuleContext } from "./rules.ts";
 import { EXIT_USAGE, parseVerbArgs, UsageError } from "../util/verb-args.ts";
+import { AppError } from "../api/errors.ts";
 
 const USAGE = `usage: ptyhub guard check [--cwd DIR] [--json] [LINE…]
 
@@ -24,10 +25,16 @@ per line. The settings' rules apply (config.json "guard": disabled and added rul
               that does not exist here is judged as if it did, git's answers unknown)
   --json      one JSON object per line: {"line", "stopped", "rules": [{"id", "reason"}]}
 
-Exit status: 0 when no line would be stopped, 1 when any would, 2 on a usage error.
+Exit status: 0 when no line would be stopped, 1 when any would, 2 when the lines could not be
+judged (a usage error, an invalid configuration, any other error).
 `;
 
 export const EXIT_STOPPED = 1;
+/**
+ * The lines could not be judged. Not 1: a script reading the status as "would be stopped" must
+ * not take a broken configuration for a verdict.
+ */
+export const EXIT_NOT_JUDGED = 2;
 
 export interface CheckIo {
   out(text: string): void;
@@ -75,7 +82,24 @@ async function runGuardCheck(args: string[], io: CheckIo): Promise<number> {
     return EXIT_USAGE;
   }
   if (parsed === null) return 0;
-  const { values, positionals } = parsed;
+  try {
+    return await judgeLines(parsed.values, parsed.positionals, io);
+  } catch (err) {
+    const reason = err instanceof AppError ? `${err.message}${err.hint ? `\nhint: ${err.hint}` : ""}` : errorText(err);
+    io.err(`ptyhub guard check: ${reason}\n`);
+    return EXIT_NOT_JUDGED;
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function judgeLines(
+  values: { cwd?: string; json?: boolean },
+  positionals: string[],
+  io: CheckIo,
+): Promise<number> {
   const cwd = resolve(values.cwd ?? process.cwd());
   // A directory that is not here (another machine's path, a corpus's) is judged as if it were.
   if (!isDirectory(cwd)) io.err(`ptyhub guard check: note: ${cwd} is not a directory here; judged as if it were\n`);

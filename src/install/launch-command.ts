@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import type { LaunchCommand } from "./config-edit.ts";
+import { registrableBunPath } from "./bun-path.ts";
 
 export interface RunningProgram {
   /** Whether this process is a `bun build --compile` binary. */
@@ -44,7 +45,8 @@ export function launchCommandFor(program: RunningProgram): LaunchCommand {
 export function currentProgram(): RunningProgram {
   return {
     compiled: Bun.isStandaloneExecutable,
-    execPath: process.execPath,
+    // Not npm's `…/bun.exe` on Linux and macOS: the `bun` on PATH that runs it (bun-path.ts).
+    execPath: Bun.isStandaloneExecutable ? process.execPath : registrableBunPath(process.execPath),
     cliPath: resolve(import.meta.dir, "..", "cli.ts"),
     npmLauncherPath: process.env.PTYHUB_NPM_LAUNCHER || undefined,
   };

@@ -4,9 +4,12 @@
  * is a usage error on stderr, with the reason and the usage, exit 2, and nothing on stdout.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { reachDaemon } from "../../src/daemon-client/start.ts";
 import { stopDaemon } from "../helpers/daemon.ts";
-import { CLI } from "../helpers/mcp-client.ts";
+import { CLI, REPO } from "../helpers/mcp-client.ts";
 import { PtyProbe } from "../helpers/pty.ts";
 
 interface VerbRow {
@@ -31,6 +34,7 @@ const VERBS: VerbRow[] = [
   { verb: ["kill"], usage: /usage: ptyhub kill SESSION/i, missing: { args: [], reason: /missing SESSION/ } },
   { verb: ["log"], usage: /usage: ptyhub log SESSION/i, missing: { args: [], reason: /missing SESSION/ } },
   { verb: ["bridge"], usage: /usage: ptyhub bridge \[--no-start\]/i, missing: null },
+  { verb: ["doctor"], usage: /usage: ptyhub doctor \[--json\]/i, missing: null },
   { verb: ["install"], usage: /usage: ptyhub install \[CLIENT\]/i, missing: null },
   { verb: ["guard", "check"], usage: /usage: ptyhub guard check \[--cwd DIR\]/i, missing: null },
 ];
@@ -41,8 +45,13 @@ interface Ran {
   stderr: string;
 }
 
-async function ptyhub(args: string[]): Promise<Ran> {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+async function ptyhub(args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
@@ -99,8 +108,11 @@ describe("usage errors beyond the table", () => {
 
   test("an unknown verb is a usage error; -V and --version print the version", async () => {
     const unknown = await ptyhub(["frobnicate"]);
-    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'\n");
     expect(unknown.code).toBe(2);
+    const typo = await ptyhub(["lss"]);
+    expect(typo.stderr).toContain("unknown command 'lss' — did you mean 'ptyhub ls'?");
+    expect(typo.code).toBe(2);
     for (const flag of ["-V", "--version"]) {
       const r = await ptyhub([flag]);
       expect(r.stdout).toMatch(/^ptyhub \d+\.\d+\.\d+/);
@@ -119,6 +131,39 @@ describe("hints for a person", () => {
     expect(r.stderr).toContain("`ptyhub ls`");
     expect(r.stderr).not.toMatch(/term_(open|list)/);
     expect(r.code).toBe(1);
+  });
+});
+
+/** An XDG_CONFIG_HOME whose ptyhub/config.json holds `text`. */
+function configHome(text: string): string {
+  const dir = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? tmpdir(), "verbs-config-"));
+  mkdirSync(join(dir, "ptyhub"));
+  writeFileSync(join(dir, "ptyhub", "config.json"), text);
+  return dir;
+}
+
+describe("ptyhub ls and the configuration", () => {
+  test("a broken configuration is said on stderr; the listing (--json too) stays as it was", async () => {
+    const env = { XDG_CONFIG_HOME: configHome(`{"rowz": 30}`) };
+    const r = await ptyhub(["ls", "--json"], env);
+    expect(r.code).toBe(0);
+    expect(Array.isArray(JSON.parse(r.stdout))).toBe(true);
+    expect(r.stderr).toContain(`ptyhub: note: ptyhub's configuration is invalid:`);
+    expect(r.stderr).toContain(`unknown key "rowz" — did you mean "rows"?`);
+  });
+
+  test("an empty configuration file is said, not accepted silently", async () => {
+    const r = await ptyhub(["ls"], { XDG_CONFIG_HOME: configHome("  \n") });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/ptyhub: note: .*config\.json is empty: every setting has its default/);
+  });
+});
+
+describe("the clone", () => {
+  // `bun link` makes the bin executable in place: committed any other way, it leaves the clone dirty.
+  test.if(existsSync(join(REPO, ".git")))("src/cli.ts is committed executable (mode 100755)", () => {
+    const r = Bun.spawnSync(["git", "ls-files", "-s", "src/cli.ts"], { cwd: REPO, stdout: "pipe" });
+    expect(r.stdout.toString()).toStartWith("100755 ");
   });
 });
 

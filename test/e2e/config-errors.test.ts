@@ -42,20 +42,34 @@ describe("loadConfig", () => {
   test("an unknown key names the file, the key and the keys allowed", () => {
     const [dir, file] = configWith("typo", `{"colz": 100}`);
     expect(() => loadFrom(dir)).toThrow(ConfigError);
-    expect(() => loadFrom(dir)).toThrow(`${file}: unknown key "colz" (allowed: max_sessions,`);
+    expect(() => loadFrom(dir)).toThrow(`${file}: unknown key "colz" — did you mean "cols"? (allowed: max_sessions,`);
   });
 
   test("an unknown key inside a section, and an unknown guard rule id, are errors too", () => {
     const [guardTypo, file] = configWith("guard-typo", `{"guard": {"enabld": false}}`);
     expect(() => loadFrom(guardTypo)).toThrow(
-      `${file}: unknown key "enabld" in "guard" (allowed: enabled, disable, rules)`,
+      `${file}: unknown key "enabld" in "guard" — did you mean "enabled"? (allowed: enabled, disable, rules)`,
     );
     const [rule] = configWith("rule-typo", `{"guard": {"disable": ["rm-recursiv-root"]}}`);
     expect(() => loadFrom(rule)).toThrow(
-      /guard\.disable\.0: no guard rule is called "rm-recursiv-root" \(rules: .*rm-recursive-root/,
+      /guard\.disable\.0: no guard rule is called "rm-recursiv-root" — did you mean "rm-recursive-root"\? \(rules: /,
     );
     const [known] = configWith("rule-known", `{"guard": {"disable": ["rm-recursive-root"]}}`);
     expect(loadFrom(known).guard.disable).toEqual(["rm-recursive-root"]);
+  });
+
+  test("a key nothing resembles gets no suggestion", () => {
+    const [dir] = configWith("far-typo", `{"zzzzzz": 1}`);
+    expect(() => loadFrom(dir)).toThrow(/unknown key "zzzzzz" \(allowed: /);
+  });
+
+  test("a custom guard rule may not reuse a built-in rule's id", () => {
+    const rule = { id: "rm-recursive-root", pattern: "^foo", reason: "mine" };
+    const [dir, file] = configWith("rule-clash", JSON.stringify({ guard: { rules: [rule] } }));
+    expect(() => loadFrom(dir)).toThrow(ConfigError);
+    expect(() => loadFrom(dir)).toThrow(
+      `${file}: guard.rules.0.id: "rm-recursive-root" is a built-in rule's id; give the rule its own id`,
+    );
   });
 
   test("a bad value from the environment names the variable, not the file", () => {

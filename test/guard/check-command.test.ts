@@ -3,13 +3,20 @@
  * on stdin, a real dirty git repository as --cwd.
  */
 import { describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dirtyRepo } from "./repo.ts";
 
 const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
 
-function check(args: string[], stdin = ""): { code: number; out: string; err: string } {
+function check(
+  args: string[],
+  stdin = "",
+  env: Record<string, string> = {},
+): { code: number; out: string; err: string } {
   const r = Bun.spawnSync([process.execPath, CLI, "guard", "check", ...args], {
+    env: { ...process.env, ...env },
     stdin: new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",
@@ -17,7 +24,30 @@ function check(args: string[], stdin = ""): { code: number; out: string; err: st
   return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
 }
 
+/** An XDG_CONFIG_HOME whose ptyhub/config.json holds `text`. */
+function configHome(text: string): string {
+  const dir = mkdtempSync(join(process.env.PTYHUB_TEST_ROOT ?? tmpdir(), "guard-config-"));
+  mkdirSync(join(dir, "ptyhub"));
+  writeFileSync(join(dir, "ptyhub", "config.json"), text);
+  return dir;
+}
+
 describe("ptyhub guard check", () => {
+  test("an invalid configuration exits 2 with the reason, not 1 (which means 'would be stopped')", () => {
+    const r = check(["rm -rf /"], "", { XDG_CONFIG_HOME: configHome(`{"guard": {"enabld": false}}`) });
+    expect(r.code).toBe(2);
+    expect(r.out).toBe("");
+    expect(r.err).toContain(`ptyhub guard check: ptyhub's configuration is invalid:`);
+    expect(r.err).toContain(`unknown key "enabld" in "guard" — did you mean "enabled"?`);
+  });
+
+  test("a custom rule reusing a built-in rule's id is a configuration error naming it (exit 2)", () => {
+    const rules = [{ id: "rm-recursive-root", pattern: "^ls", reason: "mine" }];
+    const r = check(["ls"], "", { XDG_CONFIG_HOME: configHome(JSON.stringify({ guard: { rules } })) });
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`"rm-recursive-root" is a built-in rule's id`);
+  });
+
   test("says which lines would be stopped, by which rule and why; exit 1 when any would", () => {
     const r = check(["rm -rf /", "ls -la"]);
     expect(r.code).toBe(1);

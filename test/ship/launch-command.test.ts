@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { launchCommandFor, portableLaunch, type RunningProgram } from "../../src/install/launch-command.ts";
+import { join } from "node:path";
+import { type BunLookup, registrableBunPath } from "../../src/install/bun-path.ts";
+import {
+  currentProgram,
+  launchCommandFor,
+  portableLaunch,
+  type RunningProgram,
+} from "../../src/install/launch-command.ts";
+import { REPO } from "../helpers/mcp-client.ts";
 
 const FROM_SOURCE: RunningProgram = {
   compiled: false,
@@ -59,5 +67,52 @@ describe("portableLaunch (a project's committed config)", () => {
       command: "npx",
       args: ["-y", "ptyhub"],
     });
+  });
+});
+
+describe("registrableBunPath: npm's bun.exe is registered as the bun on PATH", () => {
+  /** A file system of links (path → the file it ends at) and the executables present. */
+  function lookup(platform: NodeJS.Platform, path: string, links: Record<string, string>): BunLookup {
+    return {
+      platform,
+      path,
+      realpath: (p) => links[p] ?? (Object.values(links).includes(p) ? p : undefined),
+      isExecutable: (p) => p in links || Object.values(links).includes(p),
+    };
+  }
+  const NPM_GLOBAL = "/usr/lib/node_modules/bun/bin/bun.exe";
+
+  test("npm i -g bun on Linux: /usr/bin/bun, the link that runs it, not …/bun.exe", () => {
+    const fs = lookup("linux", "/usr/local/bin:/usr/bin", { "/usr/bin/bun": NPM_GLOBAL });
+    expect(registrableBunPath(NPM_GLOBAL, fs)).toBe("/usr/bin/bun");
+  });
+
+  test("the project's own node_modules bun is a last resort: a lasting bun on PATH comes first", () => {
+    const local = "/home/u/ptyhub/node_modules/bun/bin/bun.exe";
+    const fs = lookup("linux", "/home/u/ptyhub/node_modules/.bin:/usr/bin", {
+      "/home/u/ptyhub/node_modules/.bin/bun": local,
+      "/usr/bin/bun": NPM_GLOBAL,
+    });
+    expect(registrableBunPath(local, fs)).toBe("/usr/bin/bun");
+    const onlyLocal = lookup("linux", "/home/u/ptyhub/node_modules/.bin", {
+      "/home/u/ptyhub/node_modules/.bin/bun": local,
+    });
+    expect(registrableBunPath(local, onlyLocal)).toBe("/home/u/ptyhub/node_modules/.bin/bun");
+  });
+
+  test("a bun installed as bun, and any path on Windows, are kept as they are", () => {
+    expect(registrableBunPath("/home/u/.bun/bin/bun", lookup("linux", "/usr/bin", {}))).toBe("/home/u/.bun/bin/bun");
+    const windows = "C:\\Users\\u\\AppData\\Roaming\\npm\\node_modules\\bun\\bin\\bun.exe";
+    expect(registrableBunPath(windows, lookup("win32", "C:\\bin", {}))).toBe(windows);
+  });
+
+  test("with no bun on PATH at all, the running binary is still what runs ptyhub", () => {
+    expect(registrableBunPath(NPM_GLOBAL, lookup("linux", "/usr/bin", {}))).toBe(NPM_GLOBAL);
+  });
+
+  test("this machine, from source: never a …/bun.exe on Linux or macOS", () => {
+    const launch = launchCommandFor(currentProgram());
+    if (process.platform !== "win32") expect(launch.command).not.toEndWith(".exe");
+    expect(launch.args).toEqual([join(REPO, "src", "cli.ts")]);
   });
 });
