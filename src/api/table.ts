@@ -14,6 +14,7 @@
  */
 import { z } from "zod";
 import { AppError } from "./errors.ts";
+import { describeIssues } from "./issues.ts";
 import { sessionId } from "./fields.ts";
 import { closeInput, closeOutput } from "./methods/close.ts";
 import { execInput, execOutput } from "./methods/exec.ts";
@@ -106,12 +107,4 @@ export function parseHostResult<M extends HostMethod>(method: M, value: unknown,
     );
   }
   return r.data;
-}
-
-/** Why a value does not fit a schema, in a few words. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "arguments"}: ${i.message}`)
-    .join("; ");
 }

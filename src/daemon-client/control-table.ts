@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { AppError } from "../api/errors.ts";
 import { sessionId } from "../api/fields.ts";
-import { describeIssues } from "../api/table.ts";
+import { describeIssues } from "../api/issues.ts";
 
 const none = z.object({});
 

@@ -9,6 +9,7 @@
  */
 import type { HostEvent } from "../api/host.ts";
 import type { Session } from "../session/session.ts";
+import { ByteLog } from "../util/byte-log.ts";
 
 /**
  * Bytes kept per session a remote ptyhub is attached to. A drop of a few minutes during a chatty
@@ -23,49 +24,10 @@ export const REPLAY_LOG_BYTES = 4 * 1024 * 1024;
  */
 export const REPLAY_LOG_INITIAL_BYTES = 256 * 1024;
 
-export class ReplayLog {
-  private chunks: Uint8Array[] = [];
-  private kept = 0;
-  /** Offset of the first byte still kept. */
-  start: number;
-  /** Offset after the last byte received. */
-  end: number;
-
-  constructor(
-    startOffset: number,
-    /** The bound; raised (never lowered) once a remote ptyhub attaches. */
-    public maxBytes = REPLAY_LOG_BYTES,
-  ) {
-    this.start = this.end = startOffset;
-  }
-
-  append(data: Uint8Array): void {
-    this.chunks.push(data.slice());
-    this.kept += data.length;
-    this.end += data.length;
-    while (this.kept > this.maxBytes && this.chunks.length > 1) {
-      const head = this.chunks.shift()!;
-      this.kept -= head.length;
-      this.start += head.length;
-    }
-  }
-
-  /** The bytes from `offset` on (from the oldest kept one if `offset` is older), and where they start. */
-  since(offset: number): { offset: number; bytes: Uint8Array } {
-    const from = Math.min(Math.max(offset, this.start), this.end);
-    const out = new Uint8Array(this.end - from);
-    let at = this.start;
-    let written = 0;
-    for (const c of this.chunks) {
-      const cEnd = at + c.length;
-      if (cEnd > from) {
-        const piece = at >= from ? c : c.subarray(from - at);
-        out.set(piece, written);
-        written += piece.length;
-      }
-      at = cEnd;
-    }
-    return { offset: from, bytes: out };
+/** A session's bytes from the offset where its log started (ByteLog, raised to REPLAY_LOG_BYTES on attach). */
+export class ReplayLog extends ByteLog {
+  constructor(startOffset: number, maxBytes = REPLAY_LOG_BYTES) {
+    super(startOffset, maxBytes);
   }
 }
 

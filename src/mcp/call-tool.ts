@@ -5,10 +5,8 @@
  * both answer through it, so a result is the same bytes in either era.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
 import { AppError } from "../api/errors.ts";
 import { logger } from "../log.ts";
-import { clip } from "../util/quote.ts";
 import type { ClientProfile } from "./client-profile.ts";
 import {
   addHeaderNote,
@@ -22,6 +20,7 @@ import {
 } from "./client-budget.ts";
 import { errorResult, okResult } from "./result.ts";
 import type { ToolContext, ToolDef } from "./tool.ts";
+import { describeIssues } from "../api/issues.ts";
 
 const log = logger("mcp");
 
@@ -42,13 +41,6 @@ export function toolDefs(): Promise<Map<string, ToolDef>> {
  */
 export function preloadToolDefs(): void {
   setTimeout(() => toolDefs().catch((err) => log.warn(`loading the tool definitions failed: ${String(err)}`)), 0);
-}
-
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length > 0 ? clip(i.path.join(".")) : "arguments"}: ${clip(i.message)}`)
-    .join("; ");
 }
 
 /** A call whose tool exists and whose arguments passed its schema (budget and wait clamped to the client). */

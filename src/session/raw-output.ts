@@ -6,6 +6,7 @@
  */
 import type { Line } from "../terminal/render.ts";
 import { OSC_MARK_PATTERN } from "../terminal/shell-scripts.ts";
+import { ByteLog } from "../util/byte-log.ts";
 
 /**
  * Raw bytes kept per session: many screenfuls of escape-heavy TUI output, while a host full of
@@ -28,41 +29,38 @@ export interface RawLines {
 }
 
 export class RawOutput {
-  private chunks: Uint8Array[] = [];
-  private size = 0;
-  /** Bytes received since the session started: a reader's position in the raw output. */
-  total = 0;
   /** Newlines in the bytes no longer kept, so kept lines keep their numbers. */
   private droppedNewlines = 0;
+  private readonly log: ByteLog;
 
-  constructor(private readonly capacity = RAW_OUTPUT_BYTES) {}
+  constructor(capacity = RAW_OUTPUT_BYTES) {
+    this.log = new ByteLog(0, capacity, (dropped) => {
+      this.droppedNewlines += countNewlines(dropped);
+    });
+  }
+
+  /** Bytes received since the session started: a reader's position in the raw output. */
+  get total(): number {
+    return this.log.end;
+  }
 
   push(data: Uint8Array): void {
-    // The backend may reuse its buffer: keep a copy.
-    this.chunks.push(data.slice());
-    this.size += data.length;
-    this.total += data.length;
-    while (this.size > this.capacity && this.chunks.length > 1) {
-      const old = this.chunks.shift()!;
-      this.size -= old.length;
-      this.droppedNewlines += countNewlines(old);
-    }
+    this.log.append(data);
   }
 
   /** The lines from byte position `from` (a reader's `total` at its last read) to the end. */
   since(from: number): RawLines {
-    const start = this.total - this.size;
-    const bytes = Buffer.concat(this.chunks);
-    const skip = Math.min(bytes.length, Math.max(0, from - start));
-    const firstLine = this.droppedNewlines + countNewlines(bytes.subarray(0, skip)) + 1;
+    const kept = this.log.since(this.log.start).bytes;
+    const skip = Math.min(kept.length, Math.max(0, from - this.log.start));
+    const firstLine = this.droppedNewlines + countNewlines(kept.subarray(0, skip)) + 1;
     // Our shell-integration marks are not what the program sent, and they carry the session's nonce.
-    const text = new TextDecoder().decode(bytes.subarray(skip)).replace(OSC_MARK_PATTERN, "");
+    const text = new TextDecoder().decode(kept.subarray(skip)).replace(OSC_MARK_PATTERN, "");
     const parts = text.split("\n");
     // Output ending with a newline has no line after it yet.
     if (parts.at(-1) === "") parts.pop();
     return {
       lines: parts.map((part, i) => ({ text: part, lineNo: firstLine + i })),
-      lostBytes: Math.max(0, start - from),
+      lostBytes: Math.max(0, this.log.start - from),
     };
   }
 
@@ -76,7 +74,7 @@ export class RawOutput {
     const keptFrom = all[0]?.lineNo ?? last + 1;
     return {
       lines: all.filter((l) => l.lineNo >= first && l.lineNo <= end),
-      lostBytes: first < keptFrom ? this.total - this.size : 0,
+      lostBytes: first < keptFrom ? this.log.start : 0,
     };
   }
 }
