@@ -11,33 +11,7 @@
  */
 import { relative, resolve, sep } from "node:path";
 import { chainThrough, cycles, importsOf, sourceFiles } from "./import-graph.ts";
-
-/** Bottom first. A part may import its own layer and the layers below; loops are never allowed. */
-const LAYERS: string[][] = [
-  ["log", "version", "self-command"],
-  ["util"],
-  ["api", "backend/*/params"],
-  ["paths"],
-  ["config"],
-  ["terminal", "reduce"],
-  ["daemon-client"],
-  // The Backend interface and the kind descriptor's shape, then the kinds, then the list of kinds.
-  ["backend"],
-  ["backend/local", "backend/serial"],
-  ["backend/ssh"],
-  ["backend/registry"],
-  ["session"],
-  // The guard judges; the audit trail records its decisions; the host's gate joins the two.
-  ["guard"],
-  ["audit"],
-  ["host"],
-  ["mcp"],
-  ["daemon"],
-  ["attach", "install"],
-  // The self-check reads the clients' configs as install does, and runs sessions and the daemon.
-  ["doctor"],
-  ["cli"],
-];
+import { LAYERS } from "./layers.ts";
 
 const src = resolve(process.argv[2] ?? "src");
 
@@ -56,6 +30,11 @@ LAYERS.forEach((parts, i) => {
   for (const part of parts) layerOf.set(part, i);
 });
 
+/** A part's layer: its own entry, else its folder's wildcard (`backend/*` for each kind). */
+function layerOfPart(part: string): number | undefined {
+  return layerOf.get(part) ?? layerOf.get(part.replace(/\/[^/]+$/, "/*"));
+}
+
 const files = sourceFiles(src);
 const problems: string[] = [];
 const partGraph = new Map<string, Set<string>>();
@@ -64,7 +43,8 @@ const example = new Map<string, string>();
 
 for (const file of files) {
   const from = partOf(file);
-  if (!layerOf.has(from)) problems.push(`${relative(src, file)}: its part "${from}" has no layer in LAYERS`);
+  if (layerOfPart(from) === undefined)
+    problems.push(`${relative(src, file)}: its part "${from}" has no layer in LAYERS`);
   for (const target of importsOf(file)) {
     if (!target.startsWith(src + sep)) continue;
     const to = partOf(target);
@@ -72,7 +52,7 @@ for (const file of files) {
     if (!partGraph.has(from)) partGraph.set(from, new Set());
     partGraph.get(from)!.add(to);
     example.set(`${from}\0${to}`, `${relative(src, file)} -> ${relative(src, target)}`);
-    const [a, b] = [layerOf.get(from), layerOf.get(to)];
+    const [a, b] = [layerOfPart(from), layerOfPart(to)];
     if (a !== undefined && b !== undefined && b > a) {
       problems.push(`${from} (layer ${a}) imports ${to} (layer ${b}), above it: ${relative(src, file)}`);
     }
