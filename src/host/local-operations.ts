@@ -31,17 +31,17 @@ export const LOCAL_OPERATIONS: { [M in HostMethod]: Operation<M> } = {
 
   async send(h, p, ctx) {
     // Arguments are checked before the session is even looked up: bad input changes nothing.
-    compileUntil(p.until);
+    const until = compileUntil(p.until);
     if (p.keys) encodeKeys(p.keys);
     const session = h.manager.get(p.session);
     await h.gate.send(session, p, ctx);
-    return session.redactFields(await sendInput(session, p, ctx.clientId, ctx.signal));
+    return session.redactFields(await sendInput(session, p, ctx.clientId, ctx.signal, until));
   },
 
   async read(h, p, ctx) {
-    compileUntil(p.until);
+    const until = compileUntil(p.until);
     const session = h.manager.get(p.session);
-    return session.redactFields(await readSession(session, p, ctx.clientId, ctx.signal));
+    return session.redactFields(await readSession(session, p, ctx.clientId, ctx.signal, until));
   },
 
   list: async (h) => h.manager.list(),

@@ -67,6 +67,8 @@ export async function sendInput(
   p: SendParams,
   clientId: string,
   signal?: AbortSignal,
+  /** `p.until` compiled, when the caller already did (it checks arguments before the lookup). */
+  until = compileUntil(p.until),
 ): Promise<SendResult> {
   if (p.text === undefined && (!p.keys || p.keys.length === 0)) {
     throw new AppError(
@@ -75,7 +77,6 @@ export async function sendInput(
       'Give `text` (typed literally, Enter pressed after it by default) and/or `keys` (e.g. ["ctrl+c"]).',
     );
   }
-  const until = compileUntil(p.until);
   const bytes = inputBytes(session, p);
   session.assertAlive();
   const sendBreak = p.keys?.some(isBreakKey) ?? false;
