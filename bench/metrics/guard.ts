@@ -9,10 +9,14 @@ import { classifyShellLine, ruleSet } from "../../src/guard/classify.ts";
 import type { RuleContext } from "../../src/guard/rules.ts";
 import { dangerous, harmless } from "../../test/guard/corpus.ts";
 import { fmt, p95 } from "../lib/stats.ts";
+import { heldOutScores } from "../lib/guard-heldout.ts";
 import { emptyResult, type Ctx, type MetricResult } from "../lib/types.ts";
 
 /** The issue's bound: the parse of a typical line stays well under a millisecond. */
 export const TARGET_P95_MS = 1;
+/** The held-out corpus's targets (test/heldout/README.md): stop what matters, ask little else. */
+export const TARGET_HELDOUT_RECALL = 0.95;
+export const TARGET_HELDOUT_PRECISION = 0.97;
 /** Passes over the corpus (the first one warms the JIT and is not counted). */
 const PASSES = { full: 50, smoke: 5 };
 
@@ -56,6 +60,17 @@ export async function guard(ctx: Ctx): Promise<MetricResult> {
     goal: `guard p95 per typical line < ${TARGET_P95_MS} ms`,
     actual: fmt(worst, "ms"),
     met: worst === null ? null : worst < TARGET_P95_MS,
+  });
+  const heldOut = heldOutScores();
+  res.checks.push({
+    goal: `held-out corpus recall ≥ ${TARGET_HELDOUT_RECALL} (${heldOut.dangerous} dangerous lines)`,
+    actual: heldOut.recall.toFixed(3),
+    met: heldOut.recall >= TARGET_HELDOUT_RECALL,
+  });
+  res.checks.push({
+    goal: `held-out corpus precision ≥ ${TARGET_HELDOUT_PRECISION} (of ${heldOut.stopped} stopped)`,
+    actual: heldOut.precision.toFixed(3),
+    met: heldOut.precision >= TARGET_HELDOUT_PRECISION,
   });
   return res;
 }
