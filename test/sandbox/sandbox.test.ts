@@ -105,8 +105,19 @@ describe("sandbox", () => {
     expect(parseLauncherArgs(["workspace", "--write", "/a", "--write", "/dev/null", "--", "bash", "-l"])).toEqual({
       mode: "workspace",
       writable: ["/a", "/dev/null"],
+      hidden: [],
+      shown: [],
       argv: ["bash", "-l"],
     });
+    const hiding = ["read-only", "--write", "/t", "--hide", "/h", "--show", "/h/s", "--", "sh"];
+    expect(parseLauncherArgs(hiding)).toEqual({
+      mode: "read-only",
+      writable: ["/t"],
+      hidden: ["/h"],
+      shown: ["/h/s"],
+      argv: ["sh"],
+    });
+    expect(parseLauncherArgs(["read-only", "constructor", "/x", "--", "sh"])).toBeNull();
     expect(parseLauncherArgs(["strict", "--", "bash"])).toBeNull();
     expect(parseLauncherArgs(["read-only", "--write", "/a"])).toBeNull();
     expect(parseLauncherArgs(["read-only", "--"])).toBeNull();

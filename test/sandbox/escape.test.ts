@@ -1,0 +1,152 @@
+/**
+ * Issue 35, item 1: a sandboxed session must not reach ptyhub itself. The attacks as the tester
+ * ran them, live through MCP on a real PTY: a read-only session double-forks a ptyhub client
+ * (`env -u PTYHUB_SESSION setsid -f …`) that asks the daemon for an unsandboxed session writing
+ * outside the sandbox; it reads the HTTP token file and connects to the daemon's socket by its
+ * path and through /proc; and, with `serve --http` running, a double-forked curl sends the token
+ * it read. None of it may get anywhere: the paths are hidden by the OS (sandbox/hidden-paths.ts).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stopDaemon, daemonStatus } from "../helpers/daemon.ts";
+import { CLI, connectHttp, startMcp, type Env, type McpClient } from "../helpers/mcp-client.ts";
+import { startHttpServer, type HttpServerProc } from "../http/helpers.ts";
+import { landlockAbi } from "../../src/backend/local/sandbox/landlock.ts";
+import { resolveHttpToken } from "../../src/mcp/http-token.ts";
+import { resolveSocket } from "../../src/daemon/daemon-paths.ts";
+
+const abi = landlockAbi();
+/** The escaped client keeps its stdin open this long (the tester's `sleep 8`). */
+const CLIENT_STDIN_SECONDS = 8;
+/** How long the escaped client may take to start, reach a daemon and run its command. */
+const ESCAPE_WAIT_MS = 30_000;
+const POLL_MS = 500;
+/** Longer than any wait above, so each term_exec answers "done". */
+const EXEC_TIMEOUT_MS = 45_000;
+
+let mcp: McpClient;
+let root: string;
+let server: HttpServerProc | null = null;
+let httpClient: McpClient | null = null;
+
+beforeAll(async () => {
+  mcp = await startMcp({ transport: "in-process", config: { shell: "/bin/bash" } });
+  root = realpathSync(mkdtempSync(join(tmpdir(), "sandbox-escape-")));
+  mkdirSync(join(root, "work"));
+});
+afterAll(async () => {
+  await httpClient?.close().catch(() => undefined);
+  await server?.terminate();
+  await mcp.close();
+  await stopDaemon();
+});
+
+async function openRo(client: McpClient, name: string): Promise<void> {
+  const r = await client.call("term_open", { name, cwd: join(root, "work"), command: "bash", sandbox: "read-only" });
+  expect(r.error ?? null).toBeNull();
+}
+
+async function exec(client: McpClient, session: string, command: string): Promise<{ output: string; code: number }> {
+  const r = await client.call("term_exec", { session, command, timeout_ms: EXEC_TIMEOUT_MS });
+  expect(r.isError).toBe(false);
+  return { output: String(r.data.output), code: Number(r.data.exit_code) };
+}
+
+/** One JSON-RPC line per message, as a client writes them on a server's stdin. */
+function requestLines(command: string): string {
+  const init = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "escape", version: "1" } },
+  };
+  const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+  const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "term_exec", arguments: { command } } };
+  return [init, initialized, call].map((m) => JSON.stringify(m)).join("\n") + "\n";
+}
+
+/** A shell loop that waits, at most ESCAPE_WAIT_MS, until the shell test `cond` holds. */
+const waitUntil = (cond: string) =>
+  `for i in $(seq ${ESCAPE_WAIT_MS / POLL_MS}); do ${cond} && break; sleep ${POLL_MS / 1000}; done`;
+
+/** A shell word: the text in single quotes. */
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+describe.if(abi >= 1)("a sandboxed session cannot reach ptyhub", () => {
+  test("a double-forked ptyhub client gets no unsandboxed session: nothing is written outside", async () => {
+    await openRo(mcp, "esc-mcp");
+    const target = join(root, "escaped-by-mcp");
+    const req = requestLines(`touch ${target}`);
+    const write = await exec(mcp, "esc-mcp", `printf %s ${quote(req)} > "$TMPDIR/req.jsonl" && echo written`);
+    expect(write.output).toContain("written");
+    const client = `${process.execPath} ${CLI}`;
+    const fork =
+      `env -u PTYHUB_SESSION setsid -f sh -c '{ cat "$TMPDIR/req.jsonl"; sleep ${CLIENT_STDIN_SECONDS}; }` +
+      ` | ${client} > "$TMPDIR/resp.jsonl" 2>&1; touch "$TMPDIR/client-done"'`;
+    expect((await exec(mcp, "esc-mcp", fork)).code).toBe(0);
+    // The client answers the call (or fails) within its stdin's life; the file must never appear.
+    // The client has ended (its stdin closed after the sleep) once the marker is there: nothing it
+    // started is left running when the test ends.
+    const answered = await exec(
+      mcp,
+      "esc-mcp",
+      `${waitUntil('[ -e "$TMPDIR/client-done" ]')}; cat "$TMPDIR/resp.jsonl"`,
+    );
+    console.log(`the escaped client said: ${answered.output.slice(0, 600)}`);
+    expect(existsSync(target)).toBe(false);
+  }, 60_000);
+
+  test("the HTTP token file and the daemon's socket are out of reach, by path and through /proc", async () => {
+    await openRo(mcp, "esc-paths");
+    const token = resolveHttpToken({}); // the file (created when absent) of this environment
+    expect(token.path).not.toBeNull();
+    const socket = resolveSocket();
+    const daemon = await daemonStatus();
+    expect(daemon).not.toBeNull();
+    const read = await exec(mcp, "esc-paths", `cat ${quote(token.path!)}; cat /proc/${daemon!.pid}/root${token.path}`);
+    expect(read.output).not.toContain(token.token);
+    const connect = (path: string) =>
+      `python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print("CONNECTED")' ` +
+      quote(path);
+    const viaPath = await exec(mcp, "esc-paths", connect(socket));
+    expect(viaPath.output).not.toContain("CONNECTED");
+    const viaProc = await exec(mcp, "esc-paths", connect(`/proc/${daemon!.pid}/root${socket}`));
+    expect(viaProc.output).not.toContain("CONNECTED");
+    const viaSocat = await exec(
+      mcp,
+      "esc-paths",
+      `socat -u OPEN:/dev/null UNIX-CONNECT:${quote(socket)} && echo CONNECTED`,
+    );
+    expect(viaSocat.output).not.toContain("CONNECTED");
+  }, 60_000);
+
+  test("serve --http: a double-forked curl with the token it can read gets no 200", async () => {
+    server = await startHttpServer(process.env as Env);
+    httpClient = await connectHttp(server.url, server.token);
+    await openRo(httpClient, "esc-http");
+    const tokenFile = /token in (\S+)>/.exec(server.banner)?.[1];
+    expect(tokenFile).toBeDefined();
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "escape", version: "1" } },
+    });
+    const curl =
+      `curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat ${quote(tokenFile!)})"` +
+      ` -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'` +
+      ` --data ${quote(body)} ${quote(server.url)}`;
+    const fork = `env -u PTYHUB_SESSION setsid -f sh -c ${quote(`${curl} > "$TMPDIR/code"`)}`;
+    expect((await exec(httpClient, "esc-http", fork)).code).toBe(0);
+    const code = await exec(
+      httpClient,
+      "esc-http",
+      `${waitUntil('[ -s "$TMPDIR/code" ]')}; echo "code=$(cat "$TMPDIR/code")"`,
+    );
+    expect(code.output).toMatch(/code=\d{3}/);
+    expect(code.output).not.toContain("code=200");
+    expect(readFileSync(tokenFile!, "utf8").trim()).toBe(server.token);
+  }, 60_000);
+});
