@@ -9,6 +9,7 @@
  * cleanly says the same for sessions it never saw. The next term_open starts a fresh daemon.
  */
 import { AppError } from "../api/errors.ts";
+import { HTTP_TOKEN_ENV } from "../mcp/http-token.ts";
 import type { CallContext, HostEvent, SessionHost, SpecialMethods } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
 import { logger } from "../log.ts";
@@ -37,6 +38,7 @@ const NOT_FORWARDED = new Set([
   "PTYHUB_NONCE",
   "PTYHUB_USER_ZDOTDIR",
   "PTYHUB_USER_ENV",
+  HTTP_TOKEN_ENV,
 ]);
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -28,8 +28,8 @@ const EXEC_TIMEOUT_MS = 45_000;
 
 let mcp: McpClient;
 let root: string;
-let server: HttpServerProc | null = null;
-let httpClient: McpClient | null = null;
+const servers: HttpServerProc[] = [];
+const httpClients: McpClient[] = [];
 
 beforeAll(async () => {
   mcp = await startMcp({ transport: "in-process", config: { shell: "/bin/bash" } });
@@ -37,8 +37,8 @@ beforeAll(async () => {
   mkdirSync(join(root, "work"));
 });
 afterAll(async () => {
-  await httpClient?.close().catch(() => undefined);
-  await server?.terminate();
+  for (const c of httpClients) await c.close().catch(() => undefined);
+  for (const s of servers) await s.terminate();
   await mcp.close();
   await stopDaemon();
 });
@@ -52,6 +52,41 @@ async function exec(client: McpClient, session: string, command: string): Promis
   const r = await client.call("term_exec", { session, command, timeout_ms: EXEC_TIMEOUT_MS });
   expect(r.isError).toBe(false);
   return { output: String(r.data.output), code: Number(r.data.exit_code) };
+}
+
+/** A `serve --http` of this environment over `env`, and a client of it. */
+async function serveHttp(env: Env): Promise<{ server: HttpServerProc; httpClient: McpClient }> {
+  const server = await startHttpServer({ ...(process.env as Env), ...env });
+  servers.push(server);
+  const httpClient = await connectHttp(server.url, server.token);
+  httpClients.push(httpClient);
+  return { server, httpClient };
+}
+
+/** An MCP initialize request, the body a curl sends. */
+const INITIALIZE_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "escape", version: "1" } },
+});
+
+/** A curl of `url` sending the bearer token the shell expression `token` gives; prints the HTTP status. */
+function curlCommand(url: string, token: string): string {
+  return (
+    `curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${token}"` +
+    ` -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'` +
+    ` --data ${quote(INITIALIZE_BODY)} ${quote(url)}`
+  );
+}
+
+/** Runs `curl` double-forked out of `session`, and what it printed (the HTTP status). */
+async function forkedCurl(client: McpClient, session: string, curl: string): Promise<string> {
+  const fork = `env -u PTYHUB_SESSION setsid -f sh -c ${quote(`${curl} > "$TMPDIR/code"`)}`;
+  expect((await exec(client, session, fork)).code).toBe(0);
+  const code = await exec(client, session, `${waitUntil('[ -s "$TMPDIR/code" ]')}; echo "code=$(cat "$TMPDIR/code")"`);
+  expect(code.output).toMatch(/code=\d{3}/);
+  return code.output;
 }
 
 /** One JSON-RPC line per message, as a client writes them on a server's stdin. */
@@ -123,30 +158,37 @@ describe.if(abi >= 1)("a sandboxed session cannot reach ptyhub", () => {
   }, 60_000);
 
   test("serve --http: a double-forked curl with the token it can read gets no 200", async () => {
-    server = await startHttpServer(process.env as Env);
-    httpClient = await connectHttp(server.url, server.token);
+    const { server, httpClient } = await serveHttp({});
     await openRo(httpClient, "esc-http");
     const tokenFile = /token in (\S+)>/.exec(server.banner)?.[1];
     expect(tokenFile).toBeDefined();
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "escape", version: "1" } },
-    });
-    const curl =
-      `curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat ${quote(tokenFile!)})"` +
-      ` -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'` +
-      ` --data ${quote(body)} ${quote(server.url)}`;
-    const fork = `env -u PTYHUB_SESSION setsid -f sh -c ${quote(`${curl} > "$TMPDIR/code"`)}`;
-    expect((await exec(httpClient, "esc-http", fork)).code).toBe(0);
-    const code = await exec(
-      httpClient,
-      "esc-http",
-      `${waitUntil('[ -s "$TMPDIR/code" ]')}; echo "code=$(cat "$TMPDIR/code")"`,
-    );
-    expect(code.output).toMatch(/code=\d{3}/);
-    expect(code.output).not.toContain("code=200");
+    const code = await forkedCurl(httpClient, "esc-http", curlCommand(server.url, `$(cat ${quote(tokenFile!)})`));
+    expect(code).not.toContain("code=200");
     expect(readFileSync(tokenFile!, "utf8").trim()).toBe(server.token);
   }, 60_000);
+
+  test("serve --http with PTYHUB_HTTP_TOKEN: the session inherits no token and cannot read the server's", async () => {
+    const token = `escape-${"x".repeat(40)}`;
+    const { server, httpClient } = await serveHttp({ PTYHUB_HTTP_TOKEN: token });
+    await openRo(httpClient, "esc-http-env");
+    const seen = await exec(
+      httpClient,
+      "esc-http-env",
+      `echo "tok=\${PTYHUB_HTTP_TOKEN:-none}"; cat /proc/${server.pid}/environ`,
+    );
+    expect(seen.output).toContain("tok=none");
+    expect(seen.output).not.toContain(token);
+    const code = await forkedCurl(httpClient, "esc-http-env", curlCommand(server.url, "$PTYHUB_HTTP_TOKEN"));
+    expect(code).not.toContain("code=200");
+  }, 60_000);
+
+  test("a workspace that holds one of ptyhub's directories is refused: SPAWN_FAILED, nothing started", async () => {
+    const stateHome = process.env.XDG_STATE_HOME;
+    expect(stateHome).toBeDefined();
+    const r = await mcp.call("term_open", { name: "esc-ws", cwd: stateHome, command: "bash", sandbox: "workspace" });
+    expect(r.error?.code).toBe("SPAWN_FAILED");
+    expect(r.error!.message).toContain("cannot hide");
+    const list = await mcp.call("term_list", {});
+    expect(list.data.sessions.map((s: { session: string }) => s.session)).not.toContain("esc-ws");
+  });
 });
