@@ -129,7 +129,7 @@ describe.if(abi >= 1)("a sandboxed session cannot reach ptyhub", () => {
       "esc-mcp",
       `${waitUntil('[ -e "$TMPDIR/client-done" ]')}; cat "$TMPDIR/resp.jsonl"`,
     );
-    console.log(`the escaped client said: ${answered.output.slice(0, 600)}`);
+    console.log(`the escaped client said: …${answered.output.slice(-600)}`);
     expect(existsSync(target)).toBe(false);
   }, 60_000);
 
@@ -164,6 +164,7 @@ describe.if(abi >= 1)("a sandboxed session cannot reach ptyhub", () => {
     expect(tokenFile).toBeDefined();
     const code = await forkedCurl(httpClient, "esc-http", curlCommand(server.url, `$(cat ${quote(tokenFile!)})`));
     expect(code).not.toContain("code=200");
+    expect(code).toContain("code=401");
     expect(readFileSync(tokenFile!, "utf8").trim()).toBe(server.token);
   }, 60_000);
 
@@ -180,6 +181,7 @@ describe.if(abi >= 1)("a sandboxed session cannot reach ptyhub", () => {
     expect(seen.output).not.toContain(token);
     const code = await forkedCurl(httpClient, "esc-http-env", curlCommand(server.url, "$PTYHUB_HTTP_TOKEN"));
     expect(code).not.toContain("code=200");
+    expect(code).toContain("code=401");
   }, 60_000);
 
   test("a workspace that holds one of ptyhub's directories is refused: SPAWN_FAILED, nothing started", async () => {

@@ -29,9 +29,12 @@ const MS_SLAVE = 1 << 19;
 const O_PATH = 0o10000000;
 const O_DIRECTORY = 0o200000;
 const O_CLOEXEC = 0o2000000;
-/** The covering tmpfs: empty, nothing runnable, small (it only holds the mount points of `shown`). */
+/**
+ * The covering tmpfs: empty, nothing runnable, small (it only holds the mount points of `shown`);
+ * private like the directory it covers, so ptyhub run inside finds it as its own (no chmod to try).
+ */
 const COVER_FLAGS = MS_NOSUID | MS_NODEV | MS_NOEXEC;
-const COVER_OPTIONS = "mode=0755,size=64k";
+const COVER_OPTIONS = "mode=0700,size=64k";
 const DIR_MODE = 0o755;
 
 const MOUNT_SYMBOLS = {
