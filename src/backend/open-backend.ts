@@ -82,7 +82,7 @@ export async function openBackend(spec: BackendSpec, ctx: OpenContext): Promise<
 
 function openLocal(spec: LocalSpec, ctx: OpenContext): OpenedBackend {
   const req = { command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env, defaultShell: ctx.config.shell };
-  const plan = withSandbox(planLaunch(req, spec.nonce, spec.sessionId), spec.sandbox);
+  const plan = withSandbox(planLaunch(req, spec.nonce, spec.sessionId), spec.sandbox, spec.sessionId);
   const options = {
     argv: plan.argv,
     cwd: plan.cwd,

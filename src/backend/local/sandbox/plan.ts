@@ -14,7 +14,7 @@ import { makePrivateTmp } from "./tmp.ts";
 import { hiddenDirs } from "./hidden-paths.ts";
 import { probeHiding } from "./hide-probe.ts";
 import { needsUserNamespace, UNSHARE, userNamespacePrefix } from "./userns.ts";
-import { scriptDir } from "../../../terminal/shell-integration.ts";
+import { reinstallDir, scriptDir } from "../../../terminal/shell-integration.ts";
 import { macosProfile, SANDBOX_EXEC } from "./macos.ts";
 import type { LaunchPlan } from "../launch.ts";
 import type { SandboxMode } from "../../../api/sandbox-modes.ts";
@@ -32,7 +32,7 @@ export interface SandboxPaths {
   writable: string[];
   /** Directories it must not see (hidden-paths.ts); Linux only. */
   hidden: string[];
-  /** Directories beneath a hidden one it still sees (read-only): the shell-integration scripts. */
+  /** Directories beneath a hidden one it still sees (read-only): its shell-integration scripts. */
   shown: string[];
 }
 
@@ -100,8 +100,16 @@ export interface ConfinedLaunch {
   env: Record<string, string>;
 }
 
-/** Confines a local launch: its argv wrapped, a private temp dir made and handed to it. */
-export function confineLaunch(mode: Exclude<SandboxMode, "none">, cwd: string, argv: string[]): ConfinedLaunch {
+/**
+ * Confines a local launch of session `sessionId`: its argv wrapped, a private temp dir made and
+ * handed to it, ptyhub's directories hidden but for the scripts its shell sources.
+ */
+export function confineLaunch(
+  mode: Exclude<SandboxMode, "none">,
+  cwd: string,
+  argv: string[],
+  sessionId: string,
+): ConfinedLaunch {
   assertCanConfine();
   const tmp = makePrivateTmp();
   // realpath: Landlock and sandbox-exec judge the resolved path (macOS's /var is /private/var).
@@ -109,14 +117,14 @@ export function confineLaunch(mode: Exclude<SandboxMode, "none">, cwd: string, a
   const paths: SandboxPaths = { writable, hidden: [], shown: [] };
   if (process.platform === "linux") {
     paths.hidden = hiddenDirs(writable);
-    paths.shown = [scriptDir()];
+    paths.shown = [scriptDir(), reinstallDir(sessionId)];
   }
   return { argv: sandboxArgv(mode, paths, argv), env: { TMPDIR: tmp, PTYHUB_SANDBOX: mode } };
 }
 
-/** A launch plan confined as term_open's `sandbox` asks (unchanged for "none" or absent). */
-export function withSandbox(plan: LaunchPlan, mode: SandboxMode | undefined): LaunchPlan {
+/** Session `sessionId`'s launch plan confined as term_open's `sandbox` asks (unchanged for "none" or absent). */
+export function withSandbox(plan: LaunchPlan, mode: SandboxMode | undefined, sessionId: string): LaunchPlan {
   if (mode === undefined || mode === "none") return plan;
-  const confined = confineLaunch(mode, plan.cwd, plan.argv);
+  const confined = confineLaunch(mode, plan.cwd, plan.argv, sessionId);
   return { ...plan, argv: confined.argv, env: { ...plan.env, ...confined.env } };
 }
