@@ -184,6 +184,29 @@ describe.if(abi >= 1)("a sandboxed session cannot reach ptyhub", () => {
     expect(code).toContain("code=401");
   }, 60_000);
 
+  test("serve --http with a state dir of its own, on the same daemon: its token file is hidden too", async () => {
+    // The daemon runs with this test's environment (opening a session starts it); this server keeps
+    // its token elsewhere.
+    await openRo(mcp, "esc-daemon-first");
+    expect(await daemonStatus()).not.toBeNull();
+    const stateHome = join(root, "state-of-serve");
+    const { server, httpClient } = await serveHttp({ XDG_STATE_HOME: stateHome });
+    const tokenFile = /token in (\S+)>/.exec(server.banner)?.[1];
+    expect(tokenFile?.startsWith(stateHome)).toBe(true);
+    await openRo(httpClient, "esc-http-state");
+    const catOut = (
+      await exec(
+        httpClient,
+        "esc-http-state",
+        `cat ${quote(tokenFile!)}; grep ptyhub /proc/self/mountinfo | cut -d" " -f5`,
+      )
+    ).output;
+    console.log("CAT", catOut);
+    expect(catOut).not.toContain(server.token);
+    const code = await forkedCurl(httpClient, "esc-http-state", curlCommand(server.url, `$(cat ${quote(tokenFile!)})`));
+    expect(code).toContain("code=401");
+  }, 60_000);
+
   test("a workspace that holds one of ptyhub's directories is refused: SPAWN_FAILED, nothing started", async () => {
     const stateHome = process.env.XDG_STATE_HOME;
     expect(stateHome).toBeDefined();

@@ -107,9 +107,11 @@ describe.if(runs)("sandbox of a user who is not root", () => {
     expect(await exec(mcp, "nr", `socat -u OPEN:/dev/null UNIX-CONNECT:${socket} && echo CONNECTED`)).not.toContain(
       "CONNECTED",
     );
-    // The shell-integration scripts, beside the socket in the runtime dir, are still there; the socket is not.
-    const runtime = await exec(mcp, "nr", `ls -A ${join(env.XDG_RUNTIME_DIR!, "ptyhub")}`);
-    expect(runtime).toMatch(/^shell-[0-9a-f]+\s*$/);
+    // The shell-integration scripts and its own reinstall dir, beside the socket in the runtime dir,
+    // are still there; the socket is not.
+    const runtimeDir = join(env.XDG_RUNTIME_DIR!, "ptyhub");
+    const runtime = await exec(mcp, "nr", `ls -A ${runtimeDir}; ls -A ${runtimeDir}/reinstall | wc -l`);
+    expect(runtime).toMatch(/^reinstall\s+shell-[0-9a-f]+\s+1\s*$/);
     const outside = join(dir, "ok", "escaped");
     const fork = `env -u PTYHUB_SESSION setsid -f sh -c 'touch ${outside} 2>/dev/null; touch "$TMPDIR/done"'`;
     await exec(mcp, "nr", `${fork}; for i in $(seq 20); do [ -e "$TMPDIR/done" ] && break; sleep 0.25; done`);

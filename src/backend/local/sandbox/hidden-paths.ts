@@ -65,22 +65,29 @@ function refuse(hidden: string, writable: string): AppError {
 
 /**
  * The directories to hide from a session that may write beneath `writable` (resolved paths),
- * resolved and without those already beneath another. Each is created first (0700) when it does
- * not exist: one made later, by a daemon started after the session, would not be hidden. One that
- * cannot be created is skipped: the session, as the same user with fewer rights, cannot create it
- * either. Throws SPAWN_FAILED when a hidden directory and a writable one contain each other: the
- * session could rename the hidden one's parent away and put its own in its place.
+ * resolved and without those already beneath another: ptyhub's directories as this process's
+ * environment names them, and as the session's own environment (`sessionEnv`: what the server
+ * that opened it forwarded, which may name another state or socket dir) does.
+ *
+ * This process's are created first (0700) when they do not exist: one made later, by a daemon
+ * started after the session, would not be hidden. One that cannot be created is skipped: the
+ * session, as the same user with fewer rights, cannot create it either. The session env's are
+ * hidden only where they exist: its variables come from the caller, whose paths we do not create.
+ * Throws SPAWN_FAILED when a hidden directory and a writable one contain each other: the session
+ * could rename the hidden one's parent away and put its own in its place.
  */
-export function hiddenDirs(writable: string[], env: Env = process.env): string[] {
+export function hiddenDirs(writable: string[], sessionEnv: Env = {}, env: Env = process.env): string[] {
   const resolved = new Set<string>();
-  for (const dir of ptyhubDirs(env)) {
+  const add = (dir: string, create: boolean) => {
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (create) mkdirSync(dir, { recursive: true, mode: 0o700 });
       resolved.add(realpathSync(dir));
     } catch {
-      // Not creatable by this user: see above.
+      // Not creatable by this user, or not there: see above.
     }
-  }
+  };
+  for (const dir of ptyhubDirs(env)) add(dir, true);
+  for (const dir of ptyhubDirs({ ...env, ...sessionEnv })) add(dir, false);
   const sorted = [...resolved].sort();
   const outermost = sorted.filter((d) => !sorted.some((o) => o !== d && isWithin(d, o)));
   for (const hidden of outermost) {

@@ -6,7 +6,7 @@
  * (hidden-paths.ts) in a mount namespace; macOS: sandbox-exec with a profile (which hides nothing).
  * Where Linux cannot confine or hide, opening fails with SPAWN_FAILED: never a silently weaker one.
  */
-import { realpathSync } from "node:fs";
+import { realpathSync, rmSync } from "node:fs";
 import { AppError } from "../../../api/errors.ts";
 import { selfCommand } from "../../../self-command.ts";
 import { landlockAbi } from "./landlock.ts";
@@ -100,31 +100,40 @@ export interface ConfinedLaunch {
   env: Record<string, string>;
 }
 
+/** What confineLaunch confines: session `sessionId`'s program `argv`, started in `cwd` with `env`. */
+export interface LaunchToConfine {
+  sessionId: string;
+  cwd: string;
+  argv: string[];
+  env: Record<string, string>;
+}
+
 /**
- * Confines a local launch of session `sessionId`: its argv wrapped, a private temp dir made and
- * handed to it, ptyhub's directories hidden but for the scripts its shell sources.
+ * Confines a local launch: its argv wrapped, a private temp dir made and handed to it, ptyhub's
+ * directories hidden but for the scripts its shell sources.
  */
-export function confineLaunch(
-  mode: Exclude<SandboxMode, "none">,
-  cwd: string,
-  argv: string[],
-  sessionId: string,
-): ConfinedLaunch {
+export function confineLaunch(mode: Exclude<SandboxMode, "none">, launch: LaunchToConfine): ConfinedLaunch {
   assertCanConfine();
   const tmp = makePrivateTmp();
   // realpath: Landlock and sandbox-exec judge the resolved path (macOS's /var is /private/var).
-  const writable = mode === "workspace" ? [realpathSync(cwd), tmp] : [tmp];
+  const writable = mode === "workspace" ? [realpathSync(launch.cwd), tmp] : [tmp];
   const paths: SandboxPaths = { writable, hidden: [], shown: [] };
   if (process.platform === "linux") {
-    paths.hidden = hiddenDirs(writable);
-    paths.shown = [scriptDir(), reinstallDir(sessionId)];
+    try {
+      paths.hidden = hiddenDirs(writable, launch.env);
+    } catch (err) {
+      // Refused: nothing will start, so nothing would ever mark the temp dir for pruning (tmp.ts).
+      rmSync(tmp, { recursive: true, force: true });
+      throw err;
+    }
+    paths.shown = [scriptDir(), reinstallDir(launch.sessionId)];
   }
-  return { argv: sandboxArgv(mode, paths, argv), env: { TMPDIR: tmp, PTYHUB_SANDBOX: mode } };
+  return { argv: sandboxArgv(mode, paths, launch.argv), env: { TMPDIR: tmp, PTYHUB_SANDBOX: mode } };
 }
 
 /** Session `sessionId`'s launch plan confined as term_open's `sandbox` asks (unchanged for "none" or absent). */
 export function withSandbox(plan: LaunchPlan, mode: SandboxMode | undefined, sessionId: string): LaunchPlan {
   if (mode === undefined || mode === "none") return plan;
-  const confined = confineLaunch(mode, plan.cwd, plan.argv, sessionId);
+  const confined = confineLaunch(mode, { sessionId, cwd: plan.cwd, argv: plan.argv, env: plan.env });
   return { ...plan, argv: confined.argv, env: { ...plan.env, ...confined.env } };
 }
