@@ -60,9 +60,9 @@ function cannotHide(why: string): AppError {
     `the sandbox cannot hide ptyhub's socket, token and settings from the session here, so it is not ` +
       `started (a session that reached them could ask ptyhub for an unconfined one): ${why}`,
     "Hiding needs a mount namespace: run ptyhub as root, or as a user allowed unprivileged user namespaces " +
-      "with util-linux unshare ≥ 2.38 installed (Ubuntu ≥ 23.10: an AppArmor profile allowing userns for the " +
-      'ptyhub binary, or sysctl kernel.apparmor_restrict_unprivileged_userns=0). Else open with sandbox "none" ' +
-      "only if the human agrees.",
+      "with util-linux unshare ≥ 2.38 installed (Ubuntu ≥ 23.10 restricts them: sysctl " +
+      "kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile granting userns to unshare). " +
+      'Else open with sandbox "none" only if the human agrees.',
     false,
   );
 }
