@@ -25,6 +25,10 @@ const ESCAPE_WAIT_MS = 30_000;
 const POLL_MS = 500;
 /** Longer than any wait above, so each term_exec answers "done". */
 const EXEC_TIMEOUT_MS = 45_000;
+/** Long enough for `sleep` to have started before ctrl+c is sent. */
+const INTERRUPT_AFTER_MS = 1000;
+/** A shell's exit status for a command ended by SIGINT: 128 + 2. */
+const SIGINT_EXIT = 130;
 
 let mcp: McpClient;
 let root: string;
@@ -206,6 +210,23 @@ describe.if(abi >= 1)("a sandboxed session cannot reach ptyhub", () => {
     const code = await forkedCurl(httpClient, "esc-http-state", curlCommand(server.url, `$(cat ${quote(tokenFile!)})`));
     expect(code).toContain("code=401");
   }, 60_000);
+
+  test.if(abi >= 6)(
+    "it cannot signal the daemon (Landlock scoping), but ctrl+c still reaches it",
+    async () => {
+      await openRo(mcp, "esc-signal");
+      const daemon = await daemonStatus();
+      expect(daemon).not.toBeNull();
+      const signal = await exec(mcp, "esc-signal", `kill -0 ${daemon!.pid} && echo SIGNALED`);
+      expect(signal.output).not.toContain("SIGNALED");
+      expect(signal.output).toContain("Operation not permitted");
+      const sent = mcp.call("term_exec", { session: "esc-signal", command: "sleep 30", timeout_ms: EXEC_TIMEOUT_MS });
+      await Bun.sleep(INTERRUPT_AFTER_MS);
+      await mcp.call("term_send", { session: "esc-signal", keys: ["ctrl+c"] });
+      expect((await sent).data.exit_code).toBe(SIGINT_EXIT);
+    },
+    60_000,
+  );
 
   test("a workspace that holds one of ptyhub's directories is refused: SPAWN_FAILED, nothing started", async () => {
     const stateHome = process.env.XDG_STATE_HOME;
