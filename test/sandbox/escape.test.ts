@@ -198,15 +198,7 @@ describe.if(abi >= 1)("a sandboxed session cannot reach ptyhub", () => {
     const tokenFile = /token in (\S+)>/.exec(server.banner)?.[1];
     expect(tokenFile?.startsWith(stateHome)).toBe(true);
     await openRo(httpClient, "esc-http-state");
-    const catOut = (
-      await exec(
-        httpClient,
-        "esc-http-state",
-        `cat ${quote(tokenFile!)}; grep ptyhub /proc/self/mountinfo | cut -d" " -f5`,
-      )
-    ).output;
-    console.log("CAT", catOut);
-    expect(catOut).not.toContain(server.token);
+    expect((await exec(httpClient, "esc-http-state", `cat ${quote(tokenFile!)}`)).output).not.toContain(server.token);
     const code = await forkedCurl(httpClient, "esc-http-state", curlCommand(server.url, `$(cat ${quote(tokenFile!)})`));
     expect(code).toContain("code=401");
   }, 60_000);
