@@ -14,6 +14,11 @@ const TOKEN_BYTES = 32;
 /** Shortest token accepted from the environment or the file (base64url of 24 bytes = 192 bits). */
 const MIN_TOKEN_CHARS = 32;
 const TOKEN_FILE = "http-token";
+/**
+ * The variable that gives the token. It is the server's credential, so sessions never inherit it
+ * (backend/local/launch.ts, host/daemon-host.ts): a session, sandboxed or not, is not a client.
+ */
+export const HTTP_TOKEN_ENV = "PTYHUB_HTTP_TOKEN";
 
 export interface HttpToken {
   token: string;
@@ -38,9 +43,9 @@ function tooShort(where: string): AppError {
 
 /** The token to require: from PTYHUB_HTTP_TOKEN, else the token file (created on first use). */
 export function resolveHttpToken(env: Record<string, string | undefined> = process.env): HttpToken {
-  const fromEnv = env.PTYHUB_HTTP_TOKEN?.trim();
+  const fromEnv = env[HTTP_TOKEN_ENV]?.trim();
   if (fromEnv) {
-    if (fromEnv.length < MIN_TOKEN_CHARS) throw tooShort("PTYHUB_HTTP_TOKEN");
+    if (fromEnv.length < MIN_TOKEN_CHARS) throw tooShort(HTTP_TOKEN_ENV);
     return { token: fromEnv, source: "env", path: null, created: false };
   }
   const path = tokenFilePath();

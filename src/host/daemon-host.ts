@@ -10,6 +10,7 @@
  */
 import { AppError } from "../api/errors.ts";
 import { kindOfParams } from "../backend/registry/kinds.ts";
+import { HTTP_TOKEN_ENV } from "../config/http-token.ts";
 import type { CallContext, HostEvent, SessionHost, SpecialMethods } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
 import { logger } from "../log.ts";
@@ -38,6 +39,7 @@ const NOT_FORWARDED = new Set([
   "PTYHUB_NONCE",
   "PTYHUB_USER_ZDOTDIR",
   "PTYHUB_USER_ENV",
+  HTTP_TOKEN_ENV,
 ]);
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -17,8 +17,7 @@
 import { unlinkSync } from "node:fs";
 import { writeNewPrivateFile } from "../terminal/owned-file.ts";
 import { AppError } from "../api/errors.ts";
-import { runtimeDir } from "../paths.ts";
-import type { PosixShellFamily, ShellFamily } from "../terminal/shell-integration.ts";
+import { reinstallDir, type PosixShellFamily, type ShellFamily } from "../terminal/shell-integration.ts";
 import { integrationOf, reinstallFor } from "../terminal/shell-reinstall.ts";
 import { PROMPT_QUIET_MS } from "./completion.ts";
 import type { Session } from "./session.ts";
@@ -79,7 +78,7 @@ async function install(
   signal?: AbortSignal,
 ): Promise<Installed | null> {
   if (failedAt.get(session) === session.emulator.bytesIn) return null;
-  const plan = reinstallFor(family, session.nonce, runtimeDir());
+  const plan = reinstallFor(family, session.nonce, reinstallDir(session.id));
   writeNewPrivateFile(plan.path, plan.script);
   try {
     const seq = session.lastMarkSeq;

@@ -70,6 +70,23 @@ export function scriptDir(): string {
   return dir;
 }
 
+/** Where a session's reinstall scripts are written: see reinstallDir. */
+const REINSTALL_DIR = "reinstall";
+/** Hex digits of the session id's hash naming its reinstall directory. */
+const REINSTALL_ID_CHARS = 16;
+
+/**
+ * The directory, under the private runtime dir, where the hooks re-installed into session
+ * `sessionId`'s shell are written for it to source (session/reintegrate.ts): one per session,
+ * so a sandboxed session, from which the runtime dir is hidden, can be shown its own alone
+ * (sandbox/plan.ts). Named by a hash: a session id may be `..`.
+ */
+export function reinstallDir(sessionId: string): string {
+  const parent = ensureOwnedDir(join(runtimeDir(), REINSTALL_DIR));
+  const name = createHash("sha256").update(sessionId).digest("hex").slice(0, REINSTALL_ID_CHARS);
+  return ensureOwnedDir(join(parent, name));
+}
+
 export interface ShellLaunch {
   argv: string[];
   env: Record<string, string>;

@@ -86,6 +86,22 @@ describe("sandbox", () => {
     expect(existsSync(join(root, "child")) || existsSync(join(root, "child2"))).toBe(false);
   });
 
+  test.if(abi >= 1)(
+    "a shell started in place of the session's gets ptyhub's hooks, though their dir is hidden",
+    async () => {
+      const r = await open("sb-exec", "read-only");
+      expect(r.isError).toBe(false);
+      // `exec bash --norc`: a shell without hooks; term_exec re-installs them from a script it writes
+      // for this session (reintegrate.ts), which the session must be able to read.
+      await mcp.call("term_send", { session: "sb-exec", text: "exec bash --norc", keys: ["enter"] });
+      const after = await mcp.call("term_exec", { session: "sb-exec", command: "echo hooked; false" });
+      expect(after.error ?? null).toBeNull();
+      expect(after.data.status).toBe("done");
+      expect(after.data.exit_code).toBe(1);
+      expect(after.data.output).toContain("hooked");
+    },
+  );
+
   test.if(abi === 0)("without Landlock, term_open refuses with SPAWN_FAILED and a hint", async () => {
     const r = await open("sb-none", "workspace");
     expect(r.error?.code).toBe("SPAWN_FAILED");
@@ -105,8 +121,19 @@ describe("sandbox", () => {
     expect(parseLauncherArgs(["workspace", "--write", "/a", "--write", "/dev/null", "--", "bash", "-l"])).toEqual({
       mode: "workspace",
       writable: ["/a", "/dev/null"],
+      hidden: [],
+      shown: [],
       argv: ["bash", "-l"],
     });
+    const hiding = ["read-only", "--write", "/t", "--hide", "/h", "--show", "/h/s", "--", "sh"];
+    expect(parseLauncherArgs(hiding)).toEqual({
+      mode: "read-only",
+      writable: ["/t"],
+      hidden: ["/h"],
+      shown: ["/h/s"],
+      argv: ["sh"],
+    });
+    expect(parseLauncherArgs(["read-only", "constructor", "/x", "--", "sh"])).toBeNull();
     expect(parseLauncherArgs(["strict", "--", "bash"])).toBeNull();
     expect(parseLauncherArgs(["read-only", "--write", "/a"])).toBeNull();
     expect(parseLauncherArgs(["read-only", "--"])).toBeNull();

@@ -14,7 +14,7 @@ function openLocal(program: ProgramSpec, sandbox: SandboxMode | undefined, ctx: 
     env: program.env,
     defaultShell: ctx.config.shell,
   };
-  const plan = withSandbox(planLaunch(req, program.nonce, program.sessionId), sandbox);
+  const plan = withSandbox(planLaunch(req, program.nonce, program.sessionId), sandbox, program.sessionId);
   const options = {
     argv: plan.argv,
     cwd: plan.cwd,

@@ -5,6 +5,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { HTTP_TOKEN_ENV } from "../../config/http-token.ts";
 import { AppError } from "../../api/errors.ts";
 import { expandHome } from "../../paths.ts";
 import { isClientEnv, sessionEnvAllow } from "../../config/client-env.ts";
@@ -37,7 +38,7 @@ export interface LaunchPlan {
 }
 
 /** Variables of ours that must not leak from the server's environment into sessions. */
-const PRIVATE_ENV = ["PTYHUB_NONCE", "PTYHUB_USER_ZDOTDIR", "PTYHUB_USER_ENV"];
+const PRIVATE_ENV = ["PTYHUB_NONCE", "PTYHUB_USER_ZDOTDIR", "PTYHUB_USER_ENV", HTTP_TOKEN_ENV];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function resolveCwd(cwd: string | undefined): string {

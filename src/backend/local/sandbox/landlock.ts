@@ -38,6 +38,18 @@ const FS = {
   TRUNCATE: 1n << 14n,
 };
 
+/**
+ * ABI 6: LANDLOCK_SCOPE_SIGNAL, so the session cannot signal processes outside its domain (the
+ * daemon that hosts every session, the user's other programs); signals into it, and those the
+ * terminal sends, still arrive. Abstract Unix sockets (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET) are
+ * left reachable: ptyhub listens on none, and X11 or D-Bus may.
+ */
+const SCOPE_SIGNAL = 1n << 1n;
+const ABI_SCOPED = 6;
+/** sizeof(struct landlock_ruleset_attr) without and with `handled_access_net` and `scoped`. */
+const RULESET_ATTR_FS_ONLY = 8;
+const RULESET_ATTR_SCOPED = 24;
+
 /** Every way of changing the file system that the given ABI version can restrict. */
 function writeRights(abi: number): bigint {
   let rights = FS.WRITE_FILE | FS.REMOVE_DIR | FS.REMOVE_FILE;
@@ -99,9 +111,12 @@ export function restrictWrites(writable: WritablePath[]): void {
   if (abi < 1) throw new Error("this kernel does not offer Landlock");
   const lib = openLibc(LANDLOCK_SYMBOLS);
   const handled = writeRights(abi);
-  // struct landlock_ruleset_attr: handled_access_fs (u64); later ABIs append fields we leave out.
-  const attr = new BigUint64Array([handled]);
-  const rulesetFd = Number(lib.symbols.syscall(SYS_LANDLOCK_CREATE_RULESET, ptr(attr), 8, 0, 0));
+  // struct landlock_ruleset_attr: handled_access_fs, handled_access_net (ABI 4; none handled:
+  // the network stays open), scoped (ABI 6), each u64. An older kernel gets the part it knows.
+  const scoped = abi >= ABI_SCOPED;
+  const attr = new BigUint64Array(scoped ? [handled, 0n, SCOPE_SIGNAL] : [handled]);
+  const size = scoped ? RULESET_ATTR_SCOPED : RULESET_ATTR_FS_ONLY;
+  const rulesetFd = Number(lib.symbols.syscall(SYS_LANDLOCK_CREATE_RULESET, ptr(attr), size, 0, 0));
   if (rulesetFd < 0) throw new Error(`landlock_create_ruleset: ${errnoText(lib)}`);
   for (const w of writable) {
     const fd = lib.symbols.open(Buffer.from(w.path + "\0"), O_PATH | O_CLOEXEC);
