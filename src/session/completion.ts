@@ -75,6 +75,13 @@ const TTY_RECHECK_MAX_MS = 500;
 /** A program seen idle after its output is looked at again this much later before it counts as settled. */
 const IDLE_CONFIRM_MS = 100;
 
+/**
+ * An end mark the kernel has not agreed with yet (end-agreement.ts) holds off the weaker verdicts
+ * this long: the shell's prompt is normally drawn and read within a few ms of its end mark, and
+ * a read's 40 ms coalescing must not answer `settle` just before. A forged end's command running
+ * on gets them after this.
+ */
+const END_PENDING_HOLD_MS = 250;
 /** Once new output starts arriving, a read lets it finish its burst for this long… */
 export const READ_COALESCE_MS = 40;
 /** …but under a continuous flood returns what is there after this long. */
@@ -204,9 +211,13 @@ function evaluate(session: Session, spec: WaitSpec, startedAt: number, bytesAtSt
   if (session.exit) return { done: { kind: "exit" } };
   // 3. Shell marks.
   if (spec.fallback === "open") return openCheck(session, startedAt, state);
-  const marked = markCheck(session, marks, spec.typed, Date.now() - startedAt);
+  const marked = markCheck(session, marks, spec.typed);
   if (marked && "done" in marked) return marked;
-  // 4–5. Per caller. (An end mark the kernel has not agreed with yet asks to be looked at again.)
+  // An end mark the kernel has not agreed with yet asks to be looked at again; while it is new,
+  // a weaker verdict (settled, a prompt-like pause) must not beat the shell's word on the way.
+  const lastEnd = marks.findLast((m) => m.kind === "end");
+  if (lastEnd && Date.now() - lastEnd.at < END_PENDING_HOLD_MS) return marked;
+  // 4–5. Per caller.
   return sooner(marked, fallbackCheck(session, spec, marks, startedAt, bytesAtStart, state));
 }
 
@@ -246,10 +257,10 @@ function sooner(a: Check, b: Check): Check {
  * shell is back at its prompt (end-agreement.ts); then the last end mark is the shell's own, and
  * any before it since the start were printed by the command.
  */
-function markCheck(session: Session, marks: MarkRecord[], typed: WaitSpec["typed"], waited: number): Check {
+function markCheck(session: Session, marks: MarkRecord[], typed: WaitSpec["typed"]): Check {
   const ends = marks.filter((m) => m.kind === "end");
   if (ends.length > 0) {
-    const agreed = endAgreed(session, waited);
+    const agreed = endAgreed(session, ends[ends.length - 1]!.at);
     if (agreed !== true) return agreed;
     const end = session.endsNeedAgreement ? ends[ends.length - 1]! : ends[0]!;
     session.confirmEnd(end.seq);

@@ -46,6 +46,8 @@ export interface MarkRecord {
   pos: Pos;
   exitCode: number | null;
   cwd: string | null;
+  /** When the mark was parsed (Date.now()). */
+  at: number;
 }
 
 /** A command seen through shell integration: from its start mark to its end mark. */
@@ -713,7 +715,14 @@ export class Session {
       // The status of the line that sourced the hooks: the prompt that follows is all it says.
       if (mark.kind === "end") mark = { kind: "prompt" };
     }
-    const record: MarkRecord = { seq: ++this.markSeq, kind: mark.kind, pos, exitCode: null, cwd: null };
+    const record: MarkRecord = {
+      seq: ++this.markSeq,
+      kind: mark.kind,
+      pos,
+      exitCode: null,
+      cwd: null,
+      at: Date.now(),
+    };
     // The line editor reads input after the prompt (B) and after a continuation prompt (P).
     this.ready = mark.kind === "ready" || mark.kind === "continuation";
     if (mark.kind === "ready") {
