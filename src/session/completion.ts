@@ -75,13 +75,6 @@ const TTY_RECHECK_MAX_MS = 500;
 /** A program seen idle after its output is looked at again this much later before it counts as settled. */
 const IDLE_CONFIRM_MS = 100;
 
-/**
- * An end mark the kernel has not agreed with yet (end-agreement.ts) holds off the weaker verdicts
- * this long: the shell's prompt is normally drawn and read within a few ms of its end mark, and
- * a read's 40 ms coalescing must not answer `settle` just before. A forged end's command running
- * on gets them after this.
- */
-const END_PENDING_HOLD_MS = 250;
 /** Once new output starts arriving, a read lets it finish its burst for this long… */
 export const READ_COALESCE_MS = 40;
 /** …but under a continuous flood returns what is there after this long. */
@@ -213,10 +206,11 @@ function evaluate(session: Session, spec: WaitSpec, startedAt: number, bytesAtSt
   if (spec.fallback === "open") return openCheck(session, startedAt, state);
   const marked = markCheck(session, marks, spec.typed);
   if (marked && "done" in marked) return marked;
-  // An end mark the kernel has not agreed with yet asks to be looked at again; while it is new,
-  // a weaker verdict (settled, a prompt-like pause) must not beat the shell's word on the way.
-  const lastEnd = marks.findLast((m) => m.kind === "end");
-  if (lastEnd && Date.now() - lastEnd.at < END_PENDING_HOLD_MS) return marked;
+  // An end mark the kernel has not agreed with yet asks to be looked at again, and nothing weaker
+  // ends the wait meanwhile: the shell's own end is normally agreed with within a few ms, and
+  // after a forged one the session's phase says "prompt" while the command runs on, which the
+  // fallbacks would take for a prompt (a read settling, `input` at a prompt-like pause).
+  if (marks.some((m) => m.kind === "end")) return marked;
   // 4–5. Per caller.
   return sooner(marked, fallbackCheck(session, spec, marks, startedAt, bytesAtStart, state));
 }
