@@ -54,6 +54,13 @@ export interface Backend {
    */
   foregroundWatchesTty?(): boolean | null;
   /**
+   * The foreground group's leader itself sleeps watching the terminal, none of its threads working,
+   * with no typed input left for it and no output of it unread: a shell whose line editor waits
+   * at its prompt (tty-wait.ts processWatchesTty). False when it does not; null where the kernel
+   * cannot say.
+   */
+  foregroundLeaderWatchesTty?(): boolean | null;
+  /**
    * The working directory of the foreground group's leader (the shell a typed line goes to), read
    * from the kernel rather than from marks a program could print; null where not visible.
    */

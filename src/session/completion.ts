@@ -30,6 +30,7 @@ import type { Pos } from "../terminal/emulator.ts";
 import type { TtyWait } from "../util/tty-wait.ts";
 import { hasContent, itemsText, region } from "../terminal/output-region.ts";
 import { bareShell, foregroundShell } from "./bare-shell.ts";
+import { endAgreed } from "./end-agreement.ts";
 
 /** A prompt-like last line (or a continuation prompt) must stay unchanged this long to be believed. */
 export const PROMPT_QUIET_MS = 60;
@@ -203,10 +204,28 @@ function evaluate(session: Session, spec: WaitSpec, startedAt: number, bytesAtSt
   if (session.exit) return { done: { kind: "exit" } };
   // 3. Shell marks.
   if (spec.fallback === "open") return openCheck(session, startedAt, state);
-  const marked = markCheck(session, marks, end, spec.typed);
-  if (marked) return marked;
+  const marked = markCheck(session, marks, spec.typed);
+  if (marked && "done" in marked) return marked;
+  // An end mark the kernel has not agreed with yet asks to be looked at again, and nothing weaker
+  // ends the wait meanwhile: the shell's own end is normally agreed with within a few ms, and
+  // after a forged one the session's phase says "prompt" while the command runs on, which the
+  // fallbacks would take for a prompt (a read settling, `input` at a prompt-like pause).
+  if (marks.some((m) => m.kind === "end")) return marked;
   // 4–5. Per caller.
+  return sooner(marked, fallbackCheck(session, spec, marks, startedAt, bytesAtStart, state));
+}
+
+function fallbackCheck(
+  session: Session,
+  spec: WaitSpec,
+  marks: MarkRecord[],
+  startedAt: number,
+  bytesAtStart: number,
+  state: WaitState,
+): Check {
   switch (spec.fallback) {
+    case "open":
+      return null;
     case "none": {
       const held = spec.untilHeldMs?.() ?? null;
       return held === null ? null : { retryInMs: held };
@@ -220,8 +239,25 @@ function evaluate(session: Session, spec: WaitSpec, startedAt: number, bytesAtSt
   }
 }
 
-function markCheck(session: Session, marks: MarkRecord[], end: MarkRecord | null, typed: WaitSpec["typed"]): Check {
-  if (end) {
+/** The earlier of two checks: a verdict, else the sooner look again, else nothing. */
+function sooner(a: Check, b: Check): Check {
+  if (a === null || (b !== null && "done" in b)) return b;
+  if (b === null || "done" in a) return a;
+  return { retryInMs: Math.min(a.retryInMs, b.retryInMs) };
+}
+
+/**
+ * The shell's marks. An end counts, where the kernel can be asked, only once it agrees that the
+ * shell is back at its prompt (end-agreement.ts); then the last end mark is the shell's own, and
+ * any before it since the start were printed by the command.
+ */
+function markCheck(session: Session, marks: MarkRecord[], typed: WaitSpec["typed"]): Check {
+  const ends = marks.filter((m) => m.kind === "end");
+  if (ends.length > 0) {
+    const agreed = endAgreed(session, ends[ends.length - 1]!.at);
+    if (agreed !== true) return agreed;
+    const end = session.endsNeedAgreement ? ends[ends.length - 1]! : ends[0]!;
+    session.confirmEnd(end.seq);
     const start = marks.find((m) => m.kind === "start" && m.seq < end.seq) ?? null;
     return { done: { kind: "end", end, start } };
   }

@@ -47,6 +47,8 @@ export interface MarkRecord {
   pos: Pos;
   exitCode: number | null;
   cwd: string | null;
+  /** When the mark was parsed (Date.now()). */
+  at: number;
 }
 
 /** A command seen through shell integration: from its start mark to its end mark. */
@@ -56,6 +58,12 @@ export interface CommandRecord {
   end: Pos | null;
   /** The end mark's sequence number: a reader who read after it was told the exit code. */
   endSeq: number | null;
+  /**
+   * The kernel agreed that the shell was back at its prompt after the end mark (end-agreement.ts),
+   * or the session has no kernel to ask. Until then a later end mark replaces it: the first may
+   * have been forged by the command.
+   */
+  endConfirmed: boolean;
   exitCode: number | null;
   capture: HeadCapture;
 }
@@ -369,6 +377,22 @@ export class Session {
   /** Whether the kernel can say if the foreground program waits for the terminal (local PTYs on Linux). */
   canAskTtyWait(): boolean {
     return this.backend.foregroundTtyWait !== undefined && process.platform === "linux";
+  }
+
+  /**
+   * Whether an end mark counts only once the kernel agrees the shell is back at its prompt
+   * (end-agreement.ts): local shells on Linux. Elsewhere the nonce is all there is.
+   */
+  get endsNeedAgreement(): boolean {
+    return this.kind === "local" && this.integration !== "none" && this.canAskTtyWait();
+  }
+
+  /**
+   * The kernel agreed that the shell is back at its prompt after the end mark `endSeq`: the
+   * current command's end is final (later end marks, of empty lines, no longer move it).
+   */
+  confirmEnd(endSeq: number): void {
+    if (this.currentCommand?.endSeq === endSeq) this.currentCommand.endConfirmed = true;
   }
 
   /**
@@ -692,7 +716,14 @@ export class Session {
       // The status of the line that sourced the hooks: the prompt that follows is all it says.
       if (mark.kind === "end") mark = { kind: "prompt" };
     }
-    const record: MarkRecord = { seq: ++this.markSeq, kind: mark.kind, pos, exitCode: null, cwd: null };
+    const record: MarkRecord = {
+      seq: ++this.markSeq,
+      kind: mark.kind,
+      pos,
+      exitCode: null,
+      cwd: null,
+      at: Date.now(),
+    };
     // The line editor reads input after the prompt (B) and after a continuation prompt (P).
     this.ready = mark.kind === "ready" || mark.kind === "continuation";
     if (mark.kind === "ready") {
@@ -704,17 +735,27 @@ export class Session {
       this.currentPhase = "running";
       if (this.currentCommand) this.release(this.currentCommand.capture);
       const capture = this.captureFrom(pos);
-      this.currentCommand = { startSeq: record.seq, start: pos, end: null, endSeq: null, exitCode: null, capture };
+      this.currentCommand = {
+        startSeq: record.seq,
+        start: pos,
+        end: null,
+        endSeq: null,
+        endConfirmed: false,
+        exitCode: null,
+        capture,
+      };
     } else if (mark.kind === "end") {
       this.currentPhase = "prompt";
       record.exitCode = mark.exitCode;
       record.cwd = mark.cwd;
       if (mark.cwd) this.currentCwd = mark.cwd;
-      if (this.currentCommand && !this.currentCommand.end) {
-        if (this.promptNeedsFreshRow(pos, this.currentCommand)) this.emulator.startFreshRow();
-        this.currentCommand.end = pos;
-        this.currentCommand.endSeq = record.seq;
-        this.currentCommand.exitCode = mark.exitCode;
+      const command = this.currentCommand;
+      if (command && (!command.end || (!command.endConfirmed && this.endsNeedAgreement))) {
+        if (!command.end && this.promptNeedsFreshRow(pos, command)) this.emulator.startFreshRow();
+        command.end = pos;
+        command.endSeq = record.seq;
+        command.endConfirmed = !this.endsNeedAgreement;
+        command.exitCode = mark.exitCode;
         this.lastExit = mark.exitCode;
         // Mid-parse: tell subscribers later, after this turn. The daemon forwards events to every
         // MCP server it serves; sent now, that frame would go out (and wake the server) ahead of

@@ -10,8 +10,9 @@
  *  - the typed line starts with a space, which keeps it out of history (fish always, bash with
  *    ignorespace, zsh with HIST_IGNORE_SPACE) and checks that the file is readable (a shell of
  *    another user may not read it: then nothing happens, and the caller finds no marks);
- *  - the file ends with an R mark: the end mark of the next prompt reports the line that installed
- *    the hooks, not a command (Session drops it).
+ *  - the file ends with an R mark, its nonce written in (the hooks unset their variable): the end
+ *    mark of the next prompt reports the line that installed the hooks, not a command (Session
+ *    drops it).
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
@@ -68,11 +69,11 @@ export function reinstallFor(family: PosixShellFamily, nonce: string, dir: strin
   if (family === "fish") {
     const script =
       `if not functions -q ${hooked}\nset -g __ptyhub_nonce ${nonce}\n${hooksOf(family)}` +
-      `printf ${reinstalled} $__ptyhub_nonce\nend\ncommand rm -f -- ${quoted} 2>/dev/null\n`;
+      `printf ${reinstalled} ${nonce}\nend\ncommand rm -f -- ${quoted} 2>/dev/null\n`;
     return { path, script, line: ` test -r ${quoted}; and source ${quoted}` };
   }
   const script =
     `if ! command -v ${hooked} >/dev/null 2>&1; then\n__ptyhub_nonce=${nonce}\n${hooksOf(family)}` +
-    `printf ${reinstalled} "$__ptyhub_nonce"\nfi\ncommand rm -f -- ${quoted} 2>/dev/null\n`;
+    `printf ${reinstalled} ${nonce}\nfi\ncommand rm -f -- ${quoted} 2>/dev/null\n`;
   return { path, script, line: ` [ -r ${quoted} ] && . ${quoted}` };
 }

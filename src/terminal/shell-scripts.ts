@@ -47,13 +47,12 @@ __ptyhub_precmd() {
   return $__ptyhub_status
 }
 
-__ptyhub_b=$'\001\033]6973;'"$__ptyhub_nonce"$';B\007\002'
-__ptyhub_p=$'\001\033]6973;'"$__ptyhub_nonce"$';P\007\002'
 # Runs last at each prompt: a prompt framework may have rebuilt PS1 (or PS2) in the meantime.
 __ptyhub_ps1() {
   local __ptyhub_status=$?
-  case "$PS1" in *"$__ptyhub_b"*) ;; *) PS1="$PS1$__ptyhub_b" ;; esac
-  case "$PS2" in *"$__ptyhub_p"*) ;; *) PS2="$PS2$__ptyhub_p" ;; esac
+  local b=$'\001\033]6973;'"$__ptyhub_nonce"$';B\007\002' p=$'\001\033]6973;'"$__ptyhub_nonce"$';P\007\002'
+  case "$PS1" in *"$b"*) ;; *) PS1="$PS1$b" ;; esac
+  case "$PS2" in *"$p"*) ;; *) PS2="$PS2$p" ;; esac
   __ptyhub_at_prompt=1
   return $__ptyhub_status
 }
@@ -75,6 +74,14 @@ if [ -n "$__ptyhub_nonce" ]; then
     trap '__ptyhub_debug' DEBUG
   fi
 fi
+# The nonce goes into the hooks' own text and out of the variable: a command typed into this
+# shell no longer finds it in $__ptyhub_nonce (children never did: it is not exported). The
+# function bodies (declare -f) and the prompt strings still hold it; the kernel check on each end
+# mark (session/end-agreement.ts) is what stops a mark printed by a command.
+for __ptyhub_f in __ptyhub_precmd __ptyhub_ps1 __ptyhub_debug; do
+  if __ptyhub_def=$(declare -f "$__ptyhub_f"); then eval "\${__ptyhub_def//\$__ptyhub_nonce/$__ptyhub_nonce}"; fi
+done
+unset __ptyhub_f __ptyhub_def __ptyhub_nonce
 `;
 
 /** zsh reads $ZDOTDIR/.zshenv and .zshrc; ours chain to the user's and restore ZDOTDIR. */
@@ -128,18 +135,24 @@ __ptyhub_precmd() {
 __ptyhub_preexec() {
   printf '\033]6973;%s;C\007' "$__ptyhub_nonce"
 }
-__ptyhub_b="%{"$'\033]6973;'"$__ptyhub_nonce"$';B\007'"%}"
-__ptyhub_p="%{"$'\033]6973;'"$__ptyhub_nonce"$';P\007'"%}"
 # Runs last at each prompt: a prompt framework may have rebuilt PS1 (or PS2) in the meantime.
 __ptyhub_ps1() {
-  [[ "$PS1" == *"$__ptyhub_b"* ]] || PS1="$PS1$__ptyhub_b"
-  [[ "$PS2" == *"$__ptyhub_p"* ]] || PS2="$PS2$__ptyhub_p"
+  local b="%{"$'\033]6973;'"$__ptyhub_nonce"$';B\007'"%}" p="%{"$'\033]6973;'"$__ptyhub_nonce"$';P\007'"%}"
+  [[ "$PS1" == *"$b"* ]] || PS1="$PS1$b"
+  [[ "$PS2" == *"$p"* ]] || PS2="$PS2$p"
 }
 if [[ -n "$__ptyhub_nonce" ]]; then
   # First in line, so the status it reads is the command's, not another hook's.
   precmd_functions=(__ptyhub_precmd $precmd_functions __ptyhub_ps1)
   preexec_functions+=(__ptyhub_preexec)
 fi
+# The nonce goes into the hooks' own text and out of the variable (see the bash script): the
+# function bodies and the prompt strings still hold it.
+zmodload zsh/parameter 2>/dev/null
+for __ptyhub_f in __ptyhub_precmd __ptyhub_preexec __ptyhub_ps1; do
+  functions[$__ptyhub_f]="\${functions[$__ptyhub_f]//\$__ptyhub_nonce/$__ptyhub_nonce}"
+done
+unset __ptyhub_f __ptyhub_nonce
 `;
 
 export const FISH_SCRIPT = script`# ptyhub shell integration for fish: sourced by --init-command, after config.fish.
@@ -211,6 +224,12 @@ for __ptyhub_mode in default insert
     bind -M $__ptyhub_mode \r __ptyhub_enter
 end
 set -e __ptyhub_mode
+# The nonce goes into the hooks' own text and out of the variable (see the bash script): the
+# function bodies still hold it.
+for __ptyhub_f in __ptyhub_preexec __ptyhub_postexec __ptyhub_prompt fish_prompt __ptyhub_enter
+    functions $__ptyhub_f | string replace -a '$__ptyhub_nonce' $__ptyhub_nonce | source
+end
+set -e __ptyhub_f __ptyhub_nonce
 `;
 
 /**
@@ -230,9 +249,12 @@ if [ -n "\${PTYHUB_USER_ENV:-}" ]; then
 else
   unset ENV
 fi
-__ptyhub_c() { printf '\033]6973;%s;C\007' "$__ptyhub_nonce"; }
-__ptyhub_d() { printf '\033]6973;%s;D;%s;%s\007' "$__ptyhub_nonce" "$1" "$PWD"; }
+# The nonce is written into the functions' text (it is hex: safe inside quotes) and then unset:
+# a command typed into this shell does not find it in $__ptyhub_nonce (see the bash script).
+eval "__ptyhub_c() { printf '\\033]6973;%s;C\\007' '$__ptyhub_nonce'; }"
+eval "__ptyhub_d() { printf '\\033]6973;%s;D;%s;%s\\007' '$__ptyhub_nonce' \"\$1\" \"\$PWD\"; }"
 PS1="\${PS1-\$ }$(printf '\033]6973;%s;B\007' "$__ptyhub_nonce")"
 PS2="\${PS2-> }$(printf '\033]6973;%s;P\007' "$__ptyhub_nonce")"
 printf '\033]6973;%s;A\007' "$__ptyhub_nonce"
+unset __ptyhub_nonce
 `;

@@ -92,6 +92,32 @@ export function groupWatchesTty(sid: number, pgrp: number, ttyPath: string): boo
   return known ? false : null;
 }
 
+/**
+ * Whether the process `pid` itself sleeps watching the terminal: none of its threads works (on a
+ * CPU or on disk) and one sleeps in a read or wait that holds the terminal, as groupWatchesTty
+ * asks of a group. For a shell at its prompt: its line editor waits for keys (zsh's and fish's may
+ * wait for their own pipes too, async prompts and autosuggestions), while its helpers in the
+ * group may still work. False when it works or sleeps elsewhere (wait4: a command of its own
+ * runs); null where the kernel would not say (not Linux, no ptrace access).
+ */
+export function processWatchesTty(pid: number, ttyPath: string): boolean | null {
+  const numbers = SYSCALLS[process.arch];
+  if (process.platform !== "linux" || !numbers) return null;
+  const tasks = tasksOf(pid);
+  if (tasks.length === 0) return false;
+  let watches = false;
+  let known = true;
+  for (const task of tasks) {
+    const state = taskState(pid, task);
+    if (state === "R" || state === "D") return false;
+    if (state !== "S" || watches) continue;
+    const answer = taskWatchesTty(pid, task, ttyPath, numbers);
+    if (answer === true) watches = true;
+    if (answer === null) known = false;
+  }
+  return watches ? true : known ? false : null;
+}
+
 function tasksOf(pid: number): string[] {
   try {
     return readdirSync(`/proc/${pid}/task`);

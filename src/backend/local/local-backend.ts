@@ -13,7 +13,7 @@ import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../../api/errors.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
 import { groupBusy, groupCommands, groupLeader, signalNumber, terminateSession } from "../../util/process-tree.ts";
-import { groupTtyWait, groupWatchesTty, type TtyWait } from "../../util/tty-wait.ts";
+import { groupTtyWait, groupWatchesTty, processWatchesTty, type TtyWait } from "../../util/tty-wait.ts";
 import { openPty, pendingInput, pendingOutput, readLocalModes, setWindowSize, type PtyPair } from "./pty/open.ts";
 import { controllingTtyArgv, type CttyLauncher } from "./pty/launcher.ts";
 import { PtyReader } from "./pty/reader.ts";
@@ -179,6 +179,16 @@ export class LocalBackend implements Backend {
   foregroundWatchesTty(): boolean | null {
     const pgrp = this.foregroundGroup();
     return pgrp === null ? null : groupWatchesTty(this.proc.pid, pgrp, this.pty.slavePath);
+  }
+
+  foregroundLeaderWatchesTty(): boolean | null {
+    const pgrp = this.foregroundGroup();
+    if (pgrp === null) return false;
+    // Keys it has not read yet wake it; output it wrote and we have not read is not seen yet.
+    // (-1, not known, where the slave cannot be opened: the leader's own state decides then.)
+    if (this.writer.pendingBytes > 0 || pendingInput(this.pty.slavePath) > 0) return false;
+    if (pendingOutput(this.pty.master) > 0) return false;
+    return processWatchesTty(pgrp, this.pty.slavePath);
   }
 
   foregroundCommands(): string[] {

@@ -65,8 +65,11 @@ function remoteFishRc(): string {
 
 /** POSIX sh: emulate the login (profile files), then the user's $ENV, then the marker functions. */
 function remoteShRc(): string {
-  const at = SH_SCRIPT.indexOf("__ptyhub_c()");
-  if (at < 0) throw new Error("sh integration script changed: update remoteShRc");
+  // The marker functions follow the loading of the user's $ENV, which ends here.
+  const envLoaded = "  unset ENV\nfi\n";
+  const found = SH_SCRIPT.indexOf(envLoaded);
+  if (found < 0) throw new Error("sh integration script changed: update remoteShRc");
+  const at = found + envLoaded.length;
   return `# ptyhub markers for POSIX sh over SSH: loaded through $ENV.
 __ptyhub_nonce=
 { IFS= read -r __ptyhub_nonce <&3; } 2>/dev/null
