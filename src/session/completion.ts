@@ -23,7 +23,8 @@
  */
 import type { z } from "zod";
 import type { viaEnum } from "../api/fields.ts";
-import type { MarkRecord, Session } from "./session.ts";
+import type { Session } from "./session.ts";
+import type { MarkRecord } from "./marks.ts";
 import { waitFor, type CheckResult } from "./wait.ts";
 import { looksLikePrompt } from "../terminal/classify.ts";
 import type { Pos } from "../terminal/emulator.ts";

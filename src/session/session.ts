@@ -15,110 +15,19 @@ import { Emitter } from "../util/emitter.ts";
 import { Secrets } from "./redaction.ts";
 import { AppError } from "../api/errors.ts";
 import { RawOutput } from "./raw-output.ts";
-import { currentTicket } from "./delivery.ts";
+import { ReadCursors, type ReadCursor, type RepeatRange } from "./read-cursors.ts";
+import { busyError, continuationBusyError } from "./busy-errors.ts";
+import { carriesInterrupt } from "../terminal/interrupt.ts";
+import type { CommandRecord, MarkRecord, Phase } from "./marks.ts";
 
 const log = logger("session");
 
-/** The tty's interrupt, quit and suspend characters (VINTR, VQUIT, VSUSP): each ends or stops the foreground job. */
-const INTERRUPT_BYTES = [0x03, 0x1c, 0x1a];
-
-/** Whether typed input carries a character the tty turns into SIGINT, SIGQUIT or SIGTSTP. */
-export function carriesInterrupt(data: string | Uint8Array): boolean {
-  if (typeof data === "string") return INTERRUPT_BYTES.some((b) => data.includes(String.fromCharCode(b)));
-  return data.some((b) => INTERRUPT_BYTES.includes(b));
-}
-
 /** First rows of a command's output kept even when history evicts them (for head + tail). */
 export const HEAD_CAPTURE_ROWS = 2000;
-/** Unread rows kept per reader when history evicts them before the reader comes back. */
-const CURSOR_CAPTURE_ROWS = 500;
 /** Marks remembered per session; waiters only look at marks newer than their own start. */
 const MARK_LOG_SIZE = 64;
 
-/**
- * Where a shell is, per its marks: starting (no prompt yet), at its prompt, running a command, or
- * at a continuation prompt (PS2: waiting for the rest of an unfinished command line).
- */
-export type Phase = "starting" | "prompt" | "running" | "continuation";
-
-export interface MarkRecord {
-  seq: number;
-  kind: "prompt" | "ready" | "start" | "end" | "continuation";
-  pos: Pos;
-  exitCode: number | null;
-  cwd: string | null;
-  /** When the mark was parsed (Date.now()). */
-  at: number;
-}
-
-/** A command seen through shell integration: from its start mark to its end mark. */
-export interface CommandRecord {
-  startSeq: number;
-  start: Pos;
-  end: Pos | null;
-  /** The end mark's sequence number: a reader who read after it was told the exit code. */
-  endSeq: number | null;
-  /**
-   * The kernel agreed that the shell was back at its prompt after the end mark (end-agreement.ts),
-   * or the session has no kernel to ask. Until then a later end mark replaces it: the first may
-   * have been forged by the command.
-   */
-  endConfirmed: boolean;
-  exitCode: number | null;
-  capture: HeadCapture;
-}
-
-/** What resource subscribers are told about: a command finished, or the session ended. */
 export type SessionEventKind = "command_finished" | "exited";
-
-/** Where a call moved a cursor, not yet known to have reached its client (see delivery.ts). */
-interface PendingMove {
-  pos: Pos;
-  capture: HeadCapture;
-  /** The session's newest mark when the call read up to `pos`. */
-  markSeq: number;
-}
-
-export interface ReadCursor {
-  /** Where this client has surely read up to: its answers up to here reached it. */
-  pos: Pos;
-  /** Keeps the head of unread output that history evicts, and counts what it could not keep. */
-  capture: HeadCapture;
-  /** Screen rows at this client's last `screen`/`diff` read, for `diff`. */
-  screen: string[] | null;
-  usedAt: number;
-  /** Position in the raw output (RawOutput.total) at this client's last read, for `raw` reads. */
-  rawAt: number;
-  /** Orders readers by their last use where usedAt (milliseconds) ties: the latest is taken over. */
-  usedSeq: number;
-  /** The latest move whose answer is not confirmed delivered yet; `pos` moves there on confirmation. */
-  pending: PendingMove | null;
-  /** Taken over from a reader whose last answers were not confirmed: they may have been read up to here. */
-  repeatUntil: Pos | null;
-  /**
-   * The session's newest mark when this client's read up to `pos` was made: a command that ended
-   * after it ended in the unread output (its exit code is news), one that ended before was told.
-   */
-  markSeq: number;
-}
-
-/** Lines a reader may get a second time: an earlier answer with them may or may not have arrived. */
-export interface RepeatRange {
-  fromLine: number;
-  toLine: number;
-}
-
-/** The states in which a running command waits for the user, as a SESSION_BUSY message names them. */
-const WAITING_STATES: Partial<Record<SessionState, string>> = {
-  password: "a password prompt",
-  confirm: "a yes/no question",
-  pager: "a pager",
-  reading: "the terminal for input",
-};
-
-function after(a: Pos, b: Pos): boolean {
-  return a.row > b.row || (a.row === b.row && a.col > b.col);
-}
 
 export interface SessionOptions {
   id: string;
@@ -152,6 +61,8 @@ export class Session {
   readonly persistent: boolean;
   readonly createdAt = Date.now();
   readonly emulator: Emulator;
+  /** The clients' read cursors (read-cursors.ts). */
+  private readonly readers: ReadCursors;
   private readonly backend: Backend;
   /** Authenticates shell-integration marks; shared only with a remote ptyhub reattaching (daemon). */
   readonly nonce: string;
@@ -183,8 +94,6 @@ export class Session {
   private programStartedAt: { at: number; pos: Pos } | null = null;
 
   private readonly changes = new Emitter<void>();
-  private readonly cursors = new Map<string, ReadCursor>();
-  private cursorUses = 0;
   private readonly secrets: Secrets;
   private readonly outputTaps = new Set<(data: Uint8Array) => void>();
   /** The output as sent, escape sequences kept (term_read raw). */
@@ -210,6 +119,7 @@ export class Session {
       onOsc: (ev) => this.onMark(ev.data, ev.pos),
       resetLineOnBareCr: () => this.integration !== "shell" || this.currentPhase !== "prompt",
     });
+    this.readers = new ReadCursors(this.emulator);
     this.backend.onData((data) => this.onData(data));
     this.backend.onExit((info) => this.onExit(info));
     this.backend.onConnectionChange?.(() => this.notify());
@@ -292,14 +202,10 @@ export class Session {
    * shell waits for the rest of a line. Returns the release, which the caller runs when done.
    */
   claimExec(clientId: string): () => void {
-    if (this.execOwnerId !== null || this.currentPhase === "running") throw this.busyRunning();
+    if (this.execOwnerId !== null || this.currentPhase === "running")
+      throw busyError(this.id, this.currentPhase === "running" ? this.state() : "running");
     if (this.currentPhase === "continuation") {
-      throw new AppError(
-        "SESSION_BUSY",
-        `session '${this.id}' waits for the rest of an unfinished command line (continuation prompt)`,
-        "Send the rest with term_send text (e.g. a closing quote, `fi`, `done`), " +
-          'or cancel the line with term_send keys:["ctrl+c"].',
-      );
+      throw continuationBusyError(this.id);
     }
     this.execOwnerId = clientId;
     let held = true;
@@ -314,23 +220,6 @@ export class Session {
    * seen with Codex, whose term_secret the human declined, a model told only "still running a
    * command" had no reason to think of the password prompt still open.
    */
-  private busyRunning(): AppError {
-    const state = this.currentPhase === "running" ? this.state() : "running";
-    const waiting = WAITING_STATES[state];
-    if (!waiting) {
-      return new AppError(
-        "SESSION_BUSY",
-        `session '${this.id}' is still running a command`,
-        'Follow it with term_read, interrupt it with term_send keys:["ctrl+c"], or use another session.',
-      );
-    }
-    return new AppError(
-      "SESSION_BUSY",
-      `session '${this.id}' is still running a command, which waits at ${waiting} (state ${state})`,
-      "Answer it with term_send (a password with term_secret, never in arguments), interrupt it with " +
-        'term_send keys:["ctrl+c"], or use another session.',
-    );
-  }
 
   get cols(): number {
     return this.emulator.cols;
@@ -549,106 +438,22 @@ export class Session {
    * (what that reader's unconfirmed answers held comes again, labelled: see repeatRange).
    */
   cursor(clientId: string): ReadCursor {
-    let c = this.cursors.get(clientId);
-    if (!c) {
-      const latest = this.latestCursor();
-      const pos = latest ? latest.pos : { row: 0, col: 0, prefix: "", lineNo: 1 };
-      const capture = this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS);
-      // Take over what the last reader's capture kept (and counted as lost) of the unread output,
-      // so a client replacing it (an MCP server restarted, for the daemon) reads exactly that.
-      if (latest && latest.capture.startRow === pos.row) {
-        capture.rows.push(...latest.capture.rows);
-        capture.droppedChars = latest.capture.droppedChars;
-      }
-      const repeatUntil = latest ? this.unconfirmedUntil(latest) : null;
-      const rawAt = latest ? latest.rawAt : 0;
-      const markSeq = latest ? latest.markSeq : 0;
-      c = {
-        pos,
-        capture,
-        screen: null,
-        usedAt: Date.now(),
-        usedSeq: ++this.cursorUses,
-        pending: null,
-        repeatUntil,
-        rawAt,
-        markSeq,
-      };
-      this.cursors.set(clientId, c);
-    }
-    return c;
+    return this.readers.cursor(clientId);
   }
 
-  /** How far a cursor's reader may have read beyond its confirmed position, if at all. */
-  private unconfirmedUntil(c: ReadCursor): Pos | null {
-    let until: Pos | null = null;
-    for (const p of [c.pending?.pos, c.repeatUntil]) if (p && after(p, c.pos) && (!until || after(p, until))) until = p;
-    return until;
-  }
-
-  /**
-   * The lines a read from this client's cursor may already have delivered (to it, or to the reader
-   * it took over from) in an answer never confirmed: at-least-once, so they come again, said so.
-   */
+  /** The lines a read from this client's cursor may already have delivered (read-cursors.ts). */
   repeatRange(clientId: string): RepeatRange | null {
-    const c = this.cursor(clientId);
-    const until = this.unconfirmedUntil(c);
-    return until ? { fromLine: c.pos.lineNo, toLine: until.col > 0 ? until.lineNo : until.lineNo - 1 } : null;
+    return this.readers.repeatRange(clientId);
   }
 
-  /**
-   * Forgets readers not seen for `maxIdleMs` (MCP servers that restarted leave theirs behind),
-   * always keeping the most recent one: a reader that comes back later continues from there.
-   */
+  /** Forgets readers not seen for `maxIdleMs`, always keeping the most recent one. */
   pruneCursors(maxIdleMs: number): void {
-    const latest = this.latestCursor();
-    const cutoff = Date.now() - maxIdleMs;
-    for (const [id, c] of this.cursors) {
-      if (c !== latest && c.usedAt < cutoff) {
-        this.release(c.capture);
-        if (c.pending) this.release(c.pending.capture);
-        this.cursors.delete(id);
-      }
-    }
+    this.readers.prune(maxIdleMs);
   }
 
-  private latestCursor(): ReadCursor | null {
-    let latest: ReadCursor | null = null;
-    for (const c of this.cursors.values()) if (!latest || c.usedSeq > latest.usedSeq) latest = c;
-    return latest;
-  }
-
-  /**
-   * Moves the client's cursor to `pos`: at once, or, in a call with a delivery ticket (the
-   * daemon's), once the call's answer is confirmed delivered (see delivery.ts).
-   */
+  /** Moves the client's cursor to `pos`, at once or once the call's answer is delivered. */
   setCursor(clientId: string, pos: Pos): void {
-    const c = this.cursor(clientId);
-    c.usedAt = Date.now();
-    // Every caller sets the cursor at the end of the output it returned: so is the raw position.
-    c.rawAt = this.rawOutput.total;
-    c.usedSeq = ++this.cursorUses;
-    if (c.pending) this.release(c.pending.capture);
-    const move: PendingMove = {
-      pos,
-      capture: this.emulator.capture(pos.row, CURSOR_CAPTURE_ROWS),
-      markSeq: this.markSeq,
-    };
-    c.pending = move;
-    const ticket = currentTicket();
-    if (ticket) ticket.whenConfirmed(() => this.commitMove(clientId, c, move));
-    else this.commitMove(clientId, c, move);
-  }
-
-  private commitMove(clientId: string, c: ReadCursor, move: PendingMove): void {
-    // A later move replaced it (its own confirmation commits both), or the cursor was forgotten.
-    if (c.pending !== move || this.cursors.get(clientId) !== c) return;
-    this.release(c.capture);
-    c.capture = move.capture;
-    c.pos = move.pos;
-    c.markSeq = move.markSeq;
-    c.pending = null;
-    if (c.repeatUntil && !after(c.repeatUntil, c.pos)) c.repeatUntil = null;
+    this.readers.move(clientId, pos, this.rawOutput.total, this.markSeq);
   }
 
   /** Registers a capture of the head of output starting at `pos` (release when done). */
