@@ -5,14 +5,18 @@
  */
 import type { CallContext } from "../api/host.ts";
 import { kindDescriptor } from "../backend/registry/kinds.ts";
-import type { HostInput, HostMethod } from "../api/table.ts";
+import type { HostInput, HostMethod, HostResult } from "../api/table.ts";
 import { execCommand } from "../session/exec.ts";
 import { readSession } from "../session/read.ts";
 import { compileUntil, sendInput } from "../session/send.ts";
 import { encodeKeys } from "../terminal/keys.ts";
 import type { OwningHost } from "./owning-host.ts";
 
-type Operation<M extends HostMethod> = (host: OwningHost, params: HostInput<M>, ctx: CallContext) => Promise<unknown>;
+type Operation<M extends HostMethod> = (
+  host: OwningHost,
+  params: HostInput<M>,
+  ctx: CallContext,
+) => Promise<HostResult<M>>;
 
 /** Results are checked against the table's output schema by the caller (LocalHost.call). */
 export const LOCAL_OPERATIONS: { [M in HostMethod]: Operation<M> } = {
