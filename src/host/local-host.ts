@@ -1,16 +1,34 @@
 /**
  * LocalHost: the sessions of this process (the MCP server's own, or the daemon's). Every host
  * method is one entry of src/host/local-operations.ts; `call` validates the params against the
- * table (src/api/table.ts), applies the entry and checks its result against the table's output.
+ * table (src/api/table.ts), runs the entry's declared preamble (argument checks, the session it
+ * names, alive or not) and the entry, checks its result against the table's output, and writes
+ * one trace line per call (debug level: PTYHUB_LOG_LEVEL=debug).
  */
 import type { Config } from "../config/config.ts";
 import type { CallContext, HostEvent } from "../api/host.ts";
-import { parseHostParams, parseHostResult, type HostMethod, type HostParams, type HostResult } from "../api/table.ts";
+import {
+  parseHostParams,
+  parseHostResult,
+  type HostInput,
+  type HostMethod,
+  type HostParams,
+  type HostResult,
+} from "../api/table.ts";
 import { TypingGate } from "./gate.ts";
 import { SessionManager } from "../session/manager.ts";
 import type { Session } from "../session/session.ts";
-import { LOCAL_OPERATIONS } from "./local-operations.ts";
+import { LOCAL_OPERATIONS, onSession, type Operation } from "./local-operations.ts";
+import { sessionOf } from "./session-of.ts";
+import { AppError } from "../api/errors.ts";
+import { logger } from "../log.ts";
 import type { OwningHost, TaskRunner } from "./owning-host.ts";
+
+const log = logger("host");
+
+function elapsed(since: number): string {
+  return `${(performance.now() - since).toFixed(1)} ms`;
+}
 
 export class LocalHost implements OwningHost {
   readonly manager: SessionManager;
@@ -36,9 +54,34 @@ export class LocalHost implements OwningHost {
    * against the method's input schema first; INVALID_ARGUMENT, changing nothing, if they fail.
    */
   async apply<M extends HostMethod>(method: M, params: unknown, ctx: CallContext): Promise<HostResult<M>> {
-    const operation = LOCAL_OPERATIONS[method];
-    const raw = await operation(this, parseHostParams(method, params), ctx);
-    return parseHostResult(method, raw, "this host");
+    const started = performance.now();
+    const p = parseHostParams(method, params);
+    const named = sessionOf(p);
+    try {
+      const result = await this.run(method, p, ctx, named);
+      log.debug(`${method}${named ? ` ${named}` : ""} by ${ctx.clientId}: ok in ${elapsed(started)}`);
+      return parseHostResult(method, result, "this host");
+    } catch (err) {
+      const code = err instanceof AppError ? err.code : "INTERNAL";
+      log.debug(`${method}${named ? ` ${named}` : ""} by ${ctx.clientId}: ${code} in ${elapsed(started)}`);
+      throw err;
+    }
+  }
+
+  /** The entry's preamble (local-operations.ts), then the entry. */
+  private async run<M extends HostMethod>(
+    method: M,
+    p: HostInput<M>,
+    ctx: CallContext,
+    named: string | undefined,
+  ): Promise<HostResult<M>> {
+    const operation: Operation<M> = LOCAL_OPERATIONS[method];
+    operation.check?.(p);
+    if (!onSession(operation)) return operation.run(this, p, ctx);
+    if (named === undefined) throw new AppError("INTERNAL", `${method} names no session`, "This is a bug.");
+    const session = this.manager.get(named);
+    if (operation.session === "alive") session.assertAlive();
+    return operation.run(this, p, ctx, session);
   }
 
   async shutdown(): Promise<void> {

@@ -2,6 +2,11 @@
  * What each host method does on the host that owns the sessions: one entry per method of the table
  * (src/api/table.ts), applied to validated params. The local host runs these; the daemon host and
  * the routing host only carry calls to the local host that has the session.
+ *
+ * Each entry declares its preamble, and LocalHost.apply runs it once for all (tmux's cmd_entry is
+ * the model): `check`, the arguments alone, before anything is looked up (bad input changes
+ * nothing); `session`: "none", or "named" (the session the call names is looked up first:
+ * SESSION_NOT_FOUND), or "alive" (it must also still run). The entry's `run` then gets it.
  */
 import type { CallContext } from "../api/host.ts";
 import { kindDescriptor } from "../backend/registry/kinds.ts";
@@ -9,77 +14,108 @@ import type { HostInput, HostMethod, HostResult } from "../api/table.ts";
 import { execCommand } from "../session/exec.ts";
 import { readSession } from "../session/read.ts";
 import { compileUntil, sendInput } from "../session/send.ts";
+import type { Session } from "../session/session.ts";
 import { encodeKeys } from "../terminal/keys.ts";
 import type { OwningHost } from "./owning-host.ts";
 
-type Operation<M extends HostMethod> = (
-  host: OwningHost,
-  params: HostInput<M>,
-  ctx: CallContext,
-) => Promise<HostResult<M>>;
+type Run<M extends HostMethod> = (host: OwningHost, params: HostInput<M>, ctx: CallContext) => Promise<HostResult<M>>;
 
-/** Results are checked against the table's output schema by the caller (LocalHost.call). */
+/** An operation on no particular session (or one that finds its session itself: exec's default). */
+export interface HostOperation<M extends HostMethod> {
+  check?(params: HostInput<M>): void;
+  session: "none";
+  run: Run<M>;
+}
+
+/** An operation on the session the call names, looked up (and checked alive) before it runs. */
+export interface SessionOperation<M extends HostMethod> {
+  check?(params: HostInput<M>): void;
+  session: "named" | "alive";
+  run(host: OwningHost, params: HostInput<M>, ctx: CallContext, session: Session): Promise<HostResult<M>>;
+}
+
+export type Operation<M extends HostMethod> = HostOperation<M> | SessionOperation<M>;
+
+export function onSession<M extends HostMethod>(op: Operation<M>): op is SessionOperation<M> {
+  return op.session !== "none";
+}
+
+/** Results are checked against the table's output schema by the caller (LocalHost.apply). */
 export const LOCAL_OPERATIONS: { [M in HostMethod]: Operation<M> } = {
-  open: (h, p, ctx) => h.manager.open(p, ctx.clientId, ctx.signal, ctx.elicit, (id) => h.gate.open(id, p, ctx)),
-
-  async exec(h, p, ctx) {
-    const session = await h.manager.execTarget(p.session, ctx.signal, p.defaults);
-    await h.gate.exec(session, p.command, ctx);
-    // A serial line's shell gets its markers on first use (src/session/serial-shell.ts).
-    if (kindDescriptor(session.kind).markersOnFirstExec) {
-      const { prepareSerialExec } = await import("../session/serial-control.ts");
-      await prepareSerialExec(session, p.timeout_ms, ctx.signal);
-    }
-    return session.redactFields(await execCommand(session, p, ctx.clientId, ctx.signal));
+  open: {
+    session: "none",
+    run: (h, p, ctx) => h.manager.open(p, ctx.clientId, ctx.signal, ctx.elicit, (id) => h.gate.open(id, p, ctx)),
   },
 
-  async send(h, p, ctx) {
-    // Arguments are checked before the session is even looked up: bad input changes nothing.
-    const until = compileUntil(p.until);
-    if (p.keys) encodeKeys(p.keys);
-    const session = h.manager.get(p.session);
-    await h.gate.send(session, p, ctx);
-    return session.redactFields(await sendInput(session, p, ctx.clientId, ctx.signal, until));
+  exec: {
+    session: "none",
+    // The named session, or the default one (opened on first use): the manager's to find.
+    async run(h, p, ctx) {
+      const session = await h.manager.execTarget(p.session, ctx.signal, p.defaults);
+      await h.gate.exec(session, p.command, ctx);
+      // A serial line's shell gets its markers on first use (src/session/serial-shell.ts).
+      if (kindDescriptor(session.kind).markersOnFirstExec) {
+        const { prepareSerialExec } = await import("../session/serial-control.ts");
+        await prepareSerialExec(session, p.timeout_ms, ctx.signal);
+      }
+      return session.redactFields(await execCommand(session, p, ctx.clientId, ctx.signal));
+    },
   },
 
-  async read(h, p, ctx) {
-    const until = compileUntil(p.until);
-    const session = h.manager.get(p.session);
-    return session.redactFields(await readSession(session, p, ctx.clientId, ctx.signal, until));
+  send: {
+    check(p) {
+      compileUntil(p.until);
+      if (p.keys) encodeKeys(p.keys);
+    },
+    session: "named",
+    async run(h, p, ctx, session) {
+      await h.gate.send(session, p, ctx);
+      return session.redactFields(await sendInput(session, p, ctx.clientId, ctx.signal));
+    },
   },
 
-  list: async (h) => h.manager.list(),
-
-  close: (h, p) => h.manager.close(p.session, p.signal),
-
-  async resize(h, p) {
-    const s = h.manager.get(p.session);
-    s.assertAlive();
-    s.resize(p.cols, p.rows);
-    return { session: s.id, cols: s.cols, rows: s.rows };
+  read: {
+    check: (p) => void compileUntil(p.until),
+    session: "named",
+    run: async (_h, p, ctx, session) => session.redactFields(await readSession(session, p, ctx.clientId, ctx.signal)),
   },
 
-  async typeSecret(h, p, ctx) {
-    const s = h.manager.get(p.session);
-    s.assertAlive();
-    s.addSecret(p.secret);
-    h.gate.secret(s, ctx);
-    s.write(p.secret + (p.enter ? "\r" : ""));
-    return { session: s.id, sent: true };
+  list: { session: "none", run: async (h) => h.manager.list() },
+
+  // Closing a session already closed succeeds: the manager remembers them.
+  close: { session: "none", run: (h, p) => h.manager.close(p.session, p.signal) },
+
+  resize: {
+    session: "alive",
+    async run(_h, p, _ctx, s) {
+      s.resize(p.cols, p.rows);
+      return { session: s.id, cols: s.cols, rows: s.rows };
+    },
   },
 
-  async serial(h, p) {
-    const { serialControl } = await import("../session/serial-control.ts");
-    return serialControl(h.manager.get(p.session), p);
+  typeSecret: {
+    session: "alive",
+    async run(h, p, ctx, s) {
+      s.addSecret(p.secret);
+      h.gate.secret(s, ctx);
+      s.write(p.secret + (p.enter ? "\r" : ""));
+      return { session: s.id, sent: true };
+    },
   },
 
-  async check(h, p) {
-    h.manager.get(p.session).assertAlive();
-    return { ok: true };
+  serial: {
+    session: "named",
+    async run(_h, p, _ctx, s) {
+      const { serialControl } = await import("../session/serial-control.ts");
+      return serialControl(s, p);
+    },
   },
 
-  taskStart: (h, p, ctx) => h.tasks.start(h, p, ctx),
-  taskGet: (h, p) => h.tasks.get(h, p),
-  taskUpdate: (h, p) => h.tasks.update(h, p),
-  taskCancel: (h, p) => h.tasks.cancel(h, p),
+  // Whether a session exists and runs (before asking a human for a secret): the preamble is all.
+  check: { session: "alive", run: async () => ({ ok: true as const }) },
+
+  taskStart: { session: "none", run: (h, p, ctx) => h.tasks.start(h, p, ctx) },
+  taskGet: { session: "none", run: (h, p) => h.tasks.get(h, p) },
+  taskUpdate: { session: "none", run: (h, p) => h.tasks.update(h, p) },
+  taskCancel: { session: "none", run: (h, p) => h.tasks.cancel(h, p) },
 };

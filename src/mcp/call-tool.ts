@@ -34,6 +34,11 @@ export function toolDefs(): Promise<Map<string, ToolDef>> {
   return toolsByName;
 }
 
+/** Whether the tool `name` may run as an MCP Task (its definition says so). */
+export async function runsAsTask(name: string): Promise<boolean> {
+  return (await toolDefs()).get(name)?.task === true;
+}
+
 /**
  * Loads the tool definitions once tools/list has been answered (a timer, so the answer is written
  * first): the client is reading the listing then, and its model takes longer still to make a first

@@ -23,6 +23,11 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = 
     idempotentHint?: boolean;
     openWorldHint?: boolean;
   };
+  /**
+   * Its wait can outlive the inline window: where the client speaks MCP Tasks, a call may become
+   * a task that the host running it keeps (src/mcp/tasks/host-tasks.ts).
+   */
+  task?: boolean;
   run(args: z.infer<I>, ctx: ToolContext): Promise<z.infer<O>>;
   text(result: z.infer<O>): string;
 }

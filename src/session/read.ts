@@ -40,9 +40,8 @@ export async function readSession(
   p: ReadParams,
   clientId: string,
   signal?: AbortSignal,
-  /** `p.until` compiled, when the caller already did (it checks arguments before the lookup). */
-  until = compileUntil(p.until),
 ): Promise<ReadResult> {
+  const until = compileUntil(p.until);
   if (p.mode !== "history" && (p.from !== undefined || p.to !== undefined)) {
     throw new AppError(
       "INVALID_ARGUMENT",

@@ -45,8 +45,21 @@ export interface SendParams {
 export type SendResult = z.output<typeof sendOutput>;
 
 /** Compiles a caller's `until` pattern (linear-time RE2 semantics: src/terminal/pattern.ts). */
+/**
+ * Patterns compiled lately, by their text: the host checks a call's `until` before it looks the
+ * session up, and the wait compiles it again; agents also repeat the same few patterns.
+ */
+const COMPILED_UNTIL_KEPT = 32;
+const compiledUntil = new Map<string, CallerPattern>();
+
 export function compileUntil(until: string | undefined): CallerPattern | null {
-  return until === undefined ? null : CallerPattern.compile(until);
+  if (until === undefined) return null;
+  const known = compiledUntil.get(until);
+  if (known) return known;
+  const compiled = CallerPattern.compile(until);
+  compiledUntil.set(until, compiled);
+  if (compiledUntil.size > COMPILED_UNTIL_KEPT) compiledUntil.delete(compiledUntil.keys().next().value ?? until);
+  return compiled;
 }
 
 /** The bytes for text (+Enter) and keys. Validates everything first; throws before any write. */
@@ -68,8 +81,6 @@ export async function sendInput(
   p: SendParams,
   clientId: string,
   signal?: AbortSignal,
-  /** `p.until` compiled, when the caller already did (it checks arguments before the lookup). */
-  until = compileUntil(p.until),
 ): Promise<SendResult> {
   if (p.text === undefined && (!p.keys || p.keys.length === 0)) {
     throw new AppError(
@@ -78,6 +89,7 @@ export async function sendInput(
       'Give `text` (typed literally, Enter pressed after it by default) and/or `keys` (e.g. ["ctrl+c"]).',
     );
   }
+  const until = compileUntil(p.until);
   const bytes = inputBytes(session, p);
   session.assertAlive();
   const sendBreak = p.keys?.some(isBreakKey) ?? false;

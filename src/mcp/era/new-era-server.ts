@@ -12,14 +12,14 @@ import { logger } from "../../log.ts";
 import type { HostEvent, SessionHost } from "../../api/host.ts";
 import { clip } from "../../util/quote.ts";
 import { VERSION } from "../../version.ts";
-import { callTool, preloadToolDefs } from "../call-tool.ts";
+import { callTool, preloadToolDefs, runsAsTask } from "../call-tool.ts";
 import { forwardedEnv } from "../../host/daemon-host.ts";
 import { clientProfile, type ResultFormSetting } from "../client-profile.ts";
 import { toolsForForm } from "../listing.ts";
 import { changedBy, listResources, listResourceTemplates, readResource } from "../resources.ts";
 import { INSTRUCTIONS } from "../server.ts";
 import type { ToolContext } from "../tool.ts";
-import { type TaskSettings, TASK_TOOLS } from "../tasks/settings.ts";
+import type { TaskSettings } from "../tasks/settings.ts";
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -214,7 +214,7 @@ export class NewEraServer {
     // No elicit: the new era has no server-initiated requests (MRTR), so a question goes to a task.
     const ctx: ToolContext = { host: this.opts.host, clientId: this.opts.clientId(meta.clientInfo), signal };
     if (isObject(meta.capabilities.elicitation)) ctx.noElicitWhy = NO_ELICIT_IN_NEW_ERA;
-    if (!meta.tasks || !TASK_TOOLS.has(name))
+    if (!meta.tasks || !(await runsAsTask(name)))
       return complete({ ...(await callTool(name, params.arguments, ctx, client)) });
     // The host that has the session runs the call and keeps the task (the daemon for persistent sessions).
     const session =

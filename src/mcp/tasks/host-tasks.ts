@@ -14,10 +14,9 @@ import type { z } from "zod";
 import type { taskRefInput, taskStartInput, taskUpdateInput } from "../../api/methods/tasks.ts";
 import type { OwningHost, TaskRunner } from "../../host/owning-host.ts";
 import type { CallContext } from "../../api/host.ts";
-import { checkToolCall, toolError } from "../call-tool.ts";
+import { checkToolCall, runsAsTask, toolError } from "../call-tool.ts";
 import type { ClientProfile } from "../client-profile.ts";
 import { ToolTasks } from "./tool-tasks.ts";
-import { TASK_TOOLS } from "./settings.ts";
 
 const tasksByHost = new WeakMap<OwningHost, ToolTasks>();
 
@@ -38,7 +37,7 @@ export async function startTask(
   const client: ClientProfile = p.client;
   let call: Awaited<ReturnType<typeof checkToolCall>>;
   try {
-    if (!TASK_TOOLS.has(p.tool)) throw new Error(`${p.tool} does not run as a task`);
+    if (!(await runsAsTask(p.tool))) throw new Error(`${p.tool} does not run as a task`);
     call = await checkToolCall(p.tool, p.args, client);
   } catch (err) {
     return { kind: "inline", result: toolError(p.tool, err, client) };

@@ -1,10 +1,8 @@
 /**
- * What decides whether a call may become a task, and the task's timing: kept apart from the task
- * machinery (tool-tasks.ts, which loads the session stack), since the MCP edge needs only this.
+ * A task's timing: kept apart from the task machinery (tool-tasks.ts, which loads the session
+ * stack), since the MCP edge needs only this. Whether a tool may run as a task at all is its
+ * definition's word (ToolDef.task, src/mcp/tool.ts).
  */
-
-/** The tools whose waits can outlive the inline window. */
-export const TASK_TOOLS: ReadonlySet<string> = new Set(["term_exec", "term_send", "term_read"]);
 
 export interface TaskSettings {
   /** How long a call may take and still be answered inline. */

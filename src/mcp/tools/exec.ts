@@ -18,6 +18,7 @@ export const termExec = defineTool({
     "via says how completion was known: shell (shell integration), marker, exit (the shell exited), tty (it is " +
     'blocked reading the terminal, state "reading" when nothing on screen says why), prompt, timeout. ' +
     "For REPLs and interactive programs use term_send.",
+  task: true,
   input: execInput,
   output: execOutput,
   annotations: { destructiveHint: true, openWorldHint: true },

@@ -10,6 +10,7 @@ export const termRead = defineTool({
     "diff of changed screen rows (cheap for watching TUIs), " +
     "or history lines by number (to fetch what a truncated result omitted). `dropped` counts characters lost to " +
     "buffer limits since your last read.",
+  task: true,
   input: readInput,
   output: readOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -14,6 +14,7 @@ export const termSend = defineTool({
     "or output stops changing (via settle: a guess, check state). Full-screen apps (vim, less, htop) also return " +
     "`screen`: the whole trimmed screen, or (screen_mode diff) only the rows changed since you last saw it, as " +
     '"row| text", whichever is shorter.',
+  task: true,
   input: sendInput,
   output: sendOutput,
   annotations: { destructiveHint: true, openWorldHint: true },
