@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stopDaemon, daemonStatus } from "../helpers/daemon.ts";
 import { CLI, REPO } from "../helpers/mcp-client.ts";
+import { runCli } from "../daemon/helpers.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { VERSION } from "../../src/version.ts";
 
@@ -24,25 +25,10 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function doctor(args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  const proc = Bun.spawn([process.execPath, CLI, "doctor", ...args], {
-    env: { ...process.env, ...env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
+/** `ptyhub doctor ARGS` to completion, in this run's environment with `env` on top. */
+function doctor(args: string[], env: Record<string, string> = {}): ReturnType<typeof runCli> {
+  const inherited = Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined);
+  return runCli({ ...Object.fromEntries(inherited), ...env }, ["doctor", ...args]);
 }
 
 interface Finding {
@@ -53,7 +39,7 @@ interface Finding {
   fix: string | null;
 }
 
-async function doctorJson(env: Record<string, string> = {}): Promise<{ code: number; findings: Finding[] }> {
+async function doctorJson(env: Record<string, string> = {}): Promise<{ code: number | null; findings: Finding[] }> {
   const r = await doctor(["--json"], env);
   return { code: r.code, findings: JSON.parse(r.stdout) as Finding[] };
 }

@@ -13,16 +13,8 @@ async function openSsh(ssh: SshParams, program: ProgramSpec, ctx: OpenContext): 
     { ...program, ssh, env: validateEnv(program.env), setupTimeoutMs: ctx.config.open_timeout_ms },
     { elicit: ctx.elicit, signal: ctx.signal },
   );
-  return {
-    kind: "ssh",
-    target: r.target,
-    backend: r.backend,
-    integration: r.integration,
-    family: r.family,
-    cwd: r.cwd,
-    description: `ssh ${r.target}`,
-    startMark: r.startMark,
-  };
+  const { target, backend, integration, family, cwd, startMark } = r;
+  return { kind: "ssh", target, backend, integration, family, cwd, description: `ssh ${target}`, startMark };
 }
 
 /** The shell lives in a ptyhub daemon on the remote host and survives dropped links (./persist). */
@@ -33,16 +25,9 @@ async function openPersistent(ssh: SshParams, program: ProgramSpec, ctx: OpenCon
     { ...req, cols: program.cols, rows: program.rows },
     { elicit: ctx.elicit, signal: ctx.signal },
   );
-  return {
-    kind: "ssh",
-    target: r.target,
-    backend: r.backend,
-    integration: r.integration,
-    family: r.family,
-    cwd: null,
-    description: `ssh ${r.target} (remote persistent)`,
-    nonce: r.nonce,
-  };
+  const { target, backend, integration, family, nonce } = r;
+  const description = `ssh ${target} (remote persistent)`;
+  return { kind: "ssh", target, backend, integration, family, cwd: null, description, nonce };
 }
 
 export const sshKind: KindDescriptor = {

@@ -21,6 +21,7 @@
 import { randomBytes } from "node:crypto";
 import type { Client, ClientChannel, ExecOptions, ShellOptions } from "ssh2";
 import { AppError } from "../../api/errors.ts";
+import type { ProgramSpec } from "../descriptor.ts";
 import { logger } from "../../log.ts";
 import { BASH_SCRIPT, FISH_SCRIPT, SH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC } from "../../terminal/shell-scripts.ts";
 import { quotePosix, shellFamilyOf, type Integration, type ShellFamily } from "../../terminal/shell-integration.ts";
@@ -128,20 +129,7 @@ esac
 
 export type RemoteMode = "bash" | "zsh" | "fish" | "sh" | "cmd";
 
-/** What a remote session runs, where, and with which terminal: shared with openSshBackend's request. */
-export interface RemoteProgram {
-  /** A shell name (bash, zsh, …) or a command line; absent: the login shell. */
-  command?: string;
-  args?: string[];
-  cwd?: string;
-  env?: Record<string, string>;
-  sessionId: string;
-  nonce: string;
-  cols: number;
-  rows: number;
-}
-
-export interface RemoteLaunchRequest extends RemoteProgram {
+export interface RemoteLaunchRequest extends ProgramSpec {
   agentForward: boolean;
   /** Bound on the setup exchange. */
   timeoutMs: number;

@@ -12,7 +12,8 @@
 import type { ClientChannel } from "ssh2";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
 import { connectSsh, type SshConnection, type SshParams } from "./connect.ts";
-import { launchRemote, type RemoteProgram } from "./remote-shell.ts";
+import { launchRemote } from "./remote-shell.ts";
+import type { ProgramSpec } from "../descriptor.ts";
 import type { Elicit } from "../../api/elicit.ts";
 import type { Integration, ShellFamily } from "../../terminal/shell-integration.ts";
 import { logger } from "../../log.ts";
@@ -163,7 +164,7 @@ export class SshBackend implements Backend {
   }
 }
 
-export interface OpenSshRequest extends RemoteProgram {
+export interface OpenSshRequest extends ProgramSpec {
   ssh: SshParams;
   /** Bound on the remote setup after login. */
   setupTimeoutMs: number;
