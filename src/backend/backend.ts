@@ -1,12 +1,12 @@
 /**
  * A backend moves bytes between a session and something with a terminal on the other end: a
- * local PTY, an SSH channel, a serial line. It never parses output, keeps scrollback or detects
+ * local PTY, an SSH channel, a serial line, a container's exec. It never parses output, keeps scrollback or detects
  * prompts: that happens once, above it, in the session.
  */
 
 import type { TtyWait } from "./local/tty-wait.ts";
 
-export type BackendKind = "local" | "ssh" | "serial";
+export type BackendKind = "local" | "ssh" | "serial" | "container";
 
 export interface ExitInfo {
   /** The program's exit status; 128+n when killed by signal n; null when unknown. */

@@ -15,6 +15,7 @@ import { ConptyBackend } from "./local/conpty/conpty-backend.ts";
 import type { SerialSpec } from "./serial/settings.ts";
 import type { SandboxMode } from "../api/sandbox-modes.ts";
 import { withSandbox } from "./local/sandbox/plan.ts";
+import type { ContainerParams } from "./container/container-params.ts";
 
 /** What a session runs, where, and with which terminal: the same for every backend. */
 export type ProgramSpec = RemoteProgram;
@@ -38,7 +39,13 @@ export interface SerialBackendSpec {
   serial: SerialSpec;
 }
 
-export type BackendSpec = LocalSpec | SshSpec | SerialBackendSpec;
+/** A program in a running container, through its engine's API (src/backend/container). */
+export interface ContainerSpec extends ProgramSpec {
+  kind: "container";
+  container: ContainerParams;
+}
+
+export type BackendSpec = LocalSpec | SshSpec | SerialBackendSpec | ContainerSpec;
 
 export interface OpenContext {
   /** Asks the human (SSH passphrases and passwords); absent when the client cannot. */
@@ -77,6 +84,8 @@ export async function openBackend(spec: BackendSpec, ctx: OpenContext): Promise<
         : openSsh(spec, ctx);
     case "serial":
       return openSerial(spec);
+    case "container":
+      return openInContainer(spec, ctx);
   }
 }
 
@@ -153,4 +162,12 @@ async function openSerial(spec: SerialBackendSpec): Promise<OpenedBackend> {
     cwd: null,
     description: `serial ${backend.target}`,
   };
+}
+
+async function openInContainer(spec: ContainerSpec, ctx: OpenContext): Promise<OpenedBackend> {
+  const { openContainer } = await import("./container/container-open.ts");
+  const { kind: _kind, ...program } = spec;
+  const r = await openContainer({ ...program, env: validateEnv(spec.env), setupTimeoutMs: ctx.config.open_timeout_ms });
+  const { backend, target, integration, family, cwd, startMark, nonce, description } = r;
+  return { kind: "container", target, backend, integration, family, cwd, description, startMark, nonce };
 }

@@ -274,8 +274,8 @@ export class DaemonHost implements SessionHost {
   private async open(p: HostParams<"open">, ctx: CallContext): Promise<HostResult<"open">> {
     const c = await this.connection(true);
     // A local session starts where and as this server would start it in-process; remote ones
-    // (ssh, serial) take no local cwd or environment.
-    const remote = p.ssh !== undefined || p.serial !== undefined;
+    // (ssh, serial, container) take no local cwd or environment.
+    const remote = p.ssh !== undefined || p.serial !== undefined || p.container !== undefined;
     const params = remote ? p : { ...p, cwd: p.cwd ?? process.cwd(), env: { ...forwardedEnv(this.env), ...p.env } };
     const r = await c.invoke("open", params, ctx);
     this.see([r.session]);

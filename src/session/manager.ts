@@ -10,6 +10,7 @@ import { AppError } from "../api/errors.ts";
 import type { Config } from "../config.ts";
 import { openBackend, type BackendSpec } from "../backend/open-backend.ts";
 import type { SshParams } from "../backend/ssh/ssh-backend.ts";
+import type { ContainerParams } from "../backend/container/container-params.ts";
 import type { Elicit } from "../api/elicit.ts";
 import type { CloseSignal } from "../backend/backend.ts";
 import { killSessionsNow } from "../backend/local/process-tree.ts";
@@ -55,6 +56,8 @@ export interface OpenParams {
   sandbox?: SandboxMode;
   /** Open a serial line: term_open's `serial` object, checked by parseSerialSpec. */
   serial?: SerialOpenParams;
+  /** Open in a running container: command/args/cwd/env then apply inside it. */
+  container?: ContainerParams;
 }
 
 /** Where and with what environment the default session starts (the daemon passes its caller's). */
@@ -187,7 +190,9 @@ export class SessionManager {
       ? { kind: "serial", serial: checkSerialOpen(p) }
       : p.ssh
         ? { kind: "ssh", ssh: p.ssh, ...program }
-        : { kind: "local", ...program, sandbox: p.sandbox };
+        : p.container
+          ? { kind: "container", container: p.container, ...program }
+          : { kind: "local", ...program, sandbox: p.sandbox };
     this.opening.add(id);
     try {
       await beforeStart?.(id);

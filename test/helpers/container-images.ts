@@ -7,7 +7,16 @@
  *   links), the C library it needs, and an /etc/passwd, for the cases without bash.
  * Each is `docker import`ed into the test's private engine.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { run, scratchDir } from "../ssh/sshd.ts";
 import type { Dockerd } from "./dockerd.ts";

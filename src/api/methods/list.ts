@@ -21,7 +21,7 @@ export const listOutput = z.object({
   sessions: z.array(
     z.object({
       session: z.string(),
-      kind: z.enum(["local", "ssh", "serial"]),
+      kind: z.enum(["local", "ssh", "serial", "container"]),
       target: z.string(),
       state: stateEnum,
       alive: z.boolean(),

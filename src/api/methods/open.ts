@@ -3,6 +3,7 @@ import { z } from "zod";
 import { MAX_SESSION_ID_CHARS, envVars, truncation, stateEnum, viaEnum } from "../fields.ts";
 import { SANDBOX_MODES } from "../sandbox-modes.ts";
 import { serialParams } from "./serial-params.ts";
+import { containerParams } from "../../backend/container/container-params.ts";
 
 /** term_open's `ssh` object (SPEC.md); the connection itself is src/backend/ssh/ssh-backend.ts. */
 export const sshParams = z.strictObject({
@@ -110,6 +111,12 @@ export const openInput = z.strictObject({
         "asked of the human, never passed as arguments.",
     ),
   serial: serialParams.optional().describe("Open a serial line (a board's or router's console)."),
+  container: containerParams
+    .optional()
+    .describe(
+      "Open inside a running container through its engine's API (Docker or Podman; no CLI needed), with shell " +
+        "integration; command/args/cwd/env apply inside it.",
+    ),
   persistent: z.boolean().optional().describe("Host the session so it survives MCP server restarts."),
   sandbox: z
     .enum(SANDBOX_MODES)
@@ -122,7 +129,7 @@ export const openInput = z.strictObject({
 
 export const openOutput = z.object({
   session: z.string(),
-  kind: z.enum(["local", "ssh", "serial"]),
+  kind: z.enum(["local", "ssh", "serial", "container"]),
   target: z.string(),
   pid: z.number().int().nullable(),
   cols: z.number().int(),

@@ -21,6 +21,8 @@ export interface ContainerInfo {
   status: string;
   /** The container's default user (`Config.User`); empty: root. */
   user: string;
+  /** The container's default directory (`Config.WorkingDir`); empty: the user's home. */
+  workingDir: string;
 }
 
 export interface ExecOptions {
@@ -54,7 +56,12 @@ const STAT_HEADER = "x-docker-container-path-stat";
 export class EngineClient {
   constructor(readonly address: EngineAddress) {}
 
-  private async request(method: string, path: string, body?: string | Uint8Array, contentType?: string): Promise<Response> {
+  private async request(
+    method: string,
+    path: string,
+    body?: string | Uint8Array,
+    contentType?: string,
+  ): Promise<Response> {
     const a = this.address;
     const url = a.kind === "unix" ? `http://docker${path}` : `http://${a.hostname}:${a.port}${path}`;
     const headers: Record<string, string> = contentType ? { "Content-Type": contentType } : {};
@@ -66,34 +73,45 @@ export class EngineClient {
   }
 
   private async json<T>(method: string, path: string, what: string, body?: unknown): Promise<T> {
-    const r = await this.request(method, path, body === undefined ? undefined : JSON.stringify(body), "application/json");
+    const r = await this.request(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      "application/json",
+    );
     if (!r.ok) throw engineRefused(what, r.status, await messageOf(r));
     return (await r.json()) as T;
   }
 
-  /** The container, which must exist and be running. */
-  async runningContainer(name: string): Promise<ContainerInfo> {
+  /** The container, whatever its state; null when the engine has none of that name or id. */
+  async inspect(name: string): Promise<ContainerInfo | null> {
     const r = await this.request("GET", `/containers/${encodeURIComponent(name)}/json`);
-    if (r.status === 404) throw noSuchContainer(name);
+    if (r.status === 404) return null;
     if (!r.ok) throw engineRefused(`inspect container '${name}'`, r.status, await messageOf(r));
     const c = (await r.json()) as {
       Id: string;
       Name: string;
       Image: string;
-      Config?: { Image?: string; User?: string };
+      Config?: { Image?: string; User?: string; WorkingDir?: string };
       State?: { Running?: boolean; Paused?: boolean; Status?: string };
     };
-    const status = c.State?.Status ?? "unknown";
-    const info: ContainerInfo = {
+    return {
       id: c.Id,
       name: c.Name.replace(/^\//, ""),
       image: c.Config?.Image ?? c.Image,
       imageId: c.Image,
       running: c.State?.Running === true && c.State?.Paused !== true,
-      status,
+      status: c.State?.Status ?? "unknown",
       user: c.Config?.User ?? "",
+      workingDir: c.Config?.WorkingDir ?? "",
     };
-    if (!info.running) throw containerNotRunning(name, status);
+  }
+
+  /** The container, which must exist and be running. */
+  async runningContainer(name: string): Promise<ContainerInfo> {
+    const info = await this.inspect(name);
+    if (!info) throw noSuchContainer(name);
+    if (!info.running) throw containerNotRunning(name, info.status);
     return info;
   }
 

@@ -301,7 +301,8 @@ export function setupVerdict(plan: LaunchPlan, setup: SetupResult | null, cwd?: 
       "Install it there, or omit command to use the login shell.",
     );
   if (setup?.status === "ok" && SAFE_PATH.test(setup.dir)) return null;
-  if (setup?.status === "ok") log.warn(`remote temp dir has unusual characters, not used: ${JSON.stringify(setup.dir)}`);
+  if (setup?.status === "ok")
+    log.warn(`remote temp dir has unusual characters, not used: ${JSON.stringify(setup.dir)}`);
   if (plan.mode === "cmd")
     return new AppError(
       "SPAWN_FAILED",

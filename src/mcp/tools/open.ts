@@ -16,6 +16,7 @@ export const termOpen = defineTool({
     'Unknown host keys are refused unless ssh.host_key is "accept-new". ' +
     "With `serial`, a serial line (boot logs, bootloader prompts, consoles); " +
     "term_serial changes its settings, DTR/RTS and sends a break. " +
+    "With `container`, a shell inside a running Docker/Podman container (persistent by default). " +
     "You rarely need this for plain shell commands: term_exec without `session` uses a default shell session.",
   input: openInput,
   output: openOutput,
@@ -32,6 +33,18 @@ export const termOpen = defineTool({
         "INVALID_ARGUMENT",
         "sandbox confines local sessions; a serial line runs on its device",
         "Drop `sandbox`, or open a local session.",
+      );
+    if (args.container && args.sandbox && args.sandbox !== "none")
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        "sandbox confines local sessions; a container session runs inside the container, confined by it",
+        "Drop `sandbox`, or open a local session.",
+      );
+    if (args.container && (args.ssh || args.serial))
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        "pass at most one of ssh, serial and container",
+        "Open one session per place: a container session with `container` alone.",
       );
     return ctx.host.call("open", args, ctx);
   },

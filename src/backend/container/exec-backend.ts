@@ -1,0 +1,157 @@
+/**
+ * A container session on a plain exec TTY (`container.persist: false`, or where no ptyhub can be
+ * placed inside): the exec's stream is the terminal; resize goes through the engine; the exit
+ * code is the engine's record of the exec. An exec whose client went away keeps running and
+ * cannot be re-attached, so close() ends the shell inside: a second exec hangs up the shell's
+ * process group by the pid the boot noted (exec-launch.ts), then kills it if it lingers.
+ */
+import { logger } from "../../log.ts";
+import { quotePosix } from "../../terminal/shell-integration.ts";
+import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
+import type { EngineClient } from "./engine-client.ts";
+import { runExec, settledExitCode } from "./exec-run.ts";
+import type { ExecStream } from "./exec-stream.ts";
+
+const log = logger("container-exec");
+
+/** How long close() waits for the hung-up shell's stream to end before killing its group. */
+const CLOSE_GRACE_MS = 2000;
+/** Exit codes above this are 128 + a signal's number. */
+const SIGNAL_EXIT_BASE = 128;
+/** How long a container whose shell was killed may take to be recorded as stopped (a docker kill or stop). */
+const CONTAINER_SETTLE_MS = 1500;
+const CONTAINER_POLL_MS = 50;
+/** Bound on the small exec that signals the shell from inside. */
+const SIGNAL_EXEC_MS = 10_000;
+
+/**
+ * Signals the process group whose leader's pid is in the file $0 (the group first: the shell and
+ * every job; the pid alone where the group is gone), then, on `last`, removes the file.
+ */
+const SIGNAL_GROUP =
+  'IFS= read -r p < "$0" 2>/dev/null || exit 0; kill -s "$1" -- "-$p" 2>/dev/null || kill -s "$1" "$p" 2>/dev/null; ' +
+  'if [ "$2" = last ]; then rm -f -- "$0" 2>/dev/null; fi; exit 0';
+
+export interface ExecBackendOptions {
+  engine: EngineClient;
+  containerId: string;
+  containerName: string;
+  execId: string;
+  stream: ExecStream;
+  pidFile: string | null;
+  user?: string;
+}
+
+export class ContainerExecBackend implements Backend {
+  readonly kind = "container" as const;
+  readonly pid = null;
+  private readonly sinks = new BackendSinks();
+  private exitInfo: ExitInfo | null = null;
+  private closing: Promise<ExitInfo> | null = null;
+  private closedByUs = false;
+  private readonly exited: Promise<ExitInfo>;
+  private resolveExited!: (info: ExitInfo) => void;
+
+  constructor(private readonly o: ExecBackendOptions) {
+    this.exited = new Promise((resolve) => (this.resolveExited = resolve));
+    o.stream.onData((bytes) => this.sinks.data(bytes));
+    o.stream.onClose(() => void this.streamEnded());
+  }
+
+  onData(sink: (data: Uint8Array) => void): void {
+    this.sinks.onData(sink);
+  }
+
+  onExit(sink: (info: ExitInfo) => void): void {
+    this.sinks.onExit(sink);
+  }
+
+  write(data: string | Uint8Array): void {
+    if (this.exitInfo) return;
+    this.o.stream.write(typeof data === "string" ? new TextEncoder().encode(data) : data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.exitInfo) return;
+    this.o.engine.resizeExec(this.o.execId, cols, rows).catch((err: Error) => log.debug(`resize: ${err.message}`));
+  }
+
+  ttyModes(): TtyModes | null {
+    return null;
+  }
+
+  close(signal: CloseSignal = "HUP"): Promise<ExitInfo> {
+    if (this.closing) return this.closing;
+    this.closing = (async () => {
+      if (this.exitInfo) return this.exitInfo;
+      this.closedByUs = true;
+      await this.signalGroup(signal, false);
+      const lingered = await Promise.race([this.exited.then(() => false), Bun.sleep(CLOSE_GRACE_MS).then(() => true)]);
+      if (lingered) {
+        await this.signalGroup("KILL", false);
+        this.o.stream.close();
+      }
+      const info = await this.exited;
+      await this.signalGroup(null, true);
+      return info;
+    })();
+    return this.closing;
+  }
+
+  /** Sends `signal` to the shell's group from inside the container; null only tidies the pid file. */
+  private async signalGroup(signal: CloseSignal | null, last: boolean): Promise<void> {
+    if (!this.o.pidFile) {
+      if (signal) this.o.stream.close();
+      return;
+    }
+    const argv = ["/bin/sh", "-c", SIGNAL_GROUP, this.o.pidFile, signal ?? "0", last ? "last" : "-"];
+    try {
+      await runExec(this.o.engine, this.o.containerId, argv, { user: this.o.user, timeoutMs: SIGNAL_EXEC_MS });
+    } catch (err) {
+      log.debug(
+        `signalling the shell in ${this.o.containerName} (${quotePosix(this.o.pidFile)}): ${(err as Error).message}`,
+      );
+    }
+  }
+
+  /**
+   * Whether the container stopped. A shell killed by a signal may be the container's stop seen
+   * first: the engine records its exec's end before the container's, so then it is asked again
+   * for a moment.
+   */
+  private async containerStopped(killed: boolean): Promise<boolean> {
+    const deadline = Date.now() + (killed ? CONTAINER_SETTLE_MS : 0);
+    for (;;) {
+      const info = await this.o.engine.inspect(this.o.containerId);
+      if (!info?.running) return true;
+      if (Date.now() >= deadline) return false;
+      await Bun.sleep(CONTAINER_POLL_MS);
+    }
+  }
+
+  /** The stream ended: the shell exited, was closed, or the container stopped. Work out which, once. */
+  private async streamEnded(): Promise<void> {
+    if (this.exitInfo) return;
+    let code: number | null = null;
+    let containerGone = false;
+    try {
+      code = await settledExitCode(this.o.engine, this.o.execId);
+      containerGone = await this.containerStopped(code === null || code > SIGNAL_EXIT_BASE);
+    } catch (err) {
+      containerGone = true;
+      log.debug(`after the exec ended: ${(err as Error).message}`);
+    }
+    let info: ExitInfo;
+    if (containerGone) {
+      info = { exitCode: code, signal: null, reason: `the container ${this.o.containerName} stopped` };
+    } else if (this.closedByUs) {
+      info = { exitCode: code, signal: null, reason: "closed (the shell in the container ended)" };
+    } else {
+      info = { exitCode: code, signal: null, reason: `exited with code ${code}` };
+    }
+    this.exitInfo = info;
+    if (!this.closedByUs) void this.signalGroup(null, true);
+    this.sinks.exited(info);
+    this.resolveExited(info);
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Container sessions end to end: the real MCP server (from source, over stdio) opens `container`
+ * sessions in containers of a private dockerd (test/helpers/dockerd.ts) through its Engine API;
+ * the containers run images made without a registry (bash minbase, busybox-only, dash-only) with
+ * `--network none`. The docker CLI only sets the scene and checks the inside; ptyhub never uses it.
+ * Persistent sessions run a ptyhub compiled from these sources inside the container, placed there
+ * by ptyhub itself.
+ *
+ * Needs root, dockerd and the docker CLI (and debootstrap on a machine whose image cache is empty):
+ * without them the file skips, unless PTYHUB_REQUIRE_DOCKER=1 (CI sets it), when that is a failure.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import {
+  DEBOOTSTRAP,
+  IMAGE_CACHE_DIR,
+  importBashImage,
+  importBusyboxImage,
+  importDashImage,
+} from "../helpers/container-images.ts";
+import { haveDocker, startDockerd, type Dockerd } from "../helpers/dockerd.ts";
+import { CLI, startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
+import { run } from "../ssh/sshd.ts";
+import { alive, waitFor } from "../helpers/wait.ts";
+
+const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
+const cachedImage = existsSync(join(IMAGE_CACHE_DIR, "bookworm-minbase.tar"));
+const available = haveDocker && (cachedImage || existsSync(DEBOOTSTRAP));
+if (!available && process.env.PTYHUB_REQUIRE_DOCKER === "1") {
+  throw new Error("PTYHUB_REQUIRE_DOCKER=1 but root, dockerd, the docker CLI or debootstrap is missing");
+}
+const enabled = available && isolated;
+
+/** Set-up: debootstrap on a machine without the cached image (about a minute), then the imports. */
+const SETUP_MS = 240_000;
+/** The first persistent open compiles ptyhub from source (bun build --compile) and places ~100 MB. */
+const FIRST_PERSIST_OPEN_MS = 240_000;
+const WAIT_MS = 30_000;
+
+let dockerd: Dockerd;
+let mcp: StdioMcp;
+
+const BASH = "ptyhub-bash";
+const BUSYBOX = "ptyhub-busybox";
+const DASH = "ptyhub-dash";
+
+/** A container kept running by a shell reading its (open, idle) stdin: even the dash-only image has that. */
+async function runContainer(name: string, image: string): Promise<void> {
+  await dockerd.dockerOk(["run", "-d", "-i", "--network", "none", "--name", name, image, "/bin/sh"]);
+}
+
+function containerOf(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name, socket: dockerd.socket, ...extra };
+}
+
+async function open(args: Record<string, unknown>, timeout = WAIT_MS * 2) {
+  return mcp.call("term_open", args, { timeout });
+}
+
+async function exec(session: string, command: string) {
+  const r = await mcp.call("term_exec", { session, command });
+  if (r.isError) throw new Error(`term_exec ${command}: ${r.text}`);
+  return r.data;
+}
+
+async function sessionInfo(session: string): Promise<Record<string, any> | undefined> {
+  const r = await mcp.call("term_list", {});
+  return (r.data.sessions as Record<string, any>[]).find((s) => s.session === session);
+}
+
+/** Exit codes and cwd across calls, the way a local session reports them. */
+async function checkExactness(session: string): Promise<void> {
+  expect(await exec(session, "echo hi")).toMatchObject({ status: "done", output: "hi", exit_code: 0 });
+  expect(await exec(session, "false")).toMatchObject({ status: "done", exit_code: 1 });
+  expect(await exec(session, "(exit 7)")).toMatchObject({ status: "done", exit_code: 7 });
+  expect(await exec(session, "cd /tmp")).toMatchObject({ exit_code: 0, cwd: "/tmp" });
+  expect(await exec(session, "pwd")).toMatchObject({ output: "/tmp", exit_code: 0, cwd: "/tmp" });
+}
+
+/** Host pids of processes whose command line has every one of `parts`. */
+function hostPids(...parts: string[]): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ");
+      if (parts.every((p) => cmd.includes(p))) out.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+
+describe.skipIf(!enabled)("container sessions", () => {
+  beforeAll(async () => {
+    dockerd = await startDockerd();
+    await runContainer(BASH, await importBashImage(dockerd));
+    await runContainer(BUSYBOX, await importBusyboxImage(dockerd));
+    await runContainer(DASH, await importDashImage(dockerd));
+    mcp = await startMcp();
+  }, SETUP_MS);
+
+  afterAll(async () => {
+    await mcp?.close();
+    await run(["bun", CLI, "daemon", "--stop"]);
+    await dockerd?.stop();
+  }, 60_000);
+
+  test("plain exec in a bash container: exact exit codes and cwd, the login shell, kind and target", async () => {
+    const r = await open({ name: "plain", container: containerOf(BASH, { persist: false }) });
+    expect(r.error).toBeNull();
+    expect(r.data).toMatchObject({ kind: "container", target: `docker:${BASH}`, shell_integration: true });
+    await checkExactness("plain");
+    expect((await exec("plain", "echo $BASH_VERSION")).output).toMatch(/^5\./);
+    await mcp.call("term_close", { session: "plain" });
+  }, 60_000);
+
+  test("resize reaches stty; ctrl+c interrupts; term_close ends the shell inside the container", async () => {
+    const r = await open({ name: "tty", cols: 100, rows: 30, container: containerOf(BASH, { persist: false }) });
+    expect(r.error).toBeNull();
+    expect((await exec("tty", "stty size")).output).toBe("30 100");
+    await mcp.call("term_resize", { session: "tty", cols: 90, rows: 25 });
+    expect((await exec("tty", "stty size")).output).toBe("25 90");
+    const sleeping = await mcp.call("term_exec", { session: "tty", command: "sleep 30", timeout_ms: 300 });
+    expect(sleeping.data.status).toBe("running");
+    await mcp.call("term_send", { session: "tty", keys: ["ctrl+c"], wait_ms: 1000 });
+    expect(await exec("tty", "echo back")).toMatchObject({ status: "done", output: "back", exit_code: 0 });
+
+    const shellPid = (await exec("tty", "echo $$")).output;
+    const inside = () => dockerd.docker(["exec", BASH, "sh", "-c", `kill -0 ${shellPid}`]).then((x) => x.code === 0);
+    expect(await inside()).toBe(true);
+    const closed = await mcp.call("term_close", { session: "tty" });
+    expect(closed.data.closed).toBe(true);
+    await waitFor(async () => !(await inside()), WAIT_MS, `shell ${shellPid} to end inside ${BASH}`);
+  }, 60_000);
+
+  test("a missing container, an unreachable engine, sandbox: clear errors", async () => {
+    const missing = await open({ container: containerOf("no-such-container") });
+    expect(missing.error?.code).toBe("CONTAINER_UNAVAILABLE");
+    expect(missing.error?.hint).toContain("term_list {containers: true}");
+    const nowhere = await open({ container: { name: BASH, socket: join(dockerd.dir, "nothing-here.sock") } });
+    expect(nowhere.error?.code).toBe("CONTAINER_UNAVAILABLE");
+    expect(nowhere.error?.hint).toContain("container.socket");
+    const sandboxed = await open({ sandbox: "read-only", container: containerOf(BASH) });
+    expect(sandboxed.error?.code).toBe("INVALID_ARGUMENT");
+  }, 30_000);
+
+  test("a container stopped under a session ends it, with the reason", async () => {
+    await runContainer("ptyhub-doomed", "ptyhub-test/busybox:only");
+    const r = await open({ name: "doomed", container: containerOf("ptyhub-doomed", { persist: false }) });
+    expect(r.error).toBeNull();
+    expect(await exec("doomed", "echo alive")).toMatchObject({ output: "alive", exit_code: 0 });
+    await dockerd.dockerOk(["kill", "ptyhub-doomed"]);
+    const ended = await waitFor(
+      async () => ((await sessionInfo("doomed"))?.alive === false ? true : undefined),
+      WAIT_MS,
+      "the session in the killed container to end",
+    );
+    expect(ended).toBe(true);
+    const after = await mcp.call("term_exec", { session: "doomed", command: "echo hi" });
+    expect(after.error?.code).toBe("SESSION_EXITED");
+    expect(after.error?.message).toContain("stopped");
+    const reopen = await open({ container: containerOf("ptyhub-doomed") });
+    expect(reopen.error?.code).toBe("CONTAINER_UNAVAILABLE");
+    expect(reopen.error?.message).toContain("not running");
+  }, 60_000);
+});
