@@ -167,4 +167,93 @@ describe.skipIf(!enabled)("container sessions", () => {
     expect(reopen.error?.code).toBe("CONTAINER_UNAVAILABLE");
     expect(reopen.error?.message).toContain("not running");
   }, 60_000);
+
+  test(
+    "persistent by default: ptyhub is compiled, placed by content hash and owns the shell; exact codes and cwd",
+    async () => {
+      const r = await open({ name: "keep", container: containerOf(BASH) }, FIRST_PERSIST_OPEN_MS);
+      expect(r.error).toBeNull();
+      expect(r.data).toMatchObject({ kind: "container", target: `docker:${BASH}`, shell_integration: true });
+      await checkExactness("keep");
+      const placed = await dockerd.dockerOk(["exec", BASH, "sh", "-c", "ls /var/lib/ptyhub/bin/*/ptyhub"]);
+      expect(placed).toMatch(/^\/var\/lib\/ptyhub\/bin\/[^/]+-[0-9a-f]{16}\/ptyhub$/);
+    },
+    FIRST_PERSIST_OPEN_MS + WAIT_MS,
+  );
+
+  test("busybox-only and dash-only containers: persistent sessions with exact codes and cwd", async () => {
+    for (const [session, container] of [
+      ["bb", BUSYBOX],
+      ["dash", DASH],
+    ] as const) {
+      const r = await open({ name: session, container: containerOf(container) }, FIRST_PERSIST_OPEN_MS);
+      expect(r.error).toBeNull();
+      expect(r.data.target).toBe(`docker:${container}`);
+      await checkExactness(session);
+      await mcp.call("term_close", { session });
+    }
+  }, 120_000);
+
+  test("busybox-only with a plain exec: integration from the same setup as SSH", async () => {
+    const r = await open({ name: "bbplain", container: containerOf(BUSYBOX, { persist: false }) });
+    expect(r.error).toBeNull();
+    await checkExactness("bbplain");
+    await mcp.call("term_close", { session: "bbplain" });
+  }, 60_000);
+
+  test("kill -9 of the MCP server mid-command loses nothing: the session is listed and its output whole", async () => {
+    const other = await startMcp();
+    const r = await other.call("term_open", { name: "survivor", container: containerOf(BASH) }, { timeout: 120_000 });
+    expect(r.error).toBeNull();
+    const barrier = "/tmp/go-survivor";
+    const command = `while [ ! -e ${barrier} ]; do sleep 0.05; done; echo released-$((6*7))`;
+    const running = await other.call("term_exec", { session: "survivor", command, timeout_ms: 300 });
+    expect(running.data.status).toBe("running");
+    await other.kill();
+    await dockerd.dockerOk(["exec", BASH, "touch", barrier]);
+    const next = await startMcp();
+    try {
+      expect((await next.call("term_list", {})).data.sessions.map((s: { session: string }) => s.session)).toContain(
+        "survivor",
+      );
+      const history = async () => (await next.call("term_read", { session: "survivor", mode: "history" })).data.output;
+      const text = await waitFor(
+        async () => ((await history()).includes("released-42") ? history() : undefined),
+        WAIT_MS,
+        "the released command's output",
+      );
+      expect(text.split("\n").filter((l: string) => l.trim() === "released-42")).toHaveLength(1);
+      const after = await next.call("term_exec", { session: "survivor", command: "echo after" });
+      expect(after.data).toMatchObject({ status: "done", output: "after", exit_code: 0 });
+      await next.call("term_close", { session: "survivor" });
+    } finally {
+      await next.close();
+    }
+  }, 180_000);
+
+  test("a dropped engine connection mid-command loses nothing: ptyhub reattaches from the last byte", async () => {
+    const r = await open({ name: "cut", container: containerOf(BASH) });
+    expect(r.error).toBeNull();
+    const barrier = "/tmp/go-cut";
+    const command = `echo before; while [ ! -e ${barrier} ]; do sleep 0.05; done; echo released-$((6*7)); (exit 3)`;
+    const running = await mcp.call("term_exec", { session: "cut", command, timeout_ms: 300 });
+    expect(running.data.status).toBe("running");
+    // The bridges inside the container are this side's engine connections: kill -9 every one.
+    const bridges = hostPids("/var/lib/ptyhub/bin/", "bridge");
+    expect(bridges.length).toBeGreaterThan(0);
+    for (const pid of bridges) process.kill(pid, "SIGKILL");
+    await waitFor(() => bridges.every((pid) => !alive(pid)), WAIT_MS, "the bridges to die");
+    await dockerd.dockerOk(["exec", BASH, "touch", barrier]);
+    const history = async () => (await mcp.call("term_read", { session: "cut", mode: "history" })).data.output;
+    const text = await waitFor(
+      async () => ((await history()).includes("released-42") ? history() : undefined),
+      WAIT_MS,
+      "the released command's output after the reconnect",
+    );
+    const lines = text.split("\n").map((l: string) => l.trim());
+    expect(lines.filter((l: string) => l === "before")).toHaveLength(1);
+    expect(lines.filter((l: string) => l === "released-42")).toHaveLength(1);
+    expect(await exec("cut", "echo $?")).toMatchObject({ output: "3", exit_code: 0 });
+    await mcp.call("term_close", { session: "cut" });
+  }, 120_000);
 });
