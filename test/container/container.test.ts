@@ -256,4 +256,69 @@ describe.skipIf(!enabled)("container sessions", () => {
     expect(await exec("cut", "echo $?")).toMatchObject({ output: "3", exit_code: 0 });
     await mcp.call("term_close", { session: "cut" });
   }, 120_000);
+
+  test("term_list {containers: true}: the default engine's running containers, or a note when none answers", async () => {
+    const listing = await startMcp({ env: { DOCKER_HOST: `unix://${dockerd.socket}` } });
+    const nowhere = await startMcp({ env: { DOCKER_HOST: `unix://${join(dockerd.dir, "nothing-here.sock")}` } });
+    try {
+      const r = await listing.call("term_list", { containers: true });
+      expect(r.error).toBeNull();
+      const bash = (r.data.containers as Record<string, string>[]).find((c) => c.name === BASH);
+      expect(bash).toMatchObject({ image: "ptyhub-test/bookworm:minbase", engine: "docker", state: "running" });
+      const none = await nowhere.call("term_list", { containers: true });
+      expect(none.error).toBeNull();
+      expect(none.data.containers).toBeUndefined();
+      expect(none.data.note).toContain("CONTAINER_UNAVAILABLE");
+    } finally {
+      await listing.close();
+      await nowhere.close();
+    }
+  }, 60_000);
+
+  test("where no ptyhub can be placed (a read-only root), a plain exec TTY, and the target says so", async () => {
+    await dockerd.dockerOk([
+      "run",
+      "-d",
+      "-i",
+      "--read-only",
+      "--network",
+      "none",
+      "--name",
+      "ptyhub-readonly",
+      "ptyhub-test/busybox:only",
+      "/bin/sh",
+    ]);
+    const r = await open({ name: "ro", container: containerOf("ptyhub-readonly") });
+    expect(r.error).toBeNull();
+    expect(r.data.target).toStartWith("docker:ptyhub-readonly (not persistent:");
+    // No private temp dir for the setup on a read-only root either: the shell without integration.
+    expect(
+      (await mcp.call("term_send", { session: "ro", text: "echo ro-$((40+2))", until: "ro-42" })).data.matched,
+    ).toBe("ro-42");
+    await mcp.call("term_close", { session: "ro" });
+  }, 60_000);
+
+  test("dash-only with a plain exec: no mktemp or cat for the setup, so a shell without integration", async () => {
+    const r = await open({ name: "dashplain", container: containerOf(DASH, { persist: false }) });
+    expect(r.error).toBeNull();
+    expect(r.data.shell_integration).toBe(false);
+    const echoed = await mcp.call("term_send", { session: "dashplain", text: "echo d-$((40+2))", until: "d-42" });
+    expect(echoed.data.matched).toBe("d-42");
+    await mcp.call("term_close", { session: "dashplain" });
+  }, 60_000);
+
+  test("a container stopped under a persistent session ends it: its daemon went with it", async () => {
+    await runContainer("ptyhub-doomed2", "ptyhub-test/bookworm:minbase");
+    const r = await open({ name: "doomed2", container: containerOf("ptyhub-doomed2") });
+    expect(r.error).toBeNull();
+    expect(await exec("doomed2", "echo alive")).toMatchObject({ output: "alive", exit_code: 0 });
+    await dockerd.dockerOk(["kill", "ptyhub-doomed2"]);
+    await waitFor(
+      async () => ((await sessionInfo("doomed2"))?.alive === false ? true : undefined),
+      WAIT_MS,
+      "the persistent session in the killed container to end",
+    );
+    const after = await mcp.call("term_exec", { session: "doomed2", command: "echo hi" });
+    expect(after.error?.code).toBe("SESSION_EXITED");
+  }, 60_000);
 });
