@@ -23,6 +23,7 @@ import {
 import { haveDocker, startDockerd, type Dockerd } from "../helpers/dockerd.ts";
 import { CLI, startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { run } from "../ssh/sshd.ts";
+import { startProxy } from "../remote/proxy.ts";
 import { alive, waitFor } from "../helpers/wait.ts";
 
 const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
@@ -321,4 +322,36 @@ describe.skipIf(!enabled)("container sessions", () => {
     const after = await mcp.call("term_exec", { session: "doomed2", command: "echo hi" });
     expect(after.error?.code).toBe("SESSION_EXITED");
   }, 60_000);
+
+  test("over tcp://: the engine connection cut mid-command, ptyhub reconnects and nothing is lost", async () => {
+    const proxy = startProxy({ unix: dockerd.socket }, { halfClose: true });
+    try {
+      const overTcp = { name: BASH, socket: `tcp://127.0.0.1:${proxy.port}` };
+      const r = await open({ name: "tcp", container: overTcp });
+      expect(r.error).toBeNull();
+      // bash found as root's login shell through execs over tcp (their stdin's end is a half-close).
+      expect(r.data.shell_integration).toBe(true);
+      expect(await exec("tcp", "echo over-tcp")).toMatchObject({ output: "over-tcp", exit_code: 0 });
+      const barrier = "/tmp/go-tcp";
+      const command = `while [ ! -e ${barrier} ]; do sleep 0.05; done; echo released-$((6*7)); (exit 5)`;
+      const running = await mcp.call("term_exec", { session: "tcp", command, timeout_ms: 300 });
+      expect(running.data.status).toBe("running");
+      proxy.block(true);
+      proxy.cut();
+      await waitFor(async () => (await sessionInfo("tcp"))?.state === "reconnecting", WAIT_MS, "tcp to reconnect");
+      await dockerd.dockerOk(["exec", BASH, "touch", barrier]);
+      proxy.block(false);
+      const history = async () => (await mcp.call("term_read", { session: "tcp", mode: "history" })).data.output;
+      const text = await waitFor(
+        async () => ((await history()).includes("released-42") ? history() : undefined),
+        WAIT_MS,
+        "the released command's output after the reconnect",
+      );
+      expect(text.split("\n").filter((l: string) => l.trim() === "released-42")).toHaveLength(1);
+      expect(await exec("tcp", "echo $?")).toMatchObject({ output: "5", exit_code: 0 });
+      await mcp.call("term_close", { session: "tcp" });
+    } finally {
+      proxy.stop();
+    }
+  }, 120_000);
 });

@@ -97,11 +97,14 @@ function containerReach(engine: EngineClient, p: ContainerParams, containerId: s
   };
 }
 
-/** The user's login shell in the container (/etc/passwd), else /bin/sh. */
-async function loginShell(engine: EngineClient, info: ContainerInfo, user?: string): Promise<string> {
+/**
+ * The user's login shell in the container (/etc/passwd, else /bin/sh); undefined when the probe
+ * says nothing, and the daemon inside then picks its own default ($SHELL, bash, sh).
+ */
+async function loginShell(engine: EngineClient, info: ContainerInfo, user?: string): Promise<string | undefined> {
   const script = `${loginShellPrelude(user ?? info.user)}printf '%s\\n' "$SHELL"`;
   const r = await runExec(engine, info.id, ["/bin/sh", "-c", script], { user, timeoutMs: PROBE_EXEC_MS });
-  return r.out.trim() || "/bin/sh";
+  return r.out.trim() || undefined;
 }
 
 /** Opens the session in the container's daemon; NoPlacement when no ptyhub can run there. */
