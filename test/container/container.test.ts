@@ -258,7 +258,7 @@ describe.skipIf(!enabled)("container sessions", () => {
     await mcp.call("term_close", { session: "cut" });
   }, 120_000);
 
-  test("term_list {containers: true}: the default engine's running containers, or a note when none answers", async () => {
+  test("term_list {containers: true}: the default engine's running containers, or a note if none answers", async () => {
     const listing = await startMcp({ env: { DOCKER_HOST: `unix://${dockerd.socket}` } });
     const nowhere = await startMcp({ env: { DOCKER_HOST: `unix://${join(dockerd.dir, "nothing-here.sock")}` } });
     try {

@@ -40,15 +40,27 @@ async function binaryFor(platform: string): Promise<string | null> {
   return platform === localPlatform() ? sourceBuiltBinary() : null;
 }
 
+/** Placements under way, by container: sessions opened at once in a fresh container share one upload. */
+const placing = new Map<string, Promise<string | null>>();
+
 /**
  * The path of ptyhub inside the container, placing it when it is missing and `upload` allows;
  * null when it is missing and `upload` is false.
  */
-export async function containerBinary(
+export function containerBinary(
   engine: EngineClient,
   info: ContainerInfo,
   opts: { upload: boolean },
 ): Promise<string | null> {
+  const key = `${info.id}:${opts.upload}`;
+  const known = placing.get(key);
+  if (known) return known;
+  const p = place(engine, info, opts).finally(() => placing.delete(key));
+  placing.set(key, p);
+  return p;
+}
+
+async function place(engine: EngineClient, info: ContainerInfo, opts: { upload: boolean }): Promise<string | null> {
   const { os, architecture } = await engine.imagePlatform(info.imageId);
   const arch = platformOf(`Linux ${architecture}`)?.split("-")[1] ?? "";
   const uname = `${os === "linux" ? "Linux" : os} ${architecture}`;

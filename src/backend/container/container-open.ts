@@ -24,6 +24,8 @@ export function containerTarget(p: ContainerParams, info: ContainerInfo): string
 
 export async function openContainer(req: ContainerOpenRequest): Promise<ContainerOpened> {
   const p = req.container;
+  if (req.cwd !== undefined && p.workdir !== undefined)
+    throw new AppError("INVALID_ARGUMENT", "pass either cwd or container.workdir, not both", "Drop one of them.");
   const engine = new EngineClient(engineAddress(p.engine ?? "docker", p.socket));
   const info = await engine.runningContainer(p.name);
   // `shell` names the program when no command does: the same path as a shell named in `command`.
@@ -50,8 +52,6 @@ async function openPlainExec(
   note: string,
 ): Promise<ContainerOpened> {
   const p = req.container;
-  if (req.cwd !== undefined && p.workdir !== undefined)
-    throw new AppError("INVALID_ARGUMENT", "pass either cwd or container.workdir, not both", "Drop one of them.");
   const launch = await launchInContainer(engine, {
     ...req,
     containerId: info.id,

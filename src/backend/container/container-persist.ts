@@ -7,7 +7,6 @@
  * connection or a restarted MCP server loses nothing: the daemon inside keeps the shell and its
  * output, and the backend reattaches from the last byte it had.
  */
-import { AppError } from "../../api/errors.ts";
 import type { ByteChannel } from "../../daemon/conn.ts";
 import { linkOver, type BridgeChannel, type LinkTransport, type RemoteLink } from "../remote/bridge-link.ts";
 import { attachRemoteSession } from "../remote/remote-attach.ts";
@@ -115,8 +114,6 @@ export async function openContainerPersist(
   target: string,
 ): Promise<ContainerOpened> {
   const p = req.container;
-  if (req.cwd !== undefined && p.workdir !== undefined)
-    throw new AppError("INVALID_ARGUMENT", "pass either cwd or container.workdir, not both", "Drop one of them.");
   // Placed (or found) before anything else: a container where ptyhub cannot run gets a plain exec.
   await containerBinary(engine, info, { upload: true });
   const reach = containerReach(engine, p, info.id, target);

@@ -6,7 +6,6 @@
  * process group by the pid the boot noted (exec-launch.ts), then kills it if it lingers.
  */
 import { logger } from "../../log.ts";
-import { quotePosix } from "../../terminal/shell-integration.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
 import type { EngineClient } from "./engine-client.ts";
 import { runExec, settledExitCode } from "./exec-run.ts";
@@ -108,9 +107,7 @@ export class ContainerExecBackend implements Backend {
     try {
       await runExec(this.o.engine, this.o.containerId, argv, { user: this.o.user, timeoutMs: SIGNAL_EXEC_MS });
     } catch (err) {
-      log.debug(
-        `signalling the shell in ${this.o.containerName} (${quotePosix(this.o.pidFile)}): ${(err as Error).message}`,
-      );
+      log.debug(`signalling the shell in ${this.o.containerName} (${this.o.pidFile}): ${(err as Error).message}`);
     }
   }
 
