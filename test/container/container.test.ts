@@ -178,6 +178,12 @@ describe.skipIf(!enabled)("container sessions", () => {
       await checkExactness("keep");
       const placed = await dockerd.dockerOk(["exec", BASH, "sh", "-c", "ls /var/lib/ptyhub/bin/*/ptyhub"]);
       expect(placed).toMatch(/^\/var\/lib\/ptyhub\/bin\/[^/]+-[0-9a-f]{16}\/ptyhub$/);
+      // term_close ends the shell in the daemon inside, not only this side's link to it.
+      const shellPid = (await exec("keep", "echo $$")).output;
+      const inside = () => dockerd.docker(["exec", BASH, "sh", "-c", `kill -0 ${shellPid}`]).then((x) => x.code === 0);
+      expect(await inside()).toBe(true);
+      expect((await mcp.call("term_close", { session: "keep" })).data.closed).toBe(true);
+      await waitFor(async () => !(await inside()), WAIT_MS, `shell ${shellPid} to end inside ${BASH}`);
     },
     FIRST_PERSIST_OPEN_MS + WAIT_MS,
   );
