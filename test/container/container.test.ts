@@ -360,4 +360,19 @@ describe.skipIf(!enabled)("container sessions", () => {
       proxy.stop();
     }
   }, 120_000);
+
+  test("user and workdir: a user whose login shell is nologin still gets a POSIX shell, where asked", async () => {
+    for (const persist of [false, true]) {
+      const session = `nobody-${persist}`;
+      const params = containerOf(BASH, { persist, user: "nobody", workdir: "/tmp" });
+      const r = await open({ name: session, container: params });
+      expect(r.error).toBeNull();
+      // Persistent too: the daemon of a user without a home keeps its state in a private one in /tmp.
+      expect(r.data.target).toBe(`docker:${BASH}`);
+      expect(await exec(session, "id -un")).toMatchObject({ output: "nobody", exit_code: 0 });
+      expect(await exec(session, "pwd")).toMatchObject({ output: "/tmp", exit_code: 0 });
+      expect(await exec(session, "(exit 4)")).toMatchObject({ exit_code: 4 });
+      await mcp.call("term_close", { session });
+    }
+  }, 120_000);
 });

@@ -7,7 +7,9 @@
  * connection or a restarted MCP server loses nothing: the daemon inside keeps the shell and its
  * output, and the backend reattaches from the last byte it had.
  */
+import { AppError } from "../../api/errors.ts";
 import type { ByteChannel } from "../../daemon/conn.ts";
+import { shellFamilyOf } from "../../terminal/shell-integration.ts";
 import { linkOver, type BridgeChannel, type LinkTransport, type RemoteLink } from "../remote/bridge-link.ts";
 import { attachRemoteSession } from "../remote/remote-attach.ts";
 import type { LinkReach } from "../remote/remote-backend.ts";
@@ -22,6 +24,15 @@ import type { ContainerOpened, ContainerOpenRequest } from "./container-opened.t
 
 /** Characters of the bridge's stderr kept for an error (its last words say why it stopped). */
 const STDERR_TAIL_CHARS = 400;
+/**
+ * Runs the bridge ($0 "$@") with a usable HOME: the daemon keeps its state and log under it, and
+ * users like nobody have none (/nonexistent). Such a user gets a private one in /tmp by uid
+ * (read from /proc: no `id` in minimal images), which ptyhub creates 0700 itself.
+ */
+const BRIDGE_WITH_A_HOME =
+  'if [ -z "${HOME-}" ] || [ ! -d "$HOME" ] || [ ! -w "$HOME" ]; then ' +
+  'u=; while read -r k v _; do if [ "$k" = Uid: ]; then u=$v; fi; done < /proc/self/status; ' +
+  'HOME=/tmp/ptyhub-home-$u; export HOME; fi; exec "$0" "$@"';
 /** Bound on the small exec that reads the user's login shell. */
 const PROBE_EXEC_MS = 15_000;
 
@@ -53,7 +64,7 @@ function containerTransport(engine: EngineClient, info: ContainerInfo, target: s
     async openBridge({ start, upload }): Promise<BridgeChannel | null> {
       const path = await containerBinary(engine, info, { upload });
       if (!path) return null;
-      const cmd = [path, "bridge", ...(start ? [] : ["--no-start"])];
+      const cmd = ["/bin/sh", "-c", BRIDGE_WITH_A_HOME, path, "bridge", ...(start ? [] : ["--no-start"])];
       const execId = await engine.createExec(info.id, { cmd, tty: false, user });
       const s = await engine.startExec(execId, false);
       stream = s;
@@ -103,7 +114,10 @@ function containerReach(engine: EngineClient, p: ContainerParams, containerId: s
 async function loginShell(engine: EngineClient, info: ContainerInfo, user?: string): Promise<string | undefined> {
   const script = `${loginShellPrelude(user ?? info.user)}printf '%s\\n' "$SHELL"`;
   const r = await runExec(engine, info.id, ["/bin/sh", "-c", script], { user, timeoutMs: PROBE_EXEC_MS });
-  return r.out.trim() || undefined;
+  const shell = r.out.trim();
+  if (!shell) return undefined;
+  // nologin, false, csh…: term_exec needs a POSIX shell, as an SSH session falls back to /bin/sh.
+  return shellFamilyOf(shell) ? shell : "/bin/sh";
 }
 
 /** Opens the session in the container's daemon; NoPlacement when no ptyhub can run there. */
@@ -117,7 +131,13 @@ export async function openContainerPersist(
   // Placed (or found) before anything else: a container where ptyhub cannot run gets a plain exec.
   await containerBinary(engine, info, { upload: true });
   const reach = containerReach(engine, p, info.id, target);
-  const link = await linkOver(containerTransport(engine, info, target, p.user), { start: true, upload: true });
+  const link = await linkOver(containerTransport(engine, info, target, p.user), { start: true, upload: true }).catch(
+    (err: unknown) => {
+      // A daemon that cannot start there is as good as no binary: the plain exec still works.
+      if (err instanceof AppError && err.code === "SPAWN_FAILED") throw new NoPlacement(err.message);
+      throw err;
+    },
+  );
   if (!link) throw new NoPlacement("the ptyhub placed there did not start");
   try {
     const command = req.command ?? (await loginShell(engine, info, p.user));
