@@ -6,6 +6,7 @@
  */
 import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
+import { clip } from "../../util/quote.ts";
 import type { ContainerParams } from "./container-params.ts";
 import type { ContainerOpened, ContainerOpenRequest } from "./container-opened.ts";
 import { engineAddress } from "./engine-address.ts";
@@ -16,6 +17,9 @@ import { NoPlacement } from "./container-binary.ts";
 import { openContainerPersist } from "./container-persist.ts";
 
 const log = logger("container");
+
+/** Bound on why a session is not persistent, in its target (the log has the whole story). */
+const NOTE_CHARS = 160;
 
 /** `docker:NAME` (or `podman:NAME`): what term_list and term_open show. */
 export function containerTarget(p: ContainerParams, info: ContainerInfo): string {
@@ -38,7 +42,7 @@ export async function openContainer(req: ContainerOpenRequest): Promise<Containe
     } catch (err: unknown) {
       if (!(err instanceof NoPlacement)) throw err;
       log.warn(`${target}: no ptyhub can be placed inside (${err.message}): a plain exec TTY`);
-      fallbackNote = ` (not persistent: ${err.message})`;
+      fallbackNote = ` (not persistent: ${clip(err.message.split("\n")[0] ?? "", NOTE_CHARS)})`;
     }
   }
   return openPlainExec(engine, info, program, target, fallbackNote);

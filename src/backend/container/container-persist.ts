@@ -9,15 +9,13 @@
  */
 import { AppError } from "../../api/errors.ts";
 import type { ByteChannel } from "../../daemon/conn.ts";
-import { shellFamilyOf } from "../../terminal/shell-integration.ts";
 import { linkOver, type BridgeChannel, type LinkTransport, type RemoteLink } from "../remote/bridge-link.ts";
 import { attachRemoteSession } from "../remote/remote-attach.ts";
 import type { LinkReach } from "../remote/remote-backend.ts";
 import type { ContainerParams } from "./container-params.ts";
 import { containerBinary, NoPlacement } from "./container-binary.ts";
 import type { ContainerInfo, EngineClient } from "./engine-client.ts";
-import { loginShellPrelude } from "./exec-launch.ts";
-import { runExec } from "./exec-run.ts";
+import { loginShell } from "./login-shell.ts";
 import type { ExecStream } from "./exec-stream.ts";
 import { StdcopyDemuxer } from "./stdcopy.ts";
 import type { ContainerOpened, ContainerOpenRequest } from "./container-opened.ts";
@@ -33,8 +31,6 @@ const BRIDGE_WITH_A_HOME =
   'if [ -z "${HOME-}" ] || [ ! -d "$HOME" ] || [ ! -w "$HOME" ]; then ' +
   'u=; while read -r k v _; do if [ "$k" = Uid: ]; then u=$v; fi; done < /proc/self/status; ' +
   'HOME=/tmp/ptyhub-home-$u; export HOME; fi; exec "$0" "$@"';
-/** Bound on the small exec that reads the user's login shell. */
-const PROBE_EXEC_MS = 15_000;
 
 function execChannel(stream: ExecStream): ByteChannel {
   return {
@@ -105,19 +101,6 @@ function containerReach(engine: EngineClient, p: ContainerParams, containerId: s
     resumeHint: () => `it ends with the container; term_list {containers: true} shows whether ${target} still runs`,
     downCode: "CONTAINER_UNAVAILABLE",
   };
-}
-
-/**
- * The user's login shell in the container (/etc/passwd, else /bin/sh); undefined when the probe
- * says nothing, and the daemon inside then picks its own default ($SHELL, bash, sh).
- */
-async function loginShell(engine: EngineClient, info: ContainerInfo, user?: string): Promise<string | undefined> {
-  const script = `${loginShellPrelude(user ?? info.user)}printf '%s\\n' "$SHELL"`;
-  const r = await runExec(engine, info.id, ["/bin/sh", "-c", script], { user, timeoutMs: PROBE_EXEC_MS });
-  const shell = r.out.trim();
-  if (!shell) return undefined;
-  // nologin, false, csh…: term_exec needs a POSIX shell, as an SSH session falls back to /bin/sh.
-  return shellFamilyOf(shell) ? shell : "/bin/sh";
 }
 
 /** Opens the session in the container's daemon; NoPlacement when no ptyhub can run there. */

@@ -2,7 +2,7 @@
  * Starting a shell (or command) in a container on a plain exec TTY, with shell integration the
  * way an SSH session gets it (src/backend/ssh/remote-shell.ts, reused, not copied): a non-TTY exec
  * runs the same setup script on its stdin, then a TTY exec runs its boot script. Two differences:
- * an exec has no login, so $SHELL is taken from the user's /etc/passwd entry first (else /bin/sh);
+ * an exec has no login, so $SHELL is taken from the user's /etc/passwd entry first (login-shell.ts);
  * and the boot's shell writes its pid beside its private dir, so term_close can hang up its whole
  * process group from inside the container (an exec cannot be signalled through the API).
  */
@@ -17,10 +17,11 @@ import {
   setupVerdict,
   type RemoteProgram,
 } from "../ssh/remote-shell.ts";
-import { quotePosix, type Integration, type ShellFamily } from "../../terminal/shell-integration.ts";
+import type { Integration, ShellFamily } from "../../terminal/shell-integration.ts";
 import type { EngineClient } from "./engine-client.ts";
 import type { ExecStream } from "./exec-stream.ts";
 import { runExec } from "./exec-run.ts";
+import { loginShellPrelude } from "./login-shell.ts";
 
 const log = logger("container-exec");
 
@@ -46,25 +47,6 @@ export interface ExecLaunch {
   startMark: boolean;
   program: string;
   cwd: string | null;
-}
-
-/** Sets $SHELL from /etc/passwd (by name or uid) when the exec has none: pure sh, no awk or getent. */
-export function loginShellPrelude(user: string): string {
-  const who = user.split(":")[0] || "root";
-  return `u=${quotePosix(who)}
-if [ "$u" = root ]; then u0=0; else u0=$u; fi
-if [ -z "\${SHELL-}" ]; then
-  SHELL=/bin/sh
-  if [ -r /etc/passwd ]; then
-    while IFS=: read -r n _ id _ _ _ s; do
-      if [ "$n" = "$u" ] || [ "$id" = "$u0" ]; then
-        if [ -n "$s" ] && [ -x "$s" ]; then SHELL=$s; fi
-        break
-      fi
-    done < /etc/passwd
-  fi
-fi
-`;
 }
 
 /** The boot exec's shell notes its pid (= its process group: the exec is a session leader), then boots. */
