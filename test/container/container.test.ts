@@ -305,13 +305,20 @@ describe.skipIf(!enabled)("container sessions", () => {
     await mcp.call("term_close", { session: "ro" });
   }, 60_000);
 
-  test("dash-only with a plain exec: no mktemp or cat for the setup, so a shell without integration", async () => {
+  test("dash-only with a plain exec: no mktemp or cat for the setup, a shell without integration; closed inside", async () => {
     const r = await open({ name: "dashplain", container: containerOf(DASH, { persist: false }) });
     expect(r.error).toBeNull();
     expect(r.data.shell_integration).toBe(false);
     const echoed = await mcp.call("term_send", { session: "dashplain", text: "echo d-$((40+2))", until: "d-42" });
     expect(echoed.data.matched).toBe("d-42");
+    // Even there term_close ends the shell inside (its pid came first on the stream, not from a file).
+    const said = await mcp.call("term_send", { session: "dashplain", text: "echo pid-$$", until: "pid-\\d+" });
+    const shellPid = /pid-(\d+)/.exec(said.data.matched)![1]!;
+    const inside = () =>
+      dockerd.docker(["exec", DASH, "/bin/sh", "-c", `kill -0 ${shellPid}`]).then((x) => x.code === 0);
+    expect(await inside()).toBe(true);
     await mcp.call("term_close", { session: "dashplain" });
+    await waitFor(async () => !(await inside()), WAIT_MS, `shell ${shellPid} to end inside ${DASH}`);
   }, 60_000);
 
   test("a container stopped under a persistent session ends it: its daemon went with it", async () => {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { tarArchive } from "../../src/backend/container/tar.ts";
 import { StdcopyDemuxer, type StdStream } from "../../src/backend/container/stdcopy.ts";
 import { engineAddress } from "../../src/backend/container/engine-address.ts";
+import { PidAnnouncement } from "../../src/backend/container/pid-announce.ts";
 import { run, scratchDir } from "../ssh/sshd.ts";
 
 function frame(stream: number, text: string): Uint8Array {
@@ -77,5 +78,25 @@ describe("engine address", () => {
     expect(engineAddress("docker", undefined, {})).toEqual({ kind: "unix", path: "/var/run/docker.sock" });
     expect(engineAddress("podman", undefined, {})).toEqual({ kind: "unix", path: "/run/podman/podman.sock" });
     expect(() => engineAddress("docker", "ssh://host", {})).toThrow("container.socket");
+  });
+});
+
+describe("pid announcement", () => {
+  test("taken off the stream wherever it is cut; output that does not start with one passes untouched", () => {
+    const wire = new TextEncoder().encode("\x1b]ptyhub-exec-pid;4242\x07$ prompt");
+    for (let cut = 0; cut <= wire.length; cut++) {
+      const a = new PidAnnouncement();
+      const out = [a.take(wire.subarray(0, cut)), a.take(wire.subarray(cut)), a.rest()];
+      expect(out.map((b) => new TextDecoder().decode(b)).join("")).toBe("$ prompt");
+      expect(a.pid).toBe(4242);
+    }
+    const plain = new PidAnnouncement();
+    expect(new TextDecoder().decode(plain.take(new TextEncoder().encode("sh: error\x07 more")))).toBe(
+      "sh: error\x07 more",
+    );
+    expect(plain.pid).toBeNull();
+    const short = new PidAnnouncement();
+    expect(short.take(new TextEncoder().encode("bye")).length).toBe(0);
+    expect(new TextDecoder().decode(short.rest())).toBe("bye");
   });
 });

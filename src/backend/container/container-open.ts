@@ -69,7 +69,6 @@ async function openPlainExec(
     containerName: info.name,
     execId: launch.execId,
     stream: launch.stream,
-    pidFile: launch.pidFile,
     user: p.user,
   });
   return {

@@ -3,12 +3,13 @@
  * placed inside): the exec's stream is the terminal; resize goes through the engine; the exit
  * code is the engine's record of the exec. An exec whose client went away keeps running and
  * cannot be re-attached, so close() ends the shell inside: a second exec hangs up the shell's
- * process group by the pid the boot noted (exec-launch.ts), then kills it if it lingers.
+ * process group by the pid the exec announced (pid-announce.ts), then kills it if it lingers.
  */
 import { logger } from "../../log.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
 import type { EngineClient } from "./engine-client.ts";
 import { runExec, settledExitCode } from "./exec-run.ts";
+import { PidAnnouncement } from "./pid-announce.ts";
 import type { ExecStream } from "./exec-stream.ts";
 
 const log = logger("container-exec");
@@ -24,12 +25,10 @@ const CONTAINER_POLL_MS = 50;
 const SIGNAL_EXEC_MS = 10_000;
 
 /**
- * Signals the process group whose leader's pid is in the file $0 (the group first: the shell and
- * every job; the pid alone where the group is gone), then, on `last`, removes the file.
+ * Signals ($1) the process group led by pid $0: the shell and every job; the pid alone where the
+ * group is gone. Builtins only (kill is one in every POSIX sh).
  */
-const SIGNAL_GROUP =
-  'IFS= read -r p < "$0" 2>/dev/null || exit 0; kill -s "$1" -- "-$p" 2>/dev/null || kill -s "$1" "$p" 2>/dev/null; ' +
-  'if [ "$2" = last ]; then rm -f -- "$0" 2>/dev/null; fi; exit 0';
+const SIGNAL_GROUP = 'kill -s "$1" -- "-$0" 2>/dev/null || kill -s "$1" "$0" 2>/dev/null; exit 0';
 
 export interface ExecBackendOptions {
   engine: EngineClient;
@@ -37,7 +36,6 @@ export interface ExecBackendOptions {
   containerName: string;
   execId: string;
   stream: ExecStream;
-  pidFile: string | null;
   user?: string;
 }
 
@@ -45,6 +43,7 @@ export class ContainerExecBackend implements Backend {
   readonly kind = "container" as const;
   readonly pid = null;
   private readonly sinks = new BackendSinks();
+  private readonly announcement = new PidAnnouncement();
   private exitInfo: ExitInfo | null = null;
   private closing: Promise<ExitInfo> | null = null;
   private closedByUs = false;
@@ -53,7 +52,10 @@ export class ContainerExecBackend implements Backend {
 
   constructor(private readonly o: ExecBackendOptions) {
     this.exited = new Promise((resolve) => (this.resolveExited = resolve));
-    o.stream.onData((bytes) => this.sinks.data(bytes));
+    o.stream.onData((bytes) => {
+      const output = this.announcement.take(bytes);
+      if (output.length > 0) this.sinks.data(output);
+    });
     o.stream.onClose(() => void this.streamEnded());
   }
 
@@ -84,30 +86,30 @@ export class ContainerExecBackend implements Backend {
     this.closing = (async () => {
       if (this.exitInfo) return this.exitInfo;
       this.closedByUs = true;
-      await this.signalGroup(signal, false);
+      await this.signalGroup(signal);
       const lingered = await Promise.race([this.exited.then(() => false), Bun.sleep(CLOSE_GRACE_MS).then(() => true)]);
       if (lingered) {
-        await this.signalGroup("KILL", false);
+        await this.signalGroup("KILL");
         this.o.stream.close();
       }
-      const info = await this.exited;
-      await this.signalGroup(null, true);
-      return info;
+      return this.exited;
     })();
     return this.closing;
   }
 
-  /** Sends `signal` to the shell's group from inside the container; null only tidies the pid file. */
-  private async signalGroup(signal: CloseSignal | null, last: boolean): Promise<void> {
-    if (!this.o.pidFile) {
-      if (signal) this.o.stream.close();
+  /** Sends `signal` to the shell's group from inside the container. */
+  private async signalGroup(signal: CloseSignal): Promise<void> {
+    const pid = this.announcement.pid;
+    if (pid === null) {
+      // Never announced (the exec failed at once): nothing inside to signal, only the stream to drop.
+      this.o.stream.close();
       return;
     }
-    const argv = ["/bin/sh", "-c", SIGNAL_GROUP, this.o.pidFile, signal ?? "0", last ? "last" : "-"];
+    const argv = ["/bin/sh", "-c", SIGNAL_GROUP, String(pid), signal];
     try {
       await runExec(this.o.engine, this.o.containerId, argv, { user: this.o.user, timeoutMs: SIGNAL_EXEC_MS });
     } catch (err) {
-      log.debug(`signalling the shell in ${this.o.containerName} (${this.o.pidFile}): ${(err as Error).message}`);
+      log.debug(`signalling the shell (pid ${pid}) in ${this.o.containerName}: ${(err as Error).message}`);
     }
   }
 
@@ -129,6 +131,8 @@ export class ContainerExecBackend implements Backend {
   /** The stream ended: the shell exited, was closed, or the container stopped. Work out which, once. */
   private async streamEnded(): Promise<void> {
     if (this.exitInfo) return;
+    const held = this.announcement.rest();
+    if (held.length > 0) this.sinks.data(held);
     let code: number | null = null;
     let containerGone = false;
     try {
@@ -147,7 +151,6 @@ export class ContainerExecBackend implements Backend {
       info = { exitCode: code, signal: null, reason: `exited with code ${code}` };
     }
     this.exitInfo = info;
-    if (!this.closedByUs) void this.signalGroup(null, true);
     this.sinks.exited(info);
     this.resolveExited(info);
   }

@@ -3,8 +3,8 @@
  * way an SSH session gets it (src/backend/ssh/remote-shell.ts, reused, not copied): a non-TTY exec
  * runs the same setup script on its stdin, then a TTY exec runs its boot script. Two differences:
  * an exec has no login, so $SHELL is taken from the user's /etc/passwd entry first (login-shell.ts);
- * and the boot's shell writes its pid beside its private dir, so term_close can hang up its whole
- * process group from inside the container (an exec cannot be signalled through the API).
+ * and the exec announces its pid first (pid-announce.ts), so term_close can hang up the shell's
+ * whole process group from inside the container (an exec cannot be signalled through the API).
  */
 import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
@@ -22,6 +22,7 @@ import type { EngineClient } from "./engine-client.ts";
 import type { ExecStream } from "./exec-stream.ts";
 import { runExec } from "./exec-run.ts";
 import { loginShellPrelude } from "./login-shell.ts";
+import { ANNOUNCE_AND_EXEC } from "./pid-announce.ts";
 
 const log = logger("container-exec");
 
@@ -40,17 +41,12 @@ export interface ExecLaunchRequest extends RemoteProgram {
 export interface ExecLaunch {
   execId: string;
   stream: ExecStream;
-  /** The file inside the container holding the shell's pid (its process group), or null. */
-  pidFile: string | null;
   integration: Integration;
   family: ShellFamily | null;
   startMark: boolean;
   program: string;
   cwd: string | null;
 }
-
-/** The boot exec's shell notes its pid (= its process group: the exec is a session leader), then boots. */
-const NOTE_PID_AND_BOOT = 'echo $$ > "$0.pid" && exec "$@"';
 
 export async function launchInContainer(engine: EngineClient, req: ExecLaunchRequest): Promise<ExecLaunch> {
   const plan = planLaunch(req);
@@ -75,25 +71,24 @@ export async function launchInContainer(engine: EngineClient, req: ExecLaunchReq
     });
   const verdict = setupVerdict(plan, setup, req.cwd);
   if (verdict instanceof AppError) throw verdict;
-  let cmd: string[];
-  let pidFile: string | null = null;
-  let boot: Omit<ExecLaunch, "execId" | "stream" | "pidFile">;
+  let program: string[];
+  let boot: Omit<ExecLaunch, "execId" | "stream">;
   if (verdict === "fallback" || !setup) {
-    // No mktemp or cat there (a dash-only image): the shell as it is, without integration.
+    // No mktemp or cat there (a dash-only image), or no writable temp dir: the shell as it is.
     log.warn("container setup did not run: a plain shell without shell integration");
     const shell = req.command?.trim() || "/bin/sh";
-    cmd = [shell];
+    program = [shell];
     boot = { integration: "none", family: null, startMark: false, program: shell, cwd: null };
   } else {
     const planned = planBoot(req, plan, setup);
-    pidFile = `${setup.dir}.pid`;
-    cmd = ["/bin/sh", "-c", NOTE_PID_AND_BOOT, setup.dir, ...planned.argv];
-    const { integration, family, startMark, program, cwd } = planned;
-    boot = { integration, family, startMark, program, cwd };
+    program = planned.argv;
+    const { integration, family, startMark, cwd } = planned;
+    boot = { integration, family, startMark, program: planned.program, cwd };
   }
+  const cmd = ["/bin/sh", "-c", ANNOUNCE_AND_EXEC, "ptyhub-exec", ...program];
   const execId = await engine.createExec(req.containerId, { cmd, tty: true, ...execOpts, env: [TERM] });
   const stream = await engine.startExec(execId, true);
   // The size is set once the exec runs (the engine refuses it before); the shell hears SIGWINCH.
   await engine.resizeExec(execId, req.cols, req.rows).catch((err: Error) => log.debug(`resize: ${err.message}`));
-  return { execId, stream, pidFile, ...boot };
+  return { execId, stream, ...boot };
 }
