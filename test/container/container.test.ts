@@ -113,7 +113,7 @@ describe.skipIf(!enabled)("container sessions", () => {
   test("plain exec in a bash container: exact exit codes and cwd, the login shell, kind and target", async () => {
     const r = await open({ name: "plain", container: containerOf(BASH, { persist: false }) });
     expect(r.error).toBeNull();
-    expect(r.data).toMatchObject({ kind: "container", target: `docker:${BASH}`, shell_integration: true });
+    expect(r.data).toMatchObject({ kind: "container", target: `docker:${BASH} (plain exec)`, shell_integration: true });
     await checkExactness("plain");
     expect((await exec("plain", "echo $BASH_VERSION")).output).toMatch(/^5\./);
     await mcp.call("term_close", { session: "plain" });
@@ -297,7 +297,7 @@ describe.skipIf(!enabled)("container sessions", () => {
     ]);
     const r = await open({ name: "ro", container: containerOf("ptyhub-readonly") });
     expect(r.error).toBeNull();
-    expect(r.data.target).toStartWith("docker:ptyhub-readonly (not persistent:");
+    expect(r.data.target).toStartWith("docker:ptyhub-readonly (plain exec, not persistent:");
     // No private temp dir for the setup on a read-only root either: the shell without integration.
     expect(
       (await mcp.call("term_send", { session: "ro", text: "echo ro-$((40+2))", until: "ro-42" })).data.matched,
@@ -375,7 +375,7 @@ describe.skipIf(!enabled)("container sessions", () => {
       const r = await open({ name: session, container: params });
       expect(r.error).toBeNull();
       // Persistent too: the daemon of a user without a home keeps its state in a private one in /tmp.
-      expect(r.data.target).toBe(`docker:${BASH}`);
+      expect(r.data.target).toBe(persist ? `docker:${BASH}` : `docker:${BASH} (plain exec)`);
       expect(await exec(session, "id -un")).toMatchObject({ output: "nobody", exit_code: 0 });
       expect(await exec(session, "pwd")).toMatchObject({ output: "/tmp", exit_code: 0 });
       expect(await exec(session, "(exit 4)")).toMatchObject({ exit_code: 4 });

@@ -35,17 +35,18 @@ export async function openContainer(req: ContainerOpenRequest): Promise<Containe
   // `shell` names the program when no command does: the same path as a shell named in `command`.
   const program = { ...req, command: req.command ?? p.shell };
   const target = containerTarget(p, info);
-  let fallbackNote = "";
+  // Said in the target, so term_list shows which sessions a dropped connection would end.
+  let note = " (plain exec)";
   if (p.persist !== false) {
     try {
       return await openContainerPersist(engine, info, { ...program, container: p }, target);
     } catch (err: unknown) {
       if (!(err instanceof NoPlacement)) throw err;
       log.warn(`${target}: no ptyhub can be placed inside (${err.message}): a plain exec TTY`);
-      fallbackNote = ` (not persistent: ${clip(err.message.split("\n")[0] ?? "", NOTE_CHARS)})`;
+      note = ` (plain exec, not persistent: ${clip(err.message.split("\n")[0] ?? "", NOTE_CHARS)})`;
     }
   }
-  return openPlainExec(engine, info, program, target, fallbackNote);
+  return openPlainExec(engine, info, program, target, note);
 }
 
 async function openPlainExec(
