@@ -382,4 +382,27 @@ describe.skipIf(!enabled)("container sessions", () => {
       await mcp.call("term_close", { session });
     }
   }, 120_000);
+
+  test("a plain exec whose engine connection drops ends, with its shell inside: it could not be re-attached", async () => {
+    const proxy = startProxy({ unix: dockerd.socket }, { halfClose: true });
+    try {
+      const overTcp = { name: BASH, socket: `tcp://127.0.0.1:${proxy.port}`, persist: false };
+      const r = await open({ name: "dropped", container: overTcp });
+      expect(r.error).toBeNull();
+      const shellPid = (await exec("dropped", "echo $$")).output;
+      const inside = () => dockerd.docker(["exec", BASH, "sh", "-c", `kill -0 ${shellPid}`]).then((x) => x.code === 0);
+      expect(await inside()).toBe(true);
+      proxy.cut();
+      await waitFor(
+        async () => ((await sessionInfo("dropped"))?.alive === false ? true : undefined),
+        WAIT_MS,
+        "the plain exec session to end after the cut",
+      );
+      const after = await mcp.call("term_exec", { session: "dropped", command: "echo hi" });
+      expect(after.error?.message).toContain("engine connection dropped");
+      await waitFor(async () => !(await inside()), WAIT_MS, `shell ${shellPid} to end inside ${BASH}`);
+    } finally {
+      proxy.stop();
+    }
+  }, 60_000);
 });

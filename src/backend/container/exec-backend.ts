@@ -7,8 +7,8 @@
  */
 import { logger } from "../../log.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
-import type { EngineClient } from "./engine-client.ts";
-import { runExec, settledExitCode } from "./exec-run.ts";
+import type { EngineClient, ExecState } from "./engine-client.ts";
+import { runExec, settledExecState } from "./exec-run.ts";
 import { PidAnnouncement } from "./pid-announce.ts";
 import type { ExecStream } from "./exec-stream.ts";
 
@@ -133,25 +133,38 @@ export class ContainerExecBackend implements Backend {
     if (this.exitInfo) return;
     const held = this.announcement.rest();
     if (held.length > 0) this.sinks.data(held);
-    let code: number | null = null;
-    let containerGone = false;
-    try {
-      code = await settledExitCode(this.o.engine, this.o.execId);
-      containerGone = await this.containerStopped(code === null || code > SIGNAL_EXIT_BASE);
-    } catch (err) {
-      containerGone = true;
-      log.debug(`after the exec ended: ${(err as Error).message}`);
-    }
-    let info: ExitInfo;
-    if (containerGone) {
-      info = { exitCode: code, signal: null, reason: `the container ${this.o.containerName} stopped` };
-    } else if (this.closedByUs) {
-      info = { exitCode: code, signal: null, reason: "closed (the shell in the container ended)" };
-    } else {
-      info = { exitCode: code, signal: null, reason: `exited with code ${code}` };
-    }
+    const info = await this.whyEnded();
     this.exitInfo = info;
     this.sinks.exited(info);
     this.resolveExited(info);
+  }
+
+  private async whyEnded(): Promise<ExitInfo> {
+    const ended = (exitCode: number | null, reason: string): ExitInfo => ({ exitCode, signal: null, reason });
+    const name = this.o.containerName;
+    let state: ExecState;
+    try {
+      state = await settledExecState(this.o.engine, this.o.execId);
+    } catch (err) {
+      // The exec's record went with its container, or the engine itself is gone.
+      const info = await this.o.engine.inspect(this.o.containerId).catch(() => undefined);
+      if (info === undefined) return ended(null, `the container engine stopped answering: ${(err as Error).message}`);
+      return ended(null, `the container ${name} stopped`);
+    }
+    if (state.running && !this.closedByUs) {
+      // Our connection dropped, not the shell: an exec cannot be re-attached, so end it rather than leave it.
+      await this.signalGroup("HUP");
+      return ended(
+        null,
+        "the engine connection dropped; an exec cannot be re-attached, so its shell was ended " +
+          "(container.persist keeps sessions across dropped connections)",
+      );
+    }
+    const code = state.exitCode;
+    if (await this.containerStopped(code === null || code > SIGNAL_EXIT_BASE)) {
+      return ended(code, `the container ${name} stopped`);
+    }
+    if (this.closedByUs) return ended(code, "closed (the shell in the container ended)");
+    return ended(code, `exited with code ${code}`);
   }
 }

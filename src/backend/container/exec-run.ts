@@ -4,7 +4,7 @@
  * close of a shell, the checks around placing the binary.
  */
 import { AppError } from "../../api/errors.ts";
-import type { EngineClient } from "./engine-client.ts";
+import type { EngineClient, ExecState } from "./engine-client.ts";
 import { StdcopyDemuxer } from "./stdcopy.ts";
 
 /** Bound on how long the engine may take to say an exec whose stream ended has finished. */
@@ -26,13 +26,15 @@ export interface ExecRunOptions {
   timeoutMs: number;
 }
 
-/** The exit code of an exec whose stream ended (the engine records it a moment later). */
-export async function settledExitCode(engine: EngineClient, execId: string): Promise<number | null> {
+/**
+ * The state of an exec whose stream ended: the engine records its end a moment after the stream
+ * closes, so it is asked again for a while; still running after that means only the stream ended.
+ */
+export async function settledExecState(engine: EngineClient, execId: string): Promise<ExecState> {
   const deadline = Date.now() + EXIT_SETTLE_MS;
   for (;;) {
     const state = await engine.inspectExec(execId);
-    if (!state.running) return state.exitCode;
-    if (Date.now() > deadline) return null;
+    if (!state.running || Date.now() > deadline) return state;
     await Bun.sleep(EXIT_POLL_MS);
   }
 }
@@ -75,5 +77,5 @@ export async function runExec(
       true,
     );
   }
-  return { out, err, code: await settledExitCode(engine, execId) };
+  return { out, err, code: (await settledExecState(engine, execId)).exitCode };
 }
