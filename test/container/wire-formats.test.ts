@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tarArchive } from "../../src/backend/container/tar.ts";
+import { tarArchive, tarFileStream } from "../../src/backend/container/tar.ts";
 import { StdcopyDemuxer, type StdStream } from "../../src/backend/container/stdcopy.ts";
 import { engineAddress } from "../../src/backend/container/engine-address.ts";
 import { PidAnnouncement } from "../../src/backend/container/pid-announce.ts";
@@ -42,6 +42,24 @@ describe("tar writer", () => {
     expect(statSync(bin).mode & 0o777).toBe(0o755);
     expect(readFileSync(join(out, long), "utf8")).toBe("hello\n");
     expect(statSync(join(out, long)).mode & 0o777).toBe(0o600);
+  });
+
+  test("a file streamed into an archive reads back whole, whatever its length against the block size", async () => {
+    const dir = scratchDir("tar-stream-");
+    for (const size of [0, 1, 511, 512, 513, 70_000]) {
+      const source = join(dir, `src-${size}`);
+      const bytes = new Uint8Array(size).map((_, i) => (i * 13) % 256);
+      writeFileSync(source, bytes);
+      const stream = tarFileStream({ path: "bin/ptyhub", mode: 0o755, size }, Bun.file(source).stream());
+      const archive = new Uint8Array(await new Response(stream).arrayBuffer());
+      expect(archive.length % 512).toBe(0);
+      writeFileSync(join(dir, "s.tar"), archive);
+      const out = join(dir, `out-${size}`);
+      mkdirSync(out);
+      const r = await run(["tar", "-xf", join(dir, "s.tar"), "-C", out]);
+      expect(r.err).toBe("");
+      expect(new Uint8Array(readFileSync(join(out, "bin/ptyhub")))).toEqual(bytes);
+    }
   });
 });
 

@@ -14,7 +14,7 @@ import { VERSION } from "../../version.ts";
 import { localBinaryFor, localPlatform, platformOf, sha256File, type Libc } from "../remote/provision.ts";
 import type { ContainerInfo, EngineClient } from "./engine-client.ts";
 import { sourceBuiltBinary } from "./source-binary.ts";
-import { tarArchive } from "./tar.ts";
+import { tarFileStream } from "./tar.ts";
 
 const log = logger("container-binary");
 
@@ -76,7 +76,7 @@ async function place(engine: EngineClient, info: ContainerInfo, opts: { upload: 
   if (present?.size === size) return path;
   if (!opts.upload) return null;
   log.info(`placing ${local} at ${path} in ${info.name}`);
-  const tar = tarArchive([{ path: relative, mode: 0o755, data: await Bun.file(local).bytes() }]);
+  const tar = tarFileStream({ path: relative, mode: 0o755, size }, Bun.file(local).stream());
   try {
     await engine.putArchive(info.id, "/", tar);
   } catch (err) {

@@ -59,7 +59,7 @@ export class EngineClient {
   private async request(
     method: string,
     path: string,
-    body?: string | Uint8Array,
+    body?: string | Uint8Array | ReadableStream<Uint8Array>,
     contentType?: string,
   ): Promise<Response> {
     const a = this.address;
@@ -188,7 +188,7 @@ export class EngineClient {
   }
 
   /** Unpacks a tar archive into `dir` (which must exist) in the container. */
-  async putArchive(containerId: string, dir: string, tar: Uint8Array): Promise<void> {
+  async putArchive(containerId: string, dir: string, tar: Uint8Array | ReadableStream<Uint8Array>): Promise<void> {
     const path = `/containers/${containerId}/archive?path=${encodeURIComponent(dir)}`;
     const r = await this.request("PUT", path, tar, "application/x-tar");
     if (!r.ok) {

@@ -44,6 +44,9 @@ export class ContainerExecBackend implements Backend {
   readonly pid = null;
   private readonly sinks = new BackendSinks();
   private readonly announcement = new PidAnnouncement();
+  /** Resizes and the writes after them, in the order they were asked for. */
+  private pending: Promise<void> = Promise.resolve();
+  private inOrder = 0;
   private exitInfo: ExitInfo | null = null;
   private closing: Promise<ExitInfo> | null = null;
   private closedByUs = false;
@@ -69,12 +72,26 @@ export class ContainerExecBackend implements Backend {
 
   write(data: string | Uint8Array): void {
     if (this.exitInfo) return;
-    this.o.stream.write(typeof data === "string" ? new TextEncoder().encode(data) : data);
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data.slice();
+    if (this.inOrder === 0) this.o.stream.write(bytes);
+    else this.afterPending(async () => this.o.stream.write(bytes));
   }
 
+  /**
+   * The size travels by its own API call, the keys by the stream: keys typed after a resize wait
+   * until the engine has applied it, so `stty size` right after term_resize sees the new size.
+   */
   resize(cols: number, rows: number): void {
     if (this.exitInfo) return;
-    this.o.engine.resizeExec(this.o.execId, cols, rows).catch((err: Error) => log.debug(`resize: ${err.message}`));
+    this.afterPending(() =>
+      this.o.engine.resizeExec(this.o.execId, cols, rows).catch((err: Error) => log.debug(`resize: ${err.message}`)),
+    );
+  }
+
+  /** Runs `step` after every resize and write queued before it. */
+  private afterPending(step: () => Promise<void>): void {
+    this.inOrder++;
+    this.pending = this.pending.then(step).finally(() => this.inOrder--);
   }
 
   ttyModes(): TtyModes | null {

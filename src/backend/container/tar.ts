@@ -1,7 +1,7 @@
 /**
  * A minimal ustar writer: regular files only, which is what the engine's archive endpoint needs to
- * put ptyhub into a container (`PUT /containers/{id}/archive`). The engine creates missing parent
- * directories (0755) itself.
+ * put ptyhub into a container (`PUT /containers/{id}/archive`), in memory or streamed from a file.
+ * The engine creates missing parent directories (0755) itself.
  */
 
 const BLOCK = 512;
@@ -28,7 +28,7 @@ function splitPath(path: string): { name: string; prefix: string } {
   return { name: path.slice(cut + 1), prefix: path.slice(0, cut) };
 }
 
-function header(file: TarFile, mtime: number): Uint8Array {
+function header(file: { path: string; mode: number; size: number }, mtime: number): Uint8Array {
   const h = new Uint8Array(BLOCK);
   const put = (offset: number, text: string) => h.set(new TextEncoder().encode(text), offset);
   const { name, prefix } = splitPath(file.path);
@@ -36,7 +36,7 @@ function header(file: TarFile, mtime: number): Uint8Array {
   put(100, octal(file.mode, 8));
   put(108, octal(0, 8)); // uid: root
   put(116, octal(0, 8)); // gid: root
-  put(124, octal(file.data.length, 12));
+  put(124, octal(file.size, 12));
   put(136, octal(mtime, 12));
   put(148, "        "); // checksum field counts as spaces while summing
   put(156, "0"); // regular file
@@ -56,10 +56,43 @@ export function tarArchive(files: TarFile[], mtime = Math.floor(Date.now() / 100
   const out = new Uint8Array(size);
   let at = 0;
   for (const f of files) {
-    out.set(header(f, mtime), at);
+    out.set(header({ ...f, size: f.data.length }, mtime), at);
     at += BLOCK;
     out.set(f.data, at);
     at += Math.ceil(f.data.length / BLOCK) * BLOCK;
   }
   return out;
+}
+
+/**
+ * A one-file archive as a stream, the file's bytes read as they are sent: a ~100 MB binary goes
+ * into a container without being held in memory. `size` must be the file's exact length.
+ */
+export function tarFileStream(
+  entry: { path: string; mode: number; size: number },
+  body: ReadableStream<Uint8Array>,
+  mtime = Math.floor(Date.now() / 1000),
+): ReadableStream<Uint8Array> {
+  const padding = (BLOCK - (entry.size % BLOCK)) % BLOCK;
+  const reader = body.getReader();
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(header(entry, mtime));
+        return;
+      }
+      const { done, value } = await reader.read();
+      if (!done) {
+        controller.enqueue(value);
+        return;
+      }
+      controller.enqueue(new Uint8Array(padding + 2 * BLOCK));
+      controller.close();
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
 }
