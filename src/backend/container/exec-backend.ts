@@ -18,8 +18,11 @@ const log = logger("container-exec");
 const CLOSE_GRACE_MS = 2000;
 /** Exit codes above this are 128 + a signal's number. */
 const SIGNAL_EXIT_BASE = 128;
-/** How long a container whose shell was killed may take to be recorded as stopped (a docker kill or stop). */
-const CONTAINER_SETTLE_MS = 1500;
+/**
+ * How long a container whose shell was killed may take to be recorded as stopped (docker kill or
+ * stop): the engine records the exec's end first, the container's up to seconds later under load.
+ */
+const CONTAINER_SETTLE_MS = 3000;
 const CONTAINER_POLL_MS = 50;
 /** Bound on the small exec that signals the shell from inside. */
 const SIGNAL_EXEC_MS = 10_000;
