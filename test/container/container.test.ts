@@ -305,7 +305,7 @@ describe.skipIf(!enabled)("container sessions", () => {
     await mcp.call("term_close", { session: "ro" });
   }, 60_000);
 
-  test("dash-only with a plain exec: no mktemp or cat for the setup, a shell without integration; closed inside", async () => {
+  test("dash-only, plain exec: no mktemp or cat for the setup, so no integration; still closed inside", async () => {
     const r = await open({ name: "dashplain", container: containerOf(DASH, { persist: false }) });
     expect(r.error).toBeNull();
     expect(r.data.shell_integration).toBe(false);
@@ -383,7 +383,7 @@ describe.skipIf(!enabled)("container sessions", () => {
     }
   }, 120_000);
 
-  test("a plain exec whose engine connection drops ends, with its shell inside: it could not be re-attached", async () => {
+  test("a plain exec whose engine connection drops ends, and its shell inside too (no re-attach)", async () => {
     const proxy = startProxy({ unix: dockerd.socket }, { halfClose: true });
     try {
       const overTcp = { name: BASH, socket: `tcp://127.0.0.1:${proxy.port}`, persist: false };
