@@ -23,6 +23,7 @@ const SIGNAL_EXIT_BASE = 128;
  * stop): the engine records the exec's end first, the container's up to seconds later under load.
  */
 const CONTAINER_SETTLE_MS = 3000;
+/** Between looks at the container's state meanwhile: a quick answer, ~60 inspects at most. */
 const CONTAINER_POLL_MS = 50;
 /** Bound on the small exec that signals the shell from inside. */
 const SIGNAL_EXEC_MS = 10_000;
