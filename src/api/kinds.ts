@@ -9,11 +9,13 @@
 import { AppError } from "./errors.ts";
 import { sshOpenParam } from "../backend/ssh/params.ts";
 import { serialOpenParam } from "../backend/serial/params.ts";
+import { containerOpenParam } from "../backend/container/params.ts";
 
 /** term_open's parameters that select a kind: adding a kind adds its line here. */
 export const KIND_PARAMS = {
   ssh: sshOpenParam,
   serial: serialOpenParam,
+  container: containerOpenParam,
 };
 
 export type RemoteKind = keyof typeof KIND_PARAMS;

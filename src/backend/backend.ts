@@ -1,6 +1,6 @@
 /**
  * A backend moves bytes between a session and something with a terminal on the other end: a
- * local PTY, an SSH channel, a serial line. It never parses output, keeps scrollback or detects
+ * local PTY, an SSH channel, a serial line, a container's exec. It never parses output, keeps scrollback or detects
  * prompts: that happens once, above it, in the session.
  */
 

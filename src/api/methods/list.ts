@@ -16,6 +16,10 @@ export const listInput = z.strictObject({
     .boolean()
     .optional()
     .describe("Also list the serial ports present (USB vendor/product/serial, by-id names, in use or not)."),
+  containers: z
+    .boolean()
+    .optional()
+    .describe("Also list the running containers of the default engine ($DOCKER_HOST, else Docker's socket)."),
 });
 
 export const listOutput = z.object({
@@ -48,6 +52,19 @@ export const listOutput = z.object({
       }),
     )
     .optional(),
+  containers: z
+    .array(
+      z.object({
+        name: z.string(),
+        id: z.string(),
+        image: z.string(),
+        engine: z.enum(["docker", "podman"]),
+        state: z.string(),
+      }),
+    )
+    .optional(),
+  /** Why a list that was asked for is missing (CONTAINER_UNAVAILABLE: no engine answers). */
+  note: z.string().optional(),
   serial_ports: z
     .array(
       z.object({

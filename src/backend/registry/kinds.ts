@@ -8,11 +8,13 @@ import type { KindDescriptor, OpenParams } from "../descriptor.ts";
 import { localKind } from "../local/kind.ts";
 import { serialKind } from "../serial/kind.ts";
 import { sshKind } from "../ssh/kind.ts";
+import { containerKind } from "../container/kind.ts";
 
 const KINDS: { [K in BackendKind]: KindDescriptor } = {
   local: localKind,
   ssh: sshKind,
   serial: serialKind,
+  container: containerKind,
 };
 
 export function kindDescriptor(kind: BackendKind): KindDescriptor {

@@ -28,10 +28,15 @@ import { quotePosix, shellFamilyOf, type Integration, type ShellFamily } from ".
 
 const log = logger("ssh-remote");
 
+/**
+ * The program that runs the setup script sent on its stdin, for `/bin/sh -c` (no single quotes in
+ * it, so it can be quoted whole): makes the private dir, saves the script there and sources it.
+ */
+export const SETUP_PROGRAM =
+  'umask 077 && d=$(mktemp -d "${TMPDIR:-/tmp}/ptyhub.XXXXXXXX") && cat > "$d/setup" && . "$d/setup"';
+
 /** The setup line every POSIX host understands; the login shell (even fish or csh) passes it on intact. */
-const SETUP_COMMAND =
-  `/bin/sh -c 'umask 077 && d=$(mktemp -d "\${TMPDIR:-/tmp}/ptyhub.XXXXXXXX") && cat > ` +
-  `"$d/setup" && . "$d/setup"'`;
+const SETUP_COMMAND = `/bin/sh -c '${SETUP_PROGRAM}'`;
 
 const CLEANUP_SH = `if [ -n "$PTYHUB_DIR" ]; then rm -rf -- "$PTYHUB_DIR"; fi; unset PTYHUB_DIR\n`;
 
@@ -201,11 +206,23 @@ function exec(client: Client, command: string, opts: ExecOptions & { agentForwar
   });
 }
 
-interface SetupResult {
+export interface SetupResult {
   status: string;
   dir: string;
   shell: string;
   cwd: string;
+}
+
+/** What the setup script printed (its PTYHUB-SETUP lines), or null when it did not report. */
+export function parseSetupOutput(out: string): SetupResult | null {
+  const status = /^PTYHUB-SETUP (\w+)(?: (.*))?$/m.exec(out);
+  if (!status) return null;
+  return {
+    status: status[1]!,
+    dir: status[2] ?? "",
+    shell: /^PTYHUB-SHELL (.*)$/m.exec(out)?.[1] ?? "",
+    cwd: /^PTYHUB-CWD (.*)$/m.exec(out)?.[1] ?? "",
+  };
 }
 
 async function runSetup(client: Client, script: string, timeoutMs: number): Promise<SetupResult | null> {
@@ -225,26 +242,22 @@ async function runSetup(client: Client, script: string, timeoutMs: number): Prom
     ch.close();
     return null;
   }
-  const status = /^PTYHUB-SETUP (\w+)(?: (.*))?$/m.exec(out);
-  if (!status) return null;
-  return {
-    status: status[1]!,
-    dir: status[2] ?? "",
-    shell: /^PTYHUB-SHELL (.*)$/m.exec(out)?.[1] ?? "",
-    cwd: /^PTYHUB-CWD (.*)$/m.exec(out)?.[1] ?? "",
-  };
+  return parseSetupOutput(out);
 }
 
 /** Characters a path may hold to be passed on the login shell's command line. */
 const SAFE_PATH = /^[A-Za-z0-9_./+,:@%-]+$/;
 
-/**
- * Starts the session's program on the remote host: its shell with integration, a shell named in
- * `command`, or a command (no integration). Falls back to a plain login shell without
- * integration when the host cannot run the setup (not a POSIX system, exec disabled).
- */
-export async function launchRemote(client: Client, req: RemoteLaunchRequest): Promise<RemoteLaunch> {
-  const pty = { term: "xterm-256color", cols: req.cols, rows: req.rows };
+/** What a launch runs: the login shell (or a shell named in `command`) with integration, or a command. */
+export interface LaunchPlan {
+  command: string | undefined;
+  /** A shell named in `command` (looked up on the host's PATH), else null. */
+  namedShell: string | null;
+  mode: "shell" | "cmd";
+}
+
+/** Checks the request and says what the launch runs. */
+export function planLaunch(req: ProgramSpec): LaunchPlan {
   const command = req.command?.trim();
   const namedShell =
     req.args === undefined && command && /^\S+$/.test(command) && shellFamilyOf(command) ? command : null;
@@ -257,45 +270,55 @@ export async function launchRemote(client: Client, req: RemoteLaunchRequest): Pr
     );
   if (req.cwd !== undefined && /[\n\0]/.test(req.cwd))
     throw new AppError("INVALID_ARGUMENT", "cwd must be a single line", "Pass a directory path.");
+  return { command, namedShell, mode };
+}
 
-  const setup = await runSetup(client, setupScript(req, namedShell, mode), req.timeoutMs).catch((err: Error) => {
-    log.warn(`remote setup failed: ${err.message}`);
-    return null;
-  });
+/**
+ * The setup's answer as an error the caller reports (a missing cwd or shell); "fallback" when the
+ * host could not run the setup at all (a plain shell without integration is what is left); null
+ * when the boot can go ahead.
+ */
+export function setupVerdict(plan: LaunchPlan, setup: SetupResult | null, cwd?: string): AppError | "fallback" | null {
   if (setup?.status === "nocwd")
-    throw new AppError(
+    return new AppError(
       "CWD_NOT_FOUND",
-      `directory not found on the remote host: ${req.cwd}`,
+      `directory not found on the remote host: ${cwd}`,
       "Pass an existing remote directory as cwd (absolute, or ~/…).",
     );
   if (setup?.status === "noshell")
-    throw new AppError(
+    return new AppError(
       "SPAWN_FAILED",
-      `shell not found on the remote host: ${namedShell}`,
+      `shell not found on the remote host: ${plan.namedShell}`,
       "Install it there, or omit command to use the login shell.",
     );
-  if (setup?.status !== "ok" || !SAFE_PATH.test(setup.dir)) {
-    if (setup?.status === "ok")
-      log.warn(`remote temp dir has unusual characters, not used: ${JSON.stringify(setup.dir)}`);
-    if (mode === "cmd")
-      throw new AppError(
-        "SPAWN_FAILED",
-        "the remote host cannot run the setup ptyhub needs to start a command (no POSIX /bin/sh, or exec disabled)",
-        "Open the session without command and drive the program with term_send.",
-      );
-    log.warn("remote setup did not run: falling back to a plain login shell without shell integration");
-    const channel = await new Promise<ClientChannel>((resolve, reject) =>
-      client.shell(pty, (req.agentForward ? { agentForward: true } : {}) as ShellOptions, (err, ch) =>
-        err ? reject(err) : resolve(ch),
-      ),
+  if (setup?.status === "ok" && SAFE_PATH.test(setup.dir)) return null;
+  if (setup?.status === "ok")
+    log.warn(`remote temp dir has unusual characters, not used: ${JSON.stringify(setup.dir)}`);
+  if (plan.mode === "cmd")
+    return new AppError(
+      "SPAWN_FAILED",
+      "the remote host cannot run the setup ptyhub needs to start a command (no POSIX /bin/sh, or exec disabled)",
+      "Open the session without command and drive the program with term_send.",
     );
-    return { channel, integration: "none", family: null, program: "shell", cwd: null, startMark: false };
-  }
+  return "fallback";
+}
 
+/** How the boot script starts the program, once the setup succeeded. */
+export interface BootPlan {
+  /** `/bin/sh DIR/boot MODE SHELL`, as argv. */
+  argv: string[];
+  integration: Integration;
+  family: ShellFamily | null;
+  startMark: boolean;
+  program: string;
+  cwd: string | null;
+}
+
+export function planBoot(req: ProgramSpec, plan: LaunchPlan, setup: SetupResult): BootPlan {
   let family: ShellFamily | null = null;
   let runMode: RemoteMode = "cmd";
   let shellPath = setup.shell;
-  if (mode === "shell") {
+  if (plan.mode === "shell") {
     family = SAFE_PATH.test(shellPath) ? shellFamilyOf(shellPath) : null;
     if (!family) {
       // csh, tcsh, nushell…: term_exec needs a POSIX shell, so the session gets /bin/sh with markers.
@@ -305,15 +328,48 @@ export async function launchRemote(client: Client, req: RemoteLaunchRequest): Pr
     }
     runMode = family;
   }
-  const boot = `exec /bin/sh ${setup.dir}/boot ${runMode} ${mode === "shell" ? shellPath : "-"}`;
-  const channel = await exec(client, boot, { pty, ...(req.agentForward ? { agentForward: true } : {}) });
-  const integration: Integration = mode === "cmd" ? "none" : family === "sh" ? "marker" : "shell";
+  const argv = ["/bin/sh", `${setup.dir}/boot`, runMode, plan.mode === "shell" ? shellPath : "-"];
+  const integration: Integration = plan.mode === "cmd" ? "none" : family === "sh" ? "marker" : "shell";
   const program =
-    mode === "cmd"
+    plan.mode === "cmd"
       ? req.args !== undefined
-        ? [command!, ...req.args].join(" ")
-        : command!
+        ? [plan.command!, ...req.args].join(" ")
+        : plan.command!
       : shellPath.split("/").pop()!;
-  const startMark = mode === "cmd";
-  return { channel, integration, family: startMark ? null : family, program, cwd: setup.cwd || null, startMark };
+  const startMark = plan.mode === "cmd";
+  return { argv, integration, family: startMark ? null : family, program, cwd: setup.cwd || null, startMark };
+}
+
+/**
+ * Starts the session's program on the remote host: its shell with integration, a shell named in
+ * `command`, or a command (no integration). Falls back to a plain login shell without
+ * integration when the host cannot run the setup (not a POSIX system, exec disabled).
+ */
+export async function launchRemote(client: Client, req: RemoteLaunchRequest): Promise<RemoteLaunch> {
+  const pty = { term: "xterm-256color", cols: req.cols, rows: req.rows };
+  const plan = planLaunch(req);
+  const setup = await runSetup(client, setupScript(req, plan.namedShell, plan.mode), req.timeoutMs).catch(
+    (err: Error) => {
+      log.warn(`remote setup failed: ${err.message}`);
+      return null;
+    },
+  );
+  const verdict = setupVerdict(plan, setup, req.cwd);
+  if (verdict instanceof AppError) throw verdict;
+  if (verdict === "fallback" || !setup) {
+    log.warn("remote setup did not run: falling back to a plain login shell without shell integration");
+    const channel = await new Promise<ClientChannel>((resolve, reject) =>
+      client.shell(pty, (req.agentForward ? { agentForward: true } : {}) as ShellOptions, (err, ch) =>
+        err ? reject(err) : resolve(ch),
+      ),
+    );
+    return { channel, integration: "none", family: null, program: "shell", cwd: null, startMark: false };
+  }
+  const boot = planBoot(req, plan, setup);
+  const channel = await exec(client, `exec ${boot.argv.join(" ")}`, {
+    pty,
+    ...(req.agentForward ? { agentForward: true } : {}),
+  });
+  const { integration, family, program, cwd, startMark } = boot;
+  return { channel, integration, family, program, cwd, startMark };
 }

@@ -26,10 +26,16 @@ export const termList = defineTool({
       const ssh = typeof args.ssh_host === "string" ? { host: args.ssh_host } : args.ssh_host;
       out.remote_sessions = await listRemoteSessions(ssh, ctx);
     }
+    if (args.containers) {
+      const { listContainers } = await import("../../backend/container/container-list.ts");
+      const listing = await listContainers();
+      if ("note" in listing) out.note = listing.note;
+      else out.containers = listing.containers;
+    }
     return out;
   },
   text(r) {
-    const ports = r.serial_ports ? serialPortsText(r.serial_ports) : "";
+    const ports = (r.serial_ports ? serialPortsText(r.serial_ports) : "") + containersText(r);
     const remote = r.remote_sessions?.length
       ? "\nremote: " +
         r.remote_sessions
@@ -65,4 +71,12 @@ function serialPortsText(ports: NonNullable<z.infer<typeof listOutput>["serial_p
     return `${p.path} · ${p.description}${usb}${p.by_id ? ` · ${p.by_id}` : ""}${p.in_use ? " · in use" : ""}`;
   });
   return `\n[serial ports]\n${rows.join("\n")}`;
+}
+
+function containersText(r: z.infer<typeof listOutput>): string {
+  if (r.note) return `\n[${r.note}]`;
+  if (!r.containers) return "";
+  if (r.containers.length === 0) return "\n[no running containers]";
+  const rows = r.containers.map((c) => `${c.name} · ${c.image} · ${c.engine} · ${c.id} · ${c.state}`);
+  return `\n[containers]\n${rows.join("\n")}`;
 }

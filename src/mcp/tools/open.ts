@@ -15,6 +15,7 @@ export const termOpen = defineTool({
     'Unknown host keys are refused unless ssh.host_key is "accept-new". ' +
     "With `serial`, a serial line (boot logs, bootloader prompts, consoles); " +
     "term_serial changes its settings, DTR/RTS and sends a break. " +
+    "With `container`, a shell inside a running Docker/Podman container (persistent by default). " +
     "You rarely need this for plain shell commands: term_exec without `session` uses a default shell session.",
   input: openInput,
   output: openOutput,

@@ -75,7 +75,7 @@ function localLibc(): Libc {
 }
 
 /** True when this process is a compiled ptyhub binary (not bun running the sources). */
-function compiled(): boolean {
+export function compiled(): boolean {
   const main = Bun.main;
   return main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main);
 }
@@ -96,7 +96,7 @@ export function localBinaryFor(platform: string): string | null {
 const shaCache = new Map<string, { key: string; sha: string }>();
 
 /** The file's sha256 (hex), remembered while the file is unchanged. */
-async function sha256File(path: string): Promise<string> {
+export async function sha256File(path: string): Promise<string> {
   const st = statSync(path);
   const key = `${st.size}:${st.mtimeMs}`;
   const known = shaCache.get(path);

@@ -8,27 +8,24 @@
 import { AppError } from "../../../api/errors.ts";
 import type { Elicit } from "../auth.ts";
 import type { SshParams } from "../connect.ts";
-import type { Integration, ShellFamily } from "../../../terminal/shell-integration.ts";
 import { validateSessionId } from "../../../api/session-id.ts";
-import { openLink, type RemoteLink } from "./link.ts";
-import { RemotePersistBackend, type RawAttachReply } from "./remote-backend.ts";
+import { openLink } from "./link.ts";
+import type { LinkReach } from "../../bridge/remote-backend.ts";
+import { attachRemoteSession, type RemoteOpened, type RemoteSessionProgram } from "../../bridge/remote-attach.ts";
 
-export interface RemoteOpenRequest {
+export interface RemoteOpenRequest extends RemoteSessionProgram {
   ssh: SshParams;
-  command?: string;
-  args?: string[];
-  cwd?: string;
-  env?: Record<string, string>;
-  cols: number;
-  rows: number;
 }
 
-export interface RemoteOpened {
-  backend: RemotePersistBackend;
-  integration: Integration;
-  family: ShellFamily | null;
-  nonce: string;
-  target: string;
+/** How an SSH persistent session reaches its host's daemon again. */
+export function sshReach(ssh: SshParams): LinkReach {
+  return {
+    kind: "ssh",
+    where: ssh.host,
+    open: (opts) => openLink(ssh, opts),
+    resumeHint: (id) => `resume it with term_open {ssh: {host, resume: "${id}"}}`,
+    downCode: "SSH_CONNECT_FAILED",
+  };
 }
 
 export async function openRemotePersist(
@@ -56,33 +53,10 @@ export async function openRemotePersist(
     );
   }
   try {
-    return await attachSession(req, link);
+    const { ssh: _ssh, ...program } = req;
+    return await attachRemoteSession(program, link, sshReach(req.ssh), resume);
   } catch (err) {
     link.close();
     throw err;
   }
-}
-
-async function attachSession(req: RemoteOpenRequest, link: RemoteLink): Promise<RemoteOpened> {
-  let remoteId = req.ssh.resume;
-  if (remoteId === undefined) {
-    // Opened there like any session of that host's daemon: in the remote home unless told otherwise.
-    const params = { ...req, ssh: undefined, cwd: req.cwd ?? "~", persistent: true };
-    const opened = await link.client.invoke("open", params, { clientId: `remote:${process.pid}` });
-    remoteId = opened.session;
-  }
-  const backend = new RemotePersistBackend(req.ssh, remoteId, req.cols, req.rows);
-  let reply: RawAttachReply;
-  try {
-    reply = await backend.attach(link);
-  } catch (err) {
-    // A shell we just opened there must not be left running with nobody to resume it.
-    const caller = { clientId: `remote:${process.pid}` };
-    if (req.ssh.resume === undefined) {
-      await link.client.invoke("close", { session: remoteId }, caller).catch(() => undefined);
-    }
-    throw err;
-  }
-  const target = `${link.target} remote session ${remoteId}`;
-  return { backend, integration: reply.integration, family: reply.family, nonce: reply.nonce, target };
 }

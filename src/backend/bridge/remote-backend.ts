@@ -4,16 +4,17 @@
  * offset. When the link drops, the remote shell keeps running; this backend reconnects with
  * backoff and reattaches at the offset it had reached, so what the remote printed meanwhile (marks
  * and exit codes included) arrives exactly once. While it reconnects, `connectionState()` says so
- * (the session's state is `reconnecting`) and input fails with a retryable SSH_CONNECT_FAILED.
+ * (the session's state is `reconnecting`) and input fails with a retryable error (SSH_CONNECT_FAILED,
+ * CONTAINER_UNAVAILABLE: the reach's).
  */
-import { AppError } from "../../../api/errors.ts";
-import { logger } from "../../../log.ts";
-import { fromBase64, toBase64, type ExitFrame } from "../../../daemon-client/protocol.ts";
-import type { SshParams } from "../connect.ts";
-import type { Integration, ShellFamily } from "../../../terminal/shell-integration.ts";
-import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../../backend.ts";
-import { openLink, type RemoteLink } from "./link.ts";
-import type { AttachReply } from "../../../daemon-client/control-table.ts";
+import { AppError, type ErrorCode } from "../../api/errors.ts";
+import { logger } from "../../log.ts";
+import { fromBase64, toBase64, type ExitFrame } from "../../daemon-client/protocol.ts";
+import type { Integration, ShellFamily } from "../../terminal/shell-integration.ts";
+import type { BackendKind } from "../../api/kinds.ts";
+import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
+import type { RemoteLink } from "./bridge-link.ts";
+import type { AttachReply } from "../../daemon-client/control-table.ts";
 
 const log = logger("remote");
 
@@ -22,7 +23,7 @@ const RECONNECT_FIRST_MS = 250;
 const RECONNECT_MAX_MS = 5000;
 /**
  * How long to keep trying before this session gives up (the remote shell keeps running and can be
- * resumed with ssh.resume). Long enough for a laptop's sleep or a network change.
+ * resumed). Long enough for a laptop's sleep or a network change.
  */
 const RECONNECT_GIVE_UP_MS = 15 * 60_000;
 /** How long term_close waits to reach the remote daemon when the link is down. */
@@ -44,8 +45,24 @@ export interface RawAttachReply {
 /** Who calls the remote daemon: its per-reader state is keyed by this (we read raw bytes, not cursors). */
 const CALLER = { clientId: `remote:${process.pid}` };
 
+/**
+ * How a persistent session reaches its far side's daemon again (an SSH host, a container), and
+ * how it speaks of that side in errors.
+ */
+export interface LinkReach {
+  kind: BackendKind;
+  /** The host or container, for messages until a link names it. */
+  where: string;
+  /** A new link; null when no daemon runs there any more (see openLink). */
+  open(opts: { start: false; upload: boolean }): Promise<RemoteLink | null>;
+  /** What a human does to resume remote session `id` after ptyhub gave up reconnecting. */
+  resumeHint(id: string): string;
+  /** The error code of "the link is down, retry" (retryable). */
+  downCode: ErrorCode;
+}
+
 export class RemotePersistBackend implements Backend {
-  readonly kind = "ssh" as const;
+  readonly kind: BackendKind;
   readonly pid = null;
   private readonly sinks = new BackendSinks();
   private link: RemoteLink | null = null;
@@ -60,17 +77,18 @@ export class RemotePersistBackend implements Backend {
   private resolveExited!: (info: ExitInfo) => void;
 
   constructor(
-    private readonly ssh: SshParams,
+    private readonly reach: LinkReach,
     /** The session's id in the remote daemon. */
     readonly remoteId: string,
     private cols: number,
     private rows: number,
   ) {
     this.exited = new Promise((resolve) => (this.resolveExited = resolve));
+    this.kind = reach.kind;
   }
 
   get target(): string {
-    return this.link?.target ?? this.ssh.host;
+    return this.link?.target ?? this.reach.where;
   }
 
   /** "reconnecting" while the link to the host is down and being replaced, else null. */
@@ -120,7 +138,7 @@ export class RemotePersistBackend implements Backend {
     if (this.exitInfo) return;
     if (!this.link) {
       throw new AppError(
-        "SSH_CONNECT_FAILED",
+        this.reach.downCode,
         `the connection to ${this.target} dropped; ptyhub is reconnecting ` +
           `(remote session '${this.remoteId}' keeps running there)`,
         "Retry in a few seconds; term_read meanwhile returns what already arrived, the rest follows once reconnected.",
@@ -152,7 +170,7 @@ export class RemotePersistBackend implements Backend {
       }
       let link = this.link;
       if (!link) {
-        const reach = openLink(this.ssh, { start: false, upload: false }).catch(() => null);
+        const reach = this.reach.open({ start: false, upload: false }).catch(() => null);
         link = await Promise.race([reach, Bun.sleep(CLOSE_REACH_MS).then(() => null)]);
       }
       let exitCode: number | null = null;
@@ -177,7 +195,8 @@ export class RemotePersistBackend implements Backend {
   /** The local host shuts down: the remote shell keeps running, resumable with ssh.resume. */
   async detach(): Promise<ExitInfo> {
     this.closeRequested = true;
-    const reason = `detached; remote session '${this.remoteId}' keeps running on ${this.target} (ssh.resume)`;
+    const resume = this.reach.resumeHint(this.remoteId);
+    const reason = `detached; remote session '${this.remoteId}' keeps running on ${this.target} (${resume})`;
     this.link?.close();
     this.link = null;
     this.finish({ exitCode: null, signal: null, reason });
@@ -230,7 +249,7 @@ export class RemotePersistBackend implements Backend {
     let lastError = "";
     while (!this.exitInfo && !this.closeRequested) {
       try {
-        const link = await openLink(this.ssh, { start: false, upload: true });
+        const link = await this.reach.open({ start: false, upload: true });
         if (!link) {
           const gone = `the remote ptyhub daemon on ${this.target} is gone (stopped or killed)`;
           this.ended(`${gone}, and session '${this.remoteId}' with it`);
@@ -259,7 +278,7 @@ export class RemotePersistBackend implements Backend {
       if (Date.now() - started > RECONNECT_GIVE_UP_MS) {
         this.ended(
           `connection lost (${lastError}); gave up reconnecting — remote session '${this.remoteId}' keeps running: ` +
-            `resume it with term_open {ssh: {host, resume: "${this.remoteId}"}}`,
+            this.reach.resumeHint(this.remoteId),
         );
         return;
       }

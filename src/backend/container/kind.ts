@@ -1,0 +1,36 @@
+/**
+ * The container kind: a shell (or `command`) inside a running Docker or Podman container, through
+ * the engine's API. Persistent by default: a ptyhub daemon placed inside owns the session and is
+ * reached through `ptyhub bridge` over an exec (container-persist.ts); else a plain exec TTY. The
+ * container's files are its own: the guard judges paths as on another host, and `sandbox` is
+ * refused (the container confines it).
+ */
+import type { KindDescriptor, OpenContext, OpenedBackend, ProgramSpec } from "../descriptor.ts";
+import { validateEnv } from "../local/launch.ts";
+import type { ContainerParams } from "./params.ts";
+
+async function openInContainer(
+  container: ContainerParams,
+  program: ProgramSpec,
+  ctx: OpenContext,
+): Promise<OpenedBackend> {
+  const { openContainer } = await import("./container-open.ts");
+  const setupTimeoutMs = ctx.config.open_timeout_ms;
+  const r = await openContainer({ ...program, container, env: validateEnv(program.env), setupTimeoutMs });
+  const { backend, target, integration, family, cwd, startMark, nonce, description } = r;
+  return { kind: "container", target, backend, integration, family, cwd, description, startMark, nonce };
+}
+
+export const containerKind: KindDescriptor = {
+  name: "container",
+  hostFiles: false,
+  takesClientEnv: false,
+  localProcess: false,
+  runsProgram: true,
+  markersOnFirstExec: false,
+  prepare(p) {
+    const container = p.container;
+    if (container === undefined) throw new Error("the container kind opened without `container`");
+    return (program, ctx) => openInContainer(container, program, ctx);
+  },
+};
