@@ -19,6 +19,9 @@ import { maySubmit, submittedLines } from "./line-editor.ts";
 import { inputBytes } from "../session/send.ts";
 import { gitBranch, gitStatus } from "./git.ts";
 import { resolveCwd } from "../backend/local/launch.ts";
+import { argvLine } from "./shell-quote.ts";
+
+export { argvLine } from "./shell-quote.ts";
 
 const log = logger("guard");
 
@@ -285,11 +288,6 @@ export class Guard {
       false,
     );
   }
-}
-
-/** A program and its arguments as the shell line that would run it (words quoted only where needed). */
-export function argvLine(argv: string[]): string {
-  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(" ");
 }
 
 /** Where a new local session starts, for relative paths in its command (null when it cannot be known). */

@@ -4,66 +4,15 @@
  * setting turns any of them off or adds pattern rules (config.ts `guard`).
  */
 import type { Invocation } from "./unwrap.ts";
+import type { Rule, RuleContext } from "./rule-types.ts";
+import { options } from "./options.ts";
+import { findStartPaths } from "./find-exec.ts";
 import { baseName } from "./unwrap.ts";
 import { isDevicePath, preciousPath, resolveWord, type PathContext } from "./judged-paths.ts";
 import { DATABASE_CLIENTS, destructiveSql } from "./sql.ts";
 import { posix } from "node:path";
 
-export interface RuleContext extends PathContext {
-  /**
-   * `git status --porcelain` in `dir`: "" when clean, null when it cannot be known (not a local
-   * session, git missing, not a repository).
-   */
-  gitStatus(dir: string): string | null;
-  /** The checked-out branch in `dir`, null when unknown. */
-  gitBranch(dir: string): string | null;
-}
-
-export interface RuleInput {
-  inv: Invocation;
-  /** The pipeline the invocation stands in, and its place in it. */
-  pipeline: Invocation[];
-  index: number;
-}
-
-export interface Rule {
-  id: string;
-  /** One line for the README and the human's confirmation. */
-  summary: string;
-  check(input: RuleInput, ctx: RuleContext): string | null;
-}
-
-/**
- * Long options as given. `has(name)` also answers for an abbreviation: GNU getopt_long and git
- * accept any unambiguous prefix (`--rec` is `--recursive`, `--no-pres` is `--no-preserve-root`).
- */
-class LongOptions extends Set<string> {
-  override has(name: string): boolean {
-    for (const given of this)
-      if (given === name || (given.length >= MIN_ABBREVIATION && name.startsWith(given))) return true;
-    return false;
-  }
-}
-/** Shorter prefixes than this are not read as an option's abbreviation. */
-const MIN_ABBREVIATION = 2;
-
-/** Short options of `args` (`-rf` → r, f) and long options, up to `--`. */
-function options(args: string[]): { short: Set<string>; long: Set<string>; operands: string[] } {
-  const short = new Set<string>();
-  const long = new LongOptions();
-  const operands: string[] = [];
-  let ended = false;
-  for (const a of args) {
-    if (ended || a === "-" || !a.startsWith("-")) {
-      operands.push(a);
-      continue;
-    }
-    if (a === "--") ended = true;
-    else if (a.startsWith("--")) long.add(a.slice(2).split("=")[0]!);
-    else for (const ch of a.slice(1)) short.add(ch);
-  }
-  return { short, long, operands };
-}
+export type { Rule, RuleContext, RuleInput } from "./rule-types.ts";
 
 function firstPrecious(words: string[], ctx: RuleContext): string | null {
   for (const w of words) {
@@ -124,14 +73,6 @@ const CHMOD_DASH_MODE = /^-[rwxXst]+$/;
 
 /** systemctl verbs that stop or restart the machine (or drop it to a rescue shell). */
 const SYSTEMCTL_STOPS = /^(reboot|poweroff|halt|kexec|soft-reboot|suspend|hibernate|emergency|rescue)$/;
-
-/** find's starting points: after its leading options (-H, -L, -P, -D debug, -O level), before the expression. */
-function findStartPaths(args: string[]): string[] {
-  let i = 0;
-  while (i < args.length && /^-([HLP]+|D|O\d*)$/.test(args[i]!)) i += args[i] === "-D" ? 2 : 1;
-  const end = args.findIndex((a, k) => k >= i && (a.startsWith("-") || a === "(" || a === "!"));
-  return args.slice(i, end === -1 ? args.length : end);
-}
 
 /**
  * Per client: the option letter that carries SQL (psql -c, mysql -e, clickhouse-client -q) and the

@@ -5,6 +5,9 @@
  */
 import { parseShellLine, type ParsedLine, type SimpleCommand } from "./parse.ts";
 import { pipelineText } from "./piped-text.ts";
+import { remoteLine } from "./remote.ts";
+import { withPositional } from "./positional.ts";
+import { findExecLines, foundPaths, withXargsInput } from "./find-exec.ts";
 
 /** A program about to run, after its wrappers are peeled off. */
 export interface Invocation {
@@ -46,7 +49,53 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; stopAtNo
   watch: { valued: ["-n", "-d", "--interval"] },
   strace: { valued: ["-e", "-o", "-p", "-s", "-u"] },
   unbuffer: { valued: [] },
+  // Schedulers, namespaces, privileges and sandboxes: each runs the command that follows it.
+  toybox: { valued: [] },
+  chrt: { valued: ["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"], positional: 1 },
+  taskset: { valued: [], positional: 1 },
+  runuser: { valued: ["-u", "-g", "-G", "-s", "-w", "--user", "--group", "--supp-group", "--shell"] },
+  nsenter: { valued: ["-t", "--target", "-S", "-G", "--setuid", "--setgid"] },
+  unshare: { valued: ["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd"] },
+  setpriv: {
+    valued: [
+      ...["--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups", "--inh-caps"],
+      ...["--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label"],
+    ],
+  },
+  numactl: {
+    valued: [
+      ...["-C", "-N", "-m", "-p", "-i", "--physcpubind", "--cpunodebind", "--membind", "--preferred"],
+      "--interleave",
+    ],
+  },
+  prlimit: { valued: ["-p", "--pid"] },
+  "systemd-run": {
+    valued: [
+      ...["-u", "--unit", "-p", "--property", "--description", "--slice", "-E", "--setenv", "-M"],
+      ...["--machine", "--uid", "--gid", "--nice", "-H", "--host", "--working-directory", "--on-calendar"],
+    ],
+  },
+  pkexec: { valued: ["--user"] },
+  firejail: { valued: [] },
+  gosu: { valued: [], positional: 1 },
+  "su-exec": { valued: [], positional: 1 },
+  cgexec: { valued: ["-g"] },
+  caffeinate: { valued: ["-t", "-w"] },
+  faketime: { valued: ["-f", "-m"], positional: 1 },
+  eatmydata: { valued: [] },
+  nocache: { valued: [] },
+  torsocks: { valued: ["-u", "-p", "-a", "-P"] },
+  proxychains: { valued: ["-f"] },
+  proxychains4: { valued: ["-f"] },
+  catchsegv: { valued: [] },
+  ltrace: { valued: ["-e", "-o", "-p", "-s", "-u", "-n"] },
+  valgrind: { valued: [] },
+  trickle: { valued: ["-d", "-u", "-w", "-t", "-l", "-n"] },
+  "xvfb-run": { valued: ["-n", "-s", "-f", "-e", "-p", "--server-num", "--server-args"] },
 };
+
+/** Programs that run their `-c STRING` as a shell line (after a user or group name): su, runuser, sg, script. */
+const COMMAND_OPTION_RUNNERS = new Set(["su", "runuser", "sg", "script", "ksu"]);
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox-sh"]);
 /** Nesting deeper than this (`bash -c "bash -c …"` …) is judged as far as it goes. */
@@ -115,16 +164,28 @@ function envSplitString(argv: string[], i: number): { words: string[]; next: num
   return { words, next };
 }
 
-/** The script a shell invocation runs: `-c STRING`, or its standard input when given no file. */
+/**
+ * The script a shell invocation runs: `-c STRING` (with the words after it as `$0`, `$1`, …), or
+ * its standard input when given no file. Null when it runs none: `-n` (noexec) only reads it.
+ */
 function shellScript(argv: string[], stdin: string | null): string | null {
+  if (argv.slice(1).some((a) => /^-[a-zA-Z]*n[a-zA-Z]*$/.test(a) && !a.startsWith("--"))) return null;
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--") break;
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command") return argv[i + 1] ?? "";
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command")
+      return withPositional(argv[i + 1] ?? "", argv.slice(i + 2));
     // A script file is not ours to read, unless it names standard input (`bash /dev/stdin <<< …`).
     if (!a.startsWith("-") && !a.startsWith("+")) return STDIN_FILE.test(a) ? stdin : null;
   }
   return stdin;
+}
+
+/** The `-c STRING` of su, runuser, sg or script: a shell line run as another user (or recorded). */
+function commandOption(argv: string[]): string | undefined {
+  const c = argv.findIndex((a) => a === "-c" || a === "--command");
+  if (c !== -1) return argv[c + 1];
+  return argv.find((a) => a.startsWith("--command="))?.slice("--command=".length);
 }
 
 /** Standard input named as a file. */
@@ -141,8 +202,10 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
     const invs: Invocation[] = [];
     for (const [i, cmd] of pipeline.entries()) {
       for (const nested of cmd.nested) out.push(...invocations(nested, depth + 1));
-      const inv = resolve(cmd, depth, out, pipelineText(pipeline.slice(0, i)));
+      const inv = resolve(cmd, depth, out, pipelineText(pipeline.slice(0, i)), foundPaths(invs));
       invs.push(inv);
+      // `find DIR … -exec CMD {} +` runs CMD on what lies under DIR: judged as CMD given DIR.
+      for (const line of findExecLines(inv.argv)) out.push(...invocations(parseShellLine(line), depth + 1));
     }
     invs.forEach((inv, index) => out.push({ inv, pipeline: invs, index }));
   }
@@ -158,14 +221,19 @@ function resolve(
   depth: number,
   out: ReturnType<typeof invocations>,
   piped: string | null,
+  found: string | null,
 ): Invocation {
   let argv = cmd.argv;
   for (let n = 0; n < MAX_UNWRAP_DEPTH; n++) {
+    // `su -c '…'` runs its string as a shell line, not the words after it.
+    if (COMMAND_OPTION_RUNNERS.has(baseName(argv[0] ?? "")) && commandOption(argv) !== undefined) break;
     const inner = peel(argv);
     if (inner === null) break;
-    // xargs appends the words it reads to the command: `echo / | xargs rm -rf` is `rm -rf /`.
-    const input = baseName(argv[0]!) === "xargs" ? (cmd.stdin ?? piped) : null;
-    argv = input ? [...inner, ...input.split(/\s+/).filter(Boolean)] : inner;
+    // xargs appends the words it reads to the command: `echo / | xargs rm -rf` is `rm -rf /`, and
+    // `find /etc … | xargs rm -rf` removes what lies under /etc.
+    const input = baseName(argv[0]!) === "xargs" ? (cmd.stdin ?? piped ?? found) : null;
+    const words = input === null ? [] : input.split(/\s+/).filter(Boolean);
+    argv = withXargsInput(inner, words);
   }
   // Assignments after a wrapper (`sudo FOO=1 rm …`) are not the program either.
   while (argv.length > 1 && ENV_ASSIGNMENT.test(argv[0]!)) argv = argv.slice(1);
@@ -186,8 +254,7 @@ function resolve(
       const text = line.pipelines.length === 1 ? pipelineText(line.pipelines[0]!) : null;
       if (text) out.push(...invocations(parseShellLine(text), depth + 1));
     }
-    const c = program === "su" ? argv.findIndex((a) => a === "-c" || a === "--command") : -1;
-    const text = script || (c !== -1 ? argv[c + 1] : undefined);
+    const text = script || (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) || remoteLine(argv);
     if (text) {
       const parsed = parseShellLine(text);
       out.push(...invocations(parsed, depth + 1));

@@ -1,0 +1,61 @@
+/**
+ * Commands that run another command somewhere else: `ssh host '…'`, `docker exec c …`,
+ * `kubectl exec pod -- …`. What runs there is as destructive as it would be here, so the guard
+ * judges the inner command (parsed as a shell line: ssh hands its words to the remote shell).
+ */
+import { argvLine } from "./shell-quote.ts";
+
+/** ssh's options that take a value (OpenSSH ssh(1)): the host is the first word after them. */
+const SSH_VALUED = new Set("BbcDEeFIiJLlmOoPpQRSWw".split(""));
+/** `docker exec` / `podman exec` / `compose exec` options that take a value. */
+const EXEC_VALUED = new Set([
+  ...["-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys", "--index"],
+  ...["-c", "--container", "-n", "--namespace", "--context", "--kubeconfig", "--cluster", "-f", "--filename"],
+  ...["--pod-running-timeout", "-s", "--server", "--token", "--as", "--project"],
+]);
+/** Container and cluster tools whose `exec` runs a command inside. */
+const EXEC_TOOLS = new Set(["docker", "podman", "nerdctl", "kubectl", "oc", "lxc", "incus", "docker-compose"]);
+
+function baseName(program: string): string {
+  return program.slice(program.lastIndexOf("/") + 1);
+}
+
+/** The command line `ssh [options] host command…` runs on the host, or null (an interactive login). */
+function sshCommand(args: string[]): string | null {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-") && args[i] !== "--") {
+    const a = args[i]!;
+    // `-p 22` takes the next word; `-p22` and bundled flags (`-tt`, `-4v`) do not.
+    const last = a[a.length - 1]!;
+    i += a.length === 2 && SSH_VALUED.has(last) ? 2 : 1;
+  }
+  if (args[i] === "--") i++;
+  const rest = args.slice(i + 1);
+  // ssh joins its words with spaces and the remote shell parses them again.
+  return rest.length > 0 ? rest.join(" ") : null;
+}
+
+/** The command after `exec [options] TARGET` (or after `--`), as a shell line; null when none. */
+function execCommand(args: string[]): string | null {
+  const dash = args.indexOf("--");
+  if (dash !== -1) return args.length > dash + 1 ? argvLine(args.slice(dash + 1)) : null;
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-")) {
+    const a = args[i]!;
+    i += EXEC_VALUED.has(a) && !a.includes("=") ? 2 : 1;
+  }
+  const rest = args.slice(i + 1);
+  return rest.length > 0 ? argvLine(rest) : null;
+}
+
+/** The shell line `argv` runs on another host or in a container, or null when it runs none here. */
+export function remoteLine(argv: string[]): string | null {
+  const program = baseName(argv[0] ?? "");
+  if (program === "ssh" || program === "autossh") return sshCommand(argv.slice(1));
+  if (!EXEC_TOOLS.has(program)) return null;
+  // `docker exec`, `docker container exec`, `docker compose exec`, `kubectl exec`, `lxc exec`.
+  const at = argv.findIndex((a, i) => i >= 1 && a === "exec");
+  const between = argv.slice(1, at);
+  if (at === -1 || !between.every((w) => w === "container" || w === "compose" || w.startsWith("-"))) return null;
+  return execCommand(argv.slice(at + 1));
+}
