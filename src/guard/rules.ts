@@ -8,7 +8,7 @@ import type { Rule, RuleContext } from "./rule-types.ts";
 import { options } from "./options.ts";
 import { findStartPaths } from "./find-exec.ts";
 import { baseName } from "./unwrap.ts";
-import { isDevicePath, preciousPath, resolveWord, type PathContext } from "./judged-paths.ts";
+import { isDevicePath, preciousPath, resolveWord } from "./judged-paths.ts";
 import { DATABASE_CLIENTS, destructiveSql } from "./sql.ts";
 import { posix } from "node:path";
 
