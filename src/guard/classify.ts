@@ -122,12 +122,14 @@ function judgeParsed(
   if (downloaded) add(PIPE_TO_SHELL_RULE, downloaded);
   if (!rules.disabled.has(FORK_BOMB_RULE)) {
     // A function that starts two copies of itself per call multiplies until the machine stalls.
-    const functions = [...parsed.functions, ...all.flatMap((x) => x.inv.script?.functions ?? [])];
-    for (const name of new Set(functions)) {
-      const calls = all.filter((x) => x.inv.argv[0] === name);
-      const piped = calls.some((x) => x.pipeline.filter((p) => p.argv[0] === name).length >= 2);
-      if (piped || calls.length >= 3) {
-        add(FORK_BOMB_RULE, `fork bomb: the function ${name} keeps starting copies of itself`);
+    // Its body calls it at least twice (`:|:`), and something outside the body calls it.
+    const selfCalls = [parsed.selfCalls, ...all.flatMap((x) => (x.inv.script ? [x.inv.script.selfCalls] : []))];
+    for (const counts of selfCalls) {
+      for (const [name, inBody] of Object.entries(counts)) {
+        const calls = all.filter((x) => x.inv.argv[0] === name).length;
+        if (inBody >= 2 && calls > inBody) {
+          add(FORK_BOMB_RULE, `fork bomb: the function ${name} keeps starting copies of itself`);
+        }
       }
     }
     // The same in a one-line program: `perl -e 'fork while fork'`, `python -c 'while 1: os.fork()'`.

@@ -5,7 +5,7 @@
  */
 import type { Invocation } from "./unwrap.ts";
 import type { Rule, RuleContext } from "./rule-types.ts";
-import { options } from "./options.ts";
+import { options, type Options } from "./options.ts";
 import { findStartPaths } from "./find-exec.ts";
 import { baseName } from "./unwrap.ts";
 import { isDevicePath, preciousPath, resolveWord } from "./judged-paths.ts";
@@ -33,6 +33,12 @@ function coversWorkTree(spec: string, dir: string | null): boolean {
   if (dir === null || !bare.startsWith("/")) return false;
   const resolved = posix.normalize(bare);
   return dir === resolved || dir.startsWith(resolved === "/" ? "/" : `${resolved}/`);
+}
+
+/** `git restore --staged` without `--worktree` unstages: the files in the work tree are kept. */
+function onlyIndex(sub: string, o: Options): boolean {
+  const staged = o.short.has("S") || o.long.has("staged");
+  return sub === "restore" && staged && !(o.short.has("W") || o.long.has("worktree"));
 }
 
 /** Shared branches: what a force push would rewrite for everyone. */
@@ -167,6 +173,8 @@ export const BUILTIN_RULES: Rule[] = [
     check({ inv }) {
       const p = inv.argv[0] ?? "";
       if (!/^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|newfs(_.+)?)$/.test(p)) return null;
+      // Without an operand there is no device: `mkfs.ext4 -V` prints its version and exits.
+      if (!inv.argv.slice(1).some((a) => !a.startsWith("-"))) return null;
       return `${p} erases whatever is on the target device`;
     },
   },
@@ -270,7 +278,7 @@ export const BUILTIN_RULES: Rule[] = [
         what = "git switch --discard-changes throws away";
       } else if (git.sub === "clean" && (o.short.has("f") || o.long.has("force")) && !dryRun) {
         what = "git clean -f deletes";
-      } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree) {
+      } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree && !onlyIndex(git.sub, o)) {
         what = `git ${git.sub} of the whole tree throws away`;
       } else return null;
       const status = git.dir === null ? null : ctx.gitStatus(git.dir);
