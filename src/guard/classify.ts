@@ -9,6 +9,7 @@ import { BUILTIN_RULES, type Rule, type RuleContext } from "./rules.ts";
 import { destructiveSql } from "./sql.ts";
 import { resolveWord } from "./judged-paths.ts";
 import { downloadedThenRun } from "./download-run.ts";
+import { withKnownSubstitutions } from "./substitution.ts";
 
 export interface Finding {
   rule: string;
@@ -58,7 +59,29 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
   for (const expanded of expandAssignments(line, parsed.assignments)) {
     judgeParsed(parseShellLine(expanded), ctx, rules, add);
   }
+  // Substitutions whose output the line gives (`$(echo rm) -rf /`): judged as what they print.
+  const substituted = withKnownSubstitutions(line);
+  if (substituted !== null) {
+    const again = parseShellLine(substituted);
+    judgeParsed(again, ctx, rules, add);
+    for (const expanded of expandAssignments(substituted, again.assignments)) {
+      judgeParsed(parseShellLine(expanded), ctx, rules, add);
+    }
+  }
   return findings;
+}
+
+/**
+ * Where the line uses variable `name`: `$name`, `${name}`; a list (`@`, `a[@]`, also `*`) also
+ * quoted, `"$@"`/`"${a[@]}"`, whose words stay words, so the quotes go with the use.
+ */
+function variableUse(name: string): RegExp {
+  const array = /^(\w+)\[@\]$/.exec(name);
+  const list = array !== null || name === "@";
+  const pattern = array ? `${array[1]}\\[[@*]\\]` : name === "@" ? "[@*]" : name;
+  // `$name` needs its end: `$d` is not `$dir`; `${…}` brings its own.
+  const bare = array ? `\\$\\{${pattern}\\}` : `\\$(\\{${pattern}\\}|${pattern}(?![A-Za-z0-9_]))`;
+  return new RegExp(list ? `"${bare}"|${bare}` : bare, "g");
 }
 
 /** A line whose variables take many values is judged with at most this many of them. */
@@ -74,10 +97,7 @@ function expandAssignments(line: string, assignments: { name: string; value: str
   for (const { name, value } of assignments) values.set(name, [...(values.get(name) ?? []), value]);
   const substitute = (choice: Map<string, string>): string => {
     let out = line;
-    for (const [name, value] of choice) {
-      const use = new RegExp(`\\$(\\{${name}\\}|${name}(?![A-Za-z0-9_]))`, "g");
-      out = out.replace(use, () => value);
-    }
+    for (const [name, value] of choice) out = out.replace(variableUse(name), () => value);
     return out;
   };
   const last = new Map([...values].map(([name, vs]) => [name, vs[vs.length - 1]!]));

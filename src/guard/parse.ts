@@ -459,11 +459,25 @@ function recordAssignments(words: string[], into: { name: string; value: string 
     for (const value of words.slice(3)) into.push({ name: words[1]!, value });
     return;
   }
+  // `set -- a b c` (or `set a b c`) sets the positional parameters `$1`… and `$@`.
+  if (words[0] === "set" && words.length > 1 && (words[1] === "--" || !/^[-+]/.test(words[1]!))) {
+    const params = words.slice(words[1] === "--" ? 2 : 1);
+    params.forEach((value, n) => into.push({ name: String(n + 1), value }));
+    into.push({ name: "@", value: params.join(" ") });
+    return;
+  }
   const args = DECLARING.has(words[0] ?? "") ? words.slice(1).filter((w) => !w.startsWith("-")) : words;
   if (args.length === 0 || !args.every((w) => ASSIGNMENT.test(w))) return;
   for (const w of args) {
     const eq = w.indexOf("=");
-    into.push({ name: w.slice(0, eq).replace(/\[.*$|\+$/, ""), value: w.slice(eq + 1) });
+    const name = w.slice(0, eq).replace(/\[.*$|\+$/, "");
+    const value = w.slice(eq + 1);
+    // `a=(rm -rf /)`: an array; `${a[@]}` is its words, `$a` the first of them.
+    const array = /^\(([\s\S]*)\)$/.exec(value);
+    if (array) {
+      const items = parseShellLine(array[1]!).pipelines[0]?.[0]?.argv ?? [];
+      into.push({ name: `${name}[@]`, value: items.join(" ") }, { name, value: items[0] ?? "" });
+    } else into.push({ name, value });
   }
 }
 
