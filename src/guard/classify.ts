@@ -10,6 +10,7 @@ import { destructiveSql } from "./sql.ts";
 import { resolveWord } from "./judged-paths.ts";
 import { downloadedThenRun } from "./download-run.ts";
 import { withKnownSubstitutions } from "./substitution.ts";
+import { DATASTORE_RULE, storeWipe } from "./rules-datastore.ts";
 
 export interface Finding {
   rule: string;
@@ -198,7 +199,11 @@ function asksForHelp(argv: string[]): boolean {
 
 /** A line typed into a database client's prompt. */
 export function classifySqlLine(line: string, rules: RuleSet): Finding[] {
-  if (rules.disabled.has(SQL_RULE)) return [];
-  const why = destructiveSql(line);
-  return why ? [{ rule: SQL_RULE, reason: why }] : [];
+  const findings: Finding[] = [];
+  const why = rules.disabled.has(SQL_RULE) ? null : destructiveSql(line);
+  if (why) findings.push({ rule: SQL_RULE, reason: why });
+  // The same prompts take a store's commands (redis-cli, mongosh): FLUSHALL, db.dropDatabase().
+  const wipe = rules.disabled.has(DATASTORE_RULE.id) ? null : storeWipe(line);
+  if (wipe) findings.push({ rule: DATASTORE_RULE.id, reason: wipe });
+  return findings;
 }

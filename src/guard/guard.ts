@@ -13,6 +13,7 @@ import type { Session } from "../session/session.ts";
 import { builtinRuleIds, classifyShellLine, classifySqlLine, ruleSet, type Finding, type RuleSet } from "./classify.ts";
 import type { RuleContext } from "./rules.ts";
 import { DATABASE_CLIENTS, DATABASE_PROMPT } from "./sql.ts";
+import { STORE_CLIENTS } from "./rules-datastore.ts";
 import { parseShellLine } from "./parse.ts";
 import { readEditLine, withoutPrompts } from "./edit-line.ts";
 import { maySubmit, submittedLines } from "./line-editor.ts";
@@ -66,7 +67,7 @@ function inputKind(session: Session): "shell" | "sql" | null {
   if (session.integration !== "none" && session.phase === "prompt") return "shell";
   const foreground = session.foregroundCommands();
   if (foreground !== null && foreground.length > 0) {
-    if (foreground.some((name) => DATABASE_CLIENTS.has(name))) return "sql";
+    if (foreground.some((name) => DATABASE_CLIENTS.has(name) || STORE_CLIENTS.has(name))) return "sql";
     return foreground.some((name) => SHELL_HOSTS.has(name)) ? "shell" : null;
   }
   return DATABASE_PROMPT.test(session.emulator.textBeforeCursor()) ? "sql" : "shell";

@@ -6,7 +6,11 @@
 import type { Invocation } from "./unwrap.ts";
 import type { Rule, RuleContext } from "./rule-types.ts";
 import { options, type Options } from "./options.ts";
-import { findStartPaths } from "./find-exec.ts";
+import { deletedTrees } from "./deleted-trees.ts";
+import { INFRA_RULE } from "./rules-infra.ts";
+import { DATASTORE_RULE } from "./rules-datastore.ts";
+import { IRREPLACEABLE_RULE } from "./rules-irreplaceable.ts";
+import { EMPTY_SYSTEM_FILE_RULE, KILL_ALL_RULE } from "./rules-system.ts";
 import { baseName } from "./unwrap.ts";
 import { isDevicePath, preciousPath, resolveWord } from "./judged-paths.ts";
 import { DATABASE_CLIENTS, destructiveSql } from "./sql.ts";
@@ -33,6 +37,20 @@ function coversWorkTree(spec: string, dir: string | null): boolean {
   if (dir === null || !bare.startsWith("/")) return false;
   const resolved = posix.normalize(bare);
   return dir === resolved || dir.startsWith(resolved === "/" ? "/" : `${resolved}/`);
+}
+
+/** setfacl's options that take a value (the ACL spec or a file of them); chattr's mode is `+i`/`-a`/`=…`. */
+const SETFACL_VALUED = /^(-[mMxX]|--(modify|modify-file|remove|remove-file|set|set-file))$/;
+
+/** `setfacl -R` / `chattr -R` of a precious tree: every file's access (or attributes) changed. */
+function aclRecursive(program: string, args: string[], ctx: RuleContext): string | null {
+  const recursive = args.some((a) => /^-[a-zA-Z]*R[a-zA-Z]*$/.test(a) || a === "--recursive");
+  if (!recursive) return null;
+  const files = args.filter(
+    (a, i) => !a.startsWith("-") && !a.startsWith("+") && !a.startsWith("=") && !SETFACL_VALUED.test(args[i - 1] ?? ""),
+  );
+  const what = firstPrecious(files, ctx);
+  return what ? `${program} -R changes the access or attributes of everything in ${what}` : null;
 }
 
 /** `git restore --staged` without `--worktree` unstages: the files in the work tree are kept. */
@@ -126,6 +144,13 @@ function sqlArguments(program: string, args: string[]): string[] {
   return out;
 }
 
+/** Options that hand a program a query to run, whatever the client (`-c`, `-e`, `--execute`, sqlcmd's `-Q`). */
+const SQL_OPTION = /^(-[ceqQ]|--(command|execute|query|sql))$/;
+/** Programs whose `-e`/`-c` is a pattern or text, never a query run against a database. */
+const TEXT_TOOLS = new Set(["echo", "printf", "grep", "egrep", "rg", "ag", "sed", "awk", "git", "jq", "perl", "ruby"]);
+/** Clients whose every argument may be SQL (`bq query 'DROP …'`, `usql URL -c …`, `trino --execute …`). */
+const ANY_SQL_CLIENT = new Set(["bq", "usql", "sqlcmd", "snowsql", "trino", "presto", "beeline", "hive", "spark-sql"]);
+
 /** Builtins that run a script in the current shell. */
 const SCRIPT_BUILTINS = new Set(["eval", "source", "."]);
 /** Names of standard input as a file: a script read from it is the piped download. */
@@ -150,19 +175,13 @@ export const BUILTIN_RULES: Rule[] = [
     summary: "recursive delete (rm -r, find -delete) of /, the home directory, a top-level or system directory",
     check({ inv }, ctx) {
       const [program, ...args] = inv.argv;
-      if (program === "rm") {
+      if (program === "rm" && options(args).long.has("no-preserve-root")) {
         const o = options(args);
-        if (!(o.short.has("r") || o.short.has("R") || o.long.has("recursive"))) return null;
-        if (o.long.has("no-preserve-root")) return "rm --no-preserve-root removes /";
-        const what = firstPrecious(o.operands, ctx);
-        return what ? `rm -r deletes ${what}` : null;
+        if (o.short.has("r") || o.short.has("R") || o.long.has("recursive")) return "rm --no-preserve-root removes /";
       }
-      const execRemoves = (a: string, i: number) =>
-        (a === "-exec" || a === "-execdir") && /^(rm|shred)$/.test(baseName(args[i + 1] ?? ""));
-      if (program === "find" && (args.includes("-delete") || args.some(execRemoves))) {
-        const starts = findStartPaths(args);
-        const what = firstPrecious(starts.length > 0 ? starts : ["."], ctx);
-        return what ? `find … -delete removes files throughout ${what}` : null;
+      for (const tree of deletedTrees(inv)) {
+        const what = preciousPath(tree.word, ctx);
+        if (what) return `${tree.how} ${what}`;
       }
       return null;
     },
@@ -216,6 +235,7 @@ export const BUILTIN_RULES: Rule[] = [
     summary: "recursive chmod/chown/chgrp of /, the home directory or a system directory",
     check({ inv }, ctx) {
       const [program, ...args] = inv.argv;
+      if (program === "setfacl" || program === "chattr") return aclRecursive(program, args, ctx);
       if (program !== "chmod" && program !== "chown" && program !== "chgrp") return null;
       // chmod's mode may look like an option (`-w`, `-rwx`): it is the mode, not a flag.
       const dashMode = program === "chmod" && args.some((a) => CHMOD_DASH_MODE.test(a));
@@ -271,6 +291,8 @@ export const BUILTIN_RULES: Rule[] = [
       const wholeTree = o.operands.some((a) => coversWorkTree(a, git.dir));
       const forced = o.short.has("f") || o.long.has("force");
       let what: string;
+      // Stashes exist nowhere else: clearing them loses that work whatever the tree's state.
+      if (git.sub === "stash" && o.operands[0] === "clear") return "git stash clear deletes every stash, unrecoverably";
       if (git.sub === "reset" && o.long.has("hard")) what = "git reset --hard throws away";
       else if (git.sub === "checkout" && forced && !o.short.has("b") && !o.short.has("B")) {
         what = "git checkout --force throws away";
@@ -297,7 +319,14 @@ export const BUILTIN_RULES: Rule[] = [
       if (/^(mysqladmin|mariadb-admin)$/.test(program ?? "") && args.includes("drop")) {
         return `${program} drop deletes a whole database`;
       }
-      if (!program || !DATABASE_CLIENTS.has(program)) return null;
+      if (!program) return null;
+      // Any other client (usql, sqlcmd, bq, trino, beeline, a container's psql …): the SQL it is given.
+      if (!DATABASE_CLIENTS.has(program)) {
+        if (TEXT_TOOLS.has(program)) return null;
+        const sql = args.filter((a, i) => SQL_OPTION.test(args[i - 1] ?? "") || ANY_SQL_CLIENT.has(program));
+        const why = sql.map(destructiveSql).find((w) => w !== null);
+        return why ? `${why} (${program})` : null;
+      }
       // What the program reads on stdin: a here-document, or what the commands before it in the pipe print.
       const piped = pipeline.slice(0, index).map((f) => [...f.argv.slice(1), f.source.stdin ?? ""].join(" "));
       for (const sql of [...sqlArguments(program, args), inv.source.stdin ?? "", ...piped]) {
@@ -351,4 +380,9 @@ export const BUILTIN_RULES: Rule[] = [
       return null;
     },
   },
+  INFRA_RULE,
+  DATASTORE_RULE,
+  IRREPLACEABLE_RULE,
+  EMPTY_SYSTEM_FILE_RULE,
+  KILL_ALL_RULE,
 ];

@@ -6,6 +6,7 @@
 import { parseShellLine, type ParsedLine, type SimpleCommand } from "./parse.ts";
 import { pipelineText } from "./piped-text.ts";
 import { remoteLine } from "./remote.ts";
+import { codeShellLines, programText } from "./one-liners.ts";
 import { withPositional } from "./positional.ts";
 import { findExecLines, foundPaths, withXargsInput } from "./find-exec.ts";
 
@@ -253,6 +254,11 @@ function resolve(
     for (const line of runsScript ? cmd.nested : []) {
       const text = line.pipelines.length === 1 ? pipelineText(line.pipelines[0]!) : null;
       if (text) out.push(...invocations(parseShellLine(text), depth + 1));
+    }
+    // Shell lines an interpreter's one-line program runs (`os.system("…")`, awk's `system("…")`).
+    const code = programText([program, ...argv.slice(1)]);
+    for (const line of code === null ? [] : codeShellLines(code)) {
+      out.push(...invocations(parseShellLine(line), depth + 1));
     }
     const text = script || (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) || remoteLine(argv);
     if (text) {
