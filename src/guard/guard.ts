@@ -18,7 +18,7 @@ import { parseShellLine } from "./parse.ts";
 import { readEditLine, withoutPrompts } from "./edit-line.ts";
 import { maySubmit, submittedLines } from "./line-editor.ts";
 import { inputBytes } from "../session/send.ts";
-import { gitBranch, gitStatus } from "./git.ts";
+import { gitBranch, gitStatus, isRepository } from "./git.ts";
 import { resolveCwd } from "../backend/local/launch.ts";
 import { argvLine } from "./shell-quote.ts";
 
@@ -147,6 +147,7 @@ export class Guard {
       home: local ? homedir() : REMOTE_HOME,
       gitStatus: (dir) => (local ? gitStatus(dir) : null),
       gitBranch: (dir) => (local ? gitBranch(dir) : null),
+      isRepository: (dir) => (local ? isRepository(dir) : null),
     };
     // A command line runs in the environment `env` gives: `$X` there is its value (`args` are not expanded).
     const withEnv =
@@ -229,6 +230,7 @@ export class Guard {
       home: local ? homedir() : REMOTE_HOME,
       gitStatus: (dir) => (local ? gitStatus(dir) : null),
       gitBranch: (dir) => (local ? gitBranch(dir) : null),
+      isRepository: (dir) => (local ? isRepository(dir) : null),
     };
   }
 

@@ -12,8 +12,22 @@ export const STORE_CLIENTS = new Set([
   ...["redis-cli", "valkey-cli", "keydb-cli", "mongosh", "mongo", "cypher-shell", "etcdctl"],
 ]);
 
+/** Redis-like clients: the first word that is not an option (or its value) is the command. */
+const REDIS_CLIENTS = new Set(["redis-cli", "valkey-cli", "keydb-cli"]);
+const REDIS_VALUED = new Set(["-h", "-p", "-s", "-a", "-u", "-n", "-r", "-i", "-d", "-D", "--user", "--pass"]);
+const FLUSH = /^flush(all|db)$/i;
+const FLUSH_WHY = "FLUSHALL/FLUSHDB deletes every key";
+
+/** The command a redis-cli invocation runs from its arguments (`redis-cli -n 2 flushdb` → flushdb). */
+function redisCommand(args: string[]): string | undefined {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-")) i += REDIS_VALUED.has(args[i]!) ? 2 : 1;
+  return args[i];
+}
+
 const WIPES: { re: RegExp; why: string }[] = [
-  { re: /(^|[\s;'"])flush(all|db)\b/i, why: "FLUSHALL/FLUSHDB deletes every key" },
+  // Typed or piped: a line that starts with the command.
+  { re: /(^|[\n;])\s*flush(all|db)\b/i, why: FLUSH_WHY },
   { re: /\.\s*dropDatabase\s*\(/, why: "dropDatabase() deletes the whole database" },
   { re: /\.\s*drop\s*\(\s*\)/, why: "drop() deletes a whole collection" },
   { re: /\.\s*(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)/, why: "deleteMany({}) deletes every document" },
@@ -54,9 +68,11 @@ export const DATASTORE_RULE: Rule = {
     if (program === "etcdctl") return etcdWipe(args);
     if (program === "curl" || program === "http" || program === "xh") return searchIndexDelete(args);
     if (!STORE_CLIENTS.has(program)) return null;
+    const redis = REDIS_CLIENTS.has(program);
+    if (redis && FLUSH.test(redisCommand(args) ?? "")) return `${FLUSH_WHY} (${program})`;
     // What the client reads: its arguments, a here-document, what the pipe feeds it.
     const piped = pipeline.slice(0, index).map((f) => [...f.argv.slice(1), f.source.stdin ?? ""].join(" "));
-    for (const text of [args.join(" "), inv.source.stdin ?? "", ...piped]) {
+    for (const text of [redis ? "" : args.join(" "), inv.source.stdin ?? "", ...piped]) {
       const why = storeWipe(text);
       if (why) return `${why} (${program})`;
     }

@@ -184,7 +184,8 @@ function shellScript(argv: string[], stdin: string | null): string | null {
 
 /** The `-c STRING` of su, runuser, sg or script: a shell line run as another user (or recorded). */
 function commandOption(argv: string[]): string | undefined {
-  const c = argv.findIndex((a) => a === "-c" || a === "--command");
+  // `-c`, or bundled after flags (`su -lc '…'`, `script -qc '…'`).
+  const c = argv.findIndex((a) => /^-[a-zA-Z]*c$/.test(a) || a === "--command");
   if (c !== -1) return argv[c + 1];
   return argv.find((a) => a.startsWith("--command="))?.slice("--command=".length);
 }
