@@ -11,6 +11,7 @@ import { resolveWord } from "./judged-paths.ts";
 import { downloadedThenRun } from "./download-run.ts";
 import { withKnownSubstitutions } from "./substitution.ts";
 import { DATASTORE_RULE, storeWipe } from "./rules-datastore.ts";
+import { STARTUP_ENV_RULE } from "./open-env.ts";
 
 export interface Finding {
   rule: string;
@@ -42,7 +43,7 @@ export function ruleSet(opts: { disable?: string[]; patterns?: PatternRule[] } =
 
 /** Every id a setting may name: the built-in rules' and the line-level ones. */
 export function builtinRuleIds(): string[] {
-  return [...BUILTIN_RULES.map((r) => r.id), FORK_BOMB_RULE];
+  return [...BUILTIN_RULES.map((r) => r.id), FORK_BOMB_RULE, STARTUP_ENV_RULE];
 }
 
 export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet): Finding[] {

@@ -21,6 +21,8 @@ import { inputBytes } from "../session/send.ts";
 import { gitBranch, gitStatus, isRepository } from "./git.ts";
 import { resolveCwd } from "../backend/local/launch.ts";
 import { argvLine } from "./shell-quote.ts";
+import { readOpenEnv, STARTUP_ENV_RULE } from "./open-env.ts";
+import { disguisedProgram } from "./program-identity.ts";
 
 export { argvLine } from "./shell-quote.ts";
 
@@ -138,10 +140,14 @@ export class Guard {
     ctx: CallContext,
     record: (decision: GuardDecision) => void,
   ): Promise<void> {
-    if (!this.settings.enabled || p.serial || !p.command) return;
-    const line = p.args === undefined ? p.command : argvLine([p.command, ...p.args]);
+    if (!this.settings.enabled || p.serial) return;
+    const env = readOpenEnv(p.env);
+    if (!p.command && env.lines.length === 0 && env.unreadable.length === 0) return;
     const local = !p.ssh;
     const cwd = local ? openCwd(p.cwd) : null;
+    const line = p.command === undefined ? "" : p.args === undefined ? p.command : argvLine([p.command, ...p.args]);
+    // A shell under another name (a symlink or copy called `cat`) is judged as the shell it is.
+    const judged = local && p.command !== undefined ? undisguised(line, p.command, p.args, cwd) : line;
     const ruleContext: RuleContext = {
       cwd,
       home: local ? homedir() : REMOTE_HOME,
@@ -149,15 +155,21 @@ export class Guard {
       gitBranch: (dir) => (local ? gitBranch(dir) : null),
       isRepository: (dir) => (local ? isRepository(dir) : null),
     };
-    // A command line runs in the environment `env` gives: `$X` there is its value (`args` are not expanded).
-    const withEnv =
-      p.args === undefined && p.env
-        ? Object.entries(p.env)
-            .map(([name, value]) => `${name}=${argvLine([value])}; `)
-            .join("") + line
-        : line;
-    const findings = classifyShellLine(withEnv, ruleContext, this.rules);
-    await this.decide(id, line, findings, ctx, record, "start");
+    // The program runs in the environment `env` gives: `$X` in its line, or in a script its args
+    // hand a shell (`sh -c '$X'`), is that value.
+    const assignments = Object.entries(p.env ?? {})
+      .filter(([name]) => /^[A-Za-z_]\w*$/.test(name))
+      .map(([name, value]) => `${name}=${argvLine([value])}; `)
+      .join("");
+    const findings = [
+      ...(judged === "" ? [] : classifyShellLine(assignments + judged, ruleContext, this.rules)),
+      ...env.lines.flatMap((l) => classifyShellLine(l, ruleContext, this.rules)),
+      ...(this.rules.disabled.has(STARTUP_ENV_RULE)
+        ? []
+        : env.unreadable.map((reason) => ({ rule: STARTUP_ENV_RULE, reason }))),
+    ];
+    const shown = [line, ...env.shown].filter((l) => l !== "").join("\n");
+    await this.decide(id, shown, unique(findings), ctx, record, "start");
   }
 
   /**
@@ -291,6 +303,19 @@ export class Guard {
       false,
     );
   }
+}
+
+/** The line with its program named as what it is, when it is a shell under another name. */
+function undisguised(line: string, command: string, args: string[] | undefined, cwd: string | null): string {
+  if (args !== undefined) {
+    const real = disguisedProgram(command, cwd);
+    return real === null ? line : argvLine([real, ...args]);
+  }
+  // A command line: its first word is the program (when the line starts with it as written).
+  const first = parseShellLine(line).pipelines[0]?.[0]?.argv[0];
+  const real = first === undefined ? null : disguisedProgram(first, cwd);
+  const rest = line.trimStart();
+  return real !== null && first !== undefined && rest.startsWith(first) ? `${real}${rest.slice(first.length)}` : line;
 }
 
 /** Where a new local session starts, for relative paths in its command (null when it cannot be known). */
