@@ -24,7 +24,7 @@ export interface Invocation {
  * Options that take a value, per wrapper, so the value is not mistaken for the wrapped command.
  * From each tool's manual page (sudo, doas, env, nice, ionice, time, timeout, stdbuf, xargs, …).
  */
-const WRAPPERS: Record<string, { valued: string[]; positional?: number; stopAtNonOption?: boolean }> = {
+const WRAPPERS: Record<string, { valued: string[]; positional?: number; joined?: boolean }> = {
   sudo: { valued: ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R"] },
   doas: { valued: ["-u", "-C"] },
   env: { valued: ["-u", "-C", "--unset", "--chdir"] },
@@ -47,7 +47,8 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; stopAtNo
   busybox: { valued: [] },
   chroot: { valued: ["--userspec", "--groups"], positional: 1 },
   flock: { valued: ["-w", "-E", "--timeout", "--conflict-exit-code"], positional: 1 },
-  watch: { valued: ["-n", "-d", "--interval"] },
+  watch: { valued: ["-n", "-d", "--interval"], joined: true },
+  screen: { valued: ["-S", "-c", "-p", "-T", "-e", "-h", "-s", "-t", "-X"] },
   strace: { valued: ["-e", "-o", "-p", "-s", "-u"] },
   unbuffer: { valued: [] },
   // Schedulers, namespaces, privileges and sandboxes: each runs the command that follows it.
@@ -96,7 +97,9 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; stopAtNo
 };
 
 /** Programs that run their `-c STRING` as a shell line (after a user or group name): su, runuser, sg, script. */
-const COMMAND_OPTION_RUNNERS = new Set(["su", "runuser", "sg", "script", "ksu"]);
+const COMMAND_OPTION_RUNNERS = new Set(["su", "runuser", "sg", "script", "ksu", "flock"]);
+/** Programs that run what they read on stdin as shell lines later: `echo 'rm …' | at now`. */
+const STDIN_SCHEDULERS = new Set(["at", "batch"]);
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox-sh"]);
 /** Nesting deeper than this (`bash -c "bash -c …"` …) is judged as far as it goes. */
@@ -131,7 +134,9 @@ function peel(argv: string[]): string[] | null {
     if (split) return [...split.words, ...argv.slice(split.next)];
     if (a.startsWith("-") && a.length > 1) {
       const flag = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
-      i += spec.valued.includes(flag) && !a.includes("=") ? 2 : 1;
+      // Bundled short flags take a value when their last letter does (`screen -dmS name`, `sudo -iu root`).
+      const bundledValue = /^-[a-zA-Z]{2,}$/.test(a) && spec.valued.includes(`-${a[a.length - 1]}`);
+      i += (spec.valued.includes(flag) && !a.includes("=")) || bundledValue ? 2 : 1;
       continue;
     }
     // `nice -10 cmd` style numeric options were consumed above; the positional ones come next.
@@ -233,9 +238,15 @@ function resolve(
     if (inner === null) break;
     // xargs appends the words it reads to the command: `echo / | xargs rm -rf` is `rm -rf /`, and
     // `find /etc … | xargs rm -rf` removes what lies under /etc.
-    const input = baseName(argv[0]!) === "xargs" ? (cmd.stdin ?? piped ?? found) : null;
+    const name = baseName(argv[0]!);
+    const input = name === "xargs" ? (cmd.stdin ?? piped ?? found) : null;
     const words = input === null ? [] : input.split(/\s+/).filter(Boolean);
     argv = withXargsInput(inner, words);
+    // watch hands its words, joined, to `sh -c`: `watch 'rm -rf /'` is a line, not a program name.
+    if (WRAPPERS[name]?.joined && argv.length > 0) {
+      out.push(...invocations(parseShellLine(argv.join(" ")), depth + 1));
+      return { argv: [], source: cmd };
+    }
   }
   // Assignments after a wrapper (`sudo FOO=1 rm …`) are not the program either.
   while (argv.length > 1 && ENV_ASSIGNMENT.test(argv[0]!)) argv = argv.slice(1);
@@ -261,7 +272,12 @@ function resolve(
     for (const line of code === null ? [] : codeShellLines(code)) {
       out.push(...invocations(parseShellLine(line), depth + 1));
     }
-    const text = script || (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) || remoteLine(argv);
+    const scheduled = STDIN_SCHEDULERS.has(program) && !argv.includes("-f") ? (cmd.stdin ?? piped) : null;
+    const text =
+      script ||
+      (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) ||
+      scheduled ||
+      remoteLine(argv);
     if (text) {
       const parsed = parseShellLine(text);
       out.push(...invocations(parsed, depth + 1));
