@@ -9,7 +9,7 @@ import { BUILTIN_RULES, type Rule, type RuleContext } from "./rules.ts";
 import { destructiveSql } from "./sql.ts";
 import { resolveWord } from "./judged-paths.ts";
 import { downloadedThenRun } from "./download-run.ts";
-import { withKnownSubstitutions } from "./substitution.ts";
+import { withDefaultValues, withKnownSubstitutions } from "./substitution.ts";
 import { DATASTORE_RULE, storeWipe } from "./rules-datastore.ts";
 import { STARTUP_ENV_RULE } from "./open-env.ts";
 
@@ -61,8 +61,11 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
   for (const expanded of expandAssignments(line, parsed.assignments)) {
     judgeParsed(parseShellLine(expanded), ctx, rules, add);
   }
-  // Substitutions whose output the line gives (`$(echo rm) -rf /`): judged as what they print.
-  const substituted = withKnownSubstitutions(line);
+  // Substitutions whose output the line gives (`$(echo rm) -rf /`): judged as what they print;
+  // `${X:-/}` as its default, which the shell uses when X is unset.
+  const defaulted = withDefaultValues(line);
+  if (defaulted !== null) judgeParsed(parseShellLine(defaulted), ctx, rules, add);
+  const substituted = withKnownSubstitutions(defaulted ?? line);
   if (substituted !== null) {
     const again = parseShellLine(substituted);
     judgeParsed(again, ctx, rules, add);

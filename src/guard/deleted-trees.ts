@@ -41,7 +41,8 @@ export function deletedTrees(inv: Invocation): DeletedTree[] {
   }
   if (program === "rsync") {
     const o = options(args);
-    if (![...o.long].some((l) => RSYNC_DELETE.test(l))) return [];
+    // --dry-run (-n) only lists what it would delete.
+    if (![...o.long].some((l) => RSYNC_DELETE.test(l)) || o.short.has("n") || o.long.has("dry-run")) return [];
     const destination = o.operands[o.operands.length - 1];
     // A remote destination (`host:path`) is another machine's tree: not resolved here.
     if (o.operands.length < 2 || destination === undefined || /^[^/]*:/.test(destination)) return [];

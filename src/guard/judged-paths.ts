@@ -31,6 +31,8 @@ export function resolveWord(word: string, ctx: PathContext): string | null {
   const user = /^~([a-z_][a-z0-9_.-]*)(?=\/|$)/i.exec(w);
   if (user) w = userHome(user[1]!, ctx) + w.slice(user[0].length);
   w = w.replace(HOME_VARIABLE, ctx.home);
+  // `/home/$USER`: the user is the one whose home it is.
+  w = w.replace(USER_VARIABLE, posix.basename(ctx.home));
   w = w.replace(HOME_TRIMMED, (_m, op: string, pattern: string) => trimSuffix(ctx.home, op, pattern));
   // The working directory by any name: `$PWD/../..`, `$(pwd)/x`, `~+`.
   if (ctx.cwd !== null) w = w.replace(CWD_WORD, ctx.cwd);
@@ -49,6 +51,7 @@ export function resolveWord(word: string, ctx: PathContext): string | null {
  */
 const HOME_VARIABLE = /^(\$HOME|\$\{HOME(:?[?=-][^}]*)?\})(?=\/|$)/;
 
+const USER_VARIABLE = /\$(USER|LOGNAME)(?![A-Za-z0-9_])|\$\{(USER|LOGNAME)\}/g;
 /** `${HOME%/}`, `${HOME%%/*}`: $HOME with a suffix pattern removed. */
 const HOME_TRIMMED = /^\$\{HOME(%%?)([^}]*)\}(?=\/|$)/;
 const CWD_WORD = /^(\$PWD(?![A-Za-z0-9_])|\$\{PWD\}|\$\(pwd\)|`pwd`|~\+(?=\/|$))/;

@@ -73,7 +73,7 @@ const HOME_EXPR = new RegExp(
 /** Calls that delete a tree: Python, Perl, Ruby, Node/Bun/Deno, PHP. */
 const TREE_DELETERS = new RegExp(
   String.raw`\b(?:shutil\.rmtree|rmtree|remove_tree|rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|` +
-    String.raw`rmSync|rmdirSync|promises\.rm|fs\.rm|rimraf(?:\.sync)?|Deno\.remove)\s*\(\s*`,
+    String.raw`rmSync|rmdirSync|promises\.rm|fs\.rm|rimraf(?:\.sync)?|Deno\.remove)(?:\s*\(\s*|\s+(?=['"]))`,
   "g",
 );
 /** Node's and Deno's removals delete a tree only when told so. */
@@ -109,7 +109,8 @@ export function codeTreeDeletions(code: string): string[] {
 const SHELL_CALLS =
   String.raw`\b(?:os\.system|os\.popen|system|popen|exec|execSync|shell_exec|passthru|spawn|spawnSync|` +
   String.raw`subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|do shell script)`;
-const SHELL_STRING = new RegExp(`${SHELL_CALLS}\\s*\\(?\\s*(?:${STRING})`, "g");
+/** A call given one string (a shell line) or several (`system "rm", "-rf", "/"`: an argv). */
+const SHELL_STRING = new RegExp(`${SHELL_CALLS}\\s*\\(?\\s*((?:${STRING})(?:\\s*,\\s*(?:${STRING}))*)`, "g");
 /** The same calls given an argv list: `subprocess.run(["rm", "-rf", "/"])`, `spawnSync("rm", ["-rf", "/"])`. */
 const ARGV_LIST = new RegExp(`${SHELL_CALLS}\\s*\\(\\s*(?:(${STRING})\\s*,\\s*)?\\[([^\\]]*)\\]`, "g");
 /** Backticks and `qx`/`%x` run a shell line in Perl and Ruby; awk's `print … | "sh"` pipes one into sh. */
@@ -123,7 +124,10 @@ function literals(list: string): string[] {
 /** The shell lines the code runs, as far as its string literals say. */
 export function codeShellLines(code: string): string[] {
   const out: string[] = [];
-  for (const m of code.matchAll(SHELL_STRING)) out.push(m[1] ?? m[2] ?? "");
+  for (const m of code.matchAll(SHELL_STRING)) {
+    const words = literals(m[1] ?? "");
+    out.push(words.length === 1 ? words[0]! : argvLine(words));
+  }
   for (const m of code.matchAll(ARGV_LIST)) {
     const head = m[1] ? literals(m[1]) : [];
     out.push(argvLine([...head, ...literals(m[4] ?? "")]));

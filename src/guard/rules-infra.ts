@@ -31,7 +31,12 @@ const STACK_DESTROY: Record<string, RegExp> = {
   sls: /^remove$/,
 };
 /** Cloud CLIs whose `… delete` verbs delete a resource (gcloud, az, doctl, …). */
-const CLOUD_DELETERS = new Set(["gcloud", "az", "doctl", "linode-cli", "hcloud", "scw", "exo", "ibmcloud"]);
+const CLOUD_DELETERS = new Set([
+  ...["gcloud", "az", "doctl", "linode-cli", "hcloud", "scw", "exo", "ibmcloud", "openstack", "oci", "eksctl"],
+  ...["heroku", "fly", "flyctl", "vultr-cli", "civo", "influx"],
+]);
+/** A cloud CLI's verbs that delete: `delete`, `destroy`, `apps:destroy`, `delete-batch`, `purge`. */
+const CLOUD_DELETE_VERB = /^(delete|destroy|delete-batch|purge|[\w-]+:(destroy|delete))$/;
 /** Helm's verbs that remove a release (and what it installed). */
 const HELM_REMOVE = /^(uninstall|delete|del|un)$/;
 
@@ -60,6 +65,8 @@ function kubectl(program: string, args: string[]): string | null {
 function docker(program: string, args: string[]): string | null {
   const [group, verb] = words(args);
   const o = options(args);
+  if (group === "system" && verb === "reset")
+    return `${program} system reset deletes every container, image and volume`;
   if (group === "system" && verb === "prune" && o.long.has("volumes")) {
     return `${program} system prune --volumes deletes every unused volume and its data`;
   }
@@ -96,7 +103,7 @@ function cloud(program: string, args: string[]): string | null {
   if (CLOUD_DELETERS.has(program)) {
     const recursive = w.includes("rm") && (o.short.has("r") || o.long.has("recursive"));
     if (recursive) return `${program} … rm --recursive deletes a whole prefix`;
-    const verb = w.find((x) => /^(delete|destroy)$/.test(x));
+    const verb = w.find((x) => CLOUD_DELETE_VERB.test(x));
     return verb ? `${program} ${w.slice(0, w.indexOf(verb) + 1).join(" ")} deletes a cloud resource` : null;
   }
   return null;
@@ -118,6 +125,8 @@ export const INFRA_RULE: Rule = {
       const w = words(args);
       const destroys = w.some((x) => stack.test(x)) && (program !== "terragrunt" || w.includes("destroy"));
       const applyDestroy = w[0] === "apply" && args.includes("-destroy");
+      if (program === "pulumi" && w[0] === "stack" && w[1] === "rm")
+        return "pulumi stack rm deletes the stack and its state";
       if (destroys || applyDestroy) return `${program} destroy deletes every resource of the stack`;
       return null;
     }

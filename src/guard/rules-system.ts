@@ -4,6 +4,7 @@
  * and `kill-all` (`kill -9 -1` signals every process the user may signal; pid 1 is init).
  */
 import type { Rule, RuleContext } from "./rule-types.ts";
+import type { Invocation } from "./unwrap.ts";
 import { resolveWord } from "./judged-paths.ts";
 import { options } from "./options.ts";
 
@@ -23,6 +24,33 @@ const SYSTEM_FILE_DIRS = [
 /** Files of the home that hold keys, logins and trust. */
 const HOME_AUTH =
   /^\/(\.ssh\/.+|\.gnupg\/.+|\.aws\/.+|\.kube\/config|\.netrc|\.pgpass|\.git-credentials|\.docker\/config\.json)$/;
+
+/** Files whose loss or overwrite locks everyone out or stops the boot: any write over them, not only emptying. */
+const CRITICAL = /^\/etc\/(passwd|shadow|group|gshadow|sudoers|fstab|crypttab|pam\.d\/.+|ssh\/sshd_config)$/;
+const HOME_CRITICAL = /^\/\.ssh\/(authorized_keys|id_[a-z0-9_]+)$/;
+
+/** The critical file `word` names (resolved), or null. */
+function criticalFile(word: string, ctx: RuleContext): string | null {
+  const path = resolveWord(word, ctx);
+  if (path === null) return null;
+  if (CRITICAL.test(path)) return path;
+  return path.startsWith(`${ctx.home}/`) && HOME_CRITICAL.test(path.slice(ctx.home.length)) ? path : null;
+}
+
+/** Writes over or deletes of a critical file: `> /etc/passwd`, `tee /etc/shadow`, `cp x /etc/sudoers`, `rm -f /etc/shadow`. */
+function overwritesCritical(program: string, args: string[], inv: Invocation, ctx: RuleContext): string | null {
+  const redirect = inv.source.redirects.find(
+    (r) => (r.op === ">" || r.op === ">|" || r.op === "&>") && criticalFile(r.target, ctx),
+  );
+  if (redirect) return `the redirection overwrites ${criticalFile(redirect.target, ctx)}`;
+  const o = options(args);
+  let files: string[] = [];
+  if (program === "tee" && !(o.short.has("a") || o.long.has("append"))) files = o.operands;
+  else if (program === "cp" || program === "mv" || program === "install") files = o.operands.slice(-1);
+  else if (program === "rm" || program === "shred" || program === "unlink") files = o.operands;
+  const file = files.map((w) => criticalFile(w, ctx)).find((f) => f !== null);
+  return file ? `${program} ${program === "rm" || program === "unlink" ? "deletes" : "overwrites"} ${file}` : null;
+}
 
 function systemFile(word: string, ctx: RuleContext): string | null {
   const path = resolveWord(word, ctx);
@@ -53,16 +81,20 @@ function truncatesToZero(args: string[]): boolean {
 
 export const EMPTY_SYSTEM_FILE_RULE: Rule = {
   id: "empty-system-file",
-  summary: "emptying a system or credential file: truncate -s 0, : >, cat /dev/null > /etc/… or ~/.ssh/…",
+  summary:
+    "emptying a system or credential file (truncate -s 0, : >, cat /dev/null > /etc/… or ~/.ssh/…); " +
+    "overwriting or deleting /etc/passwd, shadow, sudoers, fstab, authorized_keys",
   check({ inv }, ctx) {
     const [program = "", ...args] = inv.argv;
+    const critical = overwritesCritical(program, args, inv, ctx);
+    if (critical) return critical;
     if (program === "truncate" && truncatesToZero(args)) {
       const file = options(args)
         .operands.map((w) => systemFile(w, ctx))
         .find((f) => f !== null);
       if (file) return `truncate empties ${file}`;
     }
-    if ((program === "cp" || program === "dd") && args.some((a) => a === "/dev/null" || a === "if=/dev/null")) {
+    if ((program === "cp" || program === "dd") && args.some((a) => /^(if=)?\/dev\/(null|zero)$/.test(a))) {
       const target = program === "dd" ? args.find((a) => a.startsWith("of="))?.slice(3) : args[args.length - 1];
       const file = target === undefined ? null : systemFile(target, ctx);
       if (file) return `${program} of /dev/null empties ${file}`;
@@ -95,12 +127,31 @@ function killTargets(args: string[]): string[] {
   return pids;
 }
 
+/** pkill's/killall's options that take a value (the user given to -u among them). */
+const PKILL_VALUED = new Set(["-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal", "-o", "-y", "-n"]);
+
+/** Is this pkill/killall given a user (`-u`) and no process name or pattern? */
+function userWide(args: string[]): boolean {
+  let user = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "-u" || a === "--user" || a.startsWith("--user=") || /^-u.+/.test(a)) user = true;
+    if (PKILL_VALUED.has(a) || a === "--user") i++;
+    else if (!a.startsWith("-")) return false; // a name or pattern: only those processes
+  }
+  return user;
+}
+
 export const KILL_ALL_RULE: Rule = {
   id: "kill-all",
-  summary: "signalling every process (kill -9 -1, killall5) or init (kill 1)",
+  summary: "signalling every process (kill -9 -1, killall5, pkill -u USER) or init (kill 1)",
   check({ inv }) {
     const [program = "", ...args] = inv.argv;
     if (program === "killall5") return "killall5 signals every process";
+    // `pkill -u USER` / `killall -u USER` with no name: every process of that user.
+    if ((program === "pkill" || program === "killall") && userWide(args)) {
+      return `${program} -u signals every process of the user`;
+    }
     if (program !== "kill" || args.includes("-l") || args.includes("-L")) return null;
     const pids = killTargets(args);
     if (pids.includes("-1"))

@@ -64,3 +64,12 @@ export function withKnownSubstitutions(line: string): string | null {
   }
   return changed ? out : null;
 }
+
+/** `${NAME:-word}`, `${NAME-word}`, `${NAME:=word}`: the word, when NAME is not set. */
+const DEFAULT_VALUE = /\$\{(?!HOME\b)[A-Za-z_]\w*:?[-=]([^}$`]*)\}/g;
+
+/** `line` with each default value put in for its variable (unset, as the line does not set it); null when none. */
+export function withDefaultValues(line: string): string | null {
+  const out = line.replace(DEFAULT_VALUE, (_m, word: string) => word);
+  return out === line ? null : out;
+}
