@@ -15,6 +15,11 @@ export interface DeletedTree {
   word: string;
   /** How it is deleted, for the reason: "rm -r deletes", "find … -delete removes files throughout". */
   how: string;
+  /**
+   * Only what the source lacks is deleted (rsync --delete): a disaster onto a root — `/`, the
+   * home, a top-level directory — but a deployment into a directory deeper down.
+   */
+  ontoRootOnly?: boolean;
 }
 
 /** rm and its secure-deletion cousins: `-r` removes a tree. */
@@ -46,7 +51,7 @@ export function deletedTrees(inv: Invocation): DeletedTree[] {
     const destination = o.operands[o.operands.length - 1];
     // A remote destination (`host:path`) is another machine's tree: not resolved here.
     if (o.operands.length < 2 || destination === undefined || /^[^/]*:/.test(destination)) return [];
-    return [{ word: destination, how: "rsync --delete deletes everything the source lacks in" }];
+    return [{ word: destination, how: "rsync --delete deletes everything the source lacks in", ontoRootOnly: true }];
   }
   const code = programText(inv.argv);
   if (code === null) return [];

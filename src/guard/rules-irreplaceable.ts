@@ -23,7 +23,7 @@ const RECREATABLE = new Set([
 ]);
 
 /** Why deleting the tree at `path` loses what cannot be recreated, or null. */
-function irreplaceable(path: string, ctx: RuleContext): string | null {
+function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): string | null {
   const home = ctx.home;
   // The working directory and what is in it are the session's own workspace (`find . -delete`).
   const cwd = ctx.cwd;
@@ -32,12 +32,14 @@ function irreplaceable(path: string, ctx: RuleContext): string | null {
     const inHome = path.slice(home.length + 1);
     const secret = SECRETS.find((s) => inHome === s || inHome.startsWith(`${s}/`));
     if (secret) return `${path}, keys or credentials (~/${secret})`;
+    if (secretsOnly) return null;
     // A whole directory of the home is someone's own work, unless it is a cache.
     const fileName = /^[^.].*\.[A-Za-z0-9]{1,4}$/.test(inHome); // `~/notes.txt` is a file, not a tree
     if (!inHome.includes("/") && !RECREATABLE.has(inHome) && !fileName) return `${path}, a whole directory of the home`;
   }
   // A repository elsewhere: its unpushed commits, branches and stashes exist nowhere else.
-  if (ctx.isRepository?.(path) === true) return `${path}, a git repository outside the working directory`;
+  if (!secretsOnly && ctx.isRepository?.(path) === true)
+    return `${path}, a git repository outside the working directory`;
   return null;
 }
 
@@ -57,7 +59,8 @@ export const IRREPLACEABLE_RULE: Rule = {
       if (resolved === null) continue;
       // `~/.ssh/*` deletes what is in ~/.ssh: judged as the directory.
       const path = resolved.replace(/\/(\*|\.\*)$/, "") || "/";
-      const why = irreplaceable(posix.normalize(path), ctx);
+      // rsync --delete into a directory keeps what the source has: only keys are judged lost there.
+      const why = irreplaceable(posix.normalize(path), ctx, tree.ontoRootOnly === true);
       if (why) return `${tree.how} ${why}`;
     }
     return null;

@@ -53,6 +53,12 @@ function aclRecursive(program: string, args: string[], ctx: RuleContext): string
   return what ? `${program} -R changes the access or attributes of everything in ${what}` : null;
 }
 
+/** `/`, the home directory, or a top-level directory (`/etc`, `/home`), as `word` resolves. */
+function isRootLike(word: string, ctx: RuleContext): boolean {
+  const path = resolveWord(word, ctx);
+  return path !== null && (path === ctx.home || posix.dirname(path) === "/" || path === "/");
+}
+
 /** `git restore --staged` without `--worktree` unstages: the files in the work tree are kept. */
 function onlyIndex(sub: string, o: Options): boolean {
   const staged = o.short.has("S") || o.long.has("staged");
@@ -180,6 +186,7 @@ export const BUILTIN_RULES: Rule[] = [
         if (o.short.has("r") || o.short.has("R") || o.long.has("recursive")) return "rm --no-preserve-root removes /";
       }
       for (const tree of deletedTrees(inv)) {
+        if (tree.ontoRootOnly && !isRootLike(tree.word, ctx)) continue;
         const what = preciousPath(tree.word, ctx);
         if (what) return `${tree.how} ${what}`;
       }

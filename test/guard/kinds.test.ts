@@ -193,6 +193,8 @@ const PASSES: Record<string, string[]> = {
     "rsync -a --delete src/ backup/",
     "rsync -av --delete build/ web:/var/www",
     "rsync -an --delete empty/ /",
+    "rsync -av --delete ./dist/ /var/www/html/",
+    "rsync -a --delete src/ ~/backup/",
     "echo x | sudo tee -a /etc/hosts",
     "echo key >> ~/.ssh/authorized_keys",
     "cat /etc/passwd > /tmp/passwd.bak",
