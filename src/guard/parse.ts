@@ -462,7 +462,7 @@ function recordAssignments(words: string[], into: { name: string; value: string 
   // `set -- a b c` (or `set a b c`) sets the positional parameters `$1`… and `$@`.
   if (words[0] === "set" && words.length > 1 && (words[1] === "--" || !/^[-+]/.test(words[1]!))) {
     const params = words.slice(words[1] === "--" ? 2 : 1);
-    params.forEach((value, n) => into.push({ name: String(n + 1), value }));
+    for (const [n, value] of params.entries()) into.push({ name: String(n + 1), value });
     into.push({ name: "@", value: params.join(" ") });
     return;
   }

@@ -330,7 +330,7 @@ export const BUILTIN_RULES: Rule[] = [
       // Any other client (usql, sqlcmd, bq, trino, beeline, a container's psql …): the SQL it is given.
       if (!DATABASE_CLIENTS.has(program)) {
         if (TEXT_TOOLS.has(program)) return null;
-        const sql = args.filter((a, i) => SQL_OPTION.test(args[i - 1] ?? "") || ANY_SQL_CLIENT.has(program));
+        const sql = args.filter((_a, i) => SQL_OPTION.test(args[i - 1] ?? "") || ANY_SQL_CLIENT.has(program));
         const why = sql.map(destructiveSql).find((w) => w !== null);
         return why ? `${why} (${program})` : null;
       }
