@@ -214,7 +214,7 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
       // `find DIR … -exec CMD {} +` runs CMD on what lies under DIR: judged as CMD given DIR.
       for (const line of findExecLines(inv.argv)) out.push(...invocations(parseShellLine(line), depth + 1));
     }
-    invs.forEach((inv, index) => out.push({ inv, pipeline: invs, index }));
+    for (const [index, inv] of invs.entries()) out.push({ inv, pipeline: invs, index });
   }
   return out;
 }
