@@ -7,7 +7,7 @@
 import type { Invocation } from "./unwrap.ts";
 import { baseName } from "./unwrap.ts";
 import { options } from "./options.ts";
-import { findStartPaths } from "./find-exec.ts";
+import { findFilters, findStartPaths } from "./find-exec.ts";
 import { codeTreeDeletions, programText } from "./one-liners.ts";
 
 export interface DeletedTree {
@@ -20,6 +20,8 @@ export interface DeletedTree {
    * home, a top-level directory — but a deployment into a directory deeper down.
    */
   ontoRootOnly?: boolean;
+  /** Only what matches tests is deleted (`find DIR -name '*.o' -delete`), not the whole tree. */
+  filtered?: boolean;
 }
 
 /** rm and its secure-deletion cousins: `-r` removes a tree. */
@@ -39,10 +41,9 @@ export function deletedTrees(inv: Invocation): DeletedTree[] {
       (a === "-exec" || a === "-execdir") && /^(rm|shred)$/.test(baseName(args[i + 1] ?? ""));
     if (!(args.includes("-delete") || args.some(execRemoves))) return [];
     const starts = findStartPaths(args);
-    return (starts.length > 0 ? starts : ["."]).map((word) => ({
-      word,
-      how: "find … -delete removes files throughout",
-    }));
+    const filtered = findFilters(args);
+    const how = "find … -delete removes files throughout";
+    return (starts.length > 0 ? starts : ["."]).map((word) => ({ word, how, filtered }));
   }
   if (program === "rsync") {
     const o = options(args);

@@ -18,6 +18,17 @@ export function findStartPaths(args: string[]): string[] {
   return args.slice(i, end === -1 ? args.length : end);
 }
 
+/** find's tests that pick some files out of the tree: with one, find acts on those, not everything. */
+const FIND_TESTS = new Set([
+  ...["-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-type", "-mtime", "-mmin"],
+  ...["-atime", "-amin", "-ctime", "-cmin", "-newer", "-size", "-empty", "-user", "-group", "-perm", "-links"],
+]);
+
+/** Does find's expression pick files out (`-name '*.o'`), rather than take the whole tree? */
+export function findFilters(args: string[]): boolean {
+  return args.some((a) => FIND_TESTS.has(a));
+}
+
 /** Actions of find that run a command, up to `;` or `+`. */
 const EXEC_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 
@@ -32,7 +43,9 @@ export function findExecLines(argv: string[]): string[] {
     if (!EXEC_ACTIONS.has(args[i]!)) continue;
     const end = args.findIndex((a, k) => k > i && (a === ";" || a === "+"));
     const command = args.slice(i + 1, end === -1 ? args.length : end);
-    for (const path of paths) lines.push(argvLine(command.map((w) => w.replaceAll("{}", path))));
+    // With tests, `{}` is something under the start path (judged as a child of it), not the path itself.
+    const found = (path: string) => (findFilters(args) ? `${path.replace(/\/+$/, "")}/{}` : path);
+    for (const path of paths) lines.push(argvLine(command.map((w) => w.replaceAll("{}", found(path)))));
     i = end === -1 ? args.length : end;
   }
   return lines;

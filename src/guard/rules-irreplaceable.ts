@@ -22,12 +22,20 @@ const RECREATABLE = new Set([
   ...[".nvm", ".pyenv", ".rbenv", ".node-gyp", ".thumbnails", "tmp", ".tmp", ".local", ".vscode-server", "go"],
 ]);
 
+/** Does `word` name a directory of keys or credentials (or something in one)? */
+function isSecretDir(word: string, ctx: RuleContext): boolean {
+  const path = resolveWord(word, ctx);
+  if (path === null || !path.startsWith(`${ctx.home}/`)) return false;
+  const inHome = path.slice(ctx.home.length + 1);
+  return SECRETS.some((s) => inHome === s || inHome.startsWith(`${s}/`));
+}
+
 /** Why deleting the tree at `path` loses what cannot be recreated, or null. */
 function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): string | null {
   const home = ctx.home;
   // The working directory and what is in it are the session's own workspace (`find . -delete`).
   const cwd = ctx.cwd;
-  if (cwd !== null && (path === cwd || path.startsWith(`${cwd}/`))) return null;
+  if (cwd !== null && path.startsWith(`${cwd}/`)) return null;
   if (path.startsWith(`${home}/`)) {
     const inHome = path.slice(home.length + 1);
     const secret = SECRETS.find((s) => inHome === s || inHome.startsWith(`${s}/`));
@@ -38,7 +46,7 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
     if (!inHome.includes("/") && !RECREATABLE.has(inHome) && !fileName) return `${path}, a whole directory of the home`;
   }
   // A repository elsewhere: its unpushed commits, branches and stashes exist nowhere else.
-  if (!secretsOnly && ctx.isRepository?.(path) === true)
+  if (!secretsOnly && path !== cwd && ctx.isRepository?.(path) === true)
     return `${path}, a git repository outside the working directory`;
   return null;
 }
@@ -55,6 +63,8 @@ export const IRREPLACEABLE_RULE: Rule = {
       return o.short.has("r") && !o.short.has("i") ? "crontab -r deletes every cron job, with no copy" : null;
     }
     for (const tree of deletedTrees(inv)) {
+      // `find DIR -name … -delete` deletes what matches, not the tree; keys are judged all the same.
+      if (tree.filtered && !isSecretDir(tree.word, ctx)) continue;
       const resolved = resolveWord(tree.word, ctx);
       if (resolved === null) continue;
       // `~/.ssh/*` deletes what is in ~/.ssh: judged as the directory.
