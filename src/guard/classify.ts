@@ -196,7 +196,7 @@ function newDirectory(argv: string[], ctx: RuleContext): string | null {
 function asksForHelp(argv: string[]): boolean {
   for (const a of argv.slice(1)) {
     if (a === "--") return false;
-    if (a === "--help" || a === "--version") return true;
+    if (a === "--help" || a === "--version" || a === "-help") return true; // -help: Go tools (terraform, helm)
   }
   return false;
 }

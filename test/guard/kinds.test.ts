@@ -223,6 +223,7 @@ const PASSES: Record<string, string[]> = {
     "kubectl get namespaces",
     "kubectl delete -f job.yaml",
     "terraform plan -destroy",
+    "terraform destroy -help",
     "terraform apply",
     "aws s3 rm s3://bucket/one-object.txt",
     "aws s3 ls --recursive s3://bucket",
