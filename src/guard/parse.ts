@@ -83,6 +83,7 @@ class Parser {
     let words: string[] = [];
     const endCommand = (): void => {
       recordAssignments(words, this.assignments);
+      recordReads(words, cmd.stdin, this.assignments);
       this.trackBodies(words);
       finishCommand(cmd, words, this.functions);
       const inside = this.bodies.find((b) => b.name === cmd.argv[0]);
@@ -451,6 +452,26 @@ function newCommand(): SimpleCommand {
 
 /** Builtins whose NAME=value arguments set shell variables. */
 const DECLARING = new Set(["export", "declare", "local", "readonly", "typeset"]);
+
+/**
+ * Builtins that set variables from text the line gives: `read c <<< rm` (words of its input, the
+ * last variable taking the rest) and `printf -v c FORMAT` (the formatted text, %s filled in).
+ */
+function recordReads(words: string[], stdin: string | null, into: { name: string; value: string }[]): void {
+  if (words[0] === "printf" && words[1] === "-v" && words[2] !== undefined && words[3] !== undefined) {
+    let k = 0;
+    const args = words.slice(4);
+    into.push({ name: words[2], value: words[3].replace(/%[sb]/g, () => args[k++] ?? "") });
+    return;
+  }
+  if (words[0] !== "read" || stdin === null) return;
+  const names = words.slice(1).filter((w) => /^[A-Za-z_]\w*$/.test(w));
+  const values = stdin.trim().split(/\s+/);
+  for (const [n, name] of names.entries()) {
+    const last = n === names.length - 1;
+    into.push({ name, value: last ? values.slice(n).join(" ") : (values[n] ?? "") });
+  }
+}
 
 /** A command of assignments only (`d=/`), `export NAME=value`, or a `for` loop's list: the variables it sets. */
 function recordAssignments(words: string[], into: { name: string; value: string }[]): void {
