@@ -101,3 +101,17 @@ export function remoteLine(argv: string[]): string | null {
   if (at === -1 || !between.every((w) => EXEC_GROUPS.has(w) || w.startsWith("-"))) return null;
   return execCommand(argv.slice(at + 1));
 }
+
+/** A remote command that is a shell reading its script from standard input: `bash`, `sh -s`, `bash -s -- x`. */
+const STDIN_SHELL = /^(\S*\/)?(ba|da|z|k|mk|a)?sh( -[a-zA-Z]*s[a-zA-Z]*)?( --.*)?$/;
+
+/**
+ * Does what is piped into `argv` run as shell lines there? `echo '…' | ssh host` (a login shell
+ * reads it), `ssh host bash < …`, `docker exec -i c sh <<< '…'`.
+ */
+export function runsRemoteStdin(argv: string[]): boolean {
+  const program = baseName(argv[0] ?? "");
+  const remote = remoteLine(argv);
+  if (remote === null) return program === "ssh" && sshCommand(argv.slice(1)) === null && argv.length > 1;
+  return (program === "ssh" || EXEC_TOOLS.has(program)) && STDIN_SHELL.test(remote.trim());
+}

@@ -5,7 +5,7 @@
  */
 import { parseShellLine, type ParsedLine, type SimpleCommand } from "./parse.ts";
 import { pipelineText } from "./piped-text.ts";
-import { remoteLine } from "./remote.ts";
+import { remoteLine, runsRemoteStdin } from "./remote.ts";
 import { codeShellLines, programText } from "./one-liners.ts";
 import { withPositional } from "./positional.ts";
 import { findExecLines, foundPaths, withXargsInput } from "./find-exec.ts";
@@ -272,7 +272,8 @@ function resolve(
     for (const line of code === null ? [] : codeShellLines(code)) {
       out.push(...invocations(parseShellLine(line), depth + 1));
     }
-    const scheduled = STDIN_SCHEDULERS.has(program) && !argv.includes("-f") ? (cmd.stdin ?? piped) : null;
+    const scheduled =
+      (STDIN_SCHEDULERS.has(program) && !argv.includes("-f")) || runsRemoteStdin(argv) ? (cmd.stdin ?? piped) : null;
     const text =
       script ||
       (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) ||

@@ -108,6 +108,9 @@ const STOPPED: Record<string, [string, string][]> = {
     ["kubectl exec -n prod api-0 -- rm -rf /data /etc", "rm-recursive-root"],
     ["docker exec db psql -U app -c 'DROP DATABASE app'", "sql-destroy"],
     ["ssh cache redis-cli FLUSHALL", "datastore-wipe"],
+    ["echo 'rm -rf /' | ssh host", "rm-recursive-root"],
+    ["ssh host bash <<< 'rm -rf /etc'", "rm-recursive-root"],
+    ["docker exec -i db sh <<< 'rm -rf /var/lib'", "rm-recursive-root"],
   ],
   infrastructure: [
     ["kubectl delete namespace prod", "infra-destroy"],
@@ -182,6 +185,8 @@ const PASSES: Record<string, string[]> = {
     "taskset -c 0 make -j4",
     "ssh host ls /",
     "ssh host",
+    "echo ls | ssh host",
+    "ssh host bash <<< uptime",
     "docker exec web ls /",
     "kubectl exec api-0 -- cat /etc/hosts",
     "sh -c 'echo $0' /",
