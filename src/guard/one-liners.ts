@@ -121,8 +121,11 @@ function literals(list: string): string[] {
   return [...list.matchAll(new RegExp(STRING, "g"))].map((m) => m[1] ?? m[2] ?? "");
 }
 
-/** The shell lines the code runs, as far as its string literals say. */
-export function codeShellLines(code: string): string[] {
+/** Languages in which backticks run a shell line (in JavaScript they are only a string). */
+const BACKTICK_SHELLS = /^(perl|ruby|php)/;
+
+/** The shell lines `program`'s code runs, as far as its string literals say. */
+export function codeShellLines(code: string, program: string): string[] {
   const out: string[] = [];
   for (const m of code.matchAll(SHELL_STRING)) {
     const words = literals(m[1] ?? "");
@@ -132,7 +135,7 @@ export function codeShellLines(code: string): string[] {
     const head = m[1] ? literals(m[1]) : [];
     out.push(argvLine([...head, ...literals(m[4] ?? "")]));
   }
-  for (const m of code.matchAll(BACKTICKS)) out.push(m[1] ?? m[2] ?? m[3] ?? "");
+  if (BACKTICK_SHELLS.test(program)) for (const m of code.matchAll(BACKTICKS)) out.push(m[1] ?? m[2] ?? m[3] ?? "");
   for (const m of code.matchAll(AWK_TO_SHELL)) out.push(m[1] ?? m[2] ?? "");
   return out.filter((l) => l.trim() !== "");
 }

@@ -269,7 +269,7 @@ function resolve(
     }
     // Shell lines an interpreter's one-line program runs (`os.system("…")`, awk's `system("…")`).
     const code = programText([program, ...argv.slice(1)]);
-    for (const line of code === null ? [] : codeShellLines(code)) {
+    for (const line of code === null ? [] : codeShellLines(code, program)) {
       out.push(...invocations(parseShellLine(line), depth + 1));
     }
     const scheduled =

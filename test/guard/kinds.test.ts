@@ -196,6 +196,7 @@ const PASSES: Record<string, string[]> = {
     "rm -rf ${HOME%/}/project/build",
     "python3 -c 'import shutil; shutil.rmtree(\"build\")'",
     "python3 -c 'print(\"rm -rf /\")'",
+    "node -e 'console.log(`rm -rf /`)'",
     'node -e \'require("fs").rmSync("dist", {recursive: true})\'',
     "awk '{ print $1 }' /etc/passwd",
     "find /tmp -name '*.tmp' -exec rm -rf {} +",
