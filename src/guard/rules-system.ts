@@ -37,7 +37,10 @@ function criticalFile(word: string, ctx: RuleContext): string | null {
   return path.startsWith(`${ctx.home}/`) && HOME_CRITICAL.test(path.slice(ctx.home.length)) ? path : null;
 }
 
-/** Writes over or deletes of a critical file: `> /etc/passwd`, `tee /etc/shadow`, `cp x /etc/sudoers`, `rm -f /etc/shadow`. */
+/**
+ * Writes over or deletes of a critical file: `> /etc/passwd`, `tee /etc/shadow`, `cp x /etc/sudoers`,
+ * `rm -f /etc/shadow`.
+ */
 function overwritesCritical(program: string, args: string[], inv: Invocation, ctx: RuleContext): string | null {
   const redirect = inv.source.redirects.find(
     (r) => (r.op === ">" || r.op === ">|" || r.op === "&>") && criticalFile(r.target, ctx),
@@ -60,7 +63,7 @@ function systemFile(word: string, ctx: RuleContext): string | null {
   return null;
 }
 
-/** Commands that write nothing (so their `>` empties the file): `:`, `true`, `cat /dev/null`, `echo -n`, `printf ''`. */
+/** Commands that write nothing, so their `>` empties the file: `:`, `true`, `cat /dev/null`, `echo -n`, `printf ''`. */
 function printsNothing(argv: string[]): boolean {
   const [program = "", ...args] = argv;
   if (program === "" || program === ":" || program === "true") return true;

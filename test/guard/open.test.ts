@@ -100,7 +100,7 @@ describe("guard: term_open", () => {
     expect(existsSync(marker)).toBe(true);
   });
 
-  test("issue 35 item 4: env that runs code, positional and env substitutions in args, a shell under another name", async () => {
+  test("issue 35 item 4: env that runs code, $0 and env values in args, a shell under another name", async () => {
     const dir = mkdtempSync(join(tmpdir(), "guard-open-"));
     const bash = Bun.which("bash")!;
     symlinkSync(bash, join(dir, "cat"));
