@@ -16,6 +16,8 @@ const SECRETS = [
   ...[".ssh", ".gnupg", ".aws", ".kube", ".azure", ".docker", ".password-store", ".pki", ".netrc"],
   ...[".config/gcloud", ".config/gh", ".local/share/keyrings", ".gitconfig", ".git-credentials", ".pgpass"],
 ];
+/** Directories of the home that hold a person's own files: anything in them is theirs alone. */
+const PERSONAL = ["Documents", "Desktop", "Pictures", "Photos", "Music", "Videos", "Movies", "Dropbox", "OneDrive"];
 /** Directories of the home that only hold what tools download or build again. */
 const RECREATABLE = new Set([
   ...[".cache", ".npm", ".yarn", ".pnpm-store", ".gradle", ".m2", ".nuget", ".cargo", ".rustup", ".bun", ".deno"],
@@ -41,6 +43,8 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
     const secret = SECRETS.find((s) => inHome === s || inHome.startsWith(`${s}/`));
     if (secret) return `${path}, keys or credentials (~/${secret})`;
     if (secretsOnly) return null;
+    const personal = PERSONAL.find((d) => inHome.startsWith(`${d}/`));
+    if (personal) return `${path}, a person's own files (~/${personal})`;
     // A whole directory of the home is someone's own work, unless it is a cache.
     const fileName = /^[^.].*\.[A-Za-z0-9]{1,4}$/.test(inHome); // `~/notes.txt` is a file, not a tree
     if (!inHome.includes("/") && !RECREATABLE.has(inHome) && !fileName) return `${path}, a whole directory of the home`;

@@ -160,6 +160,7 @@ const STOPPED: Record<string, [string, string][]> = {
     ["rm -rf ~/.ssh/*", "irreplaceable-delete"],
     ["rm -rf ~/important", "irreplaceable-delete"],
     ["rm -rf /home/dev/Documents", "irreplaceable-delete"],
+    ["rm -rf ~/Documents/taxes", "irreplaceable-delete"],
     ["rm -rf ../other-repo", "irreplaceable-delete"],
     ['rm -rf "$PWD"', "irreplaceable-delete"],
     ["find ~/.ssh -name 'id_*' -delete", "irreplaceable-delete"],
