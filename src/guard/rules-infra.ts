@@ -7,7 +7,8 @@ import type { Rule } from "./rule-types.ts";
 import { options } from "./options.ts";
 
 /** kubectl resource kinds whose deletion takes everything inside with it. */
-const KUBE_WHOLE = /^(namespaces?|ns|nodes?|no|persistentvolumes?|pv|customresourcedefinitions?|crds?)(\/.*)?$/i;
+const KUBE_WHOLE =
+  /^(namespaces?|ns|projects?|nodes?|no|persistentvolumes?|pv|customresourcedefinitions?|crds?)(\/.*)?$/i;
 /** kubectl's global options that take a value: skipped to find the verb. */
 const KUBE_VALUED = new Set([
   "-n",
@@ -37,6 +38,8 @@ const CLOUD_DELETERS = new Set([
 ]);
 /** A cloud CLI's verbs that delete: `delete`, `destroy`, `apps:destroy`, `delete-batch`, `purge`. */
 const CLOUD_DELETE_VERB = /^(delete|destroy|delete-batch|purge|[\w-]+:(destroy|delete))$/;
+/** aws's global options that take a value. */
+const AWS_VALUED = new Set(["--profile", "--region", "--output", "--endpoint-url", "--query", "--ca-bundle"]);
 /** Helm's verbs that remove a release (and what it installed). */
 const HELM_REMOVE = /^(uninstall|delete|del|un)$/;
 
@@ -83,7 +86,8 @@ function cloud(program: string, args: string[]): string | null {
   const w = words(args);
   const o = options(args);
   if (program === "aws") {
-    const [service, op] = w;
+    // Global options' values (`--profile prod`) are not the service.
+    const [service, op] = words(args.filter((_a, i) => !AWS_VALUED.has(args[i - 1] ?? "")));
     if (service === "s3" && op === "rm" && o.long.has("recursive"))
       return "aws s3 rm --recursive deletes a whole prefix";
     if (service === "s3" && op === "rb" && o.long.has("force"))

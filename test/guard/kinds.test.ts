@@ -122,6 +122,8 @@ const STOPPED: Record<string, [string, string][]> = {
     ["tofu destroy", "infra-destroy"],
     ["pulumi destroy --yes", "infra-destroy"],
     ["aws s3 rm s3://bucket --recursive", "infra-destroy"],
+    ["aws --profile prod s3 rm s3://bucket --recursive", "infra-destroy"],
+    ["oc delete project prod", "infra-destroy"],
     ["aws s3 rb s3://bucket --force", "infra-destroy"],
     ["aws ec2 terminate-instances --instance-ids i-123", "infra-destroy"],
     ["gcloud projects delete my-project", "infra-destroy"],
