@@ -93,6 +93,8 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; joined?:
   ltrace: { valued: ["-e", "-o", "-p", "-s", "-u", "-n"] },
   valgrind: { valued: [] },
   trickle: { valued: ["-d", "-u", "-w", "-t", "-l", "-n"] },
+  "flatpak-spawn": { valued: [] },
+  "host-spawn": { valued: [] },
   "xvfb-run": { valued: ["-n", "-s", "-f", "-e", "-p", "--server-num", "--server-args"] },
 };
 
