@@ -55,8 +55,11 @@ export function findExecLines(argv: string[]): string[] {
 export function foundPaths(before: Words[]): string | null {
   const first = before[0];
   if (first?.argv[0] !== "find") return null;
-  const starts = findStartPaths(first.argv.slice(1));
-  return (starts.length > 0 ? starts : ["."]).join(" ");
+  const args = first.argv.slice(1);
+  const starts = findStartPaths(args);
+  // With tests (`-name '*.log'`) find prints things under each start path, not the path itself.
+  const under = (path: string) => (findFilters(args) ? `${path.replace(/\/+$/, "")}/{}` : path);
+  return (starts.length > 0 ? starts : ["."]).map(under).join(" ");
 }
 
 /** xargs's command given the words it read: put where `{}` stands (`-I {}`), else appended. */

@@ -261,6 +261,7 @@ const PASSES: Record<string, string[]> = {
     "rm -rf ~/tmp/scratch",
     "rm -rf ./build/*",
     "find . -name '*.o' -delete",
+    "find . -name '*.log' -print0 | xargs -0 rm -rf",
     "ls ~/.ssh",
     "cp ~/.ssh/id_ed25519.pub /tmp/",
   ],
