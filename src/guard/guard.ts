@@ -70,7 +70,9 @@ function inputKind(session: Session): "shell" | "sql" | null {
   const foreground = session.foregroundCommands();
   if (foreground !== null && foreground.length > 0) {
     if (foreground.some((name) => DATABASE_CLIENTS.has(name) || STORE_CLIENTS.has(name))) return "sql";
-    return foreground.some((name) => SHELL_HOSTS.has(name)) ? "shell" : null;
+    // By name, or by the file it runs: a bash started as `cat` (a symlink or link) is a shell.
+    const names = [...foreground, ...session.foregroundExecutables()];
+    return names.some((name) => SHELL_HOSTS.has(name)) ? "shell" : null;
   }
   return DATABASE_PROMPT.test(session.emulator.textBeforeCursor()) ? "sql" : "shell";
 }

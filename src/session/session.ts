@@ -246,6 +246,10 @@ export class Session {
   foregroundCommands(): string[] | null {
     return this.backend.foregroundCommands ? this.backend.foregroundCommands() : null;
   }
+  /** What the foreground programs really are (their executables' names), where visible. */
+  foregroundExecutables(): string[] {
+    return this.backend.foregroundExecutables?.() ?? [];
+  }
   /** The command running or last run, per shell integration. */
   get command(): CommandRecord | null {
     return this.currentCommand;
