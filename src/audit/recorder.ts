@@ -72,20 +72,29 @@ export class SessionAudit {
     const entry: AuditEntry = { event: "typed", who, via };
     if (text !== undefined) entry.text = session.redact(text);
     if (keys && keys.length > 0) entry.keys = keys;
-    this.mustRecord(session, entry);
+    this.mustRecord(session.id, entry, "nothing was typed");
   }
 
   /** Before a secret is typed: throws (and nothing is typed) when the trail cannot record it. */
   secret(session: Session, who: string): void {
-    this.mustRecord(session, { event: "secret", who, text: "[secret typed by the human via term_secret]" });
+    const entry = { event: "secret", who, text: "[secret typed by the human via term_secret]" };
+    this.mustRecord(session.id, entry, "nothing was typed");
+  }
+
+  /**
+   * Before term_open starts a program of the caller's choosing (`command`, with `args`): it runs
+   * as surely as a typed line, so it is recorded first, and not started when it cannot be.
+   */
+  starting(session: string, who: string, text: string): void {
+    this.mustRecord(session, { event: "typed", who, via: "open", text }, "nothing was started");
   }
 
   /**
    * An entry for input about to be typed: a trail that silently lost it would no longer tell who
    * did what, so the call fails instead, saying why (a full disk), and types nothing.
    */
-  private mustRecord(session: Session, entry: AuditEntry): void {
-    const failed = this.trail.record(session.id, entry);
+  private mustRecord(session: string, entry: AuditEntry, outcome: string): void {
+    const failed = this.trail.record(session, entry);
     if (failed === null) return;
     let where = "the audit directory";
     try {
@@ -95,7 +104,7 @@ export class SessionAudit {
     }
     throw new AppError(
       "INTERNAL",
-      `the audit trail of session '${session.id}' cannot be written (${failed}): nothing was typed`,
+      `the audit trail of session '${session}' cannot be written (${failed}): ${outcome}`,
       `Free space where it is written (${where}), or turn the trail off with audit.enabled = false.`,
     );
   }

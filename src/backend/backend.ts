@@ -38,6 +38,11 @@ export interface Backend {
   ttyModes(): TtyModes | null;
   /** Names of the programs in the terminal's foreground process group, where visible (local). */
   foregroundCommands?(): string[];
+  /**
+   * Base names of the files the foreground processes execute (`/proc/PID/exe`, symlinks resolved),
+   * where visible (Linux): a bash started through a symlink named `cat` is `bash` here.
+   */
+  foregroundExecutables?(): string[];
   /** The terminal's foreground process group (tcgetpgrp: no /proc read), where visible (local). */
   foregroundGroup?(): number | null;
   /** A process of the foreground group is working (on a CPU, or on disk), where visible (local). */

@@ -15,7 +15,13 @@ export const GUARD_RULE_IDS = [
   "sql-destroy",
   "pipe-to-shell",
   "shutdown",
+  "infra-destroy",
+  "datastore-wipe",
+  "irreplaceable-delete",
+  "empty-system-file",
+  "kill-all",
   "fork-bomb",
+  "startup-env",
 ] as const;
 
 export type GuardRuleId = (typeof GUARD_RULE_IDS)[number];

@@ -10,7 +10,7 @@ import { statSync } from "node:fs";
 import { processConfig } from "../config/config.ts";
 import { classifyShellLine, type Finding } from "./classify.ts";
 import { settingsRuleSet } from "./guard.ts";
-import { gitBranch, gitStatus } from "./git.ts";
+import { gitBranch, gitStatus, isRepository } from "./git.ts";
 import type { RuleContext } from "./rules.ts";
 import { EXIT_USAGE, parseVerbArgs, UsageError } from "../util/verb-args.ts";
 import { AppError } from "../api/errors.ts";
@@ -110,7 +110,7 @@ async function judgeLines(
   }
   const settings = processConfig().guard;
   const rules = settingsRuleSet(settings);
-  const ctx: RuleContext = { cwd, home: homedir(), gitStatus, gitBranch };
+  const ctx: RuleContext = { cwd, home: homedir(), gitStatus, gitBranch, isRepository };
   let anyStopped = false;
   for (const line of lines) {
     const findings: Finding[] = settings.enabled ? classifyShellLine(line, ctx, rules) : [];

@@ -10,6 +10,8 @@ import { destructiveSql } from "./sql.ts";
 import { resolveWord } from "./judged-paths.ts";
 import { downloadedThenRun } from "./download-run.ts";
 import { GUARD_RULE_IDS, type GuardRuleId } from "../config/guard-rule-ids.ts";
+import { withDefaultValues, withKnownSubstitutions } from "./substitution.ts";
+import { DATASTORE_RULE, storeWipe } from "./rules-datastore.ts";
 
 export interface Finding {
   rule: string;
@@ -59,7 +61,32 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
   for (const expanded of expandAssignments(line, parsed.assignments)) {
     judgeParsed(parseShellLine(expanded), ctx, rules, add);
   }
+  // Substitutions whose output the line gives (`$(echo rm) -rf /`): judged as what they print;
+  // `${X:-/}` as its default, which the shell uses when X is unset.
+  const defaulted = withDefaultValues(line);
+  if (defaulted !== null) judgeParsed(parseShellLine(defaulted), ctx, rules, add);
+  const substituted = withKnownSubstitutions(defaulted ?? line);
+  if (substituted !== null) {
+    const again = parseShellLine(substituted);
+    judgeParsed(again, ctx, rules, add);
+    for (const expanded of expandAssignments(substituted, again.assignments)) {
+      judgeParsed(parseShellLine(expanded), ctx, rules, add);
+    }
+  }
   return findings;
+}
+
+/**
+ * Where the line uses variable `name`: `$name`, `${name}`; a list (`@`, `a[@]`, also `*`) also
+ * quoted, `"$@"`/`"${a[@]}"`, whose words stay words, so the quotes go with the use.
+ */
+function variableUse(name: string): RegExp {
+  const array = /^(\w+)\[@\]$/.exec(name);
+  const list = array !== null || name === "@";
+  const pattern = array ? `${array[1]}\\[[@*]\\]` : name === "@" ? "[@*]" : name;
+  // `$name` needs its end: `$d` is not `$dir`; `${…}` brings its own.
+  const bare = array ? `\\$\\{${pattern}\\}` : `\\$(\\{${pattern}\\}|${pattern}(?![A-Za-z0-9_]))`;
+  return new RegExp(list ? `"${bare}"|${bare}` : bare, "g");
 }
 
 /** A line whose variables take many values is judged with at most this many of them. */
@@ -75,10 +102,7 @@ function expandAssignments(line: string, assignments: { name: string; value: str
   for (const { name, value } of assignments) values.set(name, [...(values.get(name) ?? []), value]);
   const substitute = (choice: Map<string, string>): string => {
     let out = line;
-    for (const [name, value] of choice) {
-      const use = new RegExp(`\\$(\\{${name}\\}|${name}(?![A-Za-z0-9_]))`, "g");
-      out = out.replace(use, () => value);
-    }
+    for (const [name, value] of choice) out = out.replace(variableUse(name), () => value);
     return out;
   };
   const last = new Map([...values].map(([name, vs]) => [name, vs[vs.length - 1]!]));
@@ -123,12 +147,14 @@ function judgeParsed(
   if (downloaded) add(PIPE_TO_SHELL_RULE, downloaded);
   if (!rules.disabled.has(FORK_BOMB_RULE)) {
     // A function that starts two copies of itself per call multiplies until the machine stalls.
-    const functions = [...parsed.functions, ...all.flatMap((x) => x.inv.script?.functions ?? [])];
-    for (const name of new Set(functions)) {
-      const calls = all.filter((x) => x.inv.argv[0] === name);
-      const piped = calls.some((x) => x.pipeline.filter((p) => p.argv[0] === name).length >= 2);
-      if (piped || calls.length >= 3) {
-        add(FORK_BOMB_RULE, `fork bomb: the function ${name} keeps starting copies of itself`);
+    // Its body calls it at least twice (`:|:`), and something outside the body calls it.
+    const selfCalls = [parsed.selfCalls, ...all.flatMap((x) => (x.inv.script ? [x.inv.script.selfCalls] : []))];
+    for (const counts of selfCalls) {
+      for (const [name, inBody] of Object.entries(counts)) {
+        const calls = all.filter((x) => x.inv.argv[0] === name).length;
+        if (inBody >= 2 && calls > inBody) {
+          add(FORK_BOMB_RULE, `fork bomb: the function ${name} keeps starting copies of itself`);
+        }
       }
     }
     // The same in a one-line program: `perl -e 'fork while fork'`, `python -c 'while 1: os.fork()'`.
@@ -170,14 +196,18 @@ function newDirectory(argv: string[], ctx: RuleContext): string | null {
 function asksForHelp(argv: string[]): boolean {
   for (const a of argv.slice(1)) {
     if (a === "--") return false;
-    if (a === "--help" || a === "--version") return true;
+    if (a === "--help" || a === "--version" || a === "-help") return true; // -help: Go tools (terraform, helm)
   }
   return false;
 }
 
 /** A line typed into a database client's prompt. */
 export function classifySqlLine(line: string, rules: RuleSet): Finding[] {
-  if (rules.disabled.has(SQL_RULE)) return [];
-  const why = destructiveSql(line);
-  return why ? [{ rule: SQL_RULE, reason: why }] : [];
+  const findings: Finding[] = [];
+  const why = rules.disabled.has(SQL_RULE) ? null : destructiveSql(line);
+  if (why) findings.push({ rule: SQL_RULE, reason: why });
+  // The same prompts take a store's commands (redis-cli, mongosh): FLUSHALL, db.dropDatabase().
+  const wipe = rules.disabled.has(DATASTORE_RULE.id) ? null : storeWipe(line);
+  if (wipe) findings.push({ rule: DATASTORE_RULE.id, reason: wipe });
+  return findings;
 }

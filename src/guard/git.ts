@@ -3,6 +3,9 @@
  * branches. Each answer is null when it cannot be known (git missing, not a repository, too slow).
  */
 
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
 /** git status on a huge tree can be slow; past this the answer counts as unknown. */
 const GIT_TIMEOUT_MS = 3000;
 
@@ -28,4 +31,9 @@ export function gitStatus(dir: string): string | null {
 export function gitBranch(dir: string): string | null {
   const out = git(dir, ["symbolic-ref", "--quiet", "--short", "HEAD"]);
   return out === null ? null : out.trim() || null;
+}
+
+/** Is `dir` a repository's work tree (a `.git` directory or file in it)? */
+export function isRepository(dir: string): boolean {
+  return existsSync(join(dir, ".git"));
 }

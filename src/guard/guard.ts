@@ -13,14 +13,20 @@ import type { Session } from "../session/session.ts";
 import { builtinRuleIds, classifyShellLine, classifySqlLine, ruleSet, type Finding, type RuleSet } from "./classify.ts";
 import type { RuleContext } from "./rules.ts";
 import { DATABASE_CLIENTS, DATABASE_PROMPT } from "./sql.ts";
+import { STORE_CLIENTS } from "./rules-datastore.ts";
 import { parseShellLine } from "./parse.ts";
 import { readEditLine, withoutPrompts } from "./edit-line.ts";
 import { maySubmit, submittedLines } from "./line-editor.ts";
 import { inputBytes } from "../session/send.ts";
-import { gitBranch, gitStatus } from "./git.ts";
+import { gitBranch, gitStatus, isRepository } from "./git.ts";
 import { resolveCwd } from "../backend/local/launch.ts";
 import type { OpenParams } from "../backend/descriptor.ts";
 import { kindDescriptor, kindOfParams } from "../backend/registry/kinds.ts";
+import { argvLine } from "./shell-quote.ts";
+import { readOpenEnv, STARTUP_ENV_RULE } from "./open-env.ts";
+import { disguisedProgram } from "./program-identity.ts";
+
+export { argvLine } from "./shell-quote.ts";
 
 const log = logger("guard");
 
@@ -65,8 +71,10 @@ function inputKind(session: Session): "shell" | "sql" | null {
   if (session.integration !== "none" && session.phase === "prompt") return "shell";
   const foreground = session.foregroundCommands();
   if (foreground !== null && foreground.length > 0) {
-    if (foreground.some((name) => DATABASE_CLIENTS.has(name))) return "sql";
-    return foreground.some((name) => SHELL_HOSTS.has(name)) ? "shell" : null;
+    if (foreground.some((name) => DATABASE_CLIENTS.has(name) || STORE_CLIENTS.has(name))) return "sql";
+    // By name, or by the file it runs: a bash started as `cat` (a symlink or link) is a shell.
+    const names = [...foreground, ...session.foregroundExecutables()];
+    return names.some((name) => SHELL_HOSTS.has(name)) ? "shell" : null;
   }
   return DATABASE_PROMPT.test(session.emulator.textBeforeCursor()) ? "sql" : "shell";
 }
@@ -130,26 +138,37 @@ export class Guard {
     record: (decision: GuardDecision) => void,
   ): Promise<void> {
     const kind = kindOfParams(p);
-    if (!this.settings.enabled || !kind.runsProgram || !p.command) return;
-    const line = p.args === undefined ? p.command : argvLine([p.command, ...p.args]);
+    if (!this.settings.enabled || !kind.runsProgram) return;
+    const env = readOpenEnv(p.env);
+    if (!p.command && env.lines.length === 0 && env.unreadable.length === 0) return;
     // Paths and repositories are judged where the program runs: this machine's only for its kinds.
     const local = kind.hostFiles;
     const cwd = local ? openCwd(p.cwd) : null;
+    const line = p.command === undefined ? "" : p.args === undefined ? p.command : argvLine([p.command, ...p.args]);
+    // A shell under another name (a symlink or copy called `cat`) is judged as the shell it is.
+    const judged = local && p.command !== undefined ? undisguised(line, p.command, p.args, cwd) : line;
     const ruleContext: RuleContext = {
       cwd,
       home: local ? homedir() : REMOTE_HOME,
       gitStatus: (dir) => (local ? gitStatus(dir) : null),
       gitBranch: (dir) => (local ? gitBranch(dir) : null),
+      isRepository: (dir) => (local ? isRepository(dir) : null),
     };
-    // A command line runs in the environment `env` gives: `$X` there is its value (`args` are not expanded).
-    const withEnv =
-      p.args === undefined && p.env
-        ? Object.entries(p.env)
-            .map(([name, value]) => `${name}=${argvLine([value])}; `)
-            .join("") + line
-        : line;
-    const findings = classifyShellLine(withEnv, ruleContext, this.rules);
-    await this.decide(id, line, findings, ctx, record, "start");
+    // The program runs in the environment `env` gives: `$X` in its line, or in a script its args
+    // hand a shell (`sh -c '$X'`), is that value.
+    const assignments = Object.entries(p.env ?? {})
+      .filter(([name]) => /^[A-Za-z_]\w*$/.test(name))
+      .map(([name, value]) => `${name}=${argvLine([value])}; `)
+      .join("");
+    const findings = [
+      ...(judged === "" ? [] : classifyShellLine(assignments + judged, ruleContext, this.rules)),
+      ...env.lines.flatMap((l) => classifyShellLine(l, ruleContext, this.rules)),
+      ...(this.rules.disabled.has(STARTUP_ENV_RULE)
+        ? []
+        : env.unreadable.map((reason) => ({ rule: STARTUP_ENV_RULE, reason }))),
+    ];
+    const shown = [line, ...env.shown].filter((l) => l !== "").join("\n");
+    await this.decide(id, shown, unique(findings), ctx, record, "start");
   }
 
   /**
@@ -222,6 +241,7 @@ export class Guard {
       home: local ? homedir() : REMOTE_HOME,
       gitStatus: (dir) => (local ? gitStatus(dir) : null),
       gitBranch: (dir) => (local ? gitBranch(dir) : null),
+      isRepository: (dir) => (local ? isRepository(dir) : null),
     };
   }
 
@@ -284,9 +304,17 @@ export class Guard {
   }
 }
 
-/** A program and its arguments as the shell line that would run it (words quoted only where needed). */
-export function argvLine(argv: string[]): string {
-  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(" ");
+/** The line with its program named as what it is, when it is a shell under another name. */
+function undisguised(line: string, command: string, args: string[] | undefined, cwd: string | null): string {
+  if (args !== undefined) {
+    const real = disguisedProgram(command, cwd);
+    return real === null ? line : argvLine([real, ...args]);
+  }
+  // A command line: its first word is the program (when the line starts with it as written).
+  const first = parseShellLine(line).pipelines[0]?.[0]?.argv[0];
+  const real = first === undefined ? null : disguisedProgram(first, cwd);
+  const rest = line.trimStart();
+  return real !== null && first !== undefined && rest.startsWith(first) ? `${real}${rest.slice(first.length)}` : line;
 }
 
 /** Where a new local session starts, for relative paths in its command (null when it cannot be known). */

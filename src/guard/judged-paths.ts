@@ -31,6 +31,11 @@ export function resolveWord(word: string, ctx: PathContext): string | null {
   const user = /^~([a-z_][a-z0-9_.-]*)(?=\/|$)/i.exec(w);
   if (user) w = userHome(user[1]!, ctx) + w.slice(user[0].length);
   w = w.replace(HOME_VARIABLE, ctx.home);
+  // `/home/$USER`: the user is the one whose home it is.
+  w = w.replace(USER_VARIABLE, posix.basename(ctx.home));
+  w = w.replace(HOME_TRIMMED, (_m, op: string, pattern: string) => trimSuffix(ctx.home, op, pattern));
+  // The working directory by any name: `$PWD/../..`, `$(pwd)/x`, `~+`.
+  if (ctx.cwd !== null) w = w.replace(CWD_WORD, ctx.cwd);
   if (w.includes("$") || w.includes("`")) return null;
   if (!w.startsWith("/")) {
     if (ctx.cwd === null) return null;
@@ -45,6 +50,24 @@ export function resolveWord(word: string, ctx: PathContext): string | null {
  * `${HOME:-…}`, `${HOME-…}`, `${HOME:=…}` (a check against an unset HOME, not a different path).
  */
 const HOME_VARIABLE = /^(\$HOME|\$\{HOME(:?[?=-][^}]*)?\})(?=\/|$)/;
+
+const USER_VARIABLE = /\$(USER|LOGNAME)(?![A-Za-z0-9_])|\$\{(USER|LOGNAME)\}/g;
+/** `${HOME%/}`, `${HOME%%/*}`: $HOME with a suffix pattern removed. */
+const HOME_TRIMMED = /^\$\{HOME(%%?)([^}]*)\}(?=\/|$)/;
+const CWD_WORD = /^(\$PWD(?![A-Za-z0-9_])|\$\{PWD\}|\$\(pwd\)|`pwd`|~\+(?=\/|$))/;
+
+/** `${VAR%PATTERN}` (shortest suffix) and `${VAR%%PATTERN}` (longest) as the shell computes them. */
+function trimSuffix(value: string, op: string, pattern: string): string {
+  const glob = pattern
+    .replace(/[.+^$()|[\]\\{}]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
+  const matcher = new RegExp(`^(?:${glob})$`);
+  const cuts = [...Array(value.length + 1).keys()].map((k) => value.length - k);
+  // `%` removes the shortest matching suffix: try cut points from the end; `%%`, the longest.
+  for (const at of op === "%" ? cuts : cuts.reverse()) if (matcher.test(value.slice(at))) return value.slice(0, at);
+  return value;
+}
 
 /** `~name`: root's home is /root; anyone else's is a tree under /home (where it is not, it is still someone's). */
 function userHome(name: string, ctx: PathContext): string {

@@ -30,6 +30,11 @@ export interface ParsedLine {
   pipelines: SimpleCommand[][];
   /** Names of the functions the line defines (`f() { …; }`, `function f { …; }`). */
   functions: string[];
+  /**
+   * Per function the line defines, how many times its own body calls it (`:(){ :|:& }` twice): a
+   * function that starts two copies of itself per call multiplies; one called twice does not.
+   */
+  selfCalls: Record<string, number>;
   /** Variables the line sets for what follows (`d=/;`, `export c=rm`), quotes removed, in order. */
   assignments: { name: string; value: string }[];
   /** A quote, substitution or here-document was not closed. */
@@ -49,6 +54,10 @@ class Parser {
   /** Inside `…` a backtick ends the substitution, not starts another. */
   private backticks = 0;
   private readonly functions: string[] = [];
+  private readonly selfCalls: Record<string, number> = {};
+  /** Function bodies being parsed, innermost last, with their `{` depth; a defined name waiting for its body. */
+  private readonly bodies: { name: string; depth: number }[] = [];
+  private pendingBody: string | null = null;
   private readonly assignments: { name: string; value: string }[] = [];
   /** Here-document delimiters waiting for the next newline, and where to put their bodies. */
   private pendingHeredocs: { delimiter: string; stripTabs: boolean; into: SimpleCommand }[] = [];
@@ -57,7 +66,13 @@ class Parser {
 
   parse(): ParsedLine {
     const pipelines = this.parseList(null);
-    return { pipelines, functions: this.functions, assignments: this.assignments, incomplete: this.incomplete };
+    return {
+      pipelines,
+      functions: this.functions,
+      selfCalls: this.selfCalls,
+      assignments: this.assignments,
+      incomplete: this.incomplete,
+    };
   }
 
   /** Parses until `stop` (")" or "`") or the end of the text; consumes the stop character. */
@@ -68,7 +83,11 @@ class Parser {
     let words: string[] = [];
     const endCommand = (): void => {
       recordAssignments(words, this.assignments);
+      recordReads(words, cmd.stdin, this.assignments);
+      this.trackBodies(words);
       finishCommand(cmd, words, this.functions);
+      const inside = this.bodies.find((b) => b.name === cmd.argv[0]);
+      if (inside) this.selfCalls[inside.name] = (this.selfCalls[inside.name] ?? 0) + 1;
       const empty = cmd.argv.length + cmd.redirects.length + cmd.nested.length === 0 && cmd.stdin === null;
       if (!empty) pipeline.push(cmd);
       cmd = newCommand();
@@ -128,6 +147,7 @@ class Parser {
           this.i += 2;
           const name = words[words.length - 1]!;
           this.functions.push(name);
+          this.pendingBody = name;
           words = [];
           continue;
         }
@@ -136,7 +156,12 @@ class Parser {
           continue;
         }
         this.i++;
+        // `f() ( f | f & )`: a subshell can be a function's body too.
+        const body = this.pendingBody;
+        if (body !== null) this.bodies.push({ name: body, depth: 1 });
+        this.pendingBody = null;
         cmd.nested.push(this.subList(")"));
+        if (body !== null) this.bodies.pop();
         continue;
       }
       if (c === ")") {
@@ -177,7 +202,24 @@ class Parser {
   }
 
   private subList(stop: ")" | "`"): ParsedLine {
-    return { pipelines: this.parseList(stop), functions: [], assignments: [], incomplete: false };
+    return { pipelines: this.parseList(stop), functions: [], selfCalls: {}, assignments: [], incomplete: false };
+  }
+
+  /** Opens and closes function bodies by the `{`/`}` words leading a command (and `function NAME`). */
+  private trackBodies(words: string[]): void {
+    for (let k = 0; k < words.length; k++) {
+      const w = words[k]!;
+      if (w === "function" && k + 1 < words.length) {
+        this.pendingBody = words[++k]!.replace(/\(\)$/, "");
+      } else if (w === "{") {
+        if (this.pendingBody !== null) this.bodies.push({ name: this.pendingBody, depth: 1 });
+        else if (this.bodies.length > 0) this.bodies[this.bodies.length - 1]!.depth++;
+        this.pendingBody = null;
+      } else if (w === "}") {
+        const top = this.bodies[this.bodies.length - 1];
+        if (top && --top.depth === 0) this.bodies.pop();
+      } else if (!LEADING_RESERVED.has(w)) return;
+    }
   }
 
   private readRedirect(cmd: SimpleCommand, _fd: string): void {
@@ -411,6 +453,26 @@ function newCommand(): SimpleCommand {
 /** Builtins whose NAME=value arguments set shell variables. */
 const DECLARING = new Set(["export", "declare", "local", "readonly", "typeset"]);
 
+/**
+ * Builtins that set variables from text the line gives: `read c <<< rm` (words of its input, the
+ * last variable taking the rest) and `printf -v c FORMAT` (the formatted text, %s filled in).
+ */
+function recordReads(words: string[], stdin: string | null, into: { name: string; value: string }[]): void {
+  if (words[0] === "printf" && words[1] === "-v" && words[2] !== undefined && words[3] !== undefined) {
+    let k = 0;
+    const args = words.slice(4);
+    into.push({ name: words[2], value: words[3].replace(/%[sb]/g, () => args[k++] ?? "") });
+    return;
+  }
+  if (words[0] !== "read" || stdin === null) return;
+  const names = words.slice(1).filter((w) => /^[A-Za-z_]\w*$/.test(w));
+  const values = stdin.trim().split(/\s+/);
+  for (const [n, name] of names.entries()) {
+    const last = n === names.length - 1;
+    into.push({ name, value: last ? values.slice(n).join(" ") : (values[n] ?? "") });
+  }
+}
+
 /** A command of assignments only (`d=/`), `export NAME=value`, or a `for` loop's list: the variables it sets. */
 function recordAssignments(words: string[], into: { name: string; value: string }[]): void {
   // `for NAME in WORDS`: NAME takes each word in turn.
@@ -418,11 +480,25 @@ function recordAssignments(words: string[], into: { name: string; value: string 
     for (const value of words.slice(3)) into.push({ name: words[1]!, value });
     return;
   }
+  // `set -- a b c` (or `set a b c`) sets the positional parameters `$1`… and `$@`.
+  if (words[0] === "set" && words.length > 1 && (words[1] === "--" || !/^[-+]/.test(words[1]!))) {
+    const params = words.slice(words[1] === "--" ? 2 : 1);
+    for (const [n, value] of params.entries()) into.push({ name: String(n + 1), value });
+    into.push({ name: "@", value: params.join(" ") });
+    return;
+  }
   const args = DECLARING.has(words[0] ?? "") ? words.slice(1).filter((w) => !w.startsWith("-")) : words;
   if (args.length === 0 || !args.every((w) => ASSIGNMENT.test(w))) return;
   for (const w of args) {
     const eq = w.indexOf("=");
-    into.push({ name: w.slice(0, eq).replace(/\[.*$|\+$/, ""), value: w.slice(eq + 1) });
+    const name = w.slice(0, eq).replace(/\[.*$|\+$/, "");
+    const value = w.slice(eq + 1);
+    // `a=(rm -rf /)`: an array; `${a[@]}` is its words, `$a` the first of them.
+    const array = /^\(([\s\S]*)\)$/.exec(value);
+    if (array) {
+      const items = parseShellLine(array[1]!).pipelines[0]?.[0]?.argv ?? [];
+      into.push({ name: `${name}[@]`, value: items.join(" ") }, { name, value: items[0] ?? "" });
+    } else into.push({ name, value });
   }
 }
 

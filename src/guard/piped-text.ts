@@ -5,6 +5,8 @@
  */
 import type { SimpleCommand } from "./parse.ts";
 
+/** Where a looked-up program is said to be: only its base name matters to the rules. */
+const PROGRAM_DIR = "/usr/bin";
 /** Pipelines longer than this are not followed (the text is then unknown). */
 const MAX_STAGES = 8;
 
@@ -66,6 +68,12 @@ function outputOf(cmd: SimpleCommand, input: string | null): string | null {
             .split("\n")
             .map((l) => [...l].reverse().join(""))
             .join("\n");
+    // A program's path as the shell finds it: `$(which rm)`, `$(command -v rm)`, `$(type -P rm)`.
+    case "which":
+      return args.length === 1 ? `${PROGRAM_DIR}/${args[0]}\n` : null;
+    case "command":
+    case "type":
+      return args.length === 2 && /^-[vP]$/.test(args[0]!) ? `${PROGRAM_DIR}/${args[1]}\n` : null;
     default:
       return null;
   }

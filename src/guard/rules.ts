@@ -4,67 +4,19 @@
  * setting turns any of them off or adds pattern rules (config.ts `guard`).
  */
 import type { Invocation } from "./unwrap.ts";
+import type { Rule, RuleContext } from "./rule-types.ts";
+import { options, type Options } from "./options.ts";
+import { deletedTrees } from "./deleted-trees.ts";
+import { INFRA_RULE } from "./rules-infra.ts";
+import { DATASTORE_RULE } from "./rules-datastore.ts";
+import { IRREPLACEABLE_RULE } from "./rules-irreplaceable.ts";
+import { EMPTY_SYSTEM_FILE_RULE, KILL_ALL_RULE } from "./rules-system.ts";
 import { baseName } from "./unwrap.ts";
-import { isDevicePath, preciousPath, resolveWord, type PathContext } from "./judged-paths.ts";
+import { isDevicePath, preciousPath, resolveWord } from "./judged-paths.ts";
 import { DATABASE_CLIENTS, destructiveSql } from "./sql.ts";
 import { posix } from "node:path";
-import type { GuardRuleId } from "../config/guard-rule-ids.ts";
 
-export interface RuleContext extends PathContext {
-  /**
-   * `git status --porcelain` in `dir`: "" when clean, null when it cannot be known (not a local
-   * session, git missing, not a repository).
-   */
-  gitStatus(dir: string): string | null;
-  /** The checked-out branch in `dir`, null when unknown. */
-  gitBranch(dir: string): string | null;
-}
-
-export interface RuleInput {
-  inv: Invocation;
-  /** The pipeline the invocation stands in, and its place in it. */
-  pipeline: Invocation[];
-  index: number;
-}
-
-export interface Rule {
-  id: GuardRuleId;
-  /** One line for the README and the human's confirmation. */
-  summary: string;
-  check(input: RuleInput, ctx: RuleContext): string | null;
-}
-
-/**
- * Long options as given. `has(name)` also answers for an abbreviation: GNU getopt_long and git
- * accept any unambiguous prefix (`--rec` is `--recursive`, `--no-pres` is `--no-preserve-root`).
- */
-class LongOptions extends Set<string> {
-  override has(name: string): boolean {
-    for (const given of this)
-      if (given === name || (given.length >= MIN_ABBREVIATION && name.startsWith(given))) return true;
-    return false;
-  }
-}
-/** Shorter prefixes than this are not read as an option's abbreviation. */
-const MIN_ABBREVIATION = 2;
-
-/** Short options of `args` (`-rf` → r, f) and long options, up to `--`. */
-function options(args: string[]): { short: Set<string>; long: Set<string>; operands: string[] } {
-  const short = new Set<string>();
-  const long = new LongOptions();
-  const operands: string[] = [];
-  let ended = false;
-  for (const a of args) {
-    if (ended || a === "-" || !a.startsWith("-")) {
-      operands.push(a);
-      continue;
-    }
-    if (a === "--") ended = true;
-    else if (a.startsWith("--")) long.add(a.slice(2).split("=")[0]!);
-    else for (const ch of a.slice(1)) short.add(ch);
-  }
-  return { short, long, operands };
-}
+export type { Rule, RuleContext, RuleInput } from "./rule-types.ts";
 
 function firstPrecious(words: string[], ctx: RuleContext): string | null {
   for (const w of words) {
@@ -85,6 +37,32 @@ function coversWorkTree(spec: string, dir: string | null): boolean {
   if (dir === null || !bare.startsWith("/")) return false;
   const resolved = posix.normalize(bare);
   return dir === resolved || dir.startsWith(resolved === "/" ? "/" : `${resolved}/`);
+}
+
+/** setfacl's options that take a value (the ACL spec or a file of them); chattr's mode is `+i`/`-a`/`=…`. */
+const SETFACL_VALUED = /^(-[mMxX]|--(modify|modify-file|remove|remove-file|set|set-file))$/;
+
+/** `setfacl -R` / `chattr -R` of a precious tree: every file's access (or attributes) changed. */
+function aclRecursive(program: string, args: string[], ctx: RuleContext): string | null {
+  const recursive = args.some((a) => /^-[a-zA-Z]*R[a-zA-Z]*$/.test(a) || a === "--recursive");
+  if (!recursive) return null;
+  const files = args.filter(
+    (a, i) => !a.startsWith("-") && !a.startsWith("+") && !a.startsWith("=") && !SETFACL_VALUED.test(args[i - 1] ?? ""),
+  );
+  const what = firstPrecious(files, ctx);
+  return what ? `${program} -R changes the access or attributes of everything in ${what}` : null;
+}
+
+/** `/`, the home directory, or a top-level directory (`/etc`, `/home`), as `word` resolves. */
+function isRootLike(word: string, ctx: RuleContext): boolean {
+  const path = resolveWord(word, ctx);
+  return path !== null && (path === ctx.home || posix.dirname(path) === "/" || path === "/");
+}
+
+/** `git restore --staged` without `--worktree` unstages: the files in the work tree are kept. */
+function onlyIndex(sub: string, o: Options): boolean {
+  const staged = o.short.has("S") || o.long.has("staged");
+  return sub === "restore" && staged && !(o.short.has("W") || o.long.has("worktree"));
 }
 
 /** Shared branches: what a force push would rewrite for everyone. */
@@ -125,14 +103,6 @@ const CHMOD_DASH_MODE = /^-[rwxXst]+$/;
 
 /** systemctl verbs that stop or restart the machine (or drop it to a rescue shell). */
 const SYSTEMCTL_STOPS = /^(reboot|poweroff|halt|kexec|soft-reboot|suspend|hibernate|emergency|rescue)$/;
-
-/** find's starting points: after its leading options (-H, -L, -P, -D debug, -O level), before the expression. */
-function findStartPaths(args: string[]): string[] {
-  let i = 0;
-  while (i < args.length && /^-([HLP]+|D|O\d*)$/.test(args[i]!)) i += args[i] === "-D" ? 2 : 1;
-  const end = args.findIndex((a, k) => k >= i && (a.startsWith("-") || a === "(" || a === "!"));
-  return args.slice(i, end === -1 ? args.length : end);
-}
 
 /**
  * Per client: the option letter that carries SQL (psql -c, mysql -e, clickhouse-client -q) and the
@@ -180,6 +150,13 @@ function sqlArguments(program: string, args: string[]): string[] {
   return out;
 }
 
+/** Options that hand a program a query to run, whatever the client (`-c`, `-e`, `--execute`, sqlcmd's `-Q`). */
+const SQL_OPTION = /^(-[ceqQ]|--(command|execute|query|sql))$/;
+/** Programs whose `-e`/`-c` is a pattern or text, never a query run against a database. */
+const TEXT_TOOLS = new Set(["echo", "printf", "grep", "egrep", "rg", "ag", "sed", "awk", "git", "jq", "perl", "ruby"]);
+/** Clients whose every argument may be SQL (`bq query 'DROP …'`, `usql URL -c …`, `trino --execute …`). */
+const ANY_SQL_CLIENT = new Set(["bq", "usql", "sqlcmd", "snowsql", "trino", "presto", "beeline", "hive", "spark-sql"]);
+
 /** Builtins that run a script in the current shell. */
 const SCRIPT_BUILTINS = new Set(["eval", "source", "."]);
 /** Names of standard input as a file: a script read from it is the piped download. */
@@ -204,19 +181,14 @@ export const BUILTIN_RULES: Rule[] = [
     summary: "recursive delete (rm -r, find -delete) of /, the home directory, a top-level or system directory",
     check({ inv }, ctx) {
       const [program, ...args] = inv.argv;
-      if (program === "rm") {
+      if (program === "rm" && options(args).long.has("no-preserve-root")) {
         const o = options(args);
-        if (!(o.short.has("r") || o.short.has("R") || o.long.has("recursive"))) return null;
-        if (o.long.has("no-preserve-root")) return "rm --no-preserve-root removes /";
-        const what = firstPrecious(o.operands, ctx);
-        return what ? `rm -r deletes ${what}` : null;
+        if (o.short.has("r") || o.short.has("R") || o.long.has("recursive")) return "rm --no-preserve-root removes /";
       }
-      const execRemoves = (a: string, i: number) =>
-        (a === "-exec" || a === "-execdir") && /^(rm|shred)$/.test(baseName(args[i + 1] ?? ""));
-      if (program === "find" && (args.includes("-delete") || args.some(execRemoves))) {
-        const starts = findStartPaths(args);
-        const what = firstPrecious(starts.length > 0 ? starts : ["."], ctx);
-        return what ? `find … -delete removes files throughout ${what}` : null;
+      for (const tree of deletedTrees(inv)) {
+        if (tree.ontoRootOnly && !isRootLike(tree.word, ctx)) continue;
+        const what = preciousPath(tree.word, ctx);
+        if (what) return `${tree.how} ${what}`;
       }
       return null;
     },
@@ -227,6 +199,8 @@ export const BUILTIN_RULES: Rule[] = [
     check({ inv }) {
       const p = inv.argv[0] ?? "";
       if (!/^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|newfs(_.+)?)$/.test(p)) return null;
+      // Without an operand there is no device: `mkfs.ext4 -V` prints its version and exits.
+      if (!inv.argv.slice(1).some((a) => !a.startsWith("-"))) return null;
       return `${p} erases whatever is on the target device`;
     },
   },
@@ -268,6 +242,7 @@ export const BUILTIN_RULES: Rule[] = [
     summary: "recursive chmod/chown/chgrp of /, the home directory or a system directory",
     check({ inv }, ctx) {
       const [program, ...args] = inv.argv;
+      if (program === "setfacl" || program === "chattr") return aclRecursive(program, args, ctx);
       if (program !== "chmod" && program !== "chown" && program !== "chgrp") return null;
       // chmod's mode may look like an option (`-w`, `-rwx`): it is the mode, not a flag.
       const dashMode = program === "chmod" && args.some((a) => CHMOD_DASH_MODE.test(a));
@@ -323,6 +298,8 @@ export const BUILTIN_RULES: Rule[] = [
       const wholeTree = o.operands.some((a) => coversWorkTree(a, git.dir));
       const forced = o.short.has("f") || o.long.has("force");
       let what: string;
+      // Stashes exist nowhere else: clearing them loses that work whatever the tree's state.
+      if (git.sub === "stash" && o.operands[0] === "clear") return "git stash clear deletes every stash, unrecoverably";
       if (git.sub === "reset" && o.long.has("hard")) what = "git reset --hard throws away";
       else if (git.sub === "checkout" && forced && !o.short.has("b") && !o.short.has("B")) {
         what = "git checkout --force throws away";
@@ -330,7 +307,7 @@ export const BUILTIN_RULES: Rule[] = [
         what = "git switch --discard-changes throws away";
       } else if (git.sub === "clean" && (o.short.has("f") || o.long.has("force")) && !dryRun) {
         what = "git clean -f deletes";
-      } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree) {
+      } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree && !onlyIndex(git.sub, o)) {
         what = `git ${git.sub} of the whole tree throws away`;
       } else return null;
       const status = git.dir === null ? null : ctx.gitStatus(git.dir);
@@ -349,7 +326,14 @@ export const BUILTIN_RULES: Rule[] = [
       if (/^(mysqladmin|mariadb-admin)$/.test(program ?? "") && args.includes("drop")) {
         return `${program} drop deletes a whole database`;
       }
-      if (!program || !DATABASE_CLIENTS.has(program)) return null;
+      if (!program) return null;
+      // Any other client (usql, sqlcmd, bq, trino, beeline, a container's psql …): the SQL it is given.
+      if (!DATABASE_CLIENTS.has(program)) {
+        if (TEXT_TOOLS.has(program)) return null;
+        const sql = args.filter((_a, i) => SQL_OPTION.test(args[i - 1] ?? "") || ANY_SQL_CLIENT.has(program));
+        const why = sql.map(destructiveSql).find((w) => w !== null);
+        return why ? `${why} (${program})` : null;
+      }
       // What the program reads on stdin: a here-document, or what the commands before it in the pipe print.
       const piped = pipeline.slice(0, index).map((f) => [...f.argv.slice(1), f.source.stdin ?? ""].join(" "));
       for (const sql of [...sqlArguments(program, args), inv.source.stdin ?? "", ...piped]) {
@@ -403,4 +387,9 @@ export const BUILTIN_RULES: Rule[] = [
       return null;
     },
   },
+  INFRA_RULE,
+  DATASTORE_RULE,
+  IRREPLACEABLE_RULE,
+  EMPTY_SYSTEM_FILE_RULE,
+  KILL_ALL_RULE,
 ];

@@ -15,7 +15,7 @@ export const DATABASE_PROMPT =
   /(^|\s)([\w-]+[=-][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|cqlsh(:\w+)?>|[\w-]+@[\w.-]+:\d+\/[\w-]*>)\s*$/;
 
 const DESTRUCTIVE = [
-  { re: /\bdrop\s+(database|schema)\b/, why: "DROP DATABASE/SCHEMA deletes a whole database" },
+  { re: /\bdrop\s+(database|schema|keyspace)\b/, why: "DROP DATABASE/SCHEMA/KEYSPACE deletes a whole database" },
   { re: /\bdrop\s+table\b/, why: "DROP TABLE deletes a table and its data" },
   { re: /\btruncate\b(\s+table)?\s+[\w"`.[]/, why: "TRUNCATE empties a table" },
 ];

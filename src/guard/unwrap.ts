@@ -5,6 +5,10 @@
  */
 import { parseShellLine, type ParsedLine, type SimpleCommand } from "./parse.ts";
 import { pipelineText } from "./piped-text.ts";
+import { remoteLine, runsRemoteStdin } from "./remote.ts";
+import { codeShellLines, programText } from "./one-liners.ts";
+import { withPositional } from "./positional.ts";
+import { findExecLines, foundPaths, withXargsInput } from "./find-exec.ts";
 
 /** A program about to run, after its wrappers are peeled off. */
 export interface Invocation {
@@ -20,7 +24,7 @@ export interface Invocation {
  * Options that take a value, per wrapper, so the value is not mistaken for the wrapped command.
  * From each tool's manual page (sudo, doas, env, nice, ionice, time, timeout, stdbuf, xargs, …).
  */
-const WRAPPERS: Record<string, { valued: string[]; positional?: number; stopAtNonOption?: boolean }> = {
+const WRAPPERS: Record<string, { valued: string[]; positional?: number; joined?: boolean }> = {
   sudo: { valued: ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R"] },
   doas: { valued: ["-u", "-C"] },
   env: { valued: ["-u", "-C", "--unset", "--chdir"] },
@@ -43,10 +47,61 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; stopAtNo
   busybox: { valued: [] },
   chroot: { valued: ["--userspec", "--groups"], positional: 1 },
   flock: { valued: ["-w", "-E", "--timeout", "--conflict-exit-code"], positional: 1 },
-  watch: { valued: ["-n", "-d", "--interval"] },
+  watch: { valued: ["-n", "-d", "--interval"], joined: true },
+  screen: { valued: ["-S", "-c", "-p", "-T", "-e", "-h", "-s", "-t", "-X"] },
   strace: { valued: ["-e", "-o", "-p", "-s", "-u"] },
   unbuffer: { valued: [] },
+  // Schedulers, namespaces, privileges and sandboxes: each runs the command that follows it.
+  toybox: { valued: [] },
+  chrt: { valued: ["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"], positional: 1 },
+  taskset: { valued: [], positional: 1 },
+  runuser: { valued: ["-u", "-g", "-G", "-s", "-w", "--user", "--group", "--supp-group", "--shell"] },
+  nsenter: { valued: ["-t", "--target", "-S", "-G", "--setuid", "--setgid"] },
+  unshare: { valued: ["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd"] },
+  setpriv: {
+    valued: [
+      ...["--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups", "--inh-caps"],
+      ...["--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label"],
+    ],
+  },
+  numactl: {
+    valued: [
+      ...["-C", "-N", "-m", "-p", "-i", "--physcpubind", "--cpunodebind", "--membind", "--preferred"],
+      "--interleave",
+    ],
+  },
+  prlimit: { valued: ["-p", "--pid"] },
+  "systemd-run": {
+    valued: [
+      ...["-u", "--unit", "-p", "--property", "--description", "--slice", "-E", "--setenv", "-M"],
+      ...["--machine", "--uid", "--gid", "--nice", "-H", "--host", "--working-directory", "--on-calendar"],
+    ],
+  },
+  pkexec: { valued: ["--user"] },
+  firejail: { valued: [] },
+  gosu: { valued: [], positional: 1 },
+  "su-exec": { valued: [], positional: 1 },
+  cgexec: { valued: ["-g"] },
+  caffeinate: { valued: ["-t", "-w"] },
+  faketime: { valued: ["-f", "-m"], positional: 1 },
+  eatmydata: { valued: [] },
+  nocache: { valued: [] },
+  torsocks: { valued: ["-u", "-p", "-a", "-P"] },
+  proxychains: { valued: ["-f"] },
+  proxychains4: { valued: ["-f"] },
+  catchsegv: { valued: [] },
+  ltrace: { valued: ["-e", "-o", "-p", "-s", "-u", "-n"] },
+  valgrind: { valued: [] },
+  trickle: { valued: ["-d", "-u", "-w", "-t", "-l", "-n"] },
+  "flatpak-spawn": { valued: [] },
+  "host-spawn": { valued: [] },
+  "xvfb-run": { valued: ["-n", "-s", "-f", "-e", "-p", "--server-num", "--server-args"] },
 };
+
+/** Programs that run their `-c STRING` as a shell line (after a user or group name): su, runuser, sg, script. */
+const COMMAND_OPTION_RUNNERS = new Set(["su", "runuser", "sg", "script", "ksu", "flock"]);
+/** Programs that run what they read on stdin as shell lines later: `echo 'rm …' | at now`. */
+const STDIN_SCHEDULERS = new Set(["at", "batch"]);
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox-sh"]);
 /** Nesting deeper than this (`bash -c "bash -c …"` …) is judged as far as it goes. */
@@ -81,7 +136,9 @@ function peel(argv: string[]): string[] | null {
     if (split) return [...split.words, ...argv.slice(split.next)];
     if (a.startsWith("-") && a.length > 1) {
       const flag = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
-      i += spec.valued.includes(flag) && !a.includes("=") ? 2 : 1;
+      // Bundled short flags take a value when their last letter does (`screen -dmS name`, `sudo -iu root`).
+      const bundledValue = /^-[a-zA-Z]{2,}$/.test(a) && spec.valued.includes(`-${a[a.length - 1]}`);
+      i += (spec.valued.includes(flag) && !a.includes("=")) || bundledValue ? 2 : 1;
       continue;
     }
     // `nice -10 cmd` style numeric options were consumed above; the positional ones come next.
@@ -115,16 +172,29 @@ function envSplitString(argv: string[], i: number): { words: string[]; next: num
   return { words, next };
 }
 
-/** The script a shell invocation runs: `-c STRING`, or its standard input when given no file. */
+/**
+ * The script a shell invocation runs: `-c STRING` (with the words after it as `$0`, `$1`, …), or
+ * its standard input when given no file. Null when it runs none: `-n` (noexec) only reads it.
+ */
 function shellScript(argv: string[], stdin: string | null): string | null {
+  if (argv.slice(1).some((a) => /^-[a-zA-Z]*n[a-zA-Z]*$/.test(a) && !a.startsWith("--"))) return null;
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--") break;
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command") return argv[i + 1] ?? "";
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command")
+      return withPositional(argv[i + 1] ?? "", argv.slice(i + 2));
     // A script file is not ours to read, unless it names standard input (`bash /dev/stdin <<< …`).
     if (!a.startsWith("-") && !a.startsWith("+")) return STDIN_FILE.test(a) ? stdin : null;
   }
   return stdin;
+}
+
+/** The `-c STRING` of su, runuser, sg or script: a shell line run as another user (or recorded). */
+function commandOption(argv: string[]): string | undefined {
+  // `-c`, or bundled after flags (`su -lc '…'`, `script -qc '…'`).
+  const c = argv.findIndex((a) => /^-[a-zA-Z]*c$/.test(a) || a === "--command");
+  if (c !== -1) return argv[c + 1];
+  return argv.find((a) => a.startsWith("--command="))?.slice("--command=".length);
 }
 
 /** Standard input named as a file. */
@@ -141,10 +211,12 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
     const invs: Invocation[] = [];
     for (const [i, cmd] of pipeline.entries()) {
       for (const nested of cmd.nested) out.push(...invocations(nested, depth + 1));
-      const inv = resolve(cmd, depth, out, pipelineText(pipeline.slice(0, i)));
+      const inv = resolve(cmd, depth, out, pipelineText(pipeline.slice(0, i)), foundPaths(invs));
       invs.push(inv);
+      // `find DIR … -exec CMD {} +` runs CMD on what lies under DIR: judged as CMD given DIR.
+      for (const line of findExecLines(inv.argv)) out.push(...invocations(parseShellLine(line), depth + 1));
     }
-    invs.forEach((inv, index) => out.push({ inv, pipeline: invs, index }));
+    for (const [index, inv] of invs.entries()) out.push({ inv, pipeline: invs, index });
   }
   return out;
 }
@@ -158,14 +230,25 @@ function resolve(
   depth: number,
   out: ReturnType<typeof invocations>,
   piped: string | null,
+  found: string | null,
 ): Invocation {
   let argv = cmd.argv;
   for (let n = 0; n < MAX_UNWRAP_DEPTH; n++) {
+    // `su -c '…'` runs its string as a shell line, not the words after it.
+    if (COMMAND_OPTION_RUNNERS.has(baseName(argv[0] ?? "")) && commandOption(argv) !== undefined) break;
     const inner = peel(argv);
     if (inner === null) break;
-    // xargs appends the words it reads to the command: `echo / | xargs rm -rf` is `rm -rf /`.
-    const input = baseName(argv[0]!) === "xargs" ? (cmd.stdin ?? piped) : null;
-    argv = input ? [...inner, ...input.split(/\s+/).filter(Boolean)] : inner;
+    // xargs appends the words it reads to the command: `echo / | xargs rm -rf` is `rm -rf /`, and
+    // `find /etc … | xargs rm -rf` removes what lies under /etc.
+    const name = baseName(argv[0]!);
+    const input = name === "xargs" ? (cmd.stdin ?? piped ?? found) : null;
+    const words = input === null ? [] : input.split(/\s+/).filter(Boolean);
+    argv = withXargsInput(inner, words);
+    // watch hands its words, joined, to `sh -c`: `watch 'rm -rf /'` is a line, not a program name.
+    if (WRAPPERS[name]?.joined && argv.length > 0) {
+      out.push(...invocations(parseShellLine(argv.join(" ")), depth + 1));
+      return { argv: [], source: cmd };
+    }
   }
   // Assignments after a wrapper (`sudo FOO=1 rm …`) are not the program either.
   while (argv.length > 1 && ENV_ASSIGNMENT.test(argv[0]!)) argv = argv.slice(1);
@@ -186,8 +269,18 @@ function resolve(
       const text = line.pipelines.length === 1 ? pipelineText(line.pipelines[0]!) : null;
       if (text) out.push(...invocations(parseShellLine(text), depth + 1));
     }
-    const c = program === "su" ? argv.findIndex((a) => a === "-c" || a === "--command") : -1;
-    const text = script || (c !== -1 ? argv[c + 1] : undefined);
+    // Shell lines an interpreter's one-line program runs (`os.system("…")`, awk's `system("…")`).
+    const code = programText([program, ...argv.slice(1)]);
+    for (const line of code === null ? [] : codeShellLines(code, program)) {
+      out.push(...invocations(parseShellLine(line), depth + 1));
+    }
+    const scheduled =
+      (STDIN_SCHEDULERS.has(program) && !argv.includes("-f")) || runsRemoteStdin(argv) ? (cmd.stdin ?? piped) : null;
+    const text =
+      script ||
+      (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) ||
+      scheduled ||
+      remoteLine(argv);
     if (text) {
       const parsed = parseShellLine(text);
       out.push(...invocations(parsed, depth + 1));

@@ -10,6 +10,13 @@ import type { OpenParams } from "../backend/descriptor.ts";
 import type { Session } from "../session/session.ts";
 import { SessionAudit } from "../audit/recorder.ts";
 import { Guard, type TypedInput } from "../guard/guard.ts";
+import { argvLine } from "../guard/shell-quote.ts";
+import { kindOfParams } from "../backend/registry/kinds.ts";
+
+/** What a term_open runs, as its trail shows it: the command line, or the argv as a shell line. */
+function openedLine(p: OpenParams): string {
+  return p.args === undefined ? (p.command ?? "") : argvLine([p.command ?? "", ...p.args]);
+}
 
 export class TypingGate {
   private readonly guard: Guard;
@@ -29,6 +36,8 @@ export class TypingGate {
   /** Before term_open starts `command`/`args` in the session `id`: throws BLOCKED_BY_GUARD unless it may. */
   async open(id: string, p: OpenParams, ctx: CallContext): Promise<void> {
     await this.guard.checkOpen(id, p, ctx, (decision) => this.audit.guardAtOpen(id, decision, ctx.clientId));
+    // A program the caller chose is recorded before it starts, as typed input is (fails closed).
+    if (p.command !== undefined && kindOfParams(p).runsProgram) this.audit.starting(id, ctx.clientId, openedLine(p));
   }
 
   /** Before term_send types text and/or keys. */

@@ -237,9 +237,14 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       if (srv.pendingRequests > opts.maxConnections)
         return jsonError(503, "Too many connections", { "Retry-After": "1" });
       if (closing || !guard) return jsonError(503, "Shutting down");
-      const url = new URL(req.url);
-      if (url.pathname !== MCP_PATH) return jsonError(404, `Not found: the MCP endpoint is ${MCP_PATH}`);
-      const refusal = guard.refusal(req);
+      // A Host no URL can hold (`127.0.0.1:PORT@evil.example`) leaves Bun a bare path as the URL:
+      // the request names no server we are, so it is the Host check's to refuse, not a 500.
+      const url = URL.parse(req.url);
+      if (url !== null && url.pathname !== MCP_PATH)
+        return jsonError(404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+      const refusal =
+        guard.refusal(req) ??
+        (url === null ? `host ${String(req.headers.get("host")).slice(0, 200)} is no URL's` : null);
       if (refusal) {
         log.warn(`403 ${req.method} from ${srv.requestIP(req)?.address ?? "?"}: ${refusal}`);
         return jsonError(403, `Forbidden: ${refusal}`);

@@ -17,6 +17,7 @@ import { AppError } from "../api/errors.ts";
 import { RawOutput } from "./raw-output.ts";
 import { ReadCursors, type ReadCursor, type RepeatRange } from "./read-cursors.ts";
 import { busyError, continuationBusyError } from "./busy-errors.ts";
+import { kindDescriptor } from "../backend/registry/kinds.ts";
 import { carriesInterrupt } from "../terminal/interrupt.ts";
 import type { CommandRecord, MarkRecord, Phase } from "./marks.ts";
 
@@ -165,6 +166,10 @@ export class Session {
   foregroundCommands(): string[] | null {
     return this.backend.foregroundCommands ? this.backend.foregroundCommands() : null;
   }
+  /** What the foreground programs really are (their executables' names), where visible. */
+  foregroundExecutables(): string[] {
+    return this.backend.foregroundExecutables?.() ?? [];
+  }
   /** The command running or last run, per shell integration. */
   get command(): CommandRecord | null {
     return this.currentCommand;
@@ -273,7 +278,7 @@ export class Session {
    * (end-agreement.ts): local shells on Linux. Elsewhere the nonce is all there is.
    */
   get endsNeedAgreement(): boolean {
-    return this.kind === "local" && this.integration !== "none" && this.canAskTtyWait();
+    return kindDescriptor(this.kind).localProcess && this.integration !== "none" && this.canAskTtyWait();
   }
 
   /**

@@ -4,7 +4,7 @@
  * not enough: `sleep 300 &` would survive. We find every process of the session (Linux: /proc,
  * elsewhere `ps`) and signal each one.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readlinkSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 
 /** How long each polite signal gets before the next, harsher one. */
@@ -93,6 +93,20 @@ export function commandArgs(pid: number): string[] | null {
  */
 export function groupCommands(sid: number, pgrp: number): string[] {
   return groupMembers(sid, pgrp).map((p) => p.comm);
+}
+
+/** Base names of the executables of group `pgrp`'s processes (Linux; a process not ours to read is left out). */
+export function groupExecutables(sid: number, pgrp: number): string[] {
+  const names: string[] = [];
+  for (const p of groupMembers(sid, pgrp)) {
+    try {
+      const exe = readlinkSync(`/proc/${p.pid}/exe`);
+      names.push(exe.slice(exe.lastIndexOf("/") + 1).replace(/ \(deleted\)$/, ""));
+    } catch {
+      // Gone in the meantime, or another user's: its name (comm) still stands for it.
+    }
+  }
+  return names;
 }
 
 /**

@@ -5,7 +5,9 @@
  * mid-line by write(2) and then refused (EFBIG), as ENOSPC does on a full disk.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { FFIType, ptr } from "bun:ffi";
 import { openLibc } from "../../src/util/libc.ts";
 import { trailFiles } from "../../src/audit/trail.ts";
@@ -62,6 +64,35 @@ describe("the audit trail on a full disk", () => {
       expect(after.output).not.toContain("typed-while-full");
       expect(after.output).toContain("two");
       expect(trailText("full")).toContain('"text":"history | tail -3; echo two"');
+    } finally {
+      await host.shutdown();
+    }
+  });
+
+  test.if(process.platform === "linux")("term_open with a command fails the same way, and starts nothing", async () => {
+    const host = newHost();
+    // mkdir needs no file size, so the limit cannot be what stops it: only not starting does.
+    const marker = join(mkdtempSync(join(tmpdir(), "full-open-")), "started");
+    try {
+      const opens: [string, { command: string; args?: string[] }][] = [
+        ["full-line", { command: `mkdir ${marker}` }],
+        ["full-argv", { command: "mkdir", args: [marker] }],
+      ];
+      for (const [name, p] of opens) {
+        const failed = await withFileSizeLimit(1, async () =>
+          host.open({ name, ...p }, ctx).then(
+            () => null,
+            (err: { code: string; message: string }) => err,
+          ),
+        );
+        expect(failed).toMatchObject({ code: "INTERNAL" });
+        expect(failed!.message).toContain(`audit trail of session '${name}' cannot be written`);
+        expect(failed!.message).toContain("nothing was started");
+        expect(existsSync(marker)).toBe(false);
+      }
+      // With room, the same open starts, and its trail says what it ran before it ran.
+      await host.open({ name: "full-room", command: "mkdir", args: [marker] }, ctx);
+      expect(trailText("full-room")).toContain(`"via":"open","text":"mkdir ${marker}"`);
     } finally {
       await host.shutdown();
     }

@@ -36,7 +36,8 @@ describe("guard corpus", () => {
 
   test("a disabled rule no longer matches; an added pattern rule does", () => {
     const custom = ruleSet({
-      disable: ["shutdown", "fork-bomb"],
+      // infra-destroy is off too, so that the added pattern rule is the only one to match terraform destroy.
+      disable: ["shutdown", "fork-bomb", "infra-destroy"],
       patterns: [
         { id: "no-terraform-destroy", pattern: /^terraform destroy\b/, reason: "destroys the infrastructure" },
       ],

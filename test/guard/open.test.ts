@@ -5,8 +5,8 @@
  * regression shows as lost files, never anything outside this run's temporary tree.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { stopDaemon } from "../helpers/daemon.ts";
 import { CLI, startMcp, type McpClient } from "../helpers/mcp-client.ts";
@@ -98,5 +98,35 @@ describe("guard: term_open", () => {
     expect(started.data.output).toContain("restored");
     expect(readFileSync(join(dir, "file.txt"), "utf8")).toBe(ORIGINAL);
     expect(existsSync(marker)).toBe(true);
+  });
+
+  test("issue 35 item 4: env that runs code, $0 and env values in args, a shell under another name", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "guard-open-"));
+    const bash = Bun.which("bash")!;
+    symlinkSync(bash, join(dir, "cat"));
+    copyFileSync(bash, join(dir, "less"));
+    const home = homedir();
+    for (const [name, args, rule] of [
+      ["e-prompt", { command: "bash", env: { PROMPT_COMMAND: "rm -rf ~" } }, "rm-recursive-root"],
+      ["e-ps1", { env: { PS1: "$(rm -rf ~)" } }, "rm-recursive-root"],
+      ["e-func", { command: "bash", env: { "BASH_FUNC_ls%%": "() { rm -rf ~; }" } }, "rm-recursive-root"],
+      ["e-bashenv", { command: "bash", env: { BASH_ENV: join(dir, "x.sh") } }, "startup-env"],
+      ["e-zdotdir", { command: "zsh", env: { ZDOTDIR: dir } }, "startup-env"],
+      ["e-dollar0", { command: "sh", args: ["-c", "$0 $1", "rm", `-rf ${home}`] }, "rm-recursive-root"],
+      ["e-envsub", { command: "sh", args: ["-c", "$X"], env: { X: "rm -rf ~" } }, "rm-recursive-root"],
+      ["e-symlink", { command: join(dir, "cat"), args: ["-c", "rm -rf ~"] }, "rm-recursive-root"],
+      ["e-copy", { command: join(dir, "less"), args: ["-c", "rm -rf ~"] }, "rm-recursive-root"],
+      ["e-copyline", { command: `${join(dir, "less")} -c 'rm -rf ~'` }, "rm-recursive-root"],
+    ] as const) {
+      const r = await headless.call("term_open", { name, ...args });
+      if (r.error?.code !== "BLOCKED_BY_GUARD") opened.push({ mcp: () => headless, session: name });
+      expect([name, r.error?.code]).toEqual([name, "BLOCKED_BY_GUARD"]);
+      expect(r.error!.message).toContain(rule);
+    }
+    expect(readFileSync(marker, "utf8")).toBe("still here\n");
+    // A plain prompt and the real cat pass.
+    const ok = await headless.call("term_open", { name: "e-ok", command: "bash", env: { PS1: "\\u@\\h$ " } });
+    expect(ok.isError).toBe(false);
+    opened.push({ mcp: () => headless, session: "e-ok" });
   });
 });

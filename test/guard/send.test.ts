@@ -6,7 +6,8 @@
  * a stopped line is BLOCKED_BY_GUARD and nothing of the call is typed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stopDaemon } from "../helpers/daemon.ts";
 import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
@@ -162,6 +163,17 @@ describe("guard: lines term_send submits", () => {
     await send({ keys: ["ctrl+c"], wait_ms: 500 });
     const harmless = await send({ text: "echo nested-ok", until: "nested-ok" });
     expect(harmless.data.matched).toBe("nested-ok");
+    await send({ text: "exit", until: "\\$ $" });
+  });
+
+  test("issue 35 item 4: a shell started under another name (a symlink called cat) is judged as a shell", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "guard-renamed-"));
+    symlinkSync(Bun.which("bash")!, join(bin, "cat"));
+    // No rc file, so no shell integration: the guard sees only a foreground program called `cat`.
+    const nested = await send({ text: `PS1='% ' ${join(bin, "cat")} --norc -i`, until: "% $" });
+    expect(nested.isError).toBe(false);
+    await expectStopped({ text: "git reset --hard" });
+    await send({ keys: ["ctrl+u"], wait_ms: 200 });
     await send({ text: "exit", until: "\\$ $" });
   });
 });

@@ -100,6 +100,9 @@ describe("ptyhub serve --http", () => {
         (await post({ ...auth, origin: `http://rebind.example:${port}`, host: `rebind.example:${port}` })).status,
       ).toBe(403);
       expect((await post({ ...auth, host: `rebind.example:${port}` })).status).toBe(403);
+      // A Host no URL can hold (userinfo-like, a path in it) is refused too, not an internal error.
+      expect((await post({ ...auth, host: `127.0.0.1:${port}@evil.example` })).status).toBe(403);
+      expect((await post({ ...auth, host: `127.0.0.1:${port}/x` })).status).toBe(403);
       // Origin is checked before the token: a page learns nothing, even with a right guess.
       expect((await post({ origin: "http://evil.example" })).status).toBe(403);
       // The server's own origin is fine.

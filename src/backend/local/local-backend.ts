@@ -12,7 +12,14 @@ import { accessSync, closeSync, constants as fsc, readlinkSync, writeSync } from
 import { isAbsolute, resolve } from "node:path";
 import { AppError } from "../../api/errors.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
-import { groupBusy, groupCommands, groupLeader, signalNumber, terminateSession } from "../../util/process-tree.ts";
+import {
+  groupBusy,
+  groupCommands,
+  groupExecutables,
+  groupLeader,
+  signalNumber,
+  terminateSession,
+} from "../../util/process-tree.ts";
 import { groupTtyWait, groupWatchesTty, processWatchesTty, type TtyWait } from "../../util/tty-wait.ts";
 import { openPty, pendingInput, pendingOutput, readLocalModes, setWindowSize, type PtyPair } from "./pty/open.ts";
 import { controllingTtyArgv, type CttyLauncher } from "./pty/launcher.ts";
@@ -195,6 +202,12 @@ export class LocalBackend implements Backend {
     if (this.exitInfo || this.masterClosed) return [];
     const pgrp = this.foregroundGroup();
     return pgrp === null ? [] : groupCommands(this.proc.pid, pgrp);
+  }
+
+  foregroundExecutables(): string[] {
+    if (this.exitInfo || this.masterClosed) return [];
+    const pgrp = this.foregroundGroup();
+    return pgrp === null ? [] : groupExecutables(this.proc.pid, pgrp);
   }
 
   foregroundCwd(): string | null {

@@ -1,0 +1,60 @@
+/**
+ * The directory trees one invocation deletes, whatever the tool: `rm -r`, `find … -delete` (or
+ * `-exec rm`), `rsync --delete` onto a destination, an interpreter's `shutil.rmtree(…)`. The rules
+ * then judge each tree: the root or a system directory (rm-recursive-root), what a person cannot
+ * recreate (irreplaceable-delete).
+ */
+import type { Invocation } from "./unwrap.ts";
+import { baseName } from "./unwrap.ts";
+import { options } from "./options.ts";
+import { findFilters, findStartPaths } from "./find-exec.ts";
+import { codeTreeDeletions, programText } from "./one-liners.ts";
+
+export interface DeletedTree {
+  /** The path as written (resolved by the rule). */
+  word: string;
+  /** How it is deleted, for the reason: "rm -r deletes", "find … -delete removes files throughout". */
+  how: string;
+  /**
+   * Only what the source lacks is deleted (rsync --delete): a disaster onto a root — `/`, the
+   * home, a top-level directory — but a deployment into a directory deeper down.
+   */
+  ontoRootOnly?: boolean;
+  /** Only what matches tests is deleted (`find DIR -name '*.o' -delete`), not the whole tree. */
+  filtered?: boolean;
+}
+
+/** rm and its secure-deletion cousins: `-r` removes a tree. */
+const REMOVERS = new Set(["rm", "srm", "wipe"]);
+/** rsync options that delete what the source lacks at the destination. */
+const RSYNC_DELETE = /^(del|delete(-(before|during|delay|after|excluded|missing-args))?)$/;
+
+export function deletedTrees(inv: Invocation): DeletedTree[] {
+  const [program = "", ...args] = inv.argv;
+  if (REMOVERS.has(program)) {
+    const o = options(args);
+    if (!(o.short.has("r") || o.short.has("R") || o.long.has("recursive"))) return [];
+    return o.operands.map((word) => ({ word, how: `${program} -r deletes` }));
+  }
+  if (program === "find") {
+    const execRemoves = (a: string, i: number) =>
+      (a === "-exec" || a === "-execdir") && /^(rm|shred)$/.test(baseName(args[i + 1] ?? ""));
+    if (!(args.includes("-delete") || args.some(execRemoves))) return [];
+    const starts = findStartPaths(args);
+    const filtered = findFilters(args);
+    const how = "find … -delete removes files throughout";
+    return (starts.length > 0 ? starts : ["."]).map((word) => ({ word, how, filtered }));
+  }
+  if (program === "rsync") {
+    const o = options(args);
+    // --dry-run (-n) only lists what it would delete.
+    if (![...o.long].some((l) => RSYNC_DELETE.test(l)) || o.short.has("n") || o.long.has("dry-run")) return [];
+    const destination = o.operands[o.operands.length - 1];
+    // A remote destination (`host:path`) is another machine's tree: not resolved here.
+    if (o.operands.length < 2 || destination === undefined || /^[^/]*:/.test(destination)) return [];
+    return [{ word: destination, how: "rsync --delete deletes everything the source lacks in", ontoRootOnly: true }];
+  }
+  const code = programText(inv.argv);
+  if (code === null) return [];
+  return codeTreeDeletions(code).map((word) => ({ word, how: `${program} deletes the tree of` }));
+}

@@ -1,0 +1,70 @@
+/**
+ * What `find` hands to the commands it runs: `find DIR … -exec CMD {} +` and
+ * `find DIR … | xargs CMD` run CMD on what lies under DIR. The paths are not known before find
+ * runs, so CMD is judged as given DIR itself: `rm -rf` of what is under / is judged as `rm -rf /`.
+ */
+import { argvLine } from "./shell-quote.ts";
+
+/** The parts of an invocation these need: its words. */
+interface Words {
+  argv: string[];
+}
+
+/** find's starting points: after its leading options (-H, -L, -P, -D debug, -O level), before the expression. */
+export function findStartPaths(args: string[]): string[] {
+  let i = 0;
+  while (i < args.length && /^-([HLP]+|D|O\d*)$/.test(args[i]!)) i += args[i] === "-D" ? 2 : 1;
+  const end = args.findIndex((a, k) => k >= i && (a.startsWith("-") || a === "(" || a === "!"));
+  return args.slice(i, end === -1 ? args.length : end);
+}
+
+/** find's tests that pick some files out of the tree: with one, find acts on those, not everything. */
+const FIND_TESTS = new Set([
+  ...["-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-type", "-mtime", "-mmin"],
+  ...["-atime", "-amin", "-ctime", "-cmin", "-newer", "-size", "-empty", "-user", "-group", "-perm", "-links"],
+]);
+
+/** Does find's expression pick files out (`-name '*.o'`), rather than take the whole tree? */
+export function findFilters(args: string[]): boolean {
+  return args.some((a) => FIND_TESTS.has(a));
+}
+
+/** Actions of find that run a command, up to `;` or `+`. */
+const EXEC_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+
+/** The shell lines a find's `-exec CMD … {} ;` actions amount to, `{}` standing for each start path. */
+export function findExecLines(argv: string[]): string[] {
+  if (argv[0] !== "find") return [];
+  const args = argv.slice(1);
+  const starts = findStartPaths(args);
+  const paths = starts.length > 0 ? starts : ["."];
+  const lines: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (!EXEC_ACTIONS.has(args[i]!)) continue;
+    const end = args.findIndex((a, k) => k > i && (a === ";" || a === "+"));
+    const command = args.slice(i + 1, end === -1 ? args.length : end);
+    // With tests, `{}` is something under the start path (judged as a child of it), not the path itself.
+    const found = (path: string) => (findFilters(args) ? `${path.replace(/\/+$/, "")}/{}` : path);
+    for (const path of paths) lines.push(argvLine(command.map((w) => w.replaceAll("{}", found(path)))));
+    i = end === -1 ? args.length : end;
+  }
+  return lines;
+}
+
+/** When a pipe starts with `find DIR …`: DIR, standing for every path it prints; else null. */
+export function foundPaths(before: Words[]): string | null {
+  const first = before[0];
+  if (first?.argv[0] !== "find") return null;
+  const args = first.argv.slice(1);
+  const starts = findStartPaths(args);
+  // With tests (`-name '*.log'`) find prints things under each start path, not the path itself.
+  const under = (path: string) => (findFilters(args) ? `${path.replace(/\/+$/, "")}/{}` : path);
+  return (starts.length > 0 ? starts : ["."]).map(under).join(" ");
+}
+
+/** xargs's command given the words it read: put where `{}` stands (`-I {}`), else appended. */
+export function withXargsInput(command: string[], words: string[]): string[] {
+  if (words.length === 0) return command;
+  if (command.some((w) => w.includes("{}"))) return command.map((w) => w.replaceAll("{}", words[0]!));
+  return [...command, ...words];
+}

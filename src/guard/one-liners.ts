@@ -1,0 +1,141 @@
+/**
+ * Programs given on the command line to an interpreter: `python3 -c '…'`, `perl -e '…'`,
+ * `node -e '…'`, `ruby -e '…'`, `php -r '…'`, `awk '…'`. What they delete (`shutil.rmtree("/")`,
+ * `FileUtils.rm_rf(Dir.home)`, `fs.rmSync("/", {recursive: true})`) and the shell lines they run
+ * (`os.system("rm -rf /")`, `system("…")`, backticks, `subprocess.run([…])`) are read from the
+ * code's string literals; code that computes its paths or commands is not followed.
+ */
+import { argvLine } from "./shell-quote.ts";
+
+/** Per interpreter (version suffix dropped): the options whose value is the program text. */
+const CODE_OPTIONS: Record<string, string[]> = {
+  python: ["-c"],
+  perl: ["-e", "-E"],
+  ruby: ["-e"],
+  node: ["-e", "--eval", "-p", "--print"],
+  nodejs: ["-e", "--eval", "-p", "--print"],
+  bun: ["-e", "--eval", "-p", "--print"],
+  php: ["-r"],
+  lua: ["-e"],
+  osascript: ["-e"],
+};
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
+/** awk's options that take a value (`-F :`, `-v x=1`): its program is the first other word. */
+const AWK_VALUED = new Set(["-F", "-v", "-f", "--field-separator", "--assign", "--file"]);
+
+/** The program text given to an interpreter on its command line, or null. */
+export function programText(argv: string[]): string | null {
+  const program = (argv[0] ?? "").replace(/[\d.]+$/, "");
+  if (AWKS.has(program)) {
+    for (let i = 1; i < argv.length; i++) {
+      const a = argv[i]!;
+      if (a === "-f" || a === "--file") return null; // the program is in a file
+      if (AWK_VALUED.has(a)) i++;
+      else if (!a.startsWith("-")) return a;
+    }
+    return null;
+  }
+  if (program === "deno" && argv[1] === "eval") return argv[2] ?? null;
+  const opts = CODE_OPTIONS[program];
+  if (!opts) return null;
+  const texts: string[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (opts.includes(a)) texts.push(argv[++i] ?? "");
+    else {
+      // Attached or bundled: `-e'…'`, `-le '…'` (perl), `--eval=…`.
+      const eq = opts.find((o) => o.startsWith("--") && a.startsWith(`${o}=`));
+      if (eq) texts.push(a.slice(eq.length + 1));
+      else if (/^-[a-zA-Z]+$/.test(a) && opts.some((o) => o.length === 2 && a.endsWith(o[1]!)))
+        texts.push(argv[++i] ?? "");
+    }
+  }
+  return texts.length > 0 ? texts.join("\n") : null;
+}
+
+/** A quoted string literal: '…', "…" or `…` (escapes kept as written; interpolation is not run). */
+const STRING = String.raw`'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"`;
+/** Expressions that mean the home directory in these languages. */
+const HOME_EXPR = new RegExp(
+  [
+    String.raw`os\.path\.expanduser\(\s*['"]~['"]\s*\)`,
+    String.raw`os\.environ\s*\[\s*['"]HOME['"]\s*\]`,
+    String.raw`os\.getenv\(\s*['"]HOME['"]\s*\)`,
+    String.raw`(?:pathlib\.)?Path\.home\(\)`,
+    String.raw`process\.env\.HOME`,
+    String.raw`(?:os|require\(['"](?:node:)?os['"]\))\.homedir\(\)`,
+    String.raw`ENV\s*\[\s*['"]HOME['"]\s*\]`,
+    String.raw`\$ENV\s*\{\s*['"]?HOME['"]?\s*\}`,
+    String.raw`Dir\.home`,
+    String.raw`Deno\.env\.get\(\s*['"]HOME['"]\s*\)`,
+  ].join("|"),
+);
+/** Calls that delete a tree: Python, Perl, Ruby, Node/Bun/Deno, PHP. */
+const TREE_DELETERS = new RegExp(
+  String.raw`\b(?:shutil\.rmtree|rmtree|remove_tree|rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|` +
+    String.raw`rmSync|rmdirSync|promises\.rm|fs\.rm|rimraf(?:\.sync)?|Deno\.remove)(?:\s*\(\s*|\s+(?=['"]))`,
+  "g",
+);
+/** Node's and Deno's removals delete a tree only when told so. */
+const NEEDS_RECURSIVE = /^(rmSync|rmdirSync|promises\.rm|fs\.rm|Deno\.remove)/;
+
+/** The first argument of the call whose `(` ends at `at`, as a path word: a literal, a home expression. */
+function firstArgument(code: string, at: number): string | null {
+  const rest = code.slice(at);
+  const literal = new RegExp(`^(?:(?:pathlib\\.)?Path\\(\\s*)?(?:${STRING})`).exec(rest);
+  if (literal) return literal[1] ?? literal[2] ?? "";
+  const home = HOME_EXPR.exec(rest);
+  if (home?.index === 0) {
+    // `os.path.join(os.environ["HOME"])`, `Dir.home + "/x"` are left alone: only the home itself.
+    return "~";
+  }
+  const expanded = /^os\.path\.expanduser\(\s*(?:'([^']*)'|"([^"]*)")\s*\)/.exec(rest);
+  return expanded ? (expanded[1] ?? expanded[2] ?? null) : null;
+}
+
+/** The paths the code deletes as trees, as words (`~` for the home directory). */
+export function codeTreeDeletions(code: string): string[] {
+  const out: string[] = [];
+  for (const m of code.matchAll(TREE_DELETERS)) {
+    const name = m[0].replace(/^\W*/, "");
+    if (NEEDS_RECURSIVE.test(name) && !/recursive\s*[:=]\s*(true|True)/.test(code)) continue;
+    const word = firstArgument(code, m.index + m[0].length);
+    if (word !== null) out.push(word);
+  }
+  return out;
+}
+
+/** Calls that run a shell line given as one string. */
+const SHELL_CALLS =
+  String.raw`\b(?:os\.system|os\.popen|system|popen|exec|execSync|shell_exec|passthru|spawn|spawnSync|` +
+  String.raw`subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|do shell script)`;
+/** A call given one string (a shell line) or several (`system "rm", "-rf", "/"`: an argv). */
+const SHELL_STRING = new RegExp(`${SHELL_CALLS}\\s*\\(?\\s*((?:${STRING})(?:\\s*,\\s*(?:${STRING}))*)`, "g");
+/** The same calls given an argv list: `subprocess.run(["rm", "-rf", "/"])`, `spawnSync("rm", ["-rf", "/"])`. */
+const ARGV_LIST = new RegExp(`${SHELL_CALLS}\\s*\\(\\s*(?:(${STRING})\\s*,\\s*)?\\[([^\\]]*)\\]`, "g");
+/** Backticks and `qx`/`%x` run a shell line in Perl and Ruby; awk's `print … | "sh"` pipes one into sh. */
+const BACKTICKS = /`([^`]*)`|\bqx\s*[({]([^)}]*)[)}]|%x\(([^)]*)\)/g;
+const AWK_TO_SHELL = new RegExp(`print\\s+(?:${STRING})\\s*\\|\\s*"(?:/bin/)?(?:ba)?sh"`, "g");
+
+function literals(list: string): string[] {
+  return [...list.matchAll(new RegExp(STRING, "g"))].map((m) => m[1] ?? m[2] ?? "");
+}
+
+/** Languages in which backticks run a shell line (in JavaScript they are only a string). */
+const BACKTICK_SHELLS = /^(perl|ruby|php)/;
+
+/** The shell lines `program`'s code runs, as far as its string literals say. */
+export function codeShellLines(code: string, program: string): string[] {
+  const out: string[] = [];
+  for (const m of code.matchAll(SHELL_STRING)) {
+    const words = literals(m[1] ?? "");
+    out.push(words.length === 1 ? words[0]! : argvLine(words));
+  }
+  for (const m of code.matchAll(ARGV_LIST)) {
+    const head = m[1] ? literals(m[1]) : [];
+    out.push(argvLine([...head, ...literals(m[4] ?? "")]));
+  }
+  if (BACKTICK_SHELLS.test(program)) for (const m of code.matchAll(BACKTICKS)) out.push(m[1] ?? m[2] ?? m[3] ?? "");
+  for (const m of code.matchAll(AWK_TO_SHELL)) out.push(m[1] ?? m[2] ?? "");
+  return out.filter((l) => l.trim() !== "");
+}

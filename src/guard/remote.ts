@@ -1,0 +1,117 @@
+/**
+ * Commands that run another command somewhere else: `ssh host '…'`, `docker exec c …`,
+ * `kubectl exec pod -- …`. What runs there is as destructive as it would be here, so the guard
+ * judges the inner command (parsed as a shell line: ssh hands its words to the remote shell).
+ */
+import { argvLine } from "./shell-quote.ts";
+
+/** ssh's options that take a value (OpenSSH ssh(1)): the host is the first word after them. */
+const SSH_VALUED = new Set("BbcDEeFIiJLlmOoPpQRSWw".split(""));
+/** `docker exec` / `podman exec` / `compose exec` options that take a value. */
+const EXEC_VALUED = new Set([
+  ...["-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys", "--index"],
+  ...["-c", "--container", "-n", "--namespace", "--context", "--kubeconfig", "--cluster", "-f", "--filename"],
+  ...["--pod-running-timeout", "-s", "--server", "--token", "--as", "--project"],
+  // docker/podman run's options that take a value.
+  ...["-v", "--volume", "--mount", "--name", "-p", "--publish", "--network", "--net", "--entrypoint", "-l"],
+  ...["--label", "--platform", "-h", "--hostname", "--cpus", "-m", "--memory", "--restart", "--pull", "--device"],
+  ...["--cap-add", "--cap-drop", "--security-opt", "--add-host", "--dns", "--tmpfs", "--ulimit", "--gpus"],
+  ...["--shm-size", "--log-driver", "--log-opt", "--pid", "--ipc", "--uts", "--runtime", "-a", "--attach"],
+  ...["--image", "--overrides", "--restart", "--env-from", "--cidfile", "--group-add", "--expose"],
+]);
+/** Container and cluster tools whose `exec` runs a command inside. */
+const EXEC_TOOLS = new Set(["docker", "podman", "nerdctl", "kubectl", "oc", "lxc", "incus", "docker-compose"]);
+/** Subcommand words that may stand between the tool and `exec`/`run`. */
+const EXEC_GROUPS = new Set(["container", "compose"]);
+
+function baseName(program: string): string {
+  return program.slice(program.lastIndexOf("/") + 1);
+}
+
+/** The command line `ssh [options] host command…` runs on the host, or null (an interactive login). */
+function sshCommand(args: string[]): string | null {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-") && args[i] !== "--") {
+    const a = args[i]!;
+    // `-p 22` takes the next word; `-p22` and bundled flags (`-tt`, `-4v`) do not.
+    const last = a[a.length - 1]!;
+    i += a.length === 2 && SSH_VALUED.has(last) ? 2 : 1;
+  }
+  if (args[i] === "--") i++;
+  const rest = args.slice(i + 1);
+  // ssh joins its words with spaces and the remote shell parses them again.
+  return rest.length > 0 ? rest.join(" ") : null;
+}
+
+/** The command after `exec [options] TARGET` (or after `--`), as a shell line; null when none. */
+function execCommand(args: string[]): string | null {
+  const dash = args.indexOf("--");
+  if (dash !== -1) return args.length > dash + 1 ? argvLine(args.slice(dash + 1)) : null;
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-")) {
+    const a = args[i]!;
+    i += EXEC_VALUED.has(a) && !a.includes("=") ? 2 : 1;
+  }
+  const rest = args.slice(i + 1);
+  return rest.length > 0 ? argvLine(rest) : null;
+}
+
+/** tmux verbs whose last word is a shell command to run, and `send-keys`, whose words are typed. */
+const TMUX_RUNS = new Set(["new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane"]);
+const TMUX_VALUED = new Set(["-t", "-s", "-n", "-c", "-e", "-x", "-y", "-F", "-l", "-L", "-S", "-f", "-N"]);
+/** Keys tmux send-keys names (not text): they end or edit the typed line. */
+const TMUX_KEYS = /^(Enter|C-m|C-j|KPEnter|Escape|C-c|Tab)$/;
+
+/** The shell line a tmux command runs in a new pane, or types into one; null when none. */
+function tmuxLine(args: string[]): string | null {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-")) i += TMUX_VALUED.has(args[i]!) ? 2 : 1;
+  const verb = args[i];
+  if (verb === undefined) return null;
+  const words: string[] = [];
+  for (let k = i + 1; k < args.length; k++) {
+    const a = args[k]!;
+    if (a.startsWith("-") && words.length === 0) k += TMUX_VALUED.has(a) ? 1 : 0;
+    else words.push(a);
+  }
+  if (verb === "send-keys" || verb === "send") return words.filter((w) => !TMUX_KEYS.test(w)).join(" ") || null;
+  return TMUX_RUNS.has(verb) && words.length > 0 ? words.join(" ") : null;
+}
+
+/** `gcloud compute ssh VM --command '…'`, `vagrant ssh -c '…'`: the command given to the remote shell. */
+function commandFlag(args: string[]): string | null {
+  const at = args.findIndex((a) => a === "--command" || a === "-c");
+  if (at !== -1) return args[at + 1] ?? null;
+  return args.find((a) => a.startsWith("--command="))?.slice("--command=".length) ?? null;
+}
+
+/** The shell line `argv` runs on another host or in a container, or null when it runs none here. */
+export function remoteLine(argv: string[]): string | null {
+  const program = baseName(argv[0] ?? "");
+  if (program === "ssh" || program === "autossh") return sshCommand(argv.slice(1));
+  if (program === "tmux") return tmuxLine(argv.slice(1));
+  if ((program === "gcloud" && argv.includes("ssh")) || (program === "vagrant" && argv[1] === "ssh")) {
+    return commandFlag(argv.slice(1));
+  }
+  if (!EXEC_TOOLS.has(program)) return null;
+  // `docker exec`, `docker container exec`, `docker compose exec`, `kubectl exec`, `lxc exec`, and
+  // `docker run IMAGE CMD`, `kubectl run … -- CMD`: the command runs in the container.
+  const at = argv.findIndex((a, i) => i >= 1 && (a === "exec" || a === "run"));
+  const between = argv.slice(1, at);
+  if (at === -1 || !between.every((w) => EXEC_GROUPS.has(w) || w.startsWith("-"))) return null;
+  return execCommand(argv.slice(at + 1));
+}
+
+/** A remote command that is a shell reading its script from standard input: `bash`, `sh -s`, `bash -s -- x`. */
+const STDIN_SHELL = /^(\S*\/)?(ba|da|z|k|mk|a)?sh( -[a-zA-Z]*s[a-zA-Z]*)?( --.*)?$/;
+
+/**
+ * Does what is piped into `argv` run as shell lines there? `echo '…' | ssh host` (a login shell
+ * reads it), `ssh host bash < …`, `docker exec -i c sh <<< '…'`.
+ */
+export function runsRemoteStdin(argv: string[]): boolean {
+  const program = baseName(argv[0] ?? "");
+  const remote = remoteLine(argv);
+  if (remote === null) return program === "ssh" && sshCommand(argv.slice(1)) === null && argv.length > 1;
+  return (program === "ssh" || EXEC_TOOLS.has(program)) && STDIN_SHELL.test(remote.trim());
+}

@@ -1,0 +1,81 @@
+/**
+ * The `datastore-wipe` rule: commands that empty a whole data store through its client — Redis
+ * FLUSHALL/FLUSHDB, MongoDB dropDatabase()/drop()/deleteMany({}), etcd's delete of every key,
+ * an Elasticsearch index DELETE, Cypher's `MATCH (n) DETACH DELETE n` — given as arguments, on
+ * standard input, or typed at the client's prompt.
+ */
+import type { Rule } from "./rule-types.ts";
+import { options } from "./options.ts";
+
+/** Clients whose arguments and input are commands of the store. */
+export const STORE_CLIENTS = new Set([
+  ...["redis-cli", "valkey-cli", "keydb-cli", "mongosh", "mongo", "cypher-shell", "etcdctl"],
+]);
+
+/** Redis-like clients: the first word that is not an option (or its value) is the command. */
+const REDIS_CLIENTS = new Set(["redis-cli", "valkey-cli", "keydb-cli"]);
+const REDIS_VALUED = new Set(["-h", "-p", "-s", "-a", "-u", "-n", "-r", "-i", "-d", "-D", "--user", "--pass"]);
+const FLUSH = /^flush(all|db)$/i;
+const FLUSH_WHY = "FLUSHALL/FLUSHDB deletes every key";
+
+/** The command a redis-cli invocation runs from its arguments (`redis-cli -n 2 flushdb` → flushdb). */
+function redisCommand(args: string[]): string | undefined {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-")) i += REDIS_VALUED.has(args[i]!) ? 2 : 1;
+  return args[i];
+}
+
+const WIPES: { re: RegExp; why: string }[] = [
+  // Typed or piped: a line that starts with the command.
+  { re: /(^|[\n;])\s*flush(all|db)\b/i, why: FLUSH_WHY },
+  { re: /\.\s*dropDatabase\s*\(/, why: "dropDatabase() deletes the whole database" },
+  { re: /\.\s*drop\s*\(\s*\)/, why: "drop() deletes a whole collection" },
+  { re: /\.\s*(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)/, why: "deleteMany({}) deletes every document" },
+  { re: /\bdetach\s+delete\b/i, why: "MATCH … DETACH DELETE deletes the graph's nodes" },
+];
+
+/** Why `text` (a store command or script) empties the store, or null. */
+export function storeWipe(text: string): string | null {
+  for (const w of WIPES) if (w.re.test(text)) return w.why;
+  return null;
+}
+
+/** `etcdctl del "" --from-key` / `del --prefix ""` / `del --prefix /`: every key. */
+function etcdWipe(args: string[]): string | null {
+  const o = options(args);
+  if (o.operands[0] !== "del") return null;
+  const key = o.operands[1] ?? "";
+  const all = o.long.has("from-key") ? key === "" || key === "\0" : o.long.has("prefix") && /^\/?$/.test(key);
+  return all ? "etcdctl del of every key empties the store" : null;
+}
+
+/** `curl -X DELETE http://…:9200/index`: an Elasticsearch/OpenSearch index and its documents. */
+function searchIndexDelete(args: string[]): string | null {
+  const method = args.findIndex((a) => a === "-X" || a === "--request");
+  const verb = method === -1 ? args.find((a) => /^-X\w+$/.test(a))?.slice(2) : args[method + 1];
+  if (verb?.toUpperCase() !== "DELETE") return null;
+  const url = args.find((a) => /:(9200|9201)\b/.test(a) || /\/_all\b|elastic|opensearch/.test(a));
+  return url ? `DELETE ${url} deletes a search index and its documents` : null;
+}
+
+export const DATASTORE_RULE: Rule = {
+  id: "datastore-wipe",
+  summary:
+    "emptying a data store: redis-cli FLUSHALL/FLUSHDB, MongoDB dropDatabase()/drop(), " +
+    "etcdctl del of every key, an Elasticsearch index DELETE",
+  check({ inv, pipeline, index }) {
+    const [program = "", ...args] = inv.argv;
+    if (program === "etcdctl") return etcdWipe(args);
+    if (program === "curl" || program === "http" || program === "xh") return searchIndexDelete(args);
+    if (!STORE_CLIENTS.has(program)) return null;
+    const redis = REDIS_CLIENTS.has(program);
+    if (redis && FLUSH.test(redisCommand(args) ?? "")) return `${FLUSH_WHY} (${program})`;
+    // What the client reads: its arguments, a here-document, what the pipe feeds it.
+    const piped = pipeline.slice(0, index).map((f) => [...f.argv.slice(1), f.source.stdin ?? ""].join(" "));
+    for (const text of [redis ? "" : args.join(" "), inv.source.stdin ?? "", ...piped]) {
+      const why = storeWipe(text);
+      if (why) return `${why} (${program})`;
+    }
+    return null;
+  },
+};

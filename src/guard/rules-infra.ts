@@ -1,0 +1,145 @@
+/**
+ * The `infra-destroy` rule: commands that tear down infrastructure others depend on, which no
+ * undo brings back — a Kubernetes namespace or everything of a kind, a Terraform/OpenTofu/Pulumi
+ * stack, a cloud bucket's contents, a cloud resource, a Helm release, Docker's volumes.
+ */
+import type { Rule } from "./rule-types.ts";
+import { options } from "./options.ts";
+
+/** kubectl resource kinds whose deletion takes everything inside with it. */
+const KUBE_WHOLE =
+  /^(namespaces?|ns|projects?|nodes?|no|persistentvolumes?|pv|customresourcedefinitions?|crds?)(\/.*)?$/i;
+/** kubectl's global options that take a value: skipped to find the verb. */
+const KUBE_VALUED = new Set([
+  "-n",
+  "--namespace",
+  "--context",
+  "--kubeconfig",
+  "--cluster",
+  "-s",
+  "--server",
+  "--user",
+]);
+/** Infrastructure-as-code tools and the verbs that destroy a whole stack. */
+const STACK_DESTROY: Record<string, RegExp> = {
+  terraform: /^destroy$/,
+  tofu: /^destroy$/,
+  terragrunt: /^(destroy|run-all)$/,
+  pulumi: /^(destroy|down)$/,
+  cdk: /^destroy$/,
+  cdktf: /^destroy$/,
+  serverless: /^remove$/,
+  sls: /^remove$/,
+};
+/** Cloud CLIs whose `… delete` verbs delete a resource (gcloud, az, doctl, …). */
+const CLOUD_DELETERS = new Set([
+  ...["gcloud", "az", "doctl", "linode-cli", "hcloud", "scw", "exo", "ibmcloud", "openstack", "oci", "eksctl"],
+  ...["heroku", "fly", "flyctl", "vultr-cli", "civo", "influx"],
+]);
+/** A cloud CLI's verbs that delete: `delete`, `destroy`, `apps:destroy`, `delete-batch`, `purge`. */
+const CLOUD_DELETE_VERB = /^(delete|destroy|delete-batch|purge|[\w-]+:(destroy|delete))$/;
+/** aws's global options that take a value. */
+const AWS_VALUED = new Set(["--profile", "--region", "--output", "--endpoint-url", "--query", "--ca-bundle"]);
+/** Helm's verbs that remove a release (and what it installed). */
+const HELM_REMOVE = /^(uninstall|delete|del|un)$/;
+
+function words(args: string[]): string[] {
+  return args.filter((a) => !a.startsWith("-"));
+}
+
+/** The verb and its arguments of a kubectl-like command, past global options. */
+function kubeVerb(args: string[]): { verb: string; rest: string[] } | null {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-")) i += KUBE_VALUED.has(args[i]!) ? 2 : 1;
+  return i < args.length ? { verb: args[i]!, rest: args.slice(i + 1) } : null;
+}
+
+function kubectl(program: string, args: string[]): string | null {
+  const k = kubeVerb(args);
+  if (k?.verb !== "delete") return null;
+  const o = options(k.rest);
+  if (o.long.has("all") || k.rest.includes("-A") || o.long.has("all-namespaces")) {
+    return `${program} delete --all deletes every resource of that kind`;
+  }
+  const kind = o.operands.find((w) => KUBE_WHOLE.test(w));
+  return kind ? `${program} delete ${kind} deletes it and everything in it` : null;
+}
+
+function docker(program: string, args: string[]): string | null {
+  const [group, verb] = words(args);
+  const o = options(args);
+  if (group === "system" && verb === "reset")
+    return `${program} system reset deletes every container, image and volume`;
+  if (group === "system" && verb === "prune" && o.long.has("volumes")) {
+    return `${program} system prune --volumes deletes every unused volume and its data`;
+  }
+  if (group === "volume" && (verb === "prune" || verb === "rm" || verb === "remove")) {
+    return `${program} volume ${verb} deletes volumes and their data`;
+  }
+  const compose = group === "compose" || program === "docker-compose";
+  const down = compose && words(args).includes("down");
+  if (down && (o.short.has("v") || o.long.has("volumes"))) return `${program} compose down -v deletes the volumes`;
+  return null;
+}
+
+function cloud(program: string, args: string[]): string | null {
+  const w = words(args);
+  const o = options(args);
+  if (program === "aws") {
+    // Global options' values (`--profile prod`) are not the service.
+    const [service, op] = words(args.filter((_a, i) => !AWS_VALUED.has(args[i - 1] ?? "")));
+    if (service === "s3" && op === "rm" && o.long.has("recursive"))
+      return "aws s3 rm --recursive deletes a whole prefix";
+    if (service === "s3" && op === "rb" && o.long.has("force"))
+      return "aws s3 rb --force deletes a bucket and its objects";
+    if (service === "s3" && op === "sync" && o.long.has("delete"))
+      return "aws s3 sync --delete deletes what the source lacks";
+    if (/^(delete|terminate|remove|deregister)-/.test(op ?? "")) return `aws ${service} ${op} deletes a cloud resource`;
+    return null;
+  }
+  if (program === "gsutil") {
+    const verb = w[0];
+    if (verb === "rm" && (o.short.has("r") || o.short.has("R") || o.short.has("a")))
+      return "gsutil rm -r deletes a whole prefix";
+    if (verb === "rb") return "gsutil rb deletes a bucket";
+    return null;
+  }
+  if (CLOUD_DELETERS.has(program)) {
+    const recursive = w.includes("rm") && (o.short.has("r") || o.long.has("recursive"));
+    if (recursive) return `${program} … rm --recursive deletes a whole prefix`;
+    const verb = w.find((x) => CLOUD_DELETE_VERB.test(x));
+    return verb ? `${program} ${w.slice(0, w.indexOf(verb) + 1).join(" ")} deletes a cloud resource` : null;
+  }
+  return null;
+}
+
+export const INFRA_RULE: Rule = {
+  id: "infra-destroy",
+  summary:
+    "tearing down infrastructure: kubectl delete namespace/--all, terraform/tofu/pulumi destroy, " +
+    "aws s3 rm --recursive, gcloud/az … delete, helm uninstall, docker volume/system prune --volumes",
+  check({ inv }) {
+    const [program = "", ...args] = inv.argv;
+    if (program === "kubectl" || program === "oc" || program === "k") return kubectl(program, args);
+    if (program === "docker" || program === "podman" || program === "docker-compose" || program === "nerdctl") {
+      return docker(program, args);
+    }
+    const stack = STACK_DESTROY[program];
+    if (stack) {
+      const w = words(args);
+      const destroys = w.some((x) => stack.test(x)) && (program !== "terragrunt" || w.includes("destroy"));
+      const applyDestroy = w[0] === "apply" && args.includes("-destroy");
+      if (program === "pulumi" && w[0] === "stack" && w[1] === "rm")
+        return "pulumi stack rm deletes the stack and its state";
+      if (destroys || applyDestroy) return `${program} destroy deletes every resource of the stack`;
+      return null;
+    }
+    if (program === "helm" && HELM_REMOVE.test(words(args)[0] ?? "")) {
+      return "helm uninstall removes the release and what it installed";
+    }
+    if (program === "gh" && words(args)[0] === "repo" && words(args)[1] === "delete") {
+      return "gh repo delete deletes a hosted repository";
+    }
+    return cloud(program, args);
+  },
+};
