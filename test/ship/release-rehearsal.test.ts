@@ -272,6 +272,9 @@ describe.skipIf(!available || !target)("release rehearsal", () => {
       expect(serverJson.packages[0]).toMatchObject({ identifier: view.name, version: view.version });
       expect(view.mcpName).toBe(serverJson.name);
       expect(view.optionalDependencies[npmPackageName(target!)]).toBe(VERSION);
+      // The platform package first: once `ptyhub` is visible, installs look for its binary at once.
+      const platform = JSON.parse(await mustRun([tools.npm!, "view", npmPackageName(target!), "--json"], env));
+      expect(Date.parse(platform.time[VERSION])).toBeLessThan(Date.parse(view.time[VERSION]));
       // A re-run of the release skips what is already there instead of failing.
       expect(await mustRun(publish, env)).toContain(`ptyhub@${VERSION} is already published`);
     },
