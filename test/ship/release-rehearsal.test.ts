@@ -23,10 +23,14 @@ import { REPO_ROOT, VERSION, isolatedEnv, makeTempDir, runProcess, sha256File } 
 import { installVerdaccio, startVerdaccio, type Verdaccio } from "./verdaccio.ts";
 
 const tools = { node: Bun.which("node"), npm: Bun.which("npm"), npx: Bun.which("npx"), curl: Bun.which("curl") };
-const available =
-  process.platform === "linux" && Object.values(tools).every((t) => t !== null) && Bun.which("sha256sum") !== null;
+const missing = [
+  ...Object.entries(tools).flatMap(([name, path]) => (path === null ? [name] : [])),
+  ...(Bun.which("sha256sum") === null ? ["sha256sum"] : []),
+  ...(process.platform === "linux" ? [] : ["Linux (/proc)"]),
+];
+const available = missing.length === 0;
 if (!available && process.env.PTYHUB_REQUIRE_RELEASE_REHEARSAL === "1") {
-  throw new Error("PTYHUB_REQUIRE_RELEASE_REHEARSAL=1 but this is not Linux or node, npm, npx, curl is missing");
+  throw new Error(`PTYHUB_REQUIRE_RELEASE_REHEARSAL=1 but the rehearsal lacks ${missing.join(", ")}`);
 }
 
 /** Building, installing verdaccio (network) and starting it; the first two run side by side. */
@@ -80,7 +84,7 @@ function serveAssets(githubDir: string): Server<undefined> {
   });
 }
 
-/** A HOME of its own for one way in, and only the variables given: nothing of this process's environment. */
+/** A HOME (and XDG dirs, TMPDIR) of its own for one way in; of this process's environment only PATH. */
 function wayEnv(label: string, extra: Record<string, string> = {}): Record<string, string> {
   const home = join(scratch, `home-${label}-${++wayCount}`);
   return isolatedEnv(home, { SHELL: Bun.which("bash") ?? "/bin/sh", ...extra });
@@ -317,7 +321,7 @@ describe.skipIf(!available || !target)("release rehearsal", () => {
   );
 
   test(
-    "bunx ptyhub from the registry answers MCP",
+    "bunx ptyhub from the registry answers MCP, every package from that registry",
     async () => {
       const npm = npmEnv("bunx");
       const env = {
@@ -327,6 +331,18 @@ describe.skipIf(!available || !target)("release rehearsal", () => {
         BUN_INSTALL_CACHE_DIR: join(npm.HOME!, ".bun", "install", "cache"),
       };
       await answersMcp(process.execPath, ["x", "ptyhub"], env);
+      // Bun names a package cached from a registry other than npm's `name@version@@host__hash@@@N`.
+      // (scoped ones under their scope's directory; the `name/` directories beside them hold links).
+      const cacheDir = env.BUN_INSTALL_CACHE_DIR;
+      const cached = readdirSync(cacheDir)
+        .flatMap((name) =>
+          name.startsWith("@") ? readdirSync(join(cacheDir, name)).map((n) => `${name}/${n}`) : [name],
+        )
+        .filter((name) => name.includes("@@"));
+      const fromRegistry = `@${VERSION}@@127.0.0.1__`;
+      expect(cached.filter((p) => !p.includes(fromRegistry))).toEqual([]);
+      for (const name of ["ptyhub", npmPackageName(target!)])
+        expect(cached.some((p) => p.startsWith(`${name}${fromRegistry}`))).toBe(true);
     },
     WAY_TIMEOUT_MS,
   );
