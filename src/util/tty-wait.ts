@@ -41,6 +41,35 @@ const SYSCALLS: Partial<Record<string, SyscallNumbers>> = {
   arm64: { reads: [63, 65, 67], polls: [73], selects: [72], ppollOnly: true, epolls: [22, 441] },
 };
 
+/** ELF e_machine values of the architectures above (elf.h: EM_X86_64, EM_AARCH64). */
+const ELF_MACHINES: Record<number, string> = { 62: "x64", 183: "arm64" };
+/** Where e_machine sits in an ELF header, after e_ident (16 bytes) and e_type (2). */
+const ELF_MACHINE_OFFSET = 18;
+const ELF_MAGIC = 0x464c457f;
+
+/**
+ * The system call numbers `pid` reports in /proc/PID/syscall: those of its own architecture,
+ * which is not always ours. Under qemu-user (the linux-arm64 binary on an x86-64 host) ptyhub is
+ * an arm64 program while the shells it starts are native x86-64 ones, so the table is chosen by
+ * the inspected program's ELF header, and by ours where that cannot be read.
+ */
+function syscallNumbersOf(pid: number): SyscallNumbers | null {
+  let fd: number | null = null;
+  try {
+    fd = openSync(`/proc/${pid}/exe`, "r");
+    const header = Buffer.alloc(ELF_MACHINE_OFFSET + 2);
+    if (readSync(fd, header, 0, header.length, 0) === header.length && header.readUInt32LE(0) === ELF_MAGIC) {
+      const arch = ELF_MACHINES[header.readUInt16LE(ELF_MACHINE_OFFSET)];
+      return arch === undefined ? null : (SYSCALLS[arch] ?? null);
+    }
+  } catch {
+    // Gone, or no ptrace access to its exe: assume it is of our own kind.
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+  return SYSCALLS[process.arch] ?? null;
+}
+
 /** How a program waits for the terminal: with no time limit, or with one; null: it does not. */
 export type TtyWait = "read" | "timed" | null;
 
@@ -57,10 +86,11 @@ const MAX_POLL_FDS = 64;
  * no time limit. Linux only: null elsewhere.
  */
 export function groupTtyWait(sid: number, pgrp: number, ttyPath: string): TtyWait {
-  const numbers = SYSCALLS[process.arch];
-  if (process.platform !== "linux" || !numbers) return null;
+  if (process.platform !== "linux") return null;
   let wait: TtyWait = null;
   for (const member of groupMembers(sid, pgrp)) {
+    const numbers = syscallNumbersOf(member.pid);
+    if (!numbers) return null;
     for (const task of tasksOf(member.pid)) {
       const state = taskState(member.pid, task);
       if (state === "R" || state === "D") return null;
@@ -78,10 +108,11 @@ export function groupTtyWait(sid: number, pgrp: number, ttyPath: string): TtyWai
  * not false.
  */
 export function groupWatchesTty(sid: number, pgrp: number, ttyPath: string): boolean | null {
-  const numbers = SYSCALLS[process.arch];
-  if (process.platform !== "linux" || !numbers) return null;
+  if (process.platform !== "linux") return null;
   let known = true;
   for (const member of groupMembers(sid, pgrp)) {
+    const numbers = syscallNumbersOf(member.pid);
+    if (!numbers) return null;
     for (const task of tasksOf(member.pid)) {
       if (taskState(member.pid, task) !== "S") continue;
       const watches = taskWatchesTty(member.pid, task, ttyPath, numbers);
@@ -101,8 +132,8 @@ export function groupWatchesTty(sid: number, pgrp: number, ttyPath: string): boo
  * runs); null where the kernel would not say (not Linux, no ptrace access).
  */
 export function processWatchesTty(pid: number, ttyPath: string): boolean | null {
-  const numbers = SYSCALLS[process.arch];
-  if (process.platform !== "linux" || !numbers) return null;
+  const numbers = process.platform === "linux" ? syscallNumbersOf(pid) : null;
+  if (!numbers) return null;
   const tasks = tasksOf(pid);
   if (tasks.length === 0) return false;
   let watches = false;
