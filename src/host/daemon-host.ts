@@ -9,7 +9,6 @@
  * cleanly says the same for sessions it never saw. The next term_open starts a fresh daemon.
  */
 import { AppError } from "../api/errors.ts";
-import { kindOfParams } from "../backend/registry/kinds.ts";
 import { HTTP_TOKEN_ENV } from "../config/http-token.ts";
 import type { CallContext, HostEvent, SessionHost, SpecialMethods } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
@@ -278,6 +277,8 @@ export class DaemonHost implements SessionHost {
     const c = await this.connection(true);
     // A local session starts where and as this server would start it in-process; the other kinds
     // (ssh, serial) take no local cwd or environment.
+    // The kinds load with the first open, not with the server (test/e2e/cold-start.test.ts).
+    const { kindOfParams } = await import("../backend/registry/kinds.ts");
     const remote = !kindOfParams(p).takesClientEnv;
     const params = remote ? p : { ...p, cwd: p.cwd ?? process.cwd(), env: { ...forwardedEnv(this.env), ...p.env } };
     const r = await c.invoke("open", params, ctx);

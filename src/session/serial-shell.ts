@@ -40,10 +40,16 @@ async function stillInstalled(session: Session, generation: number, signal?: Abo
   return atOurPrompt(session) || session.state() !== "prompt";
 }
 
-/** The lines of SH_SCRIPT that define the marker functions, the ready mark and the prompt mark. */
+/**
+ * The lines of SH_SCRIPT that define the marker functions (the nonce written into their text),
+ * the prompt mark and the ready mark, and unset the nonce again.
+ */
+const MARKER_SETUP_LINE = /^(eval "__ptyhub_[cd]\(\) \{|PS1=|printf '\\033\]6973;%s;A|unset __ptyhub_nonce$)/;
+const MARKER_SETUP_LINES = 5;
+
 function markerSetup(nonce: string): string {
-  const keep = SH_SCRIPT.split("\n").filter((l) => /^(__ptyhub_[cd]\(\) \{|PS1=|printf '\\033\]6973;%s;A)/.test(l));
-  if (keep.length !== 4) throw new Error("sh integration script changed: update markerSetup");
+  const keep = SH_SCRIPT.split("\n").filter((l) => MARKER_SETUP_LINE.test(l));
+  if (keep.length !== MARKER_SETUP_LINES) throw new Error("sh integration script changed: update markerSetup");
   return ` __ptyhub_nonce=${nonce}; ${keep.join("; ")}`;
 }
 

@@ -6,7 +6,6 @@
  * refused (the container confines it).
  */
 import type { KindDescriptor, OpenContext, OpenedBackend, ProgramSpec } from "../descriptor.ts";
-import { validateEnv } from "../local/launch.ts";
 import type { ContainerParams } from "./params.ts";
 
 async function openInContainer(
@@ -15,6 +14,7 @@ async function openInContainer(
   ctx: OpenContext,
 ): Promise<OpenedBackend> {
   const { openContainer } = await import("./container-open.ts");
+  const { validateEnv } = await import("../local/launch.ts");
   const setupTimeoutMs = ctx.config.open_timeout_ms;
   const r = await openContainer({ ...program, container, env: validateEnv(program.env), setupTimeoutMs });
   const { backend, target, integration, family, cwd, startMark, nonce, description } = r;

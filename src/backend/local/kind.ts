@@ -1,12 +1,18 @@
 /** The local kind: a program on a PTY of this machine (a ConPTY on Windows), optionally sandboxed. */
 import type { KindDescriptor, OpenedBackend, OpenContext, ProgramSpec } from "../descriptor.ts";
 import type { SandboxMode } from "../../api/sandbox-modes.ts";
-import { planLaunch } from "./launch.ts";
-import { LocalBackend } from "./local-backend.ts";
-import { ConptyBackend } from "./conpty/conpty-backend.ts";
-import { withSandbox } from "./sandbox/plan.ts";
 
-function openLocal(program: ProgramSpec, sandbox: SandboxMode | undefined, ctx: OpenContext): OpenedBackend {
+/**
+ * Loaded with the first local session, not with the list of kinds: the MCP server reads the
+ * descriptors at start (which kind a term_open asks for), and a PTY is not needed to answer that.
+ */
+async function openLocal(
+  program: ProgramSpec,
+  sandbox: SandboxMode | undefined,
+  ctx: OpenContext,
+): Promise<OpenedBackend> {
+  const { planLaunch } = await import("./launch.ts");
+  const { withSandbox } = await import("./sandbox/plan.ts");
   const req = {
     command: program.command,
     args: program.args,
@@ -23,7 +29,10 @@ function openLocal(program: ProgramSpec, sandbox: SandboxMode | undefined, ctx: 
     rows: program.rows,
     nonceInput: plan.nonceInput,
   };
-  const backend = process.platform === "win32" ? new ConptyBackend(options) : new LocalBackend(options);
+  const backend =
+    process.platform === "win32"
+      ? new (await import("./conpty/conpty-backend.ts")).ConptyBackend(options)
+      : new (await import("./local-backend.ts")).LocalBackend(options);
   return {
     kind: "local",
     target: plan.target,
@@ -42,5 +51,5 @@ export const localKind: KindDescriptor = {
   localProcess: true,
   runsProgram: true,
   markersOnFirstExec: false,
-  prepare: (p) => async (program, ctx) => openLocal(program, p.sandbox, ctx),
+  prepare: (p) => (program, ctx) => openLocal(program, p.sandbox, ctx),
 };

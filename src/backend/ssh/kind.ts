@@ -4,11 +4,11 @@
  * Both load on first use: ssh2 is large, and most servers never open an SSH session.
  */
 import type { KindDescriptor, OpenContext, OpenedBackend, ProgramSpec } from "../descriptor.ts";
-import { validateEnv } from "../local/launch.ts";
 import type { SshParams } from "./connect.ts";
 
 async function openSsh(ssh: SshParams, program: ProgramSpec, ctx: OpenContext): Promise<OpenedBackend> {
   const { openSshBackend } = await import("./ssh-backend.ts");
+  const { validateEnv } = await import("../local/launch.ts");
   const r = await openSshBackend(
     { ...program, ssh, env: validateEnv(program.env), setupTimeoutMs: ctx.config.open_timeout_ms },
     { elicit: ctx.elicit, signal: ctx.signal },
@@ -20,6 +20,7 @@ async function openSsh(ssh: SshParams, program: ProgramSpec, ctx: OpenContext): 
 /** The shell lives in a ptyhub daemon on the remote host and survives dropped links (./persist). */
 async function openPersistent(ssh: SshParams, program: ProgramSpec, ctx: OpenContext): Promise<OpenedBackend> {
   const { openRemotePersist } = await import("./persist/remote-open.ts");
+  const { validateEnv } = await import("../local/launch.ts");
   const req = { ssh, command: program.command, args: program.args, cwd: program.cwd, env: validateEnv(program.env) };
   const r = await openRemotePersist(
     { ...req, cols: program.cols, rows: program.rows },
