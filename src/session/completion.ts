@@ -157,6 +157,43 @@ export async function awaitCompletion(session: Session, spec: WaitSpec): Promise
   return r === "timeout" ? { kind: "timeout" } : r;
 }
 
+/**
+ * After an `until` match in a shell's running command, how long to wait for that command's end
+ * mark. The line a model waits for is often the command's last (`make; echo DONE`): the shell's
+ * end mark follows within milliseconds (tens under load), and an answer without it told the
+ * model the command ran on (`state running`), or waited for input (`reading`: the shell's own
+ * line editor, before its prompt was parsed), until a second read (issue 36 item 1). A command
+ * that runs on after the line costs the read this much more, at most.
+ */
+export const UNTIL_END_GRACE_MS = 300;
+
+/**
+ * An `until` verdict, with the end of the command it matched in when that end comes within
+ * UNTIL_END_GRACE_MS (or the session's exit). A program that, after the match, waits for the
+ * terminal (a REPL the command started, `read`) will not end by itself: no wait for it then.
+ */
+export async function withNearEnd(session: Session, v: Verdict, since: number, signal?: AbortSignal): Promise<Verdict> {
+  if (v.kind !== "until" || v.end || session.exit || session.integration === "none" || session.phase !== "running")
+    return v;
+  const check = (): Check => {
+    if (session.exit) return { done: { kind: "exit" } };
+    const marked = markCheck(session, session.marksAfter(since), null);
+    if (marked && "done" in marked) return marked;
+    if (programWaitsForKeys(session)) return { done: { kind: "tty" } };
+    return marked ?? (session.canAskTtyWait() ? { retryInMs: TTY_RECHECK_MIN_MS } : null);
+  };
+  const r = await waitFor<Verdict>(session, check, { timeoutMs: UNTIL_END_GRACE_MS, signal });
+  return r !== "timeout" && r.kind === "end" ? { ...v, end: r.end } : v;
+}
+
+/** A program other than the session's shell leads the terminal and waits for keys (kernel's word). */
+function programWaitsForKeys(session: Session): boolean {
+  if (!session.canAskTtyWait()) return false;
+  const group = session.backendHandle.foregroundGroup?.() ?? null;
+  if (group === null || group === session.pid) return false;
+  return (session.backendHandle.foregroundTtyWait?.() ?? null) !== null;
+}
+
 /** The `via` a verdict is reported as. */
 export function viaOf(session: Session, v: Verdict): Via {
   switch (v.kind) {

@@ -18,7 +18,7 @@ import {
 import type { ReadCursor } from "./read-cursors.ts";
 import { compileUntil, lastLine } from "./send.ts";
 import { diffItems, screenItems } from "./screen-view.ts";
-import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
+import { awaitCompletion, exitCodeOf, viaOf, withNearEnd, type Verdict, type Via } from "./completion.ts";
 import { promptStart } from "./prompt-line.ts";
 import { AppError } from "../api/errors.ts";
 import { withoutEcho } from "./echo-items.ts";
@@ -101,6 +101,8 @@ export async function readSession(
       timeoutMs: waitMs,
       signal,
     });
+    // A match just before the command's end: the answer carries that end (issue 36 item 1).
+    verdict = await withNearEnd(session, verdict, since, signal);
     via = viaOf(session, verdict);
     matched = verdict.kind === "until" ? verdict.matched : null;
   }
