@@ -7,14 +7,7 @@ import type { readOutput } from "../api/methods/read.ts";
 import type { z } from "zod";
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
-import {
-  fetchableFrom,
-  hasContent,
-  isBefore,
-  OutputScanner,
-  region,
-  type Region,
-} from "../terminal/output-region.ts";
+import { fetchableFrom, hasContent, isBefore, OutputScanner, region, type Region } from "../terminal/output-region.ts";
 import type { ReadCursor } from "./read-cursors.ts";
 import { compileUntil, lastLine } from "./send.ts";
 import { diffItems, screenItems } from "./screen-view.ts";
