@@ -20,7 +20,7 @@ import { logger } from "../log.ts";
 import { Session } from "./session.ts";
 import { fetchableFrom, region } from "../terminal/output-region.ts";
 import { waitForPromptDrawn } from "./ready.ts";
-import { awaitCompletion, viaOf, type Via } from "./completion.ts";
+import { awaitCompletion, viaOf, type Verdict } from "./completion.ts";
 import type { HostEvent } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
 import { AutoNames, DEFAULT_SESSION, validateSessionId } from "../api/session-id.ts";
@@ -37,6 +37,15 @@ const CLOSED_MEMORY = 256;
 const PROMPT_DRAW_AT_OPEN_MS = 300;
 /** Output budget of term_open's start-up output. */
 const OPEN_OUTPUT_TOKENS = 2000;
+
+/** Why term_open answered before a silent program printed anything, and how to follow it. */
+function silentHint(session: Session, silentMs: number): string {
+  return (
+    `It printed nothing in ${silentMs} ms and, the kernel says, neither waits for the terminal nor works on a ` +
+    `CPU or disk (it sleeps, or waits on something else): it keeps running. term_read session:` +
+    `${JSON.stringify(session.id)} waits (wait_ms) for its output; term_send keys:["ctrl+c"] stops it.`
+  );
+}
 
 /** Where and with what environment the default session starts (the daemon passes its caller's). */
 export type SessionDefaults = Pick<OpenParams, "cwd" | "env">;
@@ -206,7 +215,7 @@ export class SessionManager {
     log.info(`opened ${id}: ${description}`);
 
     const start = { row: 0, col: 0, prefix: "", lineNo: 1 };
-    const via = await this.waitUntilReady(session, signal);
+    const verdict = await this.waitUntilReady(session, signal);
     await waitForPromptDrawn(session, PROMPT_DRAW_AT_OPEN_MS, signal, true);
     const rendered = render(
       region(session.emulator, start, null).items,
@@ -226,17 +235,17 @@ export class SessionManager {
       shell_integration: session.integration === "shell",
       attach: session.persistent ? `ptyhub attach ${id}` : null,
       state: session.state(),
-      via,
+      via: viaOf(session, verdict),
       output: rendered.output,
       truncated: rendered.truncated,
+      ...(verdict.kind === "silent" ? { hint: silentHint(session, verdict.silentMs) } : {}),
     };
   }
 
   /** Until the first prompt (shells), a prompt-looking pause or a settle (programs), or exit. */
-  private async waitUntilReady(session: Session, signal?: AbortSignal): Promise<Via> {
+  private waitUntilReady(session: Session, signal?: AbortSignal): Promise<Verdict> {
     const timeoutMs = this.config.open_timeout_ms;
-    const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs, signal });
-    return viaOf(session, verdict);
+    return awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs, signal });
   }
 
   /** Each live local session's program (a session leader): who runs inside the daemon's sessions. */
