@@ -23,7 +23,7 @@ import { waitForPromptDrawn } from "./ready.ts";
 import { awaitCompletion, viaOf, type Verdict } from "./completion.ts";
 import type { HostEvent } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
-import { AutoNames, DEFAULT_SESSION, validateSessionId } from "../api/session-id.ts";
+import { AutoNames, DEFAULT_SESSION, sessionNotFound, validateSessionId } from "../api/session-id.ts";
 
 const log = logger("manager");
 
@@ -90,14 +90,7 @@ export class SessionManager {
   get(id: string): Session {
     validateSessionId(id);
     const s = this.sessions.get(id);
-    if (!s) {
-      const known = [...this.sessions.keys()].slice(0, 10).join(", ") || "none";
-      throw new AppError(
-        "SESSION_NOT_FOUND",
-        `no session '${id}'`,
-        `Open it with term_open, or pick one from term_list (sessions: ${known}).`,
-      );
-    }
+    if (!s) throw sessionNotFound(id, [...this.sessions.keys()]);
     s.touch();
     return s;
   }
