@@ -4,6 +4,7 @@
  */
 import type { listOutput } from "../api/methods/list.ts";
 import type { openOutput } from "../api/methods/open.ts";
+import { CLOSE_SIGNALS, type closeOutput } from "../api/methods/close.ts";
 import type { z } from "zod";
 import { Secrets } from "./redaction.ts";
 import { AppError } from "../api/errors.ts";
@@ -53,6 +54,9 @@ export type SessionDefaults = Pick<OpenParams, "cwd" | "env">;
 /** term_open's result: the one definition is its schema (src/api/methods/open.ts). */
 export type OpenResult = z.output<typeof openOutput>;
 
+/** term_close's result: the one definition is its schema (src/api/methods/close.ts). */
+export type CloseResult = z.output<typeof closeOutput>;
+
 /** One session as term_list shows it: the one definition is its schema (src/api/methods/list.ts). */
 export type SessionInfo = z.output<typeof listOutput>["sessions"][number];
 
@@ -63,8 +67,8 @@ export class SessionManager {
   private readonly sweeper: ReturnType<typeof setInterval>;
   private readonly autoNames = new AutoNames();
   private readonly events = new Emitter<HostEvent>();
-  /** Recently closed sessions and their exit codes: closing one again succeeds. */
-  private readonly closed = new Map<string, number | null>();
+  /** Recently closed sessions, as closing them answered: closing one again succeeds. */
+  private readonly closed = new Map<string, CloseResult>();
 
   /** Secrets typed into any session, masked in all of them (redaction.ts). */
   private readonly secrets = new Secrets();
@@ -273,23 +277,23 @@ export class SessionManager {
   }
 
   /** `shutdown`: the host is going away; programs that can outlive it are detached, not ended. */
-  async close(
-    id: string,
-    signal?: CloseSignal,
-    shutdown = false,
-  ): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  async close(id: string, signal?: CloseSignal, shutdown = false): Promise<CloseResult> {
     validateSessionId(id);
-    if (!this.sessions.has(id) && this.closed.has(id))
-      return { session: id, closed: true, exit_code: this.closed.get(id) ?? null };
+    const before = this.closed.get(id);
+    if (!this.sessions.has(id) && before) return before;
     const s = this.get(id);
+    const running = s.alive;
     const info = shutdown ? await s.detach() : await s.close(signal);
     this.sessions.delete(id);
     this.events.emit({ session: id, kind: "closed" });
     s.dispose();
-    this.closed.set(id, info.exitCode);
+    // The hang-up (or TERM, KILL) that ended it was ours: the exit code says nothing else.
+    const sent = running ? CLOSE_SIGNALS.find((name) => info.signal === `SIG${name}`) : undefined;
+    const result: CloseResult = { session: id, closed: true, exit_code: info.exitCode, signal: sent ?? null };
+    this.closed.set(id, result);
     if (this.closed.size > CLOSED_MEMORY) this.closed.delete(this.closed.keys().next().value!);
     log.info(`closed ${id}: ${info.reason}`);
-    return { session: id, closed: true, exit_code: info.exitCode };
+    return result;
   }
 
   /** Ends every session (server shutdown): politely, then by force. */
