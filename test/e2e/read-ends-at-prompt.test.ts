@@ -56,19 +56,26 @@ describe.if(process.platform === "linux")("term_read ends where the command ende
 
   test("new after the command ended: its output without the prompt", async () => {
     await openShell("n1");
-    const command = "sleep 0.2; echo one; echo two";
+    const command = "sleep 0.5; echo one; echo two";
     await server.ok("term_exec", { session: "n1", command, timeout_ms: 1 });
-    // Barrier: the shell reports the command done (term_list reads no output, moves no cursor).
-    await waitFor(
-      async () => (await server.ok("term_list", {})).sessions.find((s: any) => s.session === "n1")?.state === "prompt",
-      20_000,
-      "the command to end",
-    );
+    // Barrier: the shell reports the command started, then done (term_list moves no read cursor).
+    const state = async () =>
+      (await server.ok("term_list", {})).sessions.find((s: { session: string }) => s.session === "n1")?.state;
+    await waitFor(async () => (await state()) === "running", 20_000, "the command to start");
+    await waitFor(async () => (await state()) === "prompt", 20_000, "the command to end");
     const r = await server.ok("term_read", { session: "n1", mode: "new" });
     expect(afterEcho(r.output, command)).toBe("one\ntwo");
     expect(r.exit_code).toBe(0);
     // The prompt was read with it: the next read has nothing new.
     const again = await server.ok("term_read", { session: "n1", mode: "new", wait_ms: 100 });
     expect(again.output).toBe("");
+  }, 60_000);
+
+  test("a background job's line printed at the prompt is output: kept", async () => {
+    await openShell("bg");
+    await server.ok("term_exec", { session: "bg", command: "(sleep 0.3; echo bg-36) &" });
+    const r = await server.ok("term_read", { session: "bg", until: "bg-36", wait_ms: 20_000 });
+    expect(r.matched).toBe("bg-36");
+    expect(r.output).toContain("bg-36");
   }, 60_000);
 });
