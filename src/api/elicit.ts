@@ -8,6 +8,11 @@
 export interface ElicitResult {
   action: "accept" | "decline" | "cancel";
   content?: Record<string, unknown>;
+  /**
+   * Set when the client refused without asking anyone (src/mcp/unasked.ts): why we know. The
+   * caller then says nobody was asked, not that the human said no.
+   */
+  unaskedWhy?: string;
 }
 
 /** How to ask. */

@@ -17,6 +17,22 @@ export function validateSessionId(id: string): void {
   }
 }
 
+/** How many session names a SESSION_NOT_FOUND hint lists (term_list has them all). */
+const NOT_FOUND_NAMES = 10;
+
+/**
+ * SESSION_NOT_FOUND for `id`, listing the sessions there are: every host's, where the caller
+ * knows them all (the routing host: in-process and daemon sessions).
+ */
+export function sessionNotFound(id: string, known: readonly string[]): AppError {
+  const names = known.slice(0, NOT_FOUND_NAMES).join(", ") || "none";
+  return new AppError(
+    "SESSION_NOT_FOUND",
+    `no session '${id}'`,
+    `Open it with term_open, or pick one from term_list (sessions: ${names}).`,
+  );
+}
+
 /** term_exec's session when it names none: a shell opened on first use (SPEC). */
 export const DEFAULT_SESSION = "main";
 

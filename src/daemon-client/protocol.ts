@@ -100,6 +100,8 @@ const fatalFrame = z.object({ type: z.literal("fatal"), error: errorPayload });
 const elicitAnswer = z.object({
   action: z.enum(["accept", "decline", "cancel"]),
   content: z.record(z.string(), z.unknown()).optional(),
+  /** The client refused without asking anyone (ElicitResult.unaskedWhy). */
+  unaskedWhy: z.string().max(MAX_NO_ELICIT_WHY_CHARS).optional(),
 });
 export type ElicitAnswer = z.infer<typeof elicitAnswer>;
 

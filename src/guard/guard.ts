@@ -286,6 +286,11 @@ export class Guard {
       record({ line, findings, outcome: "confirmed" });
       return;
     }
+    if (answer?.unaskedWhy) {
+      // The client refused by itself (src/mcp/unasked.ts): nobody said no, as when it cannot ask.
+      record({ line, findings, outcome: "blocked" });
+      throw new AppError("BLOCKED_BY_GUARD", `${notDone}: ${why}. Nobody was asked: ${answer.unaskedWhy}`, hint, false);
+    }
     record({ line, findings, outcome: "declined" });
     if (answer === null) {
       throw new AppError(

@@ -9,7 +9,7 @@ import type { LocalHost } from "./local-host.ts";
 import type { CallContext, HostEvent, SessionHost, SpecialMethods } from "../api/host.ts";
 import type { DaemonHost } from "./daemon-host.ts";
 import { LocalHostSlot } from "./local-slot.ts";
-import { AutoNames, validateSessionId } from "../api/session-id.ts";
+import { AutoNames, sessionNotFound, validateSessionId } from "../api/session-id.ts";
 import type { HostMethod, HostParams, HostResult } from "../api/table.ts";
 import { sessionOf } from "./session-of.ts";
 
@@ -93,7 +93,22 @@ export class RoutingHost implements SessionHost {
   ): Promise<HostResult<M>> {
     const session = sessionOf(params);
     const host = session !== undefined ? this.hostOf(session) : await this.defaultHost();
-    return host.call(method, params, ctx);
+    try {
+      return await host.call(method, params, ctx);
+    } catch (err) {
+      throw session !== undefined ? await this.withEveryName(err, session) : err;
+    }
+  }
+
+  /**
+   * A SESSION_NOT_FOUND for `session` from one host lists that host's sessions only (none, or "no
+   * daemon is running", while in-process sessions exist): name both hosts' sessions instead.
+   */
+  private async withEveryName(err: unknown, session: string): Promise<unknown> {
+    if (!(err instanceof AppError) || err.code !== "SESSION_NOT_FOUND" || err.message !== `no session '${session}'`)
+      return err;
+    const there = await this.daemon.names().catch(() => []);
+    return sessionNotFound(session, [...this.localNames(), ...there]);
   }
 
   /** Where a call naming no session goes: the daemon, unless sessions are in-process by default. */
@@ -146,8 +161,13 @@ export class RoutingHost implements SessionHost {
     } catch (err) {
       // Perhaps an in-process session closed earlier: closing it again succeeds (the local
       // manager remembers), and an unknown name stays SESSION_NOT_FOUND.
-      if (err instanceof AppError && err.code === "SESSION_NOT_FOUND")
-        return (await this.local.get()).call("close", p, ctx);
+      if (err instanceof AppError && err.code === "SESSION_NOT_FOUND") {
+        try {
+          return await (await this.local.get()).call("close", p, ctx);
+        } catch (e) {
+          throw await this.withEveryName(e, p.session);
+        }
+      }
       throw err;
     }
   }

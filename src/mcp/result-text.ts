@@ -11,9 +11,13 @@ export function screenHeading(
   return screen === "" ? `--- screen: no rows changed${where} ---` : `--- screen: changed rows${where} ---`;
 }
 
-/** The header line with the hint (if any) after it. */
-export function withHint(header: string, hintText: string | undefined): string {
-  return hintText ? `${header}\nhint: ${hintText}` : header;
+/**
+ * The text with the hint (if any) as its last line: after the output, in every result, so the
+ * output follows its header directly and the hint is not read as the first line of the output
+ * (issue 36 item 5: on a timeout it sat between the two).
+ */
+export function withHint(text: string, hintText: string | undefined): string {
+  return hintText ? `${text}\nhint: ${hintText}` : text;
 }
 
 /** The header with a `jobs:` line after it when the shell printed job notices. */

@@ -20,6 +20,8 @@ import { clientProfile, type ClientProfile, type ResultFormSetting } from "./cli
 import { OnDemandSchemaValidator } from "./schema-validator.ts";
 import { callTool, preloadToolDefs } from "./call-tool.ts";
 import { elicitOnSecretPage } from "./secret-page/url-elicit.ts";
+import { markUnasked } from "./unasked.ts";
+import type { ElicitResult } from "../api/elicit.ts";
 
 const log = logger("mcp");
 
@@ -79,19 +81,24 @@ export function createMcpServer(opts: ServerOptions): Server {
       delivered: opts.delivered?.(extra.requestId),
       elicit: caps?.elicitation
         ? async (message, requestedSchema, options) => {
-            // A secret goes on ptyhub's own page where the client can send the human there (SPEC: term_secret).
-            if (options?.secret && caps.elicitation?.url && opts.secretPageTtlMs !== undefined) {
-              return elicitOnSecretPage(server, message, requestedSchema, {
-                ttlMs: opts.secretPageTtlMs,
-                signal: extra.signal,
-              });
-            }
-            const shown = options?.secret ? `${message}\n\n${FORM_FALLBACK_NOTE}` : message;
-            // Checked, not cast: a schema that came from the daemon is only known to be a record.
-            const params = ElicitRequestFormParamsSchema.safeParse({ message: shown, requestedSchema });
-            if (!params.success) throw new Error(`not an elicitation form schema: ${params.error.message}`);
-            const r = await server.elicitInput(params.data, { signal: extra.signal });
-            return { action: r.action, content: r.content as Record<string, unknown> | undefined };
+            const askedAt = performance.now();
+            const asked = async (): Promise<ElicitResult> => {
+              // A secret goes on ptyhub's own page where the client can send the human there (SPEC: term_secret).
+              if (options?.secret && caps.elicitation?.url && opts.secretPageTtlMs !== undefined) {
+                return elicitOnSecretPage(server, message, requestedSchema, {
+                  ttlMs: opts.secretPageTtlMs,
+                  signal: extra.signal,
+                });
+              }
+              const shown = options?.secret ? `${message}\n\n${FORM_FALLBACK_NOTE}` : message;
+              // Checked, not cast: a schema that came from the daemon is only known to be a record.
+              const params = ElicitRequestFormParamsSchema.safeParse({ message: shown, requestedSchema });
+              if (!params.success) throw new Error(`not an elicitation form schema: ${params.error.message}`);
+              const r = await server.elicitInput(params.data, { signal: extra.signal });
+              return { action: r.action, content: r.content as Record<string, unknown> | undefined };
+            };
+            const answer = await asked();
+            return markUnasked(answer, performance.now() - askedAt, client().label ?? client().name);
           }
         : undefined,
     };

@@ -17,7 +17,9 @@
  *                    a program without integration settled at something prompt-like.
  *   5. settle        output stopped changing: a guess, reported as such. Where the kernel can be
  *                    asked, nothing at all is never "settled": a program that prints nothing and
- *                    does not read the terminal is starting or working, so the wait goes on.
+ *                    does not read the terminal is starting or working, so the wait goes on;
+ *                    term_open answers `silent` (via timeout: its own short limit) for one that
+ *                    does nothing, as term_exec answers `running` at its timeout.
  *   6. timeout       the caller's bound.
  * Which of 4–5 apply depends on the caller (`Fallback`); 1–3 and 6 apply to every wait.
  */
@@ -76,6 +78,16 @@ const TTY_RECHECK_MAX_MS = 500;
 /** A program seen idle after its output is looked at again this much later before it counts as settled. */
 const IDLE_CONFIRM_MS = 100;
 
+/**
+ * term_open of a program that has printed nothing: once silent this long, and seen idle (neither
+ * waiting for the terminal nor on a CPU or disk) twice IDLE_CONFIRM_MS apart, it is answered as
+ * running, as Codex's exec answers after its yield_time_ms. `sleep 20; echo late` held term_open
+ * for its 15 s limit (issue 36 item 7). A program that starts slowly works meanwhile (python3
+ * importing: on a CPU or on disk, also on a loaded machine, where it waits runnable), so it is
+ * still waited for. With the confirmation and a recheck's lateness it answers within about 1 s.
+ */
+export const OPEN_SILENT_YIELD_MS = 700;
+
 /** Once new output starts arriving, a read lets it finish its burst for this long… */
 export const READ_COALESCE_MS = 40;
 /** …but under a continuous flood returns what is there after this long. */
@@ -100,6 +112,11 @@ export type Verdict =
   | { kind: "input" }
   /** The kernel says the foreground program is blocked reading the terminal. */
   | { kind: "tty" }
+  /**
+   * term_open: the program printed nothing for `silentMs` and the kernel says it neither waits for
+   * the terminal nor works: it runs on (OPEN_SILENT_YIELD_MS).
+   */
+  | { kind: "silent"; silentMs: number }
   /** The shell is ready at its first prompt (term_open). */
   | { kind: "ready" }
   | { kind: "prompt" }
@@ -149,12 +166,49 @@ export interface WaitSpec {
 export async function awaitCompletion(session: Session, spec: WaitSpec): Promise<Verdict> {
   const startedAt = Date.now();
   const bytesAtStart = session.emulator.bytesIn;
-  const state: WaitState = { firstNewAt: null, idleAt: null };
+  const state: WaitState = { firstNewAt: null, idleAt: null, silentIdleAt: null };
   const r = await waitFor<Verdict>(session, () => evaluate(session, spec, startedAt, bytesAtStart, state), {
     timeoutMs: spec.timeoutMs,
     signal: spec.signal,
   });
   return r === "timeout" ? { kind: "timeout" } : r;
+}
+
+/**
+ * After an `until` match in a shell's running command, how long to wait for that command's end
+ * mark. The line a model waits for is often the command's last (`make; echo DONE`): the shell's
+ * end mark follows within milliseconds (tens under load), and an answer without it told the
+ * model the command ran on (`state running`), or waited for input (`reading`: the shell's own
+ * line editor, before its prompt was parsed), until a second read (issue 36 item 1). A command
+ * that runs on after the line costs the read this much more, at most.
+ */
+export const UNTIL_END_GRACE_MS = 300;
+
+/**
+ * An `until` verdict, with the end of the command it matched in when that end comes within
+ * UNTIL_END_GRACE_MS (or the session's exit). A program that, after the match, waits for the
+ * terminal (a REPL the command started, `read`) will not end by itself: no wait for it then.
+ */
+export async function withNearEnd(session: Session, v: Verdict, since: number, signal?: AbortSignal): Promise<Verdict> {
+  if (v.kind !== "until" || v.end || session.exit || session.integration === "none" || session.phase !== "running")
+    return v;
+  const check = (): Check => {
+    if (session.exit) return { done: { kind: "exit" } };
+    const marked = markCheck(session, session.marksAfter(since), null);
+    if (marked && "done" in marked) return marked;
+    if (programWaitsForKeys(session)) return { done: { kind: "tty" } };
+    return marked ?? (session.canAskTtyWait() ? { retryInMs: TTY_RECHECK_MIN_MS } : null);
+  };
+  const r = await waitFor<Verdict>(session, check, { timeoutMs: UNTIL_END_GRACE_MS, signal });
+  return r !== "timeout" && r.kind === "end" ? { ...v, end: r.end } : v;
+}
+
+/** A program other than the session's shell leads the terminal and waits for keys (kernel's word). */
+function programWaitsForKeys(session: Session): boolean {
+  if (!session.canAskTtyWait()) return false;
+  const group = session.backendHandle.foregroundGroup?.() ?? null;
+  if (group === null || group === session.pid) return false;
+  return (session.backendHandle.foregroundTtyWait?.() ?? null) !== null;
 }
 
 /** The `via` a verdict is reported as. */
@@ -167,6 +221,9 @@ export function viaOf(session: Session, v: Verdict): Via {
     case "settle":
     case "timeout":
       return v.kind;
+    case "silent":
+      // Not a guess at a state (the kernel says it runs): the wait stopped at its own limit.
+      return "timeout";
     case "end":
     case "ready":
       return session.integration === "marker" ? "marker" : "shell";
@@ -193,6 +250,8 @@ interface WaitState {
   firstNewAt: number | null;
   /** When the program was first seen idle since its last output (term_open). */
   idleAt: number | null;
+  /** When a program that printed nothing was first seen idle, not waiting for the terminal (term_open). */
+  silentIdleAt: number | null;
 }
 
 function evaluate(session: Session, spec: WaitSpec, startedAt: number, bytesAtStart: number, state: WaitState): Check {
@@ -433,9 +492,10 @@ function openCheck(session: Session, startedAt: number, state: WaitState): Check
   const quietFor = Date.now() - session.lastOutputAt;
   const program = session.programStart;
   if (program && !hasContent(region(session.emulator, program.pos, null).items)) {
-    return nothingYet(session, Date.now() - program.at);
+    return silentCheck(session, Date.now() - program.at, state);
   }
-  if (session.emulator.bytesIn === 0) return nothingYet(session, Date.now() - startedAt);
+  if (session.emulator.bytesIn === 0) return silentCheck(session, Date.now() - startedAt, state);
+  state.silentIdleAt = null;
   if (looksLikePrompt(session.emulator.textBeforeCursor())) {
     return quietFor >= PROMPT_QUIET_MS ? { done: { kind: "prompt" } } : { retryInMs: PROMPT_QUIET_MS - quietFor };
   }
@@ -460,4 +520,26 @@ function openCheck(session: Session, startedAt: number, state: WaitState): Check
   state.idleAt ??= now;
   const idleFor = now - state.idleAt;
   return idleFor >= IDLE_CONFIRM_MS ? { done: { kind: "settle" } } : { retryInMs: IDLE_CONFIRM_MS - idleFor };
+}
+
+/**
+ * term_open, nothing printed for `waited` ms: as nothingYet, and where the kernel can be asked, a
+ * program silent for OPEN_SILENT_YIELD_MS that neither waits for the terminal nor works, seen so
+ * twice IDLE_CONFIRM_MS apart, is answered as `silent` (running on).
+ */
+function silentCheck(session: Session, waited: number, state: WaitState): Check {
+  const nothing = nothingYet(session, waited);
+  if (!session.canAskTtyWait() || (nothing !== null && "done" in nothing)) return nothing;
+  const now = Date.now();
+  // Asked in this order: a program that blocks on the terminal between the two answers is not idle.
+  const idle = session.backendHandle.foregroundBusy?.() === false && !session.backendHandle.foregroundTtyWait?.();
+  if (waited < OPEN_SILENT_YIELD_MS || !idle) {
+    state.silentIdleAt = null;
+    const lookAgain = waited < OPEN_SILENT_YIELD_MS ? OPEN_SILENT_YIELD_MS - waited : BUSY_RECHECK_MS;
+    return sooner(nothing, { retryInMs: lookAgain });
+  }
+  state.silentIdleAt ??= now;
+  const idleFor = now - state.silentIdleAt;
+  if (idleFor >= IDLE_CONFIRM_MS) return { done: { kind: "silent", silentMs: waited } };
+  return { retryInMs: IDLE_CONFIRM_MS - idleFor };
 }

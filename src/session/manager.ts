@@ -4,6 +4,7 @@
  */
 import type { listOutput } from "../api/methods/list.ts";
 import type { openOutput } from "../api/methods/open.ts";
+import { CLOSE_SIGNALS, type closeOutput } from "../api/methods/close.ts";
 import type { z } from "zod";
 import { Secrets } from "./redaction.ts";
 import { AppError } from "../api/errors.ts";
@@ -20,10 +21,10 @@ import { logger } from "../log.ts";
 import { Session } from "./session.ts";
 import { fetchableFrom, region } from "../terminal/output-region.ts";
 import { waitForPromptDrawn } from "./ready.ts";
-import { awaitCompletion, viaOf, type Via } from "./completion.ts";
+import { awaitCompletion, viaOf, type Verdict } from "./completion.ts";
 import type { HostEvent } from "../api/host.ts";
 import { Emitter } from "../util/emitter.ts";
-import { AutoNames, DEFAULT_SESSION, validateSessionId } from "../api/session-id.ts";
+import { AutoNames, DEFAULT_SESSION, sessionNotFound, validateSessionId } from "../api/session-id.ts";
 
 const log = logger("manager");
 
@@ -38,11 +39,23 @@ const PROMPT_DRAW_AT_OPEN_MS = 300;
 /** Output budget of term_open's start-up output. */
 const OPEN_OUTPUT_TOKENS = 2000;
 
+/** Why term_open answered before a silent program printed anything, and how to follow it. */
+function silentHint(session: Session, silentMs: number): string {
+  return (
+    `It printed nothing in ${silentMs} ms and, the kernel says, neither waits for the terminal nor works on a ` +
+    `CPU or disk (it sleeps, or waits on something else): it keeps running. term_read session:` +
+    `${JSON.stringify(session.id)} waits (wait_ms) for its output; term_send keys:["ctrl+c"] stops it.`
+  );
+}
+
 /** Where and with what environment the default session starts (the daemon passes its caller's). */
 export type SessionDefaults = Pick<OpenParams, "cwd" | "env">;
 
 /** term_open's result: the one definition is its schema (src/api/methods/open.ts). */
 export type OpenResult = z.output<typeof openOutput>;
+
+/** term_close's result: the one definition is its schema (src/api/methods/close.ts). */
+export type CloseResult = z.output<typeof closeOutput>;
 
 /** One session as term_list shows it: the one definition is its schema (src/api/methods/list.ts). */
 export type SessionInfo = z.output<typeof listOutput>["sessions"][number];
@@ -54,8 +67,8 @@ export class SessionManager {
   private readonly sweeper: ReturnType<typeof setInterval>;
   private readonly autoNames = new AutoNames();
   private readonly events = new Emitter<HostEvent>();
-  /** Recently closed sessions and their exit codes: closing one again succeeds. */
-  private readonly closed = new Map<string, number | null>();
+  /** Recently closed sessions, as closing them answered: closing one again succeeds. */
+  private readonly closed = new Map<string, CloseResult>();
 
   /** Secrets typed into any session, masked in all of them (redaction.ts). */
   private readonly secrets = new Secrets();
@@ -81,14 +94,7 @@ export class SessionManager {
   get(id: string): Session {
     validateSessionId(id);
     const s = this.sessions.get(id);
-    if (!s) {
-      const known = [...this.sessions.keys()].slice(0, 10).join(", ") || "none";
-      throw new AppError(
-        "SESSION_NOT_FOUND",
-        `no session '${id}'`,
-        `Open it with term_open, or pick one from term_list (sessions: ${known}).`,
-      );
-    }
+    if (!s) throw sessionNotFound(id, [...this.sessions.keys()]);
     s.touch();
     return s;
   }
@@ -206,7 +212,7 @@ export class SessionManager {
     log.info(`opened ${id}: ${description}`);
 
     const start = { row: 0, col: 0, prefix: "", lineNo: 1 };
-    const via = await this.waitUntilReady(session, signal);
+    const verdict = await this.waitUntilReady(session, signal);
     await waitForPromptDrawn(session, PROMPT_DRAW_AT_OPEN_MS, signal, true);
     const rendered = render(
       region(session.emulator, start, null).items,
@@ -226,17 +232,17 @@ export class SessionManager {
       shell_integration: session.integration === "shell",
       attach: session.persistent ? `ptyhub attach ${id}` : null,
       state: session.state(),
-      via,
+      via: viaOf(session, verdict),
       output: rendered.output,
       truncated: rendered.truncated,
+      ...(verdict.kind === "silent" ? { hint: silentHint(session, verdict.silentMs) } : {}),
     };
   }
 
   /** Until the first prompt (shells), a prompt-looking pause or a settle (programs), or exit. */
-  private async waitUntilReady(session: Session, signal?: AbortSignal): Promise<Via> {
+  private waitUntilReady(session: Session, signal?: AbortSignal): Promise<Verdict> {
     const timeoutMs = this.config.open_timeout_ms;
-    const verdict = await awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs, signal });
-    return viaOf(session, verdict);
+    return awaitCompletion(session, { since: 0, fallback: "open", typed: null, timeoutMs, signal });
   }
 
   /** Each live local session's program (a session leader): who runs inside the daemon's sessions. */
@@ -271,23 +277,23 @@ export class SessionManager {
   }
 
   /** `shutdown`: the host is going away; programs that can outlive it are detached, not ended. */
-  async close(
-    id: string,
-    signal?: CloseSignal,
-    shutdown = false,
-  ): Promise<{ session: string; closed: true; exit_code: number | null }> {
+  async close(id: string, signal?: CloseSignal, shutdown = false): Promise<CloseResult> {
     validateSessionId(id);
-    if (!this.sessions.has(id) && this.closed.has(id))
-      return { session: id, closed: true, exit_code: this.closed.get(id) ?? null };
+    const before = this.closed.get(id);
+    if (!this.sessions.has(id) && before) return before;
     const s = this.get(id);
+    const running = s.alive;
     const info = shutdown ? await s.detach() : await s.close(signal);
     this.sessions.delete(id);
     this.events.emit({ session: id, kind: "closed" });
     s.dispose();
-    this.closed.set(id, info.exitCode);
+    // The hang-up (or TERM, KILL) that ended it was ours: the exit code says nothing else.
+    const sent = running ? CLOSE_SIGNALS.find((name) => info.signal === `SIG${name}`) : undefined;
+    const result: CloseResult = { session: id, closed: true, exit_code: info.exitCode, signal: sent ?? null };
+    this.closed.set(id, result);
     if (this.closed.size > CLOSED_MEMORY) this.closed.delete(this.closed.keys().next().value!);
     log.info(`closed ${id}: ${info.reason}`);
-    return { session: id, closed: true, exit_code: info.exitCode };
+    return result;
   }
 
   /** Ends every session (server shutdown): politely, then by force. */

@@ -7,10 +7,12 @@ import type { readOutput } from "../api/methods/read.ts";
 import type { z } from "zod";
 import { render, rowsToLines, type Item, type Truncation } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
-import { fetchableFrom, hasContent, isBefore, OutputScanner, region } from "../terminal/output-region.ts";
+import { fetchableFrom, hasContent, isBefore, OutputScanner, region, type Region } from "../terminal/output-region.ts";
+import type { ReadCursor } from "./read-cursors.ts";
 import { compileUntil, lastLine } from "./send.ts";
 import { diffItems, screenItems } from "./screen-view.ts";
-import { awaitCompletion, exitCodeOf, viaOf, type Verdict, type Via } from "./completion.ts";
+import { awaitCompletion, exitCodeOf, viaOf, withNearEnd, type Verdict, type Via } from "./completion.ts";
+import { promptStart } from "./prompt-line.ts";
 import { AppError } from "../api/errors.ts";
 import { withoutEcho } from "./echo-items.ts";
 import type { Pos } from "../terminal/emulator.ts";
@@ -79,8 +81,9 @@ export async function readSession(
       }
       return pattern.exec(text)?.[0] ?? null;
     };
+    const since = session.lastMarkSeq;
     verdict = await awaitCompletion(session, {
-      since: session.lastMarkSeq,
+      since,
       fallback: until ? "none" : "coalesce",
       typed: null,
       until: until ? () => matchUntil(until) : undefined,
@@ -90,6 +93,8 @@ export async function readSession(
       timeoutMs: waitMs,
       signal,
     });
+    // A match just before the command's end: the answer carries that end (issue 36 item 1).
+    verdict = await withNearEnd(session, verdict, since, signal);
     via = viaOf(session, verdict);
     matched = verdict.kind === "until" ? verdict.matched : null;
   }
@@ -111,7 +116,7 @@ export async function readSession(
       }
       const again = session.repeatRange(clientId);
       if (again && again.toLine >= again.fromLine) repeat = repeatNotice(again.fromLine, again.toLine);
-      const r = region(session.emulator, cursor.pos, null, cursor.capture, Infinity, p.max_tokens);
+      const r = unreadRegion(session, cursor, p.max_tokens);
       items = r.items;
       // A command that finished in the unread output (perhaps while no client was connected); one
       // that ended before this client's last read was told then (by term_exec, or that read).
@@ -162,6 +167,16 @@ export async function readSession(
     via,
     truncated: p.mode === "screen" || p.mode === "diff" ? null : rendered.truncated,
   };
+}
+
+/**
+ * This client's unread output. Back at the shell's prompt it ends where the command did, as
+ * term_exec's does (prompt-line.ts): the prompt is not output, also when part of it was read.
+ */
+function unreadRegion(session: Session, cursor: ReadCursor, budget: number): Region {
+  const prompt = promptStart(session);
+  if (prompt && isBefore(prompt, cursor.pos)) return { items: [], droppedChars: 0 };
+  return region(session.emulator, cursor.pos, prompt, cursor.capture, Infinity, budget);
 }
 
 /** Rows past an echo's own that are looked at for output after it. */

@@ -296,8 +296,12 @@ export class Session {
    */
   private atShellPrompt(): boolean | null {
     if (this.integration === "shell") return this.currentPhase === "prompt";
-    const markedSinceInput = this.markSeq > this.markSeqAtWrite;
-    return this.integration === "marker" && this.currentPhase === "prompt" && markedSinceInput ? true : null;
+    return this.integration === "marker" && this.currentPhase === "prompt" && this.markedSinceInput ? true : null;
+  }
+
+  /** The shell printed a mark after the last input written: what it shows now answers that input. */
+  get markedSinceInput(): boolean {
+    return this.markSeq > this.markSeqAtWrite;
   }
 
   /** Subscribes to every change: output parsed, mark seen, exit. Returns the unsubscribe. */

@@ -1,6 +1,6 @@
 /** term_open: what a session is opened with, and what the caller learns of it. */
 import { z } from "zod";
-import { MAX_SESSION_ID_CHARS, envVars, truncation, stateEnum, viaEnum } from "../fields.ts";
+import { MAX_SESSION_ID_CHARS, envVars, hint, truncation, stateEnum, viaEnum } from "../fields.ts";
 import { SANDBOX_MODES } from "../sandbox-modes.ts";
 import { BACKEND_KINDS, KIND_PARAMS } from "../kinds.ts";
 
@@ -49,4 +49,6 @@ export const openOutput = z.object({
   via: viaEnum,
   output: z.string(),
   truncated: truncation,
+  /** Why it answered before the program printed anything (a silent program runs on). */
+  hint,
 });

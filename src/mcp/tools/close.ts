@@ -14,6 +14,8 @@ export const termClose = defineTool({
     return ctx.host.call("close", args, ctx);
   },
   text(r) {
-    return `[closed ${r.session}${r.exit_code !== null ? ` · exit ${r.exit_code}` : ""}]`;
+    // 129 alone reads like a failure: say when it was the hang-up (or TERM, KILL) term_close sent.
+    const cause = r.signal ? ` (SIG${r.signal} sent by term_close)` : "";
+    return `[closed ${r.session}${r.exit_code !== null ? ` · exit ${r.exit_code}${cause}` : ""}]`;
   },
 });

@@ -42,6 +42,6 @@ export const termExec = defineTool({
       r.screen !== undefined
         ? `${r.output ? r.output + "\n" : ""}${screenHeading(r.screen_mode ?? "screen", r.screen, null)}\n${r.screen}`
         : r.output;
-    return withOutput(withJobNotices(withHint(header, r.hint), r.job_notices), body);
+    return withHint(withOutput(withJobNotices(header, r.job_notices), body), r.hint);
   },
 });

@@ -1,6 +1,6 @@
 import { defineTool } from "../tool.ts";
 import { openInput, openOutput } from "../../api/methods/open.ts";
-import { headerValue, truncationNote, withOutput } from "../result-text.ts";
+import { headerValue, truncationNote, withHint, withOutput } from "../result-text.ts";
 
 export const termOpen = defineTool({
   name: "term_open",
@@ -9,7 +9,8 @@ export const termOpen = defineTool({
     "Start a persistent terminal session: your shell (default), a program (python3, node, psql, vim…), or a command " +
     "line. " +
     "State (cwd, env, running programs) persists across calls. Returns once the session is ready (first prompt, or " +
-    "output settled) with what it printed. " +
+    "output settled; a program that prints nothing and sleeps: state running within ~1 s, follow it with " +
+    "term_read) with what it printed. " +
     "With `ssh`, the same on a remote host: one login (keys from ssh-agent or ~/.ssh; passwords and passphrases are " +
     "asked of the human), then every call rides that connection. " +
     'Unknown host keys are refused unless ssh.host_key is "accept-new". ' +
@@ -31,6 +32,6 @@ export const termOpen = defineTool({
       `[opened ${r.session} · ${r.kind} · ${headerValue(r.target)}${r.pid ? ` · pid ${r.pid}` : ""} · ` +
       `${r.cols}x${r.rows} · ${integration} · state ${r.state} · via ${r.via}` +
       `${attach}${truncationNote(r.truncated)}]`;
-    return withOutput(header, r.output);
+    return withHint(withOutput(header, r.output), r.hint);
   },
 });

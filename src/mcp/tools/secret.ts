@@ -47,7 +47,10 @@ export const termSecret = defineTool({
     // Clients in non-interactive mode (claude -p, codex exec) decline or cancel every request on
     // the human's behalf: the way forward is the same as without elicitation.
     if (answer.action !== "accept" || typeof secret !== "string") {
-      const why = `no secret was typed: the request was answered "${answer.action}"`;
+      // Nobody was asked when the client refused by itself (src/mcp/unasked.ts): say so.
+      const why = answer.unaskedWhy
+        ? `no secret was typed: nobody was asked: ${answer.unaskedWhy}`
+        : `no secret was typed: the request was answered "${answer.action}"`;
       throw new AppError("ELICITATION_UNSUPPORTED", why, typeItYourself);
     }
     await ctx.host.call("typeSecret", { session: args.session, secret, enter: args.enter }, ctx);

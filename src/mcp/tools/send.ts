@@ -29,6 +29,6 @@ export const termSend = defineTool({
       r.alt_screen && r.screen !== null
         ? `${r.output ? r.output + "\n" : ""}${screenHeading(r.screen_mode, r.screen, r.cursor)}\n${r.screen}`
         : r.output;
-    return withOutput(withJobNotices(withHint(header, r.hint), r.job_notices), body);
+    return withHint(withOutput(withJobNotices(header, r.job_notices), body), r.hint);
   },
 });
