@@ -7,7 +7,8 @@
  * own read cursors; all of them share the app's host, so HTTP clients, stdio clients and attached
  * humans see and drive the same daemon sessions. Before any of that, a request must pass, in this
  * order: the connection cap (503), the path (404), Origin and Host (403), the bearer token (401),
- * and not coming from a program inside one of ptyhub's sessions (403, http-peer.ts).
+ * and not coming from a program inside one of ptyhub's sessions (403, http-peer.ts). The one other
+ * path, the readiness answer /healthz (http-health.ts), passes the cap and Origin/Host only.
  * A body that is JSON but no servable message (a batch, `[]`, an unusable id) is answered here
  * with a JSON-RPC Invalid Request, as over stdio (the SDK would run a batch, and answer `[]` with
  * nothing). The SDK then answers other bad requests itself: 406/415 (headers), 413 (body size),
@@ -22,6 +23,7 @@ import { createMcpServer } from "./server.ts";
 import { bearerMatches } from "../config/http-token.ts";
 import { HttpPeers } from "./http-peer.ts";
 import { createGuard, isLoopbackHost, type RequestGuard } from "./http-guard.ts";
+import { HEALTH_PATH, healthAnswer } from "./http-health.ts";
 import { classifyMessage } from "./invalid-request.ts";
 import { answerNewEra, newEraBody } from "./era/http-new-era.ts";
 import type { NewEraOptions } from "./era/new-era-server.ts";
@@ -240,7 +242,8 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       // A Host no URL can hold (`127.0.0.1:PORT@evil.example`) leaves Bun a bare path as the URL:
       // the request names no server we are, so it is the Host check's to refuse, not a 500.
       const url = URL.parse(req.url);
-      if (url !== null && url.pathname !== MCP_PATH)
+      const health = url?.pathname === HEALTH_PATH;
+      if (url !== null && url.pathname !== MCP_PATH && !health)
         return jsonError(404, `Not found: the MCP endpoint is ${MCP_PATH}`);
       const refusal =
         guard.refusal(req) ??
@@ -249,6 +252,8 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
         log.warn(`403 ${req.method} from ${srv.requestIP(req)?.address ?? "?"}: ${refusal}`);
         return jsonError(403, `Forbidden: ${refusal}`);
       }
+      // Readiness: after the Origin/Host checks, before the token (probes hold none; it tells nothing).
+      if (health) return healthAnswer(req);
       if (opts.token !== null && !bearerMatches(req.headers.get("authorization"), opts.token)) {
         return jsonError(401, "Unauthorized: send Authorization: Bearer <token>", {
           "WWW-Authenticate": 'Bearer realm="ptyhub"',

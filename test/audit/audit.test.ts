@@ -88,7 +88,9 @@ describe("audit trail written by the daemon", () => {
       "the last command's end in the trail",
     );
     const typed = entries.filter((e) => e.event === "typed");
-    expect(typed[0]).toMatchObject({
+    // The command a session starts with is recorded before it starts, as typed via open.
+    expect(typed[0]).toMatchObject({ session: "au", via: "open", text: "bash" });
+    expect(typed[1]).toMatchObject({
       session: "au",
       who: expect.stringMatching(/^ptyhub-tests\/1\.0\.0:\d+$/),
       via: "exec",

@@ -170,26 +170,35 @@ describe.if(process.platform === "linux")("a program blocked reading the termina
   });
 });
 
-describe.if(process.platform === "linux")("a slow start is waited for, not settled on nothing", () => {
-  test("term_open python3 through a shim that takes 1.9 s: the banner and the prompt, every time", async () => {
+describe.if(process.platform === "linux")("a silent slow start answers running at once, not settled on nothing", () => {
+  // Issue 36 item 7: a program that has printed nothing and, as the kernel says, neither waits for
+  // the terminal nor works, is reported running within about a second (it was waited for to the
+  // open timeout); what it prints later comes with the next read, nothing settled on nothing.
+  const PROMPTLY_MS = 5_000;
+
+  test("term_open python3 through a shim that sleeps 1.9 s: running at once, then the banner and prompt", async () => {
     const shim = join(dir, "python3-shim");
     writeFileSync(shim, '#!/bin/sh\nsleep 1.9\nexec python3 "$@"\n');
     chmodSync(shim, 0o755);
     for (const name of ["shim1", "shim2", "shim3"]) {
       const o = await host.open({ name, command: shim }, ctx);
-      expect(o.state).toBe("prompt");
-      expect(o.output).toContain("Python 3");
-      expect(o.output).toContain(">>>");
+      if (o.state !== "prompt") {
+        expect(o.state).toBe("running");
+        const r = await host.read({ session: name, until: ">>> $", wait_ms: 20_000 }, ctx);
+        expect(r.output).toContain(">>>");
+        expect(o.output + r.output).toContain("Python 3");
+      } else expect(o.output).toContain("Python 3");
       await host.close({ session: name }, ctx);
     }
-  }, 30_000);
+  }, 60_000);
 
-  test("bash -c 'sleep 2; exec python3 -q': prompt after the sleep, then print(3+3) answers 6", async () => {
+  test("bash -c 'sleep 2; exec python3 -q': running at once, then the prompt, and print(3+3) answers 6", async () => {
     const t0 = performance.now();
     const o = await host.open({ name: "late", command: "bash", args: ["-c", "sleep 2; exec python3 -q"] }, ctx);
-    expect(performance.now() - t0).toBeGreaterThan(1900);
-    expect(o.state).toBe("prompt");
-    expect(["prompt", "tty"]).toContain(o.via);
+    expect(performance.now() - t0).toBeLessThan(PROMPTLY_MS);
+    expect(o.state).toBe("running");
+    const prompt = await host.read({ session: "late", until: ">>> $", wait_ms: 20_000 }, ctx);
+    expect(prompt.output).toContain(">>>");
     const r = await host.send({ session: "late", text: "print(3+3)", ...sendDefaults }, ctx);
     expect(r).toMatchObject({ state: "prompt", output: "6\n>>>" });
     await host.close({ session: "late" }, ctx);
