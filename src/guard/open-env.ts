@@ -38,7 +38,8 @@ export function readOpenEnv(env: Record<string, string> | undefined): EnvReading
     if (fn) lines.push(`${fn[1]}${value}`);
     // A prompt is not run, but its `$(…)` and backticks are: the value is parsed as a line's words.
     else if (SHELL_TEXT.test(name)) lines.push(name === "PROMPT_COMMAND" ? value : `: ${value}`);
-    else if (LOADS_CODE.has(name)) {
+    // Set empty, it names nothing to load (PYTHONSTARTUP="" keeps a user's startup file out).
+    else if (LOADS_CODE.has(name) && value !== "") {
       unreadable.push(`env ${name}=${value.slice(0, MAX_SHOWN)} makes the program load code the guard cannot read`);
     }
   }
