@@ -203,6 +203,16 @@ export class Guard {
     }
   }
 
+  /**
+   * A command the shell accepted and is about to run (accepted-line.ts): what the rules find in
+   * it, judged as a shell line in the session's real working directory. Empty when the guard is
+   * off.
+   */
+  judgeAccepted(session: Session, text: string): Finding[] {
+    if (!this.settings.enabled) return [];
+    return classifyShellLine(text, this.ruleContext(session), this.rules);
+  }
+
   /** The lines a session's shell is still continuing; forgotten at a new prompt or after ^C. */
   private continued(session: Session, cancelled: boolean): { text: string; ready: number } {
     const ready =

@@ -67,6 +67,17 @@ export interface CommandRecord {
   capture: HeadCapture;
 }
 
+/** The shell asks whether it may run a command of a line it accepted (J mark, accepted-line.ts). */
+export interface JudgeRequest {
+  seq: number;
+  text: string;
+}
+
+/** The answer line the shell waits for on its terminal: `ptyhub:<seq>:ok` or `ptyhub:<seq>:no`. */
+export function judgeAnswer(seq: number, allowed: boolean): string {
+  return `ptyhub:${seq}:${allowed ? "ok" : "no"}\n`;
+}
+
 /** What resource subscribers are told about: a command finished, or the session ended. */
 export type SessionEventKind = "command_finished" | "exited";
 
@@ -189,6 +200,7 @@ export class Session {
   /** The output as sent, escape sequences kept (term_read raw). */
   readonly rawOutput = new RawOutput();
   private readonly events = new Emitter<SessionEventKind>();
+  private readonly judgeRequests = new Emitter<JudgeRequest>();
 
   constructor(opts: SessionOptions) {
     this.id = opts.id;
@@ -413,6 +425,19 @@ export class Session {
   /** Lifecycle events (command finished, exited), for resource subscriptions. */
   onEvent(listener: (kind: SessionEventKind) => void): () => void {
     return this.events.on(listener);
+  }
+
+  /** The shell's questions about commands it is about to run (see JudgeRequest). */
+  onJudgeRequest(listener: (request: JudgeRequest) => void): () => void {
+    return this.judgeRequests.on(listener);
+  }
+
+  /**
+   * Answers the shell's question `seq` on its terminal. Not input of the agent's: written past
+   * the bookkeeping of write() (activity, marks answering input, interrupts).
+   */
+  answerJudge(seq: number, allowed: boolean): void {
+    if (this.exitInfo === null) this.backend.write(judgeAnswer(seq, allowed));
   }
 
   /** Raw output as it arrives (for attached humans and the daemon's replay). */
@@ -662,6 +687,7 @@ export class Session {
   dispose(): void {
     this.changes.clear();
     this.events.clear();
+    this.judgeRequests.clear();
     this.outputTaps.clear();
     this.emulator.dispose();
   }
@@ -703,6 +729,10 @@ export class Session {
     if (!mark) return; // Not ours: wrong nonce, so program output that merely looks like a mark.
     if (mark.kind === "reinstalled") {
       this.reinstallEndPending = true;
+      return;
+    }
+    if (mark.kind === "judge") {
+      this.judgeRequests.emit({ seq: mark.seq, text: mark.text });
       return;
     }
     if (mark.kind === "program") {

@@ -151,9 +151,22 @@ export type Mark =
   | { kind: "reinstalled" }
   /** S: a command run without integration starts now (a remote boot script says so before exec). */
   | { kind: "program" }
-  | { kind: "end"; exitCode: number | null; cwd: string | null };
+  | { kind: "end"; exitCode: number | null; cwd: string | null }
+  /**
+   * J;seq;text: the shell is about to run `text`, a command of a line it accepted, and waits on
+   * its terminal for ptyhub's verdict (accepted-line.ts): `seq` ties the answer to the question.
+   */
+  | { kind: "judge"; seq: number; text: string };
 
-const ESCAPES: Record<string, string> = { "%25": "%", "%3B": ";", "%0A": "\n", "%07": "\x07", "%1B": "\x1b" };
+const ESCAPES: Record<string, string> = {
+  "%25": "%",
+  "%3B": ";",
+  "%0A": "\n",
+  "%0D": "\r",
+  "%07": "\x07",
+  "%1B": "\x1b",
+};
+const ESCAPED = /%(25|3B|0A|0D|07|1B)/g;
 
 /** Parses an OSC 6973 payload; null when the nonce does not match (a forged or foreign mark). */
 export function parseMark(data: string, nonce: string): Mark | null {
@@ -171,8 +184,14 @@ export function parseMark(data: string, nonce: string): Mark | null {
     const parts = rest.split(";");
     const code = Number.parseInt(parts[1] ?? "", 10);
     const cwdRaw = parts.length > 2 ? parts.slice(2).join(";") : "";
-    const cwd = cwdRaw ? cwdRaw.replace(/%(25|3B|0A|07|1B)/g, (m) => ESCAPES[m] ?? m) : null;
+    const cwd = cwdRaw ? cwdRaw.replace(ESCAPED, (m) => ESCAPES[m] ?? m) : null;
     return { kind: "end", exitCode: Number.isFinite(code) ? code : null, cwd };
+  }
+  if (kind === "J") {
+    const [, seqText = "", ...text] = rest.split(";");
+    const seq = Number.parseInt(seqText, 10);
+    if (!Number.isSafeInteger(seq)) return null;
+    return { kind: "judge", seq, text: text.join(";").replace(ESCAPED, (m) => ESCAPES[m] ?? m) };
   }
   return null;
 }

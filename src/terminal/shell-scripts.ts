@@ -41,10 +41,49 @@ if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
 
 __ptyhub_precmd() {
   local __ptyhub_status=$?
+  # The prompt's own commands (the user's PROMPT_COMMAND) are not the accepted line's.
+  __ptyhub_in_prompt=1
+  if [ -n "$__ptyhub_refused" ]; then __ptyhub_status=126; __ptyhub_refused=; fi
+  __ptyhub_judged=()
   local p="\${PWD//%/%25}"
   p="\${p//;/%3B}"; p="\${p//$'\n'/%0A}"; p="\${p//$'\a'/%07}"; p="\${p//$'\e'/%1B}"
   printf '\033]6973;%s;D;%s;%s\007\033]6973;%s;A\007' "$__ptyhub_nonce" "$__ptyhub_status" "$p" "$__ptyhub_nonce"
   return $__ptyhub_status
+}
+
+# The guard's look at each command of an accepted line before it runs (src/guard/accepted-line.ts):
+# whatever the line editor did to the line (keys, undo, yank, insert-comment, edit-and-execute,
+# bind -x, macros), this is what bash is about to run. It goes out on a J mark; the answer comes
+# back on the terminal as a line (echo off). A DEBUG trap returning non-zero under extdebug skips
+# the command; the rest of its line is skipped too, and the line ends with status 126. Each
+# command is asked once per line (a loop's body is not asked again at every turn).
+declare -A __ptyhub_judged=()
+__ptyhub_seq=0
+__ptyhub_judge() {
+  # Our hooks' own commands (the trap is set inside __ptyhub_ps1, and traces its last lines).
+  case "$BASH_COMMAND" in __ptyhub_*) return 0 ;; esac
+  case "\${FUNCNAME[1]-}" in __ptyhub_*) return 0 ;; esac
+  [ -n "$__ptyhub_in_prompt" ] && return 0
+  [ -n "$__ptyhub_refused" ] && return 1
+  [ -n "\${__ptyhub_judged["$BASH_COMMAND"]+x}" ] && return 0
+  local c="$BASH_COMMAND" t v
+  t="\${c//%/%25}"; t="\${t//;/%3B}"; t="\${t//$'\n'/%0A}"; t="\${t//$'\r'/%0D}"
+  t="\${t//$'\a'/%07}"; t="\${t//$'\e'/%1B}"
+  __ptyhub_seq=$((__ptyhub_seq + 1))
+  # The question goes out as read's prompt: read turns the echo off first, so an answer that
+  # comes back at once is not echoed onto the screen.
+  local q
+  printf -v q '\033]6973;%s;J;%s;%s\007' "$__ptyhub_nonce" "$__ptyhub_seq" "$t"
+  while IFS= read -rs -t 600 -p "$q" v </dev/tty 2>/dev/tty; do
+    q=
+    case "$v" in
+      "ptyhub:$__ptyhub_seq:ok") __ptyhub_judged["$c"]=1; return 0 ;;
+      "ptyhub:$__ptyhub_seq:no") break ;;
+    esac
+  done
+  __ptyhub_refused=1
+  printf 'ptyhub guard: refused, not run: %s\n' "$c" >/dev/tty
+  return 1
 }
 
 # Runs last at each prompt: a prompt framework may have rebuilt PS1 (or PS2) in the meantime.
@@ -54,6 +93,14 @@ __ptyhub_ps1() {
   case "$PS1" in *"$b"*) ;; *) PS1="$PS1$b" ;; esac
   case "$PS2" in *"$p"*) ;; *) PS2="$PS2$p" ;; esac
   __ptyhub_at_prompt=1
+  # Set here, not at startup: extdebug set in a startup file would load the debugger's profile.
+  # Again at every prompt, in case the user's own PROMPT_COMMAND set another DEBUG trap.
+  if [ -n "$__ptyhub_judging" ]; then
+    shopt -s extdebug
+    set +o functrace +o errtrace
+    trap '__ptyhub_judge' DEBUG
+  fi
+  __ptyhub_in_prompt=
   return $__ptyhub_status
 }
 
@@ -63,6 +110,8 @@ if [ -n "$__ptyhub_nonce" ]; then
   if (( BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4) )); then
     # PS0 is printed after a command line is read, before it runs (bash ≥ 4.4).
     PS0="\${PS0-}"$'\033]6973;'"$__ptyhub_nonce"$';C\007'
+    # The DEBUG trap is free for the guard's look (older bash marks the start with it).
+    __ptyhub_judging=1
   else
     # Older bash (macOS /bin/bash 3.2): the first DEBUG trap after a prompt marks the start.
     __ptyhub_debug() {
@@ -78,7 +127,7 @@ fi
 # shell no longer finds it in $__ptyhub_nonce (children never did: it is not exported). The
 # function bodies (declare -f) and the prompt strings still hold it; the kernel check on each end
 # mark (session/end-agreement.ts) is what stops a mark printed by a command.
-for __ptyhub_f in __ptyhub_precmd __ptyhub_ps1 __ptyhub_debug; do
+for __ptyhub_f in __ptyhub_precmd __ptyhub_ps1 __ptyhub_debug __ptyhub_judge; do
   if __ptyhub_def=$(declare -f "$__ptyhub_f"); then eval "\${__ptyhub_def//\$__ptyhub_nonce/$__ptyhub_nonce}"; fi
 done
 unset __ptyhub_f __ptyhub_def __ptyhub_nonce
