@@ -19,6 +19,7 @@ import { ReadCursors, type ReadCursor, type RepeatRange } from "./read-cursors.t
 import { busyError, continuationBusyError } from "./busy-errors.ts";
 import { carriesInterrupt } from "../terminal/interrupt.ts";
 import type { CommandRecord, MarkRecord, Phase } from "./marks.ts";
+import { verdictLine, type JudgeRequest } from "./judge-request.ts";
 
 const log = logger("session");
 
@@ -27,6 +28,7 @@ export const HEAD_CAPTURE_ROWS = 2000;
 /** Marks remembered per session; waiters only look at marks newer than their own start. */
 const MARK_LOG_SIZE = 64;
 
+/** What resource subscribers are told about: a command finished, or the session ended. */
 export type SessionEventKind = "command_finished" | "exited";
 
 export interface SessionOptions {
@@ -99,6 +101,7 @@ export class Session {
   /** The output as sent, escape sequences kept (term_read raw). */
   readonly rawOutput = new RawOutput();
   private readonly events = new Emitter<SessionEventKind>();
+  private readonly judgeRequests = new Emitter<JudgeRequest>();
 
   constructor(opts: SessionOptions) {
     this.id = opts.id;
@@ -305,6 +308,19 @@ export class Session {
     return this.events.on(listener);
   }
 
+  /** The shell's questions about commands it is about to run (see JudgeRequest). */
+  onJudgeRequest(listener: (request: JudgeRequest) => void): () => void {
+    return this.judgeRequests.on(listener);
+  }
+
+  /**
+   * Answers the shell's question on the backend's private channel, never on the terminal: keys
+   * typed ahead wait in the terminal's input for the shell, and the answer must not be read as one.
+   */
+  answerJudge(request: JudgeRequest, allowed: boolean): void {
+    if (this.exitInfo === null) this.backend.sendVerdict?.(verdictLine(request, allowed));
+  }
+
   /** Raw output as it arrives (for attached humans and the daemon's replay). */
   tapOutput(tap: (data: Uint8Array) => void): () => void {
     this.outputTaps.add(tap);
@@ -468,6 +484,7 @@ export class Session {
   dispose(): void {
     this.changes.clear();
     this.events.clear();
+    this.judgeRequests.clear();
     this.outputTaps.clear();
     this.emulator.dispose();
   }
@@ -509,6 +526,10 @@ export class Session {
     if (!mark) return; // Not ours: wrong nonce, so program output that merely looks like a mark.
     if (mark.kind === "reinstalled") {
       this.reinstallEndPending = true;
+      return;
+    }
+    if (mark.kind === "judge") {
+      this.judgeRequests.emit({ text: mark.text, yes: mark.yes, no: mark.no });
       return;
     }
     if (mark.kind === "program") {

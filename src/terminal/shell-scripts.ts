@@ -25,6 +25,21 @@ export const OSC_MARK_PATTERN = new RegExp(`\x1b\\]${OSC_MARK_ID};[^\x07\x1b]*(?
 export const NONCE_FD = 3;
 
 /**
+ * The second line on NONCE_FD when ptyhub keeps that socket open as the channel for the guard's
+ * verdicts on commands the shell is about to run (bash: the script moves it to descriptor 63).
+ */
+export const VERDICT_CHANNEL_LINE = "verdicts";
+
+/** bash keeps the verdict channel on this descriptor: high, out of the way of the user's own. */
+export const VERDICT_FD = 63;
+
+/**
+ * How long the shell waits for a verdict before it refuses the command (fail closed) and says no
+ * answer came: ptyhub answers in milliseconds, but a loaded machine may stall it for seconds.
+ */
+export const VERDICT_WAIT_S = 20;
+
+/**
  * Template tag for script text: raw (backslashes stay as the shell needs them), with `\${`
  * written in the source to keep TypeScript from interpolating, and emitted as `${`.
  */
@@ -32,19 +47,95 @@ function script(strings: TemplateStringsArray): string {
   return String.raw({ raw: strings.raw }).replaceAll("\\${", "${");
 }
 
-export const BASH_SCRIPT = script`# ptyhub shell integration for bash: loaded with --rcfile, so the usual rc files load here.
+export const BASH_SCRIPT =
+  script`# ptyhub shell integration for bash: loaded with --rcfile, so the usual rc files load here.
 __ptyhub_nonce=
 { IFS= read -r __ptyhub_nonce <&3; } 2>/dev/null
+# A second line says ptyhub keeps the descriptor open as the private channel for its verdicts
+# (VERDICT_CHANNEL_LINE): moved out of the way of the user's own descriptor 3.
+__ptyhub_chan=
+{ IFS= read -r -t 1 __ptyhub_chan <&3; } 2>/dev/null
+if [ "$__ptyhub_chan" = verdicts ]; then exec 63<&3; fi
 exec 3<&-
 if [ -r /etc/bash.bashrc ]; then . /etc/bash.bashrc; fi
 if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
 
 __ptyhub_precmd() {
   local __ptyhub_status=$?
+  # The prompt's own commands (the user's PROMPT_COMMAND) are not the accepted line's.
+  __ptyhub_in_prompt=1
+  if [ -n "$__ptyhub_refused" ]; then __ptyhub_status=126; __ptyhub_refused=; fi
+  __ptyhub_judged=()
   local p="\${PWD//%/%25}"
   p="\${p//;/%3B}"; p="\${p//$'\n'/%0A}"; p="\${p//$'\a'/%07}"; p="\${p//$'\e'/%1B}"
   printf '\033]6973;%s;D;%s;%s\007\033]6973;%s;A\007' "$__ptyhub_nonce" "$__ptyhub_status" "$p" "$__ptyhub_nonce"
   return $__ptyhub_status
+}
+
+# The guard's look at each command of an accepted line before it runs (src/guard/accepted-line.ts):
+# whatever the line editor did to the line (keys, undo, yank, insert-comment, edit-and-execute,
+# bind -x, macros), this is what bash is about to run. The question goes out on a J mark to the
+# terminal, which only ptyhub reads; the answer comes back on descriptor 63, a socket ptyhub holds
+# the other end of, never through the terminal's input, so keys typed ahead stay where they are.
+# The question carries two fresh random words, one meaning yes and one no: the answer is one of
+# them. Programs the shell starts inherit descriptor 63 and may read from it (that only loses an
+# answer: the command is refused when none comes), but they never see the question, so they cannot
+# write a yes. A DEBUG trap returning non-zero under extdebug skips the command; the rest of its line
+# is skipped too, and the line ends with status 126. Under extdebug the trap is inherited by
+# functions, ( ) subshells and command substitutions, so their commands are asked about too. Each
+# command text is asked once per line (a loop's body is not asked again at every turn).
+declare -A __ptyhub_judged=()
+__ptyhub_judge() {
+  # Our hooks and the commands inside them (the trap is set inside __ptyhub_ps1).
+  case "$BASH_COMMAND" in __ptyhub_precmd | __ptyhub_ps1) return 0 ;; esac
+  # [0] is this function, [1] __ptyhub_trap, [2] the function the command is in.
+  case "\${FUNCNAME[2]-}" in __ptyhub_*) return 0 ;; esac
+  [ -n "$__ptyhub_in_prompt" ] && return 0
+  [ -n "$__ptyhub_refused" ] && return 1
+  [ -n "\${__ptyhub_judged["$BASH_COMMAND"]+x}" ] && return 0
+  local c="$BASH_COMMAND" t v said=
+  local yes="$SRANDOM$SRANDOM$SRANDOM" no="$SRANDOM$SRANDOM$SRANDOM"
+  t="\${c//%/%25}"; t="\${t//;/%3B}"; t="\${t//$'\n'/%0A}"; t="\${t//$'\r'/%0D}"
+  t="\${t//$'\a'/%07}"; t="\${t//$'\e'/%1B}"
+  printf '\033]6973;%s;J;%s;%s;%s\007' "$__ptyhub_nonce" "$yes" "$no" "$t" >/dev/tty
+  # Lines that are neither word are answers to questions that gave up waiting: skipped. Any line
+  # holding the word counts: a reader that took some bytes of an earlier line cannot fake it.
+  while IFS= read -r -t __PTYHUB_VERDICT_WAIT_S__ -u 63 v; do
+    case "$v" in
+      *"$yes"*) __ptyhub_judged["$c"]=1; return 0 ;;
+      *"$no"*) said=no; break ;;
+    esac
+  done 2>/dev/null
+  __ptyhub_refused=1
+  if [ -n "$said" ]; then
+    printf 'ptyhub guard: refused, not run: %s\n' "$c" >/dev/tty
+  else
+    printf 'ptyhub guard: no answer from ptyhub in time, not run: %s\n' "$c" >/dev/tty
+  fi
+  return 1
+}
+# Ours, then the user's own DEBUG trap (bash-preexec and the like), with $_ as the user's saw it.
+__ptyhub_user_debug=
+__ptyhub_trap() {
+  local u=$1
+  __ptyhub_judge || return 1
+  [ -z "$__ptyhub_user_debug" ] && return 0
+  : "$u"
+  eval "$__ptyhub_user_debug"
+}
+# Puts our trap back in front if the user's code set its own (a prompt framework may install it
+# from PROMPT_COMMAND): theirs is kept and runs after ours.
+__ptyhub_take_debug() {
+  local cur
+  cur=$(trap -p DEBUG)
+  cur=\${cur#"trap -- "}
+  cur=\${cur%" DEBUG"}
+  eval "cur=\${cur:-''}"
+  if [ "$cur" != '__ptyhub_trap "$_"' ]; then
+    __ptyhub_user_debug=$cur
+    shopt -s extdebug
+    trap '__ptyhub_trap "$_"' DEBUG
+  fi
 }
 
 # Runs last at each prompt: a prompt framework may have rebuilt PS1 (or PS2) in the meantime.
@@ -54,6 +145,9 @@ __ptyhub_ps1() {
   case "$PS1" in *"$b"*) ;; *) PS1="$PS1$b" ;; esac
   case "$PS2" in *"$p"*) ;; *) PS2="$PS2$p" ;; esac
   __ptyhub_at_prompt=1
+  # Set here, not at startup: extdebug set in a startup file would load the debugger's profile.
+  [ -n "$__ptyhub_judging" ] && __ptyhub_take_debug
+  __ptyhub_in_prompt=
   return $__ptyhub_status
 }
 
@@ -63,6 +157,8 @@ if [ -n "$__ptyhub_nonce" ]; then
   if (( BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4) )); then
     # PS0 is printed after a command line is read, before it runs (bash ≥ 4.4).
     PS0="\${PS0-}"$'\033]6973;'"$__ptyhub_nonce"$';C\007'
+    # The DEBUG trap is free for the guard's look; its questions need $SRANDOM (bash ≥ 5.1).
+    if [ "$__ptyhub_chan" = verdicts ] && [ -n "\${SRANDOM-}" ]; then __ptyhub_judging=1; fi
   else
     # Older bash (macOS /bin/bash 3.2): the first DEBUG trap after a prompt marks the start.
     __ptyhub_debug() {
@@ -74,15 +170,17 @@ if [ -n "$__ptyhub_nonce" ]; then
     trap '__ptyhub_debug' DEBUG
   fi
 fi
+# Without the guard's channel, nothing reads descriptor 63: let it go.
+[ -z "$__ptyhub_judging" ] && exec 63<&-
 # The nonce goes into the hooks' own text and out of the variable: a command typed into this
 # shell no longer finds it in $__ptyhub_nonce (children never did: it is not exported). The
 # function bodies (declare -f) and the prompt strings still hold it; the kernel check on each end
 # mark (session/end-agreement.ts) is what stops a mark printed by a command.
-for __ptyhub_f in __ptyhub_precmd __ptyhub_ps1 __ptyhub_debug; do
+for __ptyhub_f in __ptyhub_precmd __ptyhub_ps1 __ptyhub_debug __ptyhub_judge; do
   if __ptyhub_def=$(declare -f "$__ptyhub_f"); then eval "\${__ptyhub_def//\$__ptyhub_nonce/$__ptyhub_nonce}"; fi
 done
-unset __ptyhub_f __ptyhub_def __ptyhub_nonce
-`;
+unset __ptyhub_f __ptyhub_def __ptyhub_nonce __ptyhub_chan
+`.replace("__PTYHUB_VERDICT_WAIT_S__", String(VERDICT_WAIT_S));
 
 /** zsh reads $ZDOTDIR/.zshenv and .zshrc; ours chain to the user's and restore ZDOTDIR. */
 export const ZSH_ZSHENV = script`# ptyhub shell integration for zsh (.zshenv): chain to the user's .zshenv.

@@ -22,6 +22,7 @@ function openLocal(program: ProgramSpec, sandbox: SandboxMode | undefined, ctx: 
     cols: program.cols,
     rows: program.rows,
     nonceInput: plan.nonceInput,
+    verdictChannel: plan.verdictChannel,
   };
   const backend = process.platform === "win32" ? new ConptyBackend(options) : new LocalBackend(options);
   return {

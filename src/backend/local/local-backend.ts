@@ -19,7 +19,10 @@ import { controllingTtyArgv, type CttyLauncher } from "./pty/launcher.ts";
 import { PtyReader } from "./pty/reader.ts";
 import { PtyWriter } from "./pty/writer.ts";
 import { libc } from "./pty/libc.ts";
-import { NONCE_FD } from "../../terminal/shell-scripts.ts";
+import { NONCE_FD, VERDICT_CHANNEL_LINE } from "../../terminal/shell-scripts.ts";
+import { logger } from "../../log.ts";
+
+const log = logger("local");
 
 /**
  * After the program exits, how long to wait for the PTY's last bytes before reporting the exit
@@ -39,6 +42,11 @@ export interface LocalSpawnOptions {
   cttyLauncher?: CttyLauncher;
   /** Written to the child's NONCE_FD, then closed: the shell-integration nonce (shell-scripts.ts). */
   nonceInput?: string;
+  /**
+   * Keep NONCE_FD open after the nonce, as the private channel for the guard's verdicts on the
+   * commands the shell is about to run (VERDICT_CHANNEL_LINE tells the shell so).
+   */
+  verdictChannel?: boolean;
 }
 
 /** The program's path as exec would find it, or null: checked up front for a clear SPAWN_FAILED. */
@@ -55,15 +63,22 @@ function findExecutable(program: string, cwd: string, path: string): string | nu
   return Bun.which(program, { PATH: path, cwd });
 }
 
-/** Writes `text` to the child's NONCE_FD and closes our end (a few bytes: the socket never blocks). */
-function handOver(proc: Subprocess, text: string): void {
+/**
+ * Writes `text` to the child's NONCE_FD (a few bytes: the socket never blocks), then closes our end,
+ * or keeps it and returns it when it is to carry the guard's verdicts.
+ */
+function handOver(proc: Subprocess, text: string, keep: boolean): number | null {
   const fd = proc.stdio[NONCE_FD];
   if (typeof fd !== "number") throw new Error(`no descriptor ${NONCE_FD} for the shell's nonce`);
   try {
-    writeSync(fd, text);
-  } finally {
+    writeSync(fd, keep ? `${text}${VERDICT_CHANNEL_LINE}\n` : text);
+  } catch (err) {
     closeSync(fd);
+    throw err;
   }
+  if (keep) return fd;
+  closeSync(fd);
+  return null;
 }
 
 export class LocalBackend implements Backend {
@@ -77,6 +92,8 @@ export class LocalBackend implements Backend {
   private ptyClosed = false;
   private masterClosed = false;
   private closing: Promise<ExitInfo> | null = null;
+  /** Our end of the socket the shell reads the guard's verdicts from (verdictChannel), or null. */
+  private verdictFd: number | null = null;
 
   constructor(opts: LocalSpawnOptions) {
     const program = opts.argv[0] ?? "";
@@ -95,7 +112,7 @@ export class LocalBackend implements Backend {
       });
       if (opts.nonceInput !== undefined) {
         try {
-          handOver(this.proc, opts.nonceInput);
+          this.verdictFd = handOver(this.proc, opts.nonceInput, opts.verdictChannel === true);
         } catch (err) {
           this.proc.kill("SIGKILL"); // A shell without its nonce would never report a command done.
           throw err;
@@ -141,6 +158,16 @@ export class LocalBackend implements Backend {
 
   write(data: string | Uint8Array): void {
     if (!this.exitInfo && !this.masterClosed) this.writer.write(data);
+  }
+
+  sendVerdict(line: string): void {
+    if (this.verdictFd === null) return;
+    try {
+      writeSync(this.verdictFd, line);
+    } catch (err) {
+      // A full or closed channel: the shell gets no answer, and refuses the command (fail closed).
+      log.warn(`verdict not delivered: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   resize(cols: number, rows: number): void {
@@ -231,6 +258,8 @@ export class LocalBackend implements Backend {
     this.reader.cancel();
     this.writer.close();
     closeSync(this.pty.master);
+    if (this.verdictFd !== null) closeSync(this.verdictFd);
+    this.verdictFd = null;
   }
 
   /** The exit is final once the program exited and the PTY delivered its last bytes. */

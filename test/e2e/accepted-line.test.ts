@@ -1,0 +1,122 @@
+/**
+ * The guard judges what the shell is about to run, as the shell reports it (issue 35, item 2).
+ * Each case below got a real `rm -rf /` past the key model into a logging stand-in: the editing
+ * keys changed the line in ways ptyhub's model of the line editor does not follow. Here `rm` is a
+ * stand-in earlier in PATH that only logs its arguments; after every case the log must be empty
+ * (the command was never run), whichever layer stopped it. Through the real MCP client, bash.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
+
+const SESSION = "accepted";
+/** Long enough for the shell to run what was submitted, and for the stand-in to write its log. */
+const SETTLE_MS = 1500;
+
+let mcp: McpClient;
+let dir: string;
+let log: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "ptyhub-accepted-"));
+  const bin = join(dir, "bin");
+  mkdirSync(bin);
+  log = join(dir, "rm.log");
+  // The stand-in: logs what it was asked to delete, deletes nothing.
+  writeFileSync(join(bin, "rm"), `#!/bin/sh\nprintf 'rm %s\\n' "$*" >> ${log}\n`);
+  chmodSync(join(bin, "rm"), 0o755);
+  mcp = await startMcp({ transport: "in-process" });
+  await mcp.ok("term_open", {
+    name: SESSION,
+    command: "bash",
+    cwd: dir,
+    persistent: false,
+    env: { PATH: `${bin}:${process.env.PATH}`, VISUAL: "true", EDITOR: "true" },
+  });
+});
+afterAll(async () => {
+  await mcp.call("term_close", { session: SESSION });
+  await mcp.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  // A clean edit line and an empty log for every case.
+  await mcp.call("term_send", { session: SESSION, keys: ["ctrl+c"], wait_ms: 1000 });
+  if (existsSync(log)) rmSync(log);
+});
+
+const send = (args: Record<string, unknown>) =>
+  mcp.call("term_send", { session: SESSION, wait_ms: SETTLE_MS, ...args });
+
+/**
+ * What the stand-in logged, once the shell has run whatever was submitted: a line cancelled with
+ * ctrl+c and a command run after it come only after everything typed before them.
+ */
+async function ran(): Promise<string> {
+  await mcp.call("term_send", { session: SESSION, keys: ["ctrl+c"], wait_ms: 1000 });
+  const barrier = await mcp.ok("term_exec", { session: SESSION, command: "true" });
+  expect(barrier).toMatchObject({ status: "done", exit_code: 0 });
+  return existsSync(log) ? readFileSync(log, "utf8") : "";
+}
+
+describe("editing keys do not smuggle a line past the guard", () => {
+  test("the stand-in logs when it runs (the rig works)", async () => {
+    await send({ text: "rm -rf ./nothing-here" });
+    expect(await ran()).toBe("rm -rf ./nothing-here\n");
+  });
+
+  test("text typed, ctrl+u in one call; ctrl+y enter in the next", async () => {
+    await send({ text: "rm -rf /", enter: false, keys: ["ctrl+u"] });
+    await send({ keys: ["ctrl+y", "enter"] });
+    expect(await ran()).toBe("");
+  });
+
+  test("ctrl+t transposes mr into rm", async () => {
+    await send({ text: "mr -rf /", enter: false, keys: ["ctrl+a", "right", "ctrl+t"] });
+    await send({ keys: ["enter"] });
+    expect(await ran()).toBe("");
+  });
+
+  test("alt+l lower-cases RM", async () => {
+    await send({ text: "RM -rf /", enter: false, keys: ["ctrl+a", "alt+l"] });
+    await send({ keys: ["enter"] });
+    expect(await ran()).toBe("");
+  });
+
+  test("ctrl+_ undoes an edit that made the line harmless", async () => {
+    await send({ text: "rm -rf /", enter: false, keys: ["ctrl+a", "ctrl+k"] });
+    await send({ keys: ["ctrl+_", "enter"] });
+    expect(await ran()).toBe("");
+  });
+
+  test("alt+1 alt+# submits a commented line uncommented, without a CR", async () => {
+    await send({ text: "#rm -rf /", enter: false });
+    await send({ keys: ["alt+1", "alt+#"] });
+    expect(await ran()).toBe("");
+  });
+
+  test("ctrl+x ctrl+e with VISUAL=true runs the line", async () => {
+    await send({ text: "rm -rf /", enter: false });
+    await send({ keys: ["ctrl+x", "ctrl+e"] });
+    expect(await ran()).toBe("");
+  });
+
+  test("a bind -x defined in one call, pressed in the next", async () => {
+    await send({ text: `bind -x '"\\C-g": rm -rf /'` });
+    await send({ keys: ["ctrl+g"] });
+    expect(await ran()).toBe("");
+  });
+
+  test("a readline macro defined in one call, pressed in the next", async () => {
+    await send({ text: `bind '"\\C-g": "rm -rf /\\C-m"'` });
+    await send({ keys: ["ctrl+g"] });
+    expect(await ran()).toBe("");
+  });
+
+  test("a harmless line still runs, and the refused one said so", async () => {
+    const r = await mcp.ok("term_exec", { session: SESSION, command: "echo still-here" });
+    expect(r).toMatchObject({ status: "done", exit_code: 0, output: "still-here" });
+  });
+});
