@@ -86,10 +86,7 @@ __ptyhub_precmd() {
 # command text is asked once per line (a loop's body is not asked again at every turn).
 declare -A __ptyhub_judged=()
 __ptyhub_judge() {
-  # Our hooks and the commands inside them (the trap is set inside __ptyhub_ps1).
-  case "$BASH_COMMAND" in __ptyhub_precmd | __ptyhub_ps1) return 0 ;; esac
-  # [0] is this function, [1] __ptyhub_trap, [2] the function the command is in.
-  case "\${FUNCNAME[2]-}" in __ptyhub_*) return 0 ;; esac
+  # The prompt's commands (the user's PROMPT_COMMAND) are not the accepted line's.
   [ -n "$__ptyhub_in_prompt" ] && return 0
   [ -n "$__ptyhub_refused" ] && return 1
   [ -n "\${__ptyhub_judged["$BASH_COMMAND"]+x}" ] && return 0
@@ -115,20 +112,23 @@ __ptyhub_judge() {
   return 1
 }
 # Ours, then the user's own DEBUG trap (bash-preexec and the like), with $_ as the user's saw it.
+# Our own prompt hooks are nobody's commands: neither asked about nor shown to the user's trap.
 __ptyhub_user_debug=
 __ptyhub_trap() {
   local u=$1
+  case "$BASH_COMMAND" in __ptyhub_precmd | __ptyhub_ps1 | '__ptyhub_cur=$(trap -p DEBUG)') return 0 ;; esac
+  case "\${FUNCNAME[1]-}" in __ptyhub_*) return 0 ;; esac
+  if [ -n "$__ptyhub_in_prompt" ] && [ "$BASH_COMMAND" = 'trap -p DEBUG' ]; then return 0; fi
   __ptyhub_judge || return 1
   [ -z "$__ptyhub_user_debug" ] && return 0
   : "$u"
   eval "$__ptyhub_user_debug"
 }
 # Puts our trap back in front if the user's code set its own (a prompt framework may install it
-# from PROMPT_COMMAND): theirs is kept and runs after ours.
+# from PROMPT_COMMAND): theirs is kept and runs after ours. $__ptyhub_cur is what "trap -p DEBUG"
+# printed, taken by PROMPT_COMMAND itself: inside a function bash hides the DEBUG trap.
 __ptyhub_take_debug() {
-  local cur
-  cur=$(trap -p DEBUG)
-  cur=\${cur#"trap -- "}
+  local cur=\${__ptyhub_cur#"trap -- "}
   cur=\${cur%" DEBUG"}
   eval "cur=\${cur:-''}"
   if [ "$cur" != '__ptyhub_trap "$_"' ]; then
@@ -158,7 +158,10 @@ if [ -n "$__ptyhub_nonce" ]; then
     # PS0 is printed after a command line is read, before it runs (bash ≥ 4.4).
     PS0="\${PS0-}"$'\033]6973;'"$__ptyhub_nonce"$';C\007'
     # The DEBUG trap is free for the guard's look; its questions need $SRANDOM (bash ≥ 5.1).
-    if [ "$__ptyhub_chan" = verdicts ] && [ -n "\${SRANDOM-}" ]; then __ptyhub_judging=1; fi
+    if [ "$__ptyhub_chan" = verdicts ] && [ -n "\${SRANDOM-}" ]; then
+      __ptyhub_judging=1
+      PROMPT_COMMAND="\${PROMPT_COMMAND%$'\n'__ptyhub_ps1}"$'\n__ptyhub_cur=$(trap -p DEBUG)\n__ptyhub_ps1'
+    fi
   else
     # Older bash (macOS /bin/bash 3.2): the first DEBUG trap after a prompt marks the start.
     __ptyhub_debug() {

@@ -115,8 +115,92 @@ describe("editing keys do not smuggle a line past the guard", () => {
     expect(await ran()).toBe("");
   });
 
-  test("a harmless line still runs, and the refused one said so", async () => {
+  test("a ( ) subshell from a yanked line", async () => {
+    await send({ text: "( rm -rf / )", enter: false, keys: ["ctrl+u"] });
+    await send({ keys: ["ctrl+y", "enter"] });
+    expect(await ran()).toBe("");
+  });
+
+  test("a function defined from a yanked line, called in the next call", async () => {
+    await send({ text: "wipe() { rm -rf /; }", enter: false, keys: ["ctrl+u"] });
+    await send({ keys: ["ctrl+y", "enter"] });
+    await send({ text: "wipe" });
+    expect(await ran()).toBe("");
+  });
+
+  test("a refused command says so, and the rest of its line is skipped", async () => {
+    await send({ text: "rm -rf /; rm ./second", enter: false, keys: ["ctrl+u"] });
+    await send({ keys: ["ctrl+y", "enter"] });
+    expect(await ran()).toBe("");
+    const screen = await mcp.ok("term_read", { session: SESSION, mode: "screen" });
+    expect(JSON.stringify(screen)).toContain("ptyhub guard: refused, not run: rm -rf /");
+  });
+
+  test("a harmless line still runs", async () => {
     const r = await mcp.ok("term_exec", { session: SESSION, command: "echo still-here" });
     expect(r).toMatchObject({ status: "done", exit_code: 0, output: "still-here" });
+  });
+});
+
+describe("the check keeps what the shell is given, and cannot be switched off", () => {
+  test("lines typed ahead in one write all run: the verdicts never take the terminal's input", async () => {
+    const r = await mcp.ok("term_send", {
+      session: SESSION,
+      text: "echo first-$((1+1))\necho second-$((2+1))\necho third-$((3+1))",
+      until: "^third-4$",
+      wait_ms: 20_000,
+    });
+    const text = JSON.stringify(r);
+    for (const line of ["first-2", "second-3", "third-4"]) expect(text).toContain(line);
+  });
+
+  test("trap - DEBUG is refused (status 126), and the trap stays", async () => {
+    const off = await mcp.ok("term_exec", { session: SESSION, command: "trap - DEBUG" });
+    expect(off).toMatchObject({ status: "done", exit_code: 126 });
+    const on = await mcp.ok("term_exec", { session: SESSION, command: "trap -p DEBUG" });
+    expect(on.output).toContain("__ptyhub_trap");
+  });
+
+  test("reading the hooks is not refused", async () => {
+    const r = await mcp.ok("term_exec", {
+      session: SESSION,
+      command: 'n="$__ptyhub_nonce"; declare -f __ptyhub_precmd >/dev/null && echo read-ok',
+    });
+    expect(r).toMatchObject({ status: "done", exit_code: 0, output: "read-ok" });
+  });
+});
+
+describe("a DEBUG trap of the user's own", () => {
+  const USER_SESSION = "accepted-user-trap";
+  let hooked: string;
+
+  beforeAll(async () => {
+    // The user's .bashrc sets a DEBUG trap (as bash-preexec does): it must keep running.
+    const home = join(dir, "home");
+    mkdirSync(home);
+    hooked = join(dir, "hooked.log");
+    writeFileSync(join(home, ".bashrc"), `trap 'printf "%s\\n" "$BASH_COMMAND" >> ${hooked}' DEBUG\n`);
+    await mcp.ok("term_open", {
+      name: USER_SESSION,
+      command: "bash",
+      cwd: dir,
+      persistent: false,
+      env: { HOME: home, PATH: `${join(dir, "bin")}:${process.env.PATH}` },
+    });
+  });
+  afterAll(() => mcp.call("term_close", { session: USER_SESSION }));
+
+  test("runs after ours for the commands let through, and a smuggled line is still stopped", async () => {
+    const r = await mcp.ok("term_exec", { session: USER_SESSION, command: "echo chained" });
+    expect(r).toMatchObject({ status: "done", exit_code: 0, output: "chained" });
+    expect(readFileSync(hooked, "utf8")).toContain("echo chained\n");
+    if (existsSync(log)) rmSync(log);
+    const at = { session: USER_SESSION, wait_ms: SETTLE_MS };
+    await mcp.call("term_send", { ...at, text: "rm -rf /", enter: false, keys: ["ctrl+u"] });
+    await mcp.call("term_send", { ...at, keys: ["ctrl+y", "enter"] });
+    const barrier = await mcp.ok("term_exec", { session: USER_SESSION, command: "true" });
+    expect(barrier).toMatchObject({ status: "done", exit_code: 0 });
+    expect(existsSync(log) ? readFileSync(log, "utf8") : "").toBe("");
+    expect(readFileSync(hooked, "utf8")).not.toContain("rm -rf /");
   });
 });
