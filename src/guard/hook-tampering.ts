@@ -24,15 +24,18 @@ const NAME_WRITERS = /\b(unset|declare|typeset|local|readonly|export|read|mapfil
 const PRINT_ONLY = /\b(declare|typeset)[ \t]+-[fFp]+([ \t]|$)(?![^\n]*[ \t]-[a-zA-Z]*[^fFp\s])/;
 /** Builtins switched off or loaded (`enable -n read` would leave the trap's read to a program). */
 const ENABLE = /(^|[\s;&|(])enable\b/;
+/**
+ * bash's variables the check relies on: unset, they lose their meaning and become assignable
+ * (BASH_COMMAND would name a harmless command, FUNCNAME one of our hooks).
+ */
+const SPECIALS_UNSET = /\bunset\b[^\n]*\b(BASH_COMMAND|FUNCNAME|SRANDOM|BASH_SUBSHELL)\b/;
 /** A redirection onto the verdict channel, or one that closes a descriptor named by a variable. */
 const CHANNEL = new RegExp(`(^|[^0-9])${VERDICT_FD}[<>]|\\{\\w+\\}[<>]&-`);
 
 /** The finding for a command text that would tamper with the check, or null. */
 export function hookTampering(text: string): Finding | null {
-  if (DEBUG_TRAP.test(text) || TRACE_OFF.test(text) || ENABLE.test(text) || CHANNEL.test(text)) {
-    return TAMPERING_FINDING;
-  }
-  if (OUR_ASSIGNMENT.test(text)) return TAMPERING_FINDING;
+  const patterns = [DEBUG_TRAP, TRACE_OFF, ENABLE, CHANNEL, SPECIALS_UNSET, OUR_ASSIGNMENT];
+  if (patterns.some((pattern) => pattern.test(text))) return TAMPERING_FINDING;
   if (text.includes("__ptyhub_") && NAME_WRITERS.test(text) && !PRINT_ONLY.test(text)) return TAMPERING_FINDING;
   return null;
 }

@@ -64,7 +64,7 @@ __ptyhub_precmd() {
   local __ptyhub_status=$?
   # The prompt's own commands (the user's PROMPT_COMMAND) are not the accepted line's.
   __ptyhub_in_prompt=1
-  if [ -n "$__ptyhub_refused" ]; then __ptyhub_status=126; __ptyhub_refused=; fi
+  if [ "$__ptyhub_refused" = 1 ]; then __ptyhub_status=126; __ptyhub_refused=0; fi
   __ptyhub_judged=()
   local p="\${PWD//%/%25}"
   p="\${p//;/%3B}"; p="\${p//$'\n'/%0A}"; p="\${p//$'\a'/%07}"; p="\${p//$'\e'/%1B}"
@@ -85,19 +85,23 @@ __ptyhub_precmd() {
 # functions, ( ) subshells and command substitutions, so their commands are asked about too. Each
 # command text is asked once per line (a loop's body is not asked again at every turn).
 declare -A __ptyhub_judged=()
+__ptyhub_refused=0
 __ptyhub_judge() {
   # The prompt's commands (the user's PROMPT_COMMAND) are not the accepted line's.
   [ -n "$__ptyhub_in_prompt" ] && return 0
-  [ -n "$__ptyhub_refused" ] && return 1
+  [ "$__ptyhub_refused" = 1 ] && return 1
   [ -n "\${__ptyhub_judged["$BASH_COMMAND"]+x}" ] && return 0
   local c="$BASH_COMMAND" t v said=
   local yes="$SRANDOM$SRANDOM$SRANDOM" no="$SRANDOM$SRANDOM$SRANDOM"
+  # Equal words mean SRANDOM is no longer random (unset, then assigned): nothing could tell them apart.
+  [ "$yes" = "$no" ] && no=
   t="\${c//%/%25}"; t="\${t//;/%3B}"; t="\${t//$'\n'/%0A}"; t="\${t//$'\r'/%0D}"
   t="\${t//$'\a'/%07}"; t="\${t//$'\e'/%1B}"
   printf '\033]6973;%s;J;%s;%s;%s\007' "$__ptyhub_nonce" "$yes" "$no" "$t" >/dev/tty
   # Lines that are neither word are answers to questions that gave up waiting: skipped. Any line
   # holding the word counts: a reader that took some bytes of an earlier line cannot fake it.
   while IFS= read -r -t __PTYHUB_VERDICT_WAIT_S__ -u 63 v; do
+    [ -z "$no" ] && break
     case "$v" in
       *"$yes"*) __ptyhub_judged["$c"]=1; return 0 ;;
       *"$no"*) said=no; break ;;
@@ -160,6 +164,11 @@ if [ -n "$__ptyhub_nonce" ]; then
     # The DEBUG trap is free for the guard's look; its questions need $SRANDOM (bash ≥ 5.1).
     if [ "$__ptyhub_chan" = verdicts ] && [ -n "\${SRANDOM-}" ]; then
       __ptyhub_judging=1
+      # A refusal skips the rest of its line only: each accepted line starts afresh. Not only at
+      # the prompt: a command run from the line editor (bind -x, ctrl+x ctrl+e) gets no new
+      # prompt. PS0 is expanded once per accepted line; the offset's arithmetic resets the flag,
+      # the length 0 prints nothing.
+      PS0="\${PS0}"'\${__ptyhub_refused:$((__ptyhub_refused=0)):0}'
       PROMPT_COMMAND="\${PROMPT_COMMAND%$'\n'__ptyhub_ps1}"$'\n__ptyhub_cur=$(trap -p DEBUG)\n__ptyhub_ps1'
     fi
   else
@@ -183,6 +192,11 @@ for __ptyhub_f in __ptyhub_precmd __ptyhub_ps1 __ptyhub_debug __ptyhub_judge; do
   if __ptyhub_def=$(declare -f "$__ptyhub_f"); then eval "\${__ptyhub_def//\$__ptyhub_nonce/$__ptyhub_nonce}"; fi
 done
 unset __ptyhub_f __ptyhub_def __ptyhub_nonce __ptyhub_chan
+# The DEBUG trap does not see a function being defined: a line could redefine the check away.
+# Read-only, our hooks cannot be redefined or unset.
+if [ -n "$__ptyhub_judging" ]; then
+  readonly -f __ptyhub_precmd __ptyhub_ps1 __ptyhub_judge __ptyhub_trap __ptyhub_take_debug
+fi
 `.replace("__PTYHUB_VERDICT_WAIT_S__", String(VERDICT_WAIT_S));
 
 /** zsh reads $ZDOTDIR/.zshenv and .zshrc; ours chain to the user's and restore ZDOTDIR. */

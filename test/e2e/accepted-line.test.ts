@@ -14,6 +14,10 @@ import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 const SESSION = "accepted";
 /** Long enough for the shell to run what was submitted, and for the stand-in to write its log. */
 const SETTLE_MS = 1500;
+/** Bound on a barrier line's run (ran()) on a loaded machine. */
+const BARRIER_WAIT_MS = 20_000;
+/** One read's wait for the barrier's output; an earlier command's end may cut it short. */
+const BARRIER_READ_MS = 2000;
 
 let mcp: McpClient;
 let dir: string;
@@ -50,14 +54,29 @@ beforeEach(async () => {
 const send = (args: Record<string, unknown>) =>
   mcp.call("term_send", { session: SESSION, wait_ms: SETTLE_MS, ...args });
 
+let barriers = 0;
+
 /**
- * What the stand-in logged, once the shell has run whatever was submitted: a line cancelled with
- * ctrl+c and a command run after it come only after everything typed before them.
+ * What the stand-in logged, once the shell has run whatever was submitted. The barrier is typed
+ * after it, as keys that wait in the terminal's input until the line before has run (no ctrl+c: a
+ * signal would cut short a command still waiting for its verdict): clear what is left on the
+ * edit line, then a line whose output we wait for.
  */
-async function ran(): Promise<string> {
-  await mcp.call("term_send", { session: SESSION, keys: ["ctrl+c"], wait_ms: 1000 });
-  const barrier = await mcp.ok("term_exec", { session: SESSION, command: "true" });
-  expect(barrier).toMatchObject({ status: "done", exit_code: 0 });
+async function ran(session = SESSION): Promise<string> {
+  barriers += 1;
+  const word = `barrier-${barriers}`;
+  await mcp.call("term_send", { session, keys: ["ctrl+e", "ctrl+u"], wait_ms: 0 });
+  // The shell prints the word, never echoes it: the line typed is `echo barrier-$((n+0))`.
+  let seen = JSON.stringify(
+    await mcp.ok("term_send", { session, text: `echo barrier-$((${barriers}+0))`, wait_ms: 0 }),
+  );
+  // A wait also ends when an earlier command ends (a refused line, 126): read on until the word.
+  const deadline = Date.now() + BARRIER_WAIT_MS;
+  while (!seen.includes(word) && Date.now() < deadline) {
+    const r = await mcp.ok("term_read", { session, mode: "new", until: `^${word}$`, wait_ms: BARRIER_READ_MS });
+    seen += JSON.stringify(r);
+  }
+  expect(seen).toContain(word);
   return existsSync(log) ? readFileSync(log, "utf8") : "";
 }
 
@@ -143,15 +162,17 @@ describe("editing keys do not smuggle a line past the guard", () => {
 });
 
 describe("the check keeps what the shell is given, and cannot be switched off", () => {
-  test("lines typed ahead in one write all run: the verdicts never take the terminal's input", async () => {
-    const r = await mcp.ok("term_send", {
-      session: SESSION,
-      text: "echo first-$((1+1))\necho second-$((2+1))\necho third-$((3+1))",
-      until: "^third-4$",
-      wait_ms: 20_000,
-    });
-    const text = JSON.stringify(r);
-    for (const line of ["first-2", "second-3", "third-4"]) expect(text).toContain(line);
+  test("a line typed ahead while a command runs is run too: verdicts never take the terminal's input", async () => {
+    // The typed line waits in the terminal's input while `sleep` runs; then bash asks about
+    // `echo first` (and later about `echo second`), and the answers must come from elsewhere.
+    const first = await mcp.ok("term_exec", { session: SESSION, command: "sleep 1; echo first", timeout_ms: 200 });
+    expect(first.status).toBe("running");
+    const r = await mcp.ok("term_send", { session: SESSION, text: "echo second", until: "^second$", wait_ms: 20_000 });
+    expect(r.status).not.toBe("timeout");
+    const barrier = await mcp.ok("term_exec", { session: SESSION, command: "echo third" });
+    expect(barrier).toMatchObject({ status: "done", exit_code: 0, output: "third" });
+    const screen = JSON.stringify(await mcp.ok("term_read", { session: SESSION, mode: "screen" }));
+    for (const line of ["first", "second", "third"]) expect(screen).toContain(`\\n${line}\\n`);
   });
 
   test("trap - DEBUG is refused (status 126), and the trap stays", async () => {
@@ -198,9 +219,7 @@ describe("a DEBUG trap of the user's own", () => {
     const at = { session: USER_SESSION, wait_ms: SETTLE_MS };
     await mcp.call("term_send", { ...at, text: "rm -rf /", enter: false, keys: ["ctrl+u"] });
     await mcp.call("term_send", { ...at, keys: ["ctrl+y", "enter"] });
-    const barrier = await mcp.ok("term_exec", { session: USER_SESSION, command: "true" });
-    expect(barrier).toMatchObject({ status: "done", exit_code: 0 });
-    expect(existsSync(log) ? readFileSync(log, "utf8") : "").toBe("");
+    expect(await ran(USER_SESSION)).toBe("");
     expect(readFileSync(hooked, "utf8")).not.toContain("rm -rf /");
   });
 });
