@@ -29,8 +29,11 @@ const ENABLE = /(^|[\s;&|(])enable\b/;
  * (BASH_COMMAND would name a harmless command, FUNCNAME one of our hooks).
  */
 const SPECIALS_UNSET = /\bunset\b[^\n]*\b(BASH_COMMAND|FUNCNAME|SRANDOM|BASH_SUBSHELL)\b/;
-/** A redirection onto the verdict channel, or one that closes a descriptor named by a variable. */
-const CHANNEL = new RegExp(`(^|[^0-9])${VERDICT_FD}[<>]|\\{\\w+\\}[<>]&-`);
+/**
+ * A redirection onto the verdict channel or its turn pipe (VERDICT_FD and the two below it), or
+ * one that closes a descriptor named by a variable.
+ */
+const CHANNEL = new RegExp(`(^|[^0-9])(${VERDICT_FD}|${VERDICT_FD - 1}|${VERDICT_FD - 2})[<>]|\\{\\w+\\}[<>]&-`);
 
 /** The finding for a command text that would tamper with the check, or null. */
 export function hookTampering(text: string): Finding | null {

@@ -55,8 +55,9 @@ __ptyhub_nonce=
 # (VERDICT_CHANNEL_LINE): moved out of the way of the user's own descriptor 3.
 __ptyhub_chan=
 { IFS= read -r -t 1 __ptyhub_chan <&3; } 2>/dev/null
-if [ "$__ptyhub_chan" = verdicts ]; then exec 63<&3; fi
-exec 3<&-
+# With it, descriptors 4 and 5 are a pipe holding one byte, the turn to ask (verdict-channel.ts).
+if [ "$__ptyhub_chan" = verdicts ]; then exec 63<&3 62<&4 61>&5; fi
+exec 3<&- 4<&- 5<&-
 if [ -r /etc/bash.bashrc ]; then . /etc/bash.bashrc; fi
 if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
 
@@ -91,22 +92,29 @@ __ptyhub_judge() {
   [ -n "$__ptyhub_in_prompt" ] && return 0
   [ "$__ptyhub_refused" = 1 ] && return 1
   [ -n "\${__ptyhub_judged["$BASH_COMMAND"]+x}" ] && return 0
-  local c="$BASH_COMMAND" t v said=
+  local c="$BASH_COMMAND" t v said= turn
   local yes="$SRANDOM$SRANDOM$SRANDOM" no="$SRANDOM$SRANDOM$SRANDOM"
   # Equal words mean SRANDOM is no longer random (unset, then assigned): nothing could tell them apart.
   [ "$yes" = "$no" ] && no=
   t="\${c//%/%25}"; t="\${t//;/%3B}"; t="\${t//$'\n'/%0A}"; t="\${t//$'\r'/%0D}"
   t="\${t//$'\a'/%07}"; t="\${t//$'\e'/%1B}"
-  printf '\033]6973;%s;J;%s;%s;%s\007' "$__ptyhub_nonce" "$yes" "$no" "$t" >/dev/tty
-  # Lines that are neither word are answers to questions that gave up waiting: skipped. Any line
-  # holding the word counts: a reader that took some bytes of an earlier line cannot fake it.
-  while IFS= read -r -t __PTYHUB_VERDICT_WAIT_S__ -u 63 v; do
-    [ -z "$no" ] && break
-    case "$v" in
-      *"$yes"*) __ptyhub_judged["$c"]=1; return 0 ;;
-      *"$no"*) said=no; break ;;
-    esac
-  done 2>/dev/null
+  # One process asks at a time (a pipeline's parts may all ask): take the turn, give it back after.
+  if [ -n "$no" ] && IFS= read -r -N 1 -t __PTYHUB_VERDICT_WAIT_S__ -u 62 turn 2>/dev/null; then
+    printf '\033]6973;%s;J;%s;%s;%s\007' "$__ptyhub_nonce" "$yes" "$no" "$t" >/dev/tty
+    # Lines that are neither word are answers to questions that gave up waiting: skipped. Any line
+    # holding the word counts: a reader that took some bytes of an earlier line cannot fake it.
+    while IFS= read -r -t __PTYHUB_VERDICT_WAIT_S__ -u 63 v; do
+      case "$v" in
+        *"$yes"*) said=yes; break ;;
+        *"$no"*) said=no; break ;;
+      esac
+    done 2>/dev/null
+    printf %s "$turn" >&61
+  fi
+  if [ "$said" = yes ]; then
+    __ptyhub_judged["$c"]=1
+    return 0
+  fi
   __ptyhub_refused=1
   if [ -n "$said" ]; then
     printf 'ptyhub guard: refused, not run: %s\n' "$c" >/dev/tty
@@ -182,8 +190,8 @@ if [ -n "$__ptyhub_nonce" ]; then
     trap '__ptyhub_debug' DEBUG
   fi
 fi
-# Without the guard's channel, nothing reads descriptor 63: let it go.
-[ -z "$__ptyhub_judging" ] && exec 63<&-
+# Without the guard's channel, nothing uses descriptors 61-63: let them go.
+[ -z "$__ptyhub_judging" ] && exec 61>&- 62<&- 63<&-
 # The nonce goes into the hooks' own text and out of the variable: a command typed into this
 # shell no longer finds it in $__ptyhub_nonce (children never did: it is not exported). The
 # function bodies (declare -f) and the prompt strings still hold it; the kernel check on each end
@@ -197,7 +205,7 @@ unset __ptyhub_f __ptyhub_def __ptyhub_nonce __ptyhub_chan
 if [ -n "$__ptyhub_judging" ]; then
   readonly -f __ptyhub_precmd __ptyhub_ps1 __ptyhub_judge __ptyhub_trap __ptyhub_take_debug
 fi
-`.replace("__PTYHUB_VERDICT_WAIT_S__", String(VERDICT_WAIT_S));
+`.replaceAll("__PTYHUB_VERDICT_WAIT_S__", String(VERDICT_WAIT_S));
 
 /** zsh reads $ZDOTDIR/.zshenv and .zshrc; ours chain to the user's and restore ZDOTDIR. */
 export const ZSH_ZSHENV = script`# ptyhub shell integration for zsh (.zshenv): chain to the user's .zshenv.

@@ -16,6 +16,10 @@ const SESSION = "accepted";
 const SETTLE_MS = 1500;
 /** Bound on a barrier line's run (ran()) on a loaded machine. */
 const BARRIER_WAIT_MS = 20_000;
+/** Rounds of a pipeline whose parts ask at once: a garbled answer shows in one of a few. */
+const PIPELINE_ROUNDS = 5;
+/** Well under the shell's wait for an answer (20 s): a garbled answer would run into it. */
+const PIPELINE_BOUND_MS = 10_000;
 /** One read's wait for the barrier's output; an earlier command's end may cut it short. */
 const BARRIER_READ_MS = 2000;
 
@@ -173,6 +177,19 @@ describe("the check keeps what the shell is given, and cannot be switched off", 
     expect(barrier).toMatchObject({ status: "done", exit_code: 0, output: "third" });
     const screen = JSON.stringify(await mcp.ok("term_read", { session: SESSION, mode: "screen" }));
     for (const line of ["first", "second", "third"]) expect(screen).toContain(`\\n${line}\\n`);
+  });
+
+  test("parts of a pipeline that ask at once each get their own answer", async () => {
+    // Both sides are subshells whose commands are asked about concurrently; each must be let
+    // through well within the shell's wait for an answer (shell-scripts.ts, VERDICT_WAIT_S).
+    for (let round = 0; round < PIPELINE_ROUNDS; round++) {
+      const r = await mcp.ok("term_exec", {
+        session: SESSION,
+        command: `{ echo a1; echo a2; echo a3; } | { cat; echo b1; echo b2; }; echo round-${round}`,
+        timeout_ms: PIPELINE_BOUND_MS,
+      });
+      expect(r).toMatchObject({ status: "done", exit_code: 0, output: `a1\na2\na3\nb1\nb2\nround-${round}` });
+    }
   });
 
   test("trap - DEBUG is refused (status 126), and the trap stays", async () => {

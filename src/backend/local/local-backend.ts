@@ -20,9 +20,7 @@ import { PtyReader } from "./pty/reader.ts";
 import { PtyWriter } from "./pty/writer.ts";
 import { libc } from "./pty/libc.ts";
 import { NONCE_FD, VERDICT_CHANNEL_LINE } from "../../terminal/shell-scripts.ts";
-import { logger } from "../../log.ts";
-
-const log = logger("local");
+import { TOKEN_FDS, VerdictChannel, verdictChannelSupported } from "./verdict-channel.ts";
 
 /**
  * After the program exits, how long to wait for the PTY's last bytes before reporting the exit
@@ -92,8 +90,8 @@ export class LocalBackend implements Backend {
   private ptyClosed = false;
   private masterClosed = false;
   private closing: Promise<ExitInfo> | null = null;
-  /** Our end of the socket the shell reads the guard's verdicts from (verdictChannel), or null. */
-  private verdictFd: number | null = null;
+  /** The private channel the shell reads the guard's verdicts from (verdictChannel), or null. */
+  private verdicts: VerdictChannel | null = null;
 
   constructor(opts: LocalSpawnOptions) {
     const program = opts.argv[0] ?? "";
@@ -101,18 +99,25 @@ export class LocalBackend implements Backend {
       throw new AppError("SPAWN_FAILED", `cannot start ${program}: not found or not executable`, SPAWN_HINT);
     }
     this.pty = openPty(opts.cols, opts.rows);
+    const keepChannel = opts.nonceInput !== undefined && opts.verdictChannel === true && verdictChannelSupported();
+    let turn: [number, number] | null = null;
     try {
+      if (keepChannel) turn = VerdictChannel.turnPipe();
       const tty = [this.pty.slave, this.pty.slave, this.pty.slave] as const;
-      // NONCE_FD is the fourth entry: a socket pair Bun makes, of which we write and close our end.
-      // A socket, unlike a pipe or file, cannot be reopened through /proc/PID/fd by another process.
+      // NONCE_FD is the fourth entry: a socket pair Bun makes, of which we write our end (and close
+      // it, unless it carries the verdicts). A socket, unlike a pipe or file, cannot be reopened
+      // through /proc/PID/fd by another process. The turn pipe follows at TOKEN_FDS.
+      const extra = opts.nonceInput === undefined ? [] : turn ? (["pipe", ...turn] as const) : (["pipe"] as const);
+      if (turn && TOKEN_FDS[0] !== NONCE_FD + 1) throw new Error("the turn pipe must follow NONCE_FD");
       this.proc = Bun.spawn(controllingTtyArgv(opts.argv, opts.cttyLauncher), {
         cwd: opts.cwd,
         env: opts.env,
-        stdio: opts.nonceInput === undefined ? [...tty] : [...tty, "pipe"],
+        stdio: [...tty, ...extra],
       });
       if (opts.nonceInput !== undefined) {
         try {
-          this.verdictFd = handOver(this.proc, opts.nonceInput, opts.verdictChannel === true);
+          const answers = handOver(this.proc, opts.nonceInput, turn !== null);
+          if (answers !== null && turn) this.verdicts = VerdictChannel.open(answers, turn);
         } catch (err) {
           this.proc.kill("SIGKILL"); // A shell without its nonce would never report a command done.
           throw err;
@@ -120,6 +125,7 @@ export class LocalBackend implements Backend {
       }
     } catch (err) {
       closeSync(this.pty.master);
+      if (turn && !this.verdicts) for (const fd of turn) closeSync(fd);
       throw new AppError("SPAWN_FAILED", `cannot start ${program}: ${(err as Error).message}`, SPAWN_HINT);
     } finally {
       // The child has its copies; ours would keep the slave open and hide the master's end of file.
@@ -161,13 +167,11 @@ export class LocalBackend implements Backend {
   }
 
   sendVerdict(line: string): void {
-    if (this.verdictFd === null) return;
-    try {
-      writeSync(this.verdictFd, line);
-    } catch (err) {
-      // A full or closed channel: the shell gets no answer, and refuses the command (fail closed).
-      log.warn(`verdict not delivered: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    this.verdicts?.send(line);
+  }
+
+  restoreVerdictTurn(): void {
+    this.verdicts?.restoreTurn();
   }
 
   resize(cols: number, rows: number): void {
@@ -258,8 +262,7 @@ export class LocalBackend implements Backend {
     this.reader.cancel();
     this.writer.close();
     closeSync(this.pty.master);
-    if (this.verdictFd !== null) closeSync(this.verdictFd);
-    this.verdictFd = null;
+    this.verdicts?.close();
   }
 
   /** The exit is final once the program exited and the PTY delivered its last bytes. */
