@@ -56,7 +56,8 @@ __ptyhub_nonce=
 __ptyhub_chan=
 { IFS= read -r -t 1 __ptyhub_chan <&3; } 2>/dev/null
 # With it, descriptors 4 and 5 are a pipe holding one byte, the turn to ask (verdict-channel.ts).
-if [ "$__ptyhub_chan" = verdicts ]; then exec 63<&3 62<&4 61>&5; fi
+# Any of them missing (a wrapper closed it): no channel, and the shell never asks.
+if [ "$__ptyhub_chan" = verdicts ] && ! { exec 63<&3 62<&4 61>&5; } 2>/dev/null; then __ptyhub_chan=; fi
 exec 3<&- 4<&- 5<&-
 if [ -r /etc/bash.bashrc ]; then . /etc/bash.bashrc; fi
 if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
