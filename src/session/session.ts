@@ -20,6 +20,7 @@ import { busyError, continuationBusyError } from "./busy-errors.ts";
 import { carriesInterrupt } from "../terminal/interrupt.ts";
 import type { CommandRecord, MarkRecord, Phase } from "./marks.ts";
 import { verdictLine, type JudgeRequest } from "./judge-request.ts";
+import { QuestionCutter } from "./question-marks.ts";
 
 const log = logger("session");
 
@@ -102,6 +103,8 @@ export class Session {
   readonly rawOutput = new RawOutput();
   private readonly events = new Emitter<SessionEventKind>();
   private readonly judgeRequests = new Emitter<JudgeRequest>();
+  /** Takes the shell's questions out of its output (question-marks.ts). */
+  private readonly questions: QuestionCutter;
 
   constructor(opts: SessionOptions) {
     this.id = opts.id;
@@ -112,6 +115,7 @@ export class Session {
     this.persistent = opts.persistent;
     this.backend = opts.backend;
     this.nonce = opts.nonce;
+    this.questions = new QuestionCutter(opts.nonce);
     this.programStartDue = opts.startMark === true;
     this.secrets = opts.secrets ?? new Secrets();
     this.currentCwd = opts.cwd ?? null;
@@ -489,7 +493,14 @@ export class Session {
     this.emulator.dispose();
   }
 
-  private onData(data: Uint8Array): void {
+  private onData(output: Uint8Array): void {
+    const questions = this.questions.cut(output);
+    const data = questions ? questions.rest : output;
+    for (const payload of questions?.payloads ?? []) {
+      const mark = parseMark(payload, this.nonce);
+      if (mark?.kind === "judge") this.judgeRequests.emit({ text: mark.text, yes: mark.yes, no: mark.no });
+    }
+    if (data.length === 0) return;
     this.outputAt = this.activityAt = Date.now();
     for (const tap of this.outputTaps) tap(data);
     this.rawOutput.push(data);
