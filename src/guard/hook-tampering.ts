@@ -14,8 +14,12 @@ export const TAMPERING_FINDING: Finding = {
 
 /** `trap … DEBUG` other than printing it (`trap -p`): removes or replaces our trap. */
 const DEBUG_TRAP = /\btrap\b(?![ \t]+-p\b)[^\n]*\bDEBUG\b/;
-/** extdebug lets the trap skip a command; functrace carries it into functions and subshells. */
-const TRACE_OFF = /\bshopt\b[^\n]*[ \t]-u\b[^\n]*\bextdebug\b|\bset\b[^\n]*[ \t](\+T\b|\+o[ \t]+functrace\b)/;
+/**
+ * extdebug lets the trap skip a command; functrace carries it into functions and subshells;
+ * promptvars lets the prompts reset the hook's state at each line.
+ */
+const TRACE_OFF =
+  /\bshopt\b[^\n]*[ \t]-u\b[^\n]*\b(extdebug|promptvars)\b|\bset\b[^\n]*[ \t](\+T\b|\+o[ \t]+functrace\b)/;
 /** An assignment to one of our variables (`__ptyhub_in_prompt=1` would make the trap wave all through). */
 const OUR_ASSIGNMENT = /(^|[\s;&|(])__ptyhub_\w*(\[[^\]]*\])?\+?=/;
 /** Builtins that set, unset or change the attributes of the names they are given. */

@@ -88,9 +88,10 @@ __ptyhub_precmd() {
 # command text is asked once per line (a loop's body is not asked again at every turn).
 declare -A __ptyhub_judged=()
 __ptyhub_refused=0
+__ptyhub_in_prompt=0
 __ptyhub_judge() {
   # The prompt's commands (the user's PROMPT_COMMAND) are not the accepted line's.
-  [ -n "$__ptyhub_in_prompt" ] && return 0
+  [ "$__ptyhub_in_prompt" = 1 ] && return 0
   [ "$__ptyhub_refused" = 1 ] && return 1
   [ -n "\${__ptyhub_judged["$BASH_COMMAND"]+x}" ] && return 0
   local c="$BASH_COMMAND" t v said= turn
@@ -131,7 +132,7 @@ __ptyhub_trap() {
   local u=$1
   case "$BASH_COMMAND" in __ptyhub_precmd | __ptyhub_ps1 | '__ptyhub_cur=$(trap -p DEBUG)') return 0 ;; esac
   case "\${FUNCNAME[1]-}" in __ptyhub_*) return 0 ;; esac
-  if [ -n "$__ptyhub_in_prompt" ] && [ "$BASH_COMMAND" = 'trap -p DEBUG' ]; then return 0; fi
+  if [ "$__ptyhub_in_prompt" = 1 ] && [ "$BASH_COMMAND" = 'trap -p DEBUG' ]; then return 0; fi
   __ptyhub_judge || return 1
   [ -z "$__ptyhub_user_debug" ] && return 0
   : "$u"
@@ -155,12 +156,14 @@ __ptyhub_take_debug() {
 __ptyhub_ps1() {
   local __ptyhub_status=$?
   local b=$'\001\033]6973;'"$__ptyhub_nonce"$';B\007\002' p=$'\001\033]6973;'"$__ptyhub_nonce"$';P\007\002'
+  # Drawing the prompt ends the prompt's commands even when a ctrl+c cut PROMPT_COMMAND short.
+  [ -n "$__ptyhub_judging" ] && b="$b"'\${__ptyhub_in_prompt:$((__ptyhub_in_prompt=0)):0}'
   case "$PS1" in *"$b"*) ;; *) PS1="$PS1$b" ;; esac
   case "$PS2" in *"$p"*) ;; *) PS2="$PS2$p" ;; esac
   __ptyhub_at_prompt=1
   # Set here, not at startup: extdebug set in a startup file would load the debugger's profile.
   [ -n "$__ptyhub_judging" ] && __ptyhub_take_debug
-  __ptyhub_in_prompt=
+  __ptyhub_in_prompt=0
   return $__ptyhub_status
 }
 
@@ -176,8 +179,10 @@ if [ -n "$__ptyhub_nonce" ]; then
       # A refusal skips the rest of its line only: each accepted line starts afresh. Not only at
       # the prompt: a command run from the line editor (bind -x, ctrl+x ctrl+e) gets no new
       # prompt. PS0 is expanded once per accepted line; the offset's arithmetic resets the flag,
-      # the length 0 prints nothing.
-      PS0="\${PS0}"'\${__ptyhub_refused:$((__ptyhub_refused=0)):0}'
+      # the length 0 prints nothing. The same for "in the prompt's commands", which __ptyhub_ps1
+      # clears at the end of PROMPT_COMMAND: a ctrl+c can cut PROMPT_COMMAND short, and the next
+      # line must not pass as the prompt's (PS1 clears it too, see __ptyhub_ps1).
+      PS0="\${PS0}"'\${__ptyhub_refused:$((__ptyhub_refused=0)):0}\${__ptyhub_in_prompt:$((__ptyhub_in_prompt=0)):0}'
       PROMPT_COMMAND="\${PROMPT_COMMAND%$'\n'__ptyhub_ps1}"$'\n__ptyhub_cur=$(trap -p DEBUG)\n__ptyhub_ps1'
     fi
   else

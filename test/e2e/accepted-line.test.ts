@@ -61,14 +61,15 @@ const send = (args: Record<string, unknown>) =>
 let barriers = 0;
 
 /**
- * What the stand-in logged, once the shell has run whatever was submitted. The barrier is typed
- * after it, as keys that wait in the terminal's input until the line before has run (no ctrl+c: a
- * signal would cut short a command still waiting for its verdict): clear what is left on the
- * edit line, then a line whose output we wait for.
+ * What the stand-in logged, once the shell has run whatever was submitted. The barrier is a line
+ * typed after it, which waits in the terminal's input until the line before has run, and whose
+ * output we wait for. Not ctrl+c before it: a signal would cut short a command still waiting for
+ * its verdict.
  */
 async function ran(session = SESSION): Promise<string> {
   barriers += 1;
   const word = `barrier-${barriers}`;
+  // What an Enter the key model blocked left on the edit line goes first.
   await mcp.call("term_send", { session, keys: ["ctrl+e", "ctrl+u"], wait_ms: 0 });
   // The shell prints the word, never echoes it: the line typed is `echo barrier-$((n+0))`.
   let seen = JSON.stringify(
@@ -134,6 +135,13 @@ describe("editing keys do not smuggle a line past the guard", () => {
 
   test("a readline macro defined in one call, pressed in the next", async () => {
     await send({ text: `bind '"\\C-g": "rm -rf /\\C-m"'` });
+    await send({ keys: ["ctrl+g"] });
+    expect(await ran()).toBe("");
+  });
+
+  test("a bind -x defined from a yanked line (past the key model), pressed in the next call", async () => {
+    await send({ text: `bind -x '"\\C-g": rm -rf /'`, enter: false, keys: ["ctrl+u"] });
+    await send({ keys: ["ctrl+y", "enter"] });
     await send({ keys: ["ctrl+g"] });
     expect(await ran()).toBe("");
   });

@@ -11,6 +11,7 @@ describe("hook tampering", () => {
     "trap '' DEBUG",
     "builtin trap 'echo hi' DEBUG",
     "shopt -u extdebug",
+    "shopt -u promptvars",
     "set +T",
     "set +o functrace",
     "__ptyhub_in_prompt=1",
