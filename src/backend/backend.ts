@@ -32,6 +32,14 @@ export interface Backend {
   onExit(sink: (info: ExitInfo) => void): void;
   /** Writes bytes as they are: never adds a newline. */
   write(data: string | Uint8Array): void;
+  /**
+   * Sends the guard's verdict line to the shell on a private channel, not through the terminal
+   * (local PTYs with a bash that asks, shell-scripts.ts): where the backend has no such channel,
+   * the shell never asks.
+   */
+  sendVerdict?(line: string): void;
+  /** The shell is at its prompt: the verdict channel's turn is made whole again (verdict-channel.ts). */
+  restoreVerdictTurn?(): void;
   resize(cols: number, rows: number): void;
   /** Ends the program (and everything it started). Idempotent; resolves when it is gone. */
   close(signal?: CloseSignal): Promise<ExitInfo>;

@@ -3,6 +3,7 @@
  * when the human confirms it through MCP elicitation. Nothing the model sends can skip this: the
  * only ways around it are the human's (the settings file, or typing it in `ptyhub attach`).
  */
+import { hookTampering } from "./hook-tampering.ts";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { AppError } from "../api/errors.ts";
@@ -217,6 +218,17 @@ export class Guard {
       }
       pending.text = continues(kind, line) ? line : "";
     }
+  }
+
+  /**
+   * A command the shell accepted and is about to run (accepted-line.ts): what the rules find in
+   * it, judged as a shell line in the session's real working directory, and whether it would
+   * switch that check off (hook-tampering.ts). Empty when the guard is off.
+   */
+  judgeAccepted(session: Session, text: string): Finding[] {
+    if (!this.settings.enabled) return [];
+    const tampering = hookTampering(text);
+    return [...classifyShellLine(text, this.ruleContext(session), this.rules), ...(tampering ? [tampering] : [])];
   }
 
   /** The lines a session's shell is still continuing; forgotten at a new prompt or after ^C. */

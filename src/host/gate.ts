@@ -17,14 +17,27 @@ import { kindOfParams } from "../backend/registry/kinds.ts";
 function openedLine(p: OpenParams): string {
   return p.args === undefined ? (p.command ?? "") : argvLine([p.command ?? "", ...p.args]);
 }
+import { AcceptedLines } from "../guard/accepted-line.ts";
+
+/** Who the audit trail names for a command refused when the shell reported it (no client asked). */
+const SHELL_REPORTED = "shell";
 
 export class TypingGate {
   private readonly guard: Guard;
   private readonly audit: SessionAudit;
 
+  /** The guard's look at the commands the shell accepted, before they run (accepted-line.ts). */
+  private readonly accepted: AcceptedLines;
+
   constructor(config: Config, manager: SessionManager) {
     this.audit = new SessionAudit(config.audit, manager);
-    this.guard = new Guard(config.guard, (session, decision, ctx) => this.audit.guard(session, decision, ctx.clientId));
+    this.guard = new Guard(config.guard, (session, decision, ctx) => {
+      if (decision.outcome === "confirmed") this.accepted.noteConfirmed(session, decision.line);
+      this.audit.guard(session, decision, ctx.clientId);
+    });
+    this.accepted = new AcceptedLines(manager, this.guard, (session, decision) =>
+      this.audit.guard(session, decision, SHELL_REPORTED),
+    );
   }
 
   /** Before term_exec types `command`: throws BLOCKED_BY_GUARD unless it may be typed. */
@@ -53,10 +66,12 @@ export class TypingGate {
 
   /** A human typed into the session through `ptyhub attach`. */
   humanInput(session: Session, data: Uint8Array): void {
+    this.accepted.noteHuman(session);
     this.audit.humanInput(session, data);
   }
 
   dispose(): void {
+    this.accepted.dispose();
     this.audit.dispose();
   }
 }

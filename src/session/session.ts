@@ -16,10 +16,11 @@ import { Secrets } from "./redaction.ts";
 import { AppError } from "../api/errors.ts";
 import { RawOutput } from "./raw-output.ts";
 import { ReadCursors, type ReadCursor, type RepeatRange } from "./read-cursors.ts";
-import { busyError, continuationBusyError } from "./busy-errors.ts";
+import { ExecClaim } from "./exec-claim.ts";
 import { kindDescriptor } from "../backend/registry/kinds.ts";
 import { carriesInterrupt } from "../terminal/interrupt.ts";
 import type { CommandRecord, MarkRecord, Phase } from "./marks.ts";
+import { ShellQuestions } from "./judge-request.ts";
 
 const log = logger("session");
 
@@ -28,6 +29,7 @@ export const HEAD_CAPTURE_ROWS = 2000;
 /** Marks remembered per session; waiters only look at marks newer than their own start. */
 const MARK_LOG_SIZE = 64;
 
+/** What resource subscribers are told about: a command finished, or the session ended. */
 export type SessionEventKind = "command_finished" | "exited";
 
 export interface SessionOptions {
@@ -83,7 +85,7 @@ export class Session {
   private outputAt = Date.now();
   private activityAt = Date.now();
   private attachedHumans = 0;
-  private execOwnerId: string | null = null;
+  private readonly execClaim = new ExecClaim();
   /** The last line term_exec or term_send typed, and where: its echo is not the program's output. */
   private typedInput: { at: Pos; text: string } | null = null;
   /** When input last carried an interrupt (ctrl+c, ctrl+\\, ctrl+z) into a running command. */
@@ -100,6 +102,8 @@ export class Session {
   /** The output as sent, escape sequences kept (term_read raw). */
   readonly rawOutput = new RawOutput();
   private readonly events = new Emitter<SessionEventKind>();
+  /** The shell's questions before it runs a command, and their answers (judge-request.ts). */
+  readonly questions: ShellQuestions;
 
   constructor(opts: SessionOptions) {
     this.id = opts.id;
@@ -110,6 +114,11 @@ export class Session {
     this.persistent = opts.persistent;
     this.backend = opts.backend;
     this.nonce = opts.nonce;
+    // Answered on the backend's private channel, never on the terminal: keys typed ahead wait in
+    // the terminal's input for the shell, and an answer must not be read as one.
+    this.questions = new ShellQuestions(opts.nonce, (line) => {
+      if (this.exitInfo === null) this.backend.sendVerdict?.(line);
+    });
     this.programStartDue = opts.startMark === true;
     this.secrets = opts.secrets ?? new Secrets();
     this.currentCwd = opts.cwd ?? null;
@@ -188,7 +197,7 @@ export class Session {
   }
   /** Whether a term_exec owns the prompt now (a second one gets SESSION_BUSY). */
   get execBusy(): boolean {
-    return this.execOwnerId !== null;
+    return this.execClaim.held;
   }
 
   /** A human attaches; returns the detach, which counts once however often it is called. */
@@ -207,18 +216,7 @@ export class Session {
    * shell waits for the rest of a line. Returns the release, which the caller runs when done.
    */
   claimExec(clientId: string): () => void {
-    if (this.execOwnerId !== null || this.currentPhase === "running")
-      throw busyError(this.id, this.currentPhase === "running" ? this.state() : "running");
-    if (this.currentPhase === "continuation") {
-      throw continuationBusyError(this.id);
-    }
-    this.execOwnerId = clientId;
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      this.execOwnerId = null;
-    };
+    return this.execClaim.claim(clientId, this.id, this.currentPhase, () => this.state());
   }
   /**
    * SESSION_BUSY for a command still running. One that waits for input says so, with how to answer:
@@ -477,11 +475,14 @@ export class Session {
   dispose(): void {
     this.changes.clear();
     this.events.clear();
+    this.questions.clear();
     this.outputTaps.clear();
     this.emulator.dispose();
   }
 
-  private onData(data: Uint8Array): void {
+  private onData(output: Uint8Array): void {
+    const data = this.questions.takeFrom(output);
+    if (data.length === 0) return;
     this.outputAt = this.activityAt = Date.now();
     for (const tap of this.outputTaps) tap(data);
     this.rawOutput.push(data);
@@ -520,6 +521,7 @@ export class Session {
       this.reinstallEndPending = true;
       return;
     }
+    if (mark.kind === "judge") return this.questions.asked(mark);
     if (mark.kind === "program") {
       // Only the first counts: a program that prints the mark itself cannot move its start.
       if (this.programStartDue) this.programStartedAt ??= { at: Date.now(), pos };
@@ -560,6 +562,8 @@ export class Session {
       };
     } else if (mark.kind === "end") {
       this.currentPhase = "prompt";
+      // No command of the line asks any more: a turn its asker took to its death is given back.
+      this.backend.restoreVerdictTurn?.();
       record.exitCode = mark.exitCode;
       record.cwd = mark.cwd;
       if (mark.cwd) this.currentCwd = mark.cwd;

@@ -92,6 +92,8 @@ export interface ShellLaunch {
   env: Record<string, string>;
   /** What the shell reads on NONCE_FD at its start (the nonce's line): never in env or argv. */
   nonceInput: string;
+  /** The shell asks the guard about each command it is about to run, on NONCE_FD kept open (bash). */
+  verdictChannel: boolean;
   integration: Integration;
   family: PosixShellFamily;
 }
@@ -105,24 +107,25 @@ export function shellLaunch(shellPath: string, nonce: string, env: Record<string
   switch (family) {
     case "bash": {
       const argv = [shellPath, "--rcfile", join(dir, "bash.rc"), "-i"];
-      return { argv, env: extra, nonceInput, integration: "shell", family };
+      return { argv, env: extra, nonceInput, verdictChannel: true, integration: "shell", family };
     }
     case "zsh":
       if (env.ZDOTDIR) extra.PTYHUB_USER_ZDOTDIR = env.ZDOTDIR;
       extra.ZDOTDIR = join(dir, "zsh");
-      return { argv: [shellPath, "-i"], env: extra, nonceInput, integration: "shell", family };
+      return { argv: [shellPath, "-i"], env: extra, nonceInput, verdictChannel: false, integration: "shell", family };
     case "fish":
       return {
         argv: [shellPath, "-i", "--init-command", `source ${quoteFish(join(dir, "fish.fish"))}`],
         env: extra,
         nonceInput,
+        verdictChannel: false,
         integration: "shell",
         family,
       };
     case "sh":
       if (env.ENV) extra.PTYHUB_USER_ENV = env.ENV;
       extra.ENV = join(dir, "sh.rc");
-      return { argv: [shellPath, "-i"], env: extra, nonceInput, integration: "marker", family };
+      return { argv: [shellPath, "-i"], env: extra, nonceInput, verdictChannel: false, integration: "marker", family };
   }
 }
 
@@ -168,9 +171,24 @@ export type Mark =
   | { kind: "reinstalled" }
   /** S: a command run without integration starts now (a remote boot script says so before exec). */
   | { kind: "program" }
-  | { kind: "end"; exitCode: number | null; cwd: string | null };
+  | { kind: "end"; exitCode: number | null; cwd: string | null }
+  /**
+   * J;yes;no;text: the shell is about to run `text`, a command of a line it accepted, and waits on
+   * its private channel (VERDICT_FD) for ptyhub's verdict: the word `yes` lets it run, `no` refuses.
+   */
+  | { kind: "judge"; yes: string; no: string; text: string };
 
-const ESCAPES: Record<string, string> = { "%25": "%", "%3B": ";", "%0A": "\n", "%07": "\x07", "%1B": "\x1b" };
+const ESCAPES: Record<string, string> = {
+  "%25": "%",
+  "%3B": ";",
+  "%0A": "\n",
+  "%0D": "\r",
+  "%07": "\x07",
+  "%1B": "\x1b",
+};
+const ESCAPED = /%(25|3B|0A|0D|07|1B)/g;
+/** A verdict word: the shell's random digits ($SRANDOM), never empty (an empty word is in every line). */
+const VERDICT_WORD = /^[0-9]{8,}$/;
 
 /** Parses an OSC 6973 payload; null when the nonce does not match (a forged or foreign mark). */
 export function parseMark(data: string, nonce: string): Mark | null {
@@ -188,8 +206,13 @@ export function parseMark(data: string, nonce: string): Mark | null {
     const parts = rest.split(";");
     const code = Number.parseInt(parts[1] ?? "", 10);
     const cwdRaw = parts.length > 2 ? parts.slice(2).join(";") : "";
-    const cwd = cwdRaw ? cwdRaw.replace(/%(25|3B|0A|07|1B)/g, (m) => ESCAPES[m] ?? m) : null;
+    const cwd = cwdRaw ? cwdRaw.replace(ESCAPED, (m) => ESCAPES[m] ?? m) : null;
     return { kind: "end", exitCode: Number.isFinite(code) ? code : null, cwd };
+  }
+  if (kind === "J") {
+    const [, yes = "", no = "", ...text] = rest.split(";");
+    if (!VERDICT_WORD.test(yes) || !VERDICT_WORD.test(no)) return null;
+    return { kind: "judge", yes, no, text: text.join(";").replace(ESCAPED, (m) => ESCAPES[m] ?? m) };
   }
   return null;
 }

@@ -24,6 +24,21 @@ export const OSC_MARK_PATTERN = new RegExp(`\x1b\\]${OSC_MARK_ID};[^\x07\x1b]*(?
 /** The descriptor the nonce arrives on (one line); hard-coded as 3 in the scripts below. */
 export const NONCE_FD = 3;
 
+/**
+ * The second line on NONCE_FD when ptyhub keeps that socket open as the channel for the guard's
+ * verdicts on commands the shell is about to run (bash: the script moves it to descriptor 63).
+ */
+export const VERDICT_CHANNEL_LINE = "verdicts";
+
+/** bash keeps the verdict channel on this descriptor: high, out of the way of the user's own. */
+export const VERDICT_FD = 63;
+
+/**
+ * How long the shell waits for a verdict before it refuses the command (fail closed) and says no
+ * answer came: ptyhub answers in milliseconds, but a loaded machine may stall it for seconds.
+ */
+export const VERDICT_WAIT_S = 20;
+
 // The scripts are shell files beside this one (src/terminal/shells/), imported as text so the
 // compiled binary carries them, and so shellcheck (bash, sh), `zsh -n` and `fish -n` read them
 // (test/unit/shell-script-files.test.ts).

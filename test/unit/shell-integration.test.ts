@@ -13,6 +13,18 @@ describe("shell integration", () => {
     expect(parseMark("abc123;Z", nonce)).toBeNull();
   });
 
+  test("a question about a command: two verdict words, then the command's text", () => {
+    const words = { yes: "1234567890", no: "9876543210" };
+    expect(parseMark("abc123;J;1234567890;9876543210;rm -rf /%3B echo a;b", nonce)).toEqual({
+      kind: "judge",
+      ...words,
+      text: "rm -rf /; echo a;b",
+    });
+    // Empty or short words would be found in any line: such a question is not ours.
+    expect(parseMark("abc123;J;;9876543210;ls", nonce)).toBeNull();
+    expect(parseMark("abc123;J;12;9876543210;ls", nonce)).toBeNull();
+  });
+
   test("shell families", () => {
     expect(shellFamilyOf("/bin/bash")).toBe("bash");
     expect(shellFamilyOf("-zsh")).toBe("zsh");

@@ -6,7 +6,13 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { NONCE_FD, OSC_MARK_ID } from "../../src/terminal/shell-scripts.ts";
+import {
+  NONCE_FD,
+  OSC_MARK_ID,
+  VERDICT_CHANNEL_LINE,
+  VERDICT_FD,
+  VERDICT_WAIT_S,
+} from "../../src/terminal/shell-scripts.ts";
 
 const DIR = join(import.meta.dir, "../../src/terminal/shells");
 const SCRIPTS = readdirSync(DIR).filter((f) => /\.(bash|sh|zsh|fish)$/.test(f));
@@ -18,11 +24,17 @@ const REQUIRED = process.env.CI === "true";
  * (and are the user's, not ours to lint).
  */
 const SHELLCHECK_EXCLUDED = "SC1091";
+/**
+ * Warnings and errors fail; shellcheck's notes do not: the scripts compare against and print text
+ * with a literal `$` in single quotes on purpose (SC2016), a note that would be noise here.
+ */
+const SHELLCHECK_SEVERITY = "warning";
 
 function checker(file: string): string[] | null {
   const path = join(DIR, file);
-  if (file.endsWith(".bash")) return ["shellcheck", "-s", "bash", "-e", SHELLCHECK_EXCLUDED, path];
-  if (file.endsWith(".sh")) return ["shellcheck", "-s", "sh", "-e", SHELLCHECK_EXCLUDED, path];
+  const shellcheck = ["shellcheck", "-S", SHELLCHECK_SEVERITY, "-e", SHELLCHECK_EXCLUDED];
+  if (file.endsWith(".bash")) return [...shellcheck, "-s", "bash", path];
+  if (file.endsWith(".sh")) return [...shellcheck, "-s", "sh", path];
   if (file.endsWith(".zsh")) return ["zsh", "-n", path];
   if (file.endsWith(".fish")) return ["fish", "--no-execute", path];
   return null;
@@ -44,7 +56,7 @@ describe("shell-integration script files", () => {
     });
   }
 
-  test("the marks they print use ptyhub's OSC id, and the nonce comes on its descriptor", () => {
+  test("the marks they print use ptyhub's OSC id; the nonce and the verdicts come on their descriptors", () => {
     for (const file of SCRIPTS.filter((f) => f !== "zshenv.zsh")) {
       const text = readFileSync(join(DIR, file), "utf8");
       const ids = [...text.matchAll(/\]([0-9]+);/g)].map((m) => Number(m[1]));
@@ -53,5 +65,9 @@ describe("shell-integration script files", () => {
     }
     const bash = readFileSync(join(DIR, "integration.bash"), "utf8");
     expect(bash).toContain(`<&${NONCE_FD}`);
+    // The guard's verdicts: the channel's line, its descriptor, and how long the shell waits.
+    expect(bash).toContain(`"$__ptyhub_chan" = ${VERDICT_CHANNEL_LINE}`);
+    expect(bash).toContain(`-u ${VERDICT_FD} `);
+    expect(bash).toContain(`-t ${VERDICT_WAIT_S} -u ${VERDICT_FD}`);
   });
 });

@@ -28,6 +28,7 @@ async function openLocal(
     cols: program.cols,
     rows: program.rows,
     nonceInput: plan.nonceInput,
+    verdictChannel: plan.verdictChannel,
   };
   const backend =
     process.platform === "win32"

@@ -35,6 +35,8 @@ export interface LaunchPlan {
   target: string;
   /** Given to the program on NONCE_FD at its start (an integrated shell's nonce), if any. */
   nonceInput?: string;
+  /** Keep NONCE_FD open for the guard's verdicts (an integrated bash: shell-integration.ts). */
+  verdictChannel?: boolean;
 }
 
 /** Variables of ours that must not leak from the server's environment into sessions. */
@@ -152,6 +154,7 @@ export function planLaunch(req: LaunchRequest, nonce: string, sessionId: string)
       family: launch.family,
       target: shell.split("/").pop()!,
       nonceInput: launch.nonceInput,
+      verdictChannel: launch.verdictChannel,
     };
   }
   return { argv: ["/bin/sh", "-c", command!], cwd, env, integration: "none", family: null, target: command! };

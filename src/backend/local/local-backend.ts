@@ -26,7 +26,8 @@ import { controllingTtyArgv, type CttyLauncher } from "./pty/launcher.ts";
 import { PtyReader } from "./pty/reader.ts";
 import { PtyWriter } from "./pty/writer.ts";
 import { libc } from "./pty/libc.ts";
-import { NONCE_FD } from "../../terminal/shell-scripts.ts";
+import { NONCE_FD, VERDICT_CHANNEL_LINE } from "../../terminal/shell-scripts.ts";
+import { TOKEN_FDS, VerdictChannel, verdictChannelSupported } from "./verdict-channel.ts";
 
 /**
  * After the program exits, how long to wait for the PTY's last bytes before reporting the exit
@@ -46,6 +47,11 @@ export interface LocalSpawnOptions {
   cttyLauncher?: CttyLauncher;
   /** Written to the child's NONCE_FD, then closed: the shell-integration nonce (shell-scripts.ts). */
   nonceInput?: string;
+  /**
+   * Keep NONCE_FD open after the nonce, as the private channel for the guard's verdicts on the
+   * commands the shell is about to run (VERDICT_CHANNEL_LINE tells the shell so).
+   */
+  verdictChannel?: boolean;
 }
 
 /** The program's path as exec would find it, or null: checked up front for a clear SPAWN_FAILED. */
@@ -62,15 +68,22 @@ function findExecutable(program: string, cwd: string, path: string): string | nu
   return Bun.which(program, { PATH: path, cwd });
 }
 
-/** Writes `text` to the child's NONCE_FD and closes our end (a few bytes: the socket never blocks). */
-function handOver(proc: Subprocess, text: string): void {
+/**
+ * Writes `text` to the child's NONCE_FD (a few bytes: the socket never blocks), then closes our end,
+ * or keeps it and returns it when it is to carry the guard's verdicts.
+ */
+function handOver(proc: Subprocess, text: string, keep: boolean): number | null {
   const fd = proc.stdio[NONCE_FD];
   if (typeof fd !== "number") throw new Error(`no descriptor ${NONCE_FD} for the shell's nonce`);
   try {
-    writeSync(fd, text);
-  } finally {
+    writeSync(fd, keep ? `${text}${VERDICT_CHANNEL_LINE}\n` : text);
+  } catch (err) {
     closeSync(fd);
+    throw err;
   }
+  if (keep) return fd;
+  closeSync(fd);
+  return null;
 }
 
 export class LocalBackend implements Backend {
@@ -84,6 +97,8 @@ export class LocalBackend implements Backend {
   private ptyClosed = false;
   private masterClosed = false;
   private closing: Promise<ExitInfo> | null = null;
+  /** The private channel the shell reads the guard's verdicts from (verdictChannel), or null. */
+  private verdicts: VerdictChannel | null = null;
 
   constructor(opts: LocalSpawnOptions) {
     const program = opts.argv[0] ?? "";
@@ -91,18 +106,25 @@ export class LocalBackend implements Backend {
       throw new AppError("SPAWN_FAILED", `cannot start ${program}: not found or not executable`, SPAWN_HINT);
     }
     this.pty = openPty(opts.cols, opts.rows);
+    const keepChannel = opts.nonceInput !== undefined && opts.verdictChannel === true && verdictChannelSupported();
+    let turn: [number, number] | null = null;
     try {
+      if (keepChannel) turn = VerdictChannel.turnPipe();
       const tty = [this.pty.slave, this.pty.slave, this.pty.slave] as const;
-      // NONCE_FD is the fourth entry: a socket pair Bun makes, of which we write and close our end.
-      // A socket, unlike a pipe or file, cannot be reopened through /proc/PID/fd by another process.
+      // NONCE_FD is the fourth entry: a socket pair Bun makes, of which we write our end (and close
+      // it, unless it carries the verdicts). A socket, unlike a pipe or file, cannot be reopened
+      // through /proc/PID/fd by another process. The turn pipe follows at TOKEN_FDS.
+      const extra = opts.nonceInput === undefined ? [] : turn ? (["pipe", ...turn] as const) : (["pipe"] as const);
+      if (turn && TOKEN_FDS[0] !== NONCE_FD + 1) throw new Error("the turn pipe must follow NONCE_FD");
       this.proc = Bun.spawn(controllingTtyArgv(opts.argv, opts.cttyLauncher), {
         cwd: opts.cwd,
         env: opts.env,
-        stdio: opts.nonceInput === undefined ? [...tty] : [...tty, "pipe"],
+        stdio: [...tty, ...extra],
       });
       if (opts.nonceInput !== undefined) {
         try {
-          handOver(this.proc, opts.nonceInput);
+          const answers = handOver(this.proc, opts.nonceInput, turn !== null);
+          if (answers !== null && turn) this.verdicts = VerdictChannel.open(answers, turn);
         } catch (err) {
           this.proc.kill("SIGKILL"); // A shell without its nonce would never report a command done.
           throw err;
@@ -110,6 +132,7 @@ export class LocalBackend implements Backend {
       }
     } catch (err) {
       closeSync(this.pty.master);
+      if (turn && !this.verdicts) for (const fd of turn) closeSync(fd);
       throw new AppError("SPAWN_FAILED", `cannot start ${program}: ${(err as Error).message}`, SPAWN_HINT);
     } finally {
       // The child has its copies; ours would keep the slave open and hide the master's end of file.
@@ -148,6 +171,14 @@ export class LocalBackend implements Backend {
 
   write(data: string | Uint8Array): void {
     if (!this.exitInfo && !this.masterClosed) this.writer.write(data);
+  }
+
+  sendVerdict(line: string): void {
+    this.verdicts?.send(line);
+  }
+
+  restoreVerdictTurn(): void {
+    this.verdicts?.restoreTurn();
   }
 
   resize(cols: number, rows: number): void {
@@ -244,6 +275,7 @@ export class LocalBackend implements Backend {
     this.reader.cancel();
     this.writer.close();
     closeSync(this.pty.master);
+    this.verdicts?.close();
   }
 
   /** The exit is final once the program exited and the PTY delivered its last bytes. */

@@ -51,7 +51,7 @@ export function setWindowSize(fd: number, cols: number, rows: number): boolean {
 }
 
 /** Bytes readable from a descriptor (FIONREAD): 0 when none; -1 when unknown. */
-function readable(fd: number): number {
+export function readable(fd: number): number {
   const count = new Int32Array(1);
   return libc.ioctl(fd, ptyConstants().FIONREAD, ptr(count)) === 0 ? count[0]! : -1;
 }

@@ -1,6 +1,33 @@
-/** Why a session cannot take a command now: the SESSION_BUSY errors, each saying what to do. */
+/**
+ * Whether a session can take a term_exec now: one at a time, and only at the prompt. The claim is
+ * held until its release runs; a session that cannot take one says why (SESSION_BUSY) and what to
+ * do instead.
+ */
 import { AppError } from "../api/errors.ts";
 import type { SessionState } from "../terminal/classify.ts";
+import type { Phase } from "./marks.ts";
+
+export class ExecClaim {
+  /** The client whose term_exec holds the session, if one does. */
+  private owner: string | null = null;
+
+  get held(): boolean {
+    return this.owner !== null;
+  }
+
+  /** Takes the session for `clientId`'s term_exec; the returned release counts once. */
+  claim(clientId: string, id: string, phase: Phase, state: () => SessionState): () => void {
+    if (this.owner !== null || phase === "running") throw busyError(id, phase === "running" ? state() : "running");
+    if (phase === "continuation") throw continuationBusyError(id);
+    this.owner = clientId;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.owner = null;
+    };
+  }
+}
 
 /** The states in which a running command waits for the user, as a SESSION_BUSY message names them. */
 const WAITING_STATES: Partial<Record<SessionState, string>> = {
@@ -11,7 +38,7 @@ const WAITING_STATES: Partial<Record<SessionState, string>> = {
 };
 
 /** A command still runs; `state` says whether it waits for the user, and at what. */
-export function busyError(id: string, state: SessionState): AppError {
+function busyError(id: string, state: SessionState): AppError {
   const waiting = WAITING_STATES[state];
   if (!waiting) {
     return new AppError(
@@ -29,7 +56,7 @@ export function busyError(id: string, state: SessionState): AppError {
 }
 
 /** The shell waits for the rest of a command line: a command typed now would join it. */
-export function continuationBusyError(id: string): AppError {
+function continuationBusyError(id: string): AppError {
   return new AppError(
     "SESSION_BUSY",
     `session '${id}' waits for the rest of an unfinished command line (continuation prompt)`,

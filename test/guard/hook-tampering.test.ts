@@ -1,0 +1,49 @@
+/**
+ * The commands bash reports before it runs them that would switch the guard's look off
+ * (src/guard/hook-tampering.ts), and the near misses that only read the hooks or look alike.
+ */
+import { describe, expect, test } from "bun:test";
+import { hookTampering } from "../../src/guard/hook-tampering.ts";
+
+describe("hook tampering", () => {
+  const refused = [
+    "trap - DEBUG",
+    "trap '' DEBUG",
+    "builtin trap 'echo hi' DEBUG",
+    "shopt -u extdebug",
+    "shopt -u promptvars",
+    "set +T",
+    "set +o functrace",
+    "__ptyhub_in_prompt=1",
+    "__ptyhub_judged[x]=1",
+    "__ptyhub_user_debug+='rm -rf /'",
+    "unset -f __ptyhub_judge",
+    "declare -g __ptyhub_refused=",
+    "read __ptyhub_in_prompt",
+    "enable -n read",
+    "exec 63< /tmp/answers",
+    "exec {v}>&-",
+    "unset BASH_COMMAND",
+    "unset -v FUNCNAME",
+    "unset SRANDOM",
+  ];
+  for (const line of refused) {
+    test(`refused: ${line}`, () => expect(hookTampering(line)?.rule).toBe("guard-evasion"));
+  }
+  const allowed = [
+    'n="$__ptyhub_nonce"',
+    "declare -f __ptyhub_precmd",
+    "declare -F __ptyhub_ps1",
+    "trap -p DEBUG",
+    "trap 'rm -f /tmp/lock' EXIT",
+    "shopt -s extdebug",
+    "set +x",
+    "echo 163> out",
+    "exec {fd}< input",
+    "unset FOO",
+    "echo DEBUG",
+  ];
+  for (const line of allowed) {
+    test(`allowed: ${line}`, () => expect(hookTampering(line)).toBeNull());
+  }
+});
