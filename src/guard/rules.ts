@@ -11,10 +11,13 @@ import { INFRA_RULE } from "./rules-infra.ts";
 import { DATASTORE_RULE } from "./rules-datastore.ts";
 import { IRREPLACEABLE_RULE } from "./rules-irreplaceable.ts";
 import { EMPTY_SYSTEM_FILE_RULE, KILL_ALL_RULE } from "./rules-system.ts";
+import { SYSTEM_CONFIG_RULE } from "./rules-config.ts";
+import { GIT_HISTORY_RULE } from "./rules-git.ts";
 import { baseName } from "./unwrap.ts";
 import { isDevicePath, preciousPath, resolveWord } from "./judged-paths.ts";
 import { DATABASE_CLIENTS, destructiveSql } from "./sql.ts";
 import { posix } from "node:path";
+import { gitCommand, SHARED_BRANCH } from "./git-command.ts";
 
 export type { Rule, RuleContext, RuleInput } from "./rule-types.ts";
 
@@ -63,28 +66,6 @@ function isRootLike(word: string, ctx: RuleContext): boolean {
 function onlyIndex(sub: string, o: Options): boolean {
   const staged = o.short.has("S") || o.long.has("staged");
   return sub === "restore" && staged && !(o.short.has("W") || o.long.has("worktree"));
-}
-
-/** Shared branches: what a force push would rewrite for everyone. */
-const SHARED_BRANCH = new RegExp(
-  "^(main|master|trunk|develop|development|dev|release([/-].*)?|releases/.*|" +
-    "prod|production|staging|stable|hotfix/.*|gh-pages)$",
-);
-/** git's global options that take a value (`git -C dir push`). */
-const GIT_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"]);
-
-/** The git subcommand and its arguments, and the directory it runs in (`-C`), past global options. */
-function gitCommand(argv: string[], ctx: RuleContext): { sub: string; args: string[]; dir: string | null } | null {
-  let i = 1;
-  let dir = ctx.cwd;
-  while (i < argv.length && argv[i]!.startsWith("-")) {
-    const a = argv[i]!;
-    const value = argv[i + 1];
-    if (a === "-C" && value !== undefined) dir = value.startsWith("/") ? value : dir && `${dir}/${value}`;
-    i += GIT_VALUED.has(a) ? 2 : 1;
-  }
-  if (i >= argv.length) return null;
-  return { sub: argv[i]!, args: argv.slice(i + 1), dir };
 }
 
 export const SHELL_INTERPRETERS = new Set([
@@ -392,4 +373,6 @@ export const BUILTIN_RULES: Rule[] = [
   IRREPLACEABLE_RULE,
   EMPTY_SYSTEM_FILE_RULE,
   KILL_ALL_RULE,
+  SYSTEM_CONFIG_RULE,
+  GIT_HISTORY_RULE,
 ];
