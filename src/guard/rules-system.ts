@@ -1,7 +1,7 @@
 /**
- * Two rules about the running system: `empty-system-file` (truncating a system or credential file
- * to nothing: `truncate -s 0 /etc/passwd`, `: > /etc/shadow`, `cat /dev/null > ~/.ssh/authorized_keys`),
- * and `kill-all` (`kill -9 -1` signals every process the user may signal; pid 1 is init).
+ * The `empty-system-file` rule: truncating a system or credential file to nothing (`truncate -s 0
+ * /etc/passwd`, `: > /etc/shadow`, `cat /dev/null > ~/.ssh/authorized_keys`), and writing over,
+ * moving away, linking over or deleting the files the system cannot run or log in without.
  */
 import type { Rule, RuleContext } from "./rule-types.ts";
 import type { Invocation } from "./unwrap.ts";
@@ -105,61 +105,5 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
     if (!printsNothing(inv.argv)) return null;
     const emptied = inv.source.redirects.find((r) => (r.op === ">" || r.op === ">|") && systemFile(r.target, ctx));
     return emptied ? `the redirection empties ${systemFile(emptied.target, ctx)}` : null;
-  },
-};
-
-/** `kill`'s options that take a value; the pids follow. */
-const KILL_VALUED = new Set(["-s", "-n", "--signal"]);
-
-/** The pids `kill ARGS` signals: the first `-SIG` is the signal, later `-N` are process groups (`-1`: all). */
-function killTargets(args: string[]): string[] {
-  const pids: string[] = [];
-  let signalGiven = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "--") {
-      pids.push(...args.slice(i + 1));
-      break;
-    }
-    if (KILL_VALUED.has(a)) {
-      signalGiven = true;
-      i++;
-    } else if (a.startsWith("-") && !signalGiven) signalGiven = true;
-    else pids.push(a);
-  }
-  return pids;
-}
-
-/** pkill's/killall's options that take a value (the user given to -u among them). */
-const PKILL_VALUED = new Set(["-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal", "-o", "-y", "-n"]);
-
-/** Is this pkill/killall given a user (`-u`) and no process name or pattern? */
-function userWide(args: string[]): boolean {
-  let user = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "-u" || a === "--user" || a.startsWith("--user=") || /^-u.+/.test(a)) user = true;
-    if (PKILL_VALUED.has(a) || a === "--user") i++;
-    else if (!a.startsWith("-")) return false; // a name or pattern: only those processes
-  }
-  return user;
-}
-
-export const KILL_ALL_RULE: Rule = {
-  id: "kill-all",
-  summary: "signalling every process (kill -9 -1, killall5, pkill -u USER) or init (kill 1)",
-  check({ inv }) {
-    const [program = "", ...args] = inv.argv;
-    if (program === "killall5") return "killall5 signals every process";
-    // `pkill -u USER` / `killall -u USER` with no name: every process of that user.
-    if ((program === "pkill" || program === "killall") && userWide(args)) {
-      return `${program} -u signals every process of the user`;
-    }
-    if (program !== "kill" || args.includes("-l") || args.includes("-L")) return null;
-    const pids = killTargets(args);
-    if (pids.includes("-1"))
-      return "kill -1 signals every process you may signal: your session, the desktop, the agent";
-    if (pids.includes("1")) return "kill 1 signals init: the machine stops or restarts";
-    return null;
   },
 };

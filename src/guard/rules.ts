@@ -10,8 +10,10 @@ import { deletedTrees } from "./deleted-trees.ts";
 import { INFRA_RULE } from "./rules-infra.ts";
 import { DATASTORE_RULE } from "./rules-datastore.ts";
 import { IRREPLACEABLE_RULE } from "./rules-irreplaceable.ts";
-import { EMPTY_SYSTEM_FILE_RULE, KILL_ALL_RULE } from "./rules-system.ts";
+import { EMPTY_SYSTEM_FILE_RULE } from "./rules-system.ts";
+import { KILL_ALL_RULE } from "./rules-process.ts";
 import { SYSTEM_CONFIG_RULE } from "./rules-config.ts";
+import { WIPE_DEVICE_RULE } from "./rules-disk.ts";
 import { GIT_HISTORY_RULE } from "./rules-git.ts";
 import { baseName } from "./unwrap.ts";
 import { isDevicePath, preciousPath, resolveWord } from "./judged-paths.ts";
@@ -177,11 +179,13 @@ export const BUILTIN_RULES: Rule[] = [
   {
     id: "mkfs",
     summary: "making a file system or swap (mkfs, mkfs.*, mke2fs, mkswap): erases the device",
-    check({ inv }) {
+    check({ inv }, ctx) {
       const p = inv.argv[0] ?? "";
       if (!/^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|newfs(_.+)?)$/.test(p)) return null;
-      // Without an operand there is no device: `mkfs.ext4 -V` prints its version and exits.
-      if (!inv.argv.slice(1).some((a) => !a.startsWith("-"))) return null;
+      // Without an operand there is no device: `mkfs.ext4 -V` prints its version and exits. An operand
+      // that resolves outside /dev is an image file (or an option's value); `$DISK` may be a device.
+      const operands = inv.argv.slice(1).filter((a) => !a.startsWith("-"));
+      if (!operands.some((a) => isDevicePath(a, ctx) || resolveWord(a, ctx) === null)) return null;
       return `${p} erases whatever is on the target device`;
     },
   },
@@ -202,22 +206,7 @@ export const BUILTIN_RULES: Rule[] = [
       return r ? `the output is written over the device ${r.target}` : null;
     },
   },
-  {
-    id: "wipe-device",
-    summary: "shred or wipefs of a device",
-    check({ inv }, ctx) {
-      const [program, ...args] = inv.argv;
-      const zaps =
-        program === "sgdisk" && args.some((a) => /^(-[a-zA-Z]*[Zzo][a-zA-Z]*|--zap(-all)?|--clear)$/.test(a));
-      // parted … mklabel and cryptsetup luksFormat/erase replace what the device held.
-      const relabels = program === "parted" && args.some((a) => a === "mklabel" || a === "mktable");
-      const encrypts = program === "cryptsetup" && args.some((a) => /^(luksFormat|erase|luksErase)$/.test(a));
-      const wipes = program === "shred" || program === "wipefs" || program === "blkdiscard";
-      if (!wipes && !zaps && !relabels && !encrypts) return null;
-      const device = args.find((a) => !a.startsWith("-") && isDevicePath(a, ctx));
-      return device ? `${program} destroys the data on ${device}` : null;
-    },
-  },
+  WIPE_DEVICE_RULE,
   {
     id: "chmod-recursive-root",
     summary: "recursive chmod/chown/chgrp of /, the home directory or a system directory",
