@@ -26,14 +26,23 @@ const HOME_AUTH =
   /^\/(\.ssh\/.+|\.gnupg\/.+|\.aws\/.+|\.kube\/config|\.netrc|\.pgpass|\.git-credentials|\.docker\/config\.json)$/;
 
 /** Files whose loss or overwrite locks everyone out or stops the boot: any write over them, not only emptying. */
-const CRITICAL = /^\/etc\/(passwd|shadow|group|gshadow|sudoers|fstab|crypttab|pam\.d\/.+|ssh\/sshd_config)$/;
+const CRITICAL = new RegExp(
+  "^/etc/(passwd|shadow|group|gshadow|sudoers|sudoers\\.d/.+|fstab|crypttab|pam\\.d/.+|ssh/sshd_config(\\.d/.+)?|" +
+    "hosts|resolv\\.conf|hostname|nsswitch\\.conf|login\\.defs|shells|security/.+|ld\\.so\\.(conf|preload)|" +
+    "default/grub|crontab|environment|profile|bash\\.bashrc|inittab|systemd/system\\.conf)$",
+);
+/** The programs and libraries the system runs (not /usr/local): deleted, moved or overwritten, nothing starts. */
+const SYSTEM_PROGRAM = /^\/(usr\/)?(s?bin|lib(32|64|x32)?|libexec)\/.+|^\/boot\/.+/;
+/** Trees moved away whole: the root's directories, and /usr's (`mv /etc /etc.old`, `mv /usr/bin /tmp`). */
+const SYSTEM_TREE =
+  /^\/(etc|usr|bin|sbin|lib(32|64)?|boot|root|home|var|var\/lib|usr\/(s?bin|lib(32|64)?|libexec|share))$/;
 const HOME_CRITICAL = /^\/\.ssh\/(authorized_keys|id_[a-z0-9_]+)$/;
 
 /** The critical file `word` names (resolved), or null. */
 function criticalFile(word: string, ctx: RuleContext): string | null {
   const path = resolveWord(word, ctx);
   if (path === null) return null;
-  if (CRITICAL.test(path)) return path;
+  if (CRITICAL.test(path) || SYSTEM_PROGRAM.test(path)) return path;
   return path.startsWith(`${ctx.home}/`) && HOME_CRITICAL.test(path.slice(ctx.home.length)) ? path : null;
 }
 
@@ -51,8 +60,24 @@ function overwritesCritical(program: string, args: string[], inv: Invocation, ct
   if (program === "tee" && !(o.short.has("a") || o.long.has("append"))) files = o.operands;
   else if (program === "cp" || program === "mv" || program === "install") files = o.operands.slice(-1);
   else if (program === "rm" || program === "shred" || program === "unlink") files = o.operands;
+  // `ln -sf X /etc/passwd` replaces the file with a link; without -f ln refuses an existing file.
+  else if (program === "ln" && (o.short.has("f") || o.long.has("force"))) files = o.operands.slice(-1);
+  // chmod/chown of /etc/shadow or sudo: readable by all, or nobody may log in or gain root.
+  else if (/^(chmod|chown|chgrp)$/.test(program)) files = o.operands.slice(1);
   const file = files.map((w) => criticalFile(w, ctx)).find((f) => f !== null);
-  return file ? `${program} ${program === "rm" || program === "unlink" ? "deletes" : "overwrites"} ${file}` : null;
+  if (file) return `${program} ${program === "rm" || program === "unlink" ? "deletes" : "overwrites"} ${file}`;
+  return program === "mv" ? movesAway(o.operands.slice(0, -1), ctx) : null;
+}
+
+/** `mv /etc/passwd /tmp/`, `mv /etc /etc.old`, `mv /bin/bash x`: what the system needs is no longer there. */
+function movesAway(sources: string[], ctx: RuleContext): string | null {
+  for (const word of sources) {
+    const path = resolveWord(word, ctx);
+    if (path !== null && SYSTEM_TREE.test(path)) return `mv moves ${path} away`;
+    const file = criticalFile(word, ctx);
+    if (file) return `mv moves ${file} away`;
+  }
+  return null;
 }
 
 function systemFile(word: string, ctx: RuleContext): string | null {
@@ -68,7 +93,8 @@ function printsNothing(argv: string[]): boolean {
   const [program = "", ...args] = argv;
   if (program === "" || program === ":" || program === "true") return true;
   if (program === "cat") return args.length > 0 && args.every((a) => a === "/dev/null");
-  if (program === "echo") return args.length === 1 && args[0] === "-n";
+  // `echo`, `echo ""`, `echo -n`: at most a newline.
+  if (program === "echo") return args.every((a) => a === "" || /^-[neE]+$/.test(a));
   if (program === "printf") return args.length === 1 && args[0] === "";
   return false;
 }
@@ -82,11 +108,26 @@ function truncatesToZero(args: string[]): boolean {
   return false;
 }
 
+/** sed scripts that delete every line: `d`, `1,$d`, `/^/d`, and the pattern dot-star. */
+const SED_DELETES_ALL = /^(1,\$)?d$|^\/(\.\*|\^|\$|)\/d$/;
+
+/** `sed -i d /etc/passwd`, `sed -i -e '1,$d' FILE`: the system file it empties in place, or null. */
+function sedEmpties(args: string[], ctx: RuleContext): string | null {
+  const inPlace = args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"));
+  if (!inPlace) return null;
+  const o = options(args);
+  const scripts = args.filter((_a, i) => args[i - 1] === "-e" || args[i - 1] === "--expression");
+  const script = scripts.length > 0 ? scripts : o.operands.slice(0, 1);
+  const files = scripts.length > 0 ? o.operands.filter((w) => !scripts.includes(w)) : o.operands.slice(1);
+  if (!script.some((x) => SED_DELETES_ALL.test(x.trim()))) return null;
+  return files.map((w) => systemFile(w, ctx)).find((f) => f !== null) ?? null;
+}
+
 export const EMPTY_SYSTEM_FILE_RULE: Rule = {
   id: "empty-system-file",
   summary:
-    "emptying a system or credential file (truncate -s 0, : >, cat /dev/null > /etc/… or ~/.ssh/…); " +
-    "overwriting or deleting /etc/passwd, shadow, sudoers, fstab, authorized_keys",
+    "emptying a system or credential file (truncate -s 0, : >, cat /dev/null >, sed -i d into /etc/… or ~/.ssh/…); " +
+    "overwriting, moving, linking over, chmod or deleting /etc/passwd, shadow, sudoers, hosts, system programs",
   check({ inv }, ctx) {
     const [program = "", ...args] = inv.argv;
     const critical = overwritesCritical(program, args, inv, ctx);
@@ -97,10 +138,14 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
         .find((f) => f !== null);
       if (file) return `truncate empties ${file}`;
     }
-    if ((program === "cp" || program === "dd") && args.some((a) => /^(if=)?\/dev\/(null|zero)$/.test(a))) {
+    if ((program === "cp" || program === "dd") && args.some((a) => /^(if=)?\/dev\/(null|zero|u?random)$/.test(a))) {
       const target = program === "dd" ? args.find((a) => a.startsWith("of="))?.slice(3) : args[args.length - 1];
       const file = target === undefined ? null : systemFile(target, ctx);
       if (file) return `${program} of /dev/null empties ${file}`;
+    }
+    if (program === "sed") {
+      const file = sedEmpties(args, ctx);
+      if (file) return `sed -i deletes every line of ${file}`;
     }
     if (!printsNothing(inv.argv)) return null;
     const emptied = inv.source.redirects.find((r) => (r.op === ">" || r.op === ">|") && systemFile(r.target, ctx));

@@ -236,6 +236,25 @@ const STOPPED: Record<string, [string, string][]> = {
     ["ps -eo pid | xargs kill -9", "kill-all"],
     ["loginctl terminate-user dev", "kill-all"],
   ],
+  "system and auth files": [
+    ["echo > /etc/passwd", "empty-system-file"],
+    ["echo nameserver 1.1.1.1 > /etc/resolv.conf", "empty-system-file"],
+    ["echo 'dev ALL=(ALL) NOPASSWD:ALL' > /etc/sudoers.d/dev", "empty-system-file"],
+    ["sed -i d /etc/passwd", "empty-system-file"],
+    ["sed -i -e '1,$d' /etc/fstab", "empty-system-file"],
+    ["dd if=/dev/urandom of=/etc/shadow", "empty-system-file"],
+    ["mv /etc/passwd /tmp/", "empty-system-file"],
+    ["sudo mv /etc /etc.old", "empty-system-file"],
+    ["mv /usr/bin /tmp/", "empty-system-file"],
+    ["mv /bin/bash /bin/bash.old", "empty-system-file"],
+    ["ln -sf /dev/null /etc/passwd", "empty-system-file"],
+    ["ln -sfn /tmp/evil /etc/sudoers", "empty-system-file"],
+    ["chmod 777 /etc/shadow", "empty-system-file"],
+    ["chmod u-s /usr/bin/sudo", "empty-system-file"],
+    ["rm /bin/sh", "empty-system-file"],
+    ["rm -f /usr/lib/x86_64-linux-gnu/libc.so.6", "empty-system-file"],
+    ["rm -f /etc/hosts", "empty-system-file"],
+  ],
 };
 
 const PASSES: Record<string, string[]> = {
@@ -369,6 +388,16 @@ const PASSES: Record<string, string[]> = {
     "pgrep -u dev",
     "kill -HUP $(cat app.pid)",
     "kill -0 1234",
+    "chmod 644 /etc/nginx/conf.d/app.conf",
+    "sudo install -m 755 bin/tool /usr/local/bin/tool",
+    "rm /usr/local/bin/tool",
+    "ln -s /etc/hosts ./hosts",
+    "mv /tmp/a /tmp/b",
+    "sed -i s/a/b/ /etc/nginx/nginx.conf",
+    "sed -i '/^#/d' config.txt",
+    "sed -n 1p /etc/passwd",
+    "echo x >> /etc/hosts",
+    "truncate -s 0 /var/log/syslog",
   ],
 };
 
