@@ -255,6 +255,20 @@ const STOPPED: Record<string, [string, string][]> = {
     ["rm -f /usr/lib/x86_64-linux-gnu/libc.so.6", "empty-system-file"],
     ["rm -f /etc/hosts", "empty-system-file"],
   ],
+  "keys, settings, repositories, other homes": [
+    ["rm -rf ~/.local/share", "irreplaceable-delete"],
+    ["rm -rf ~/.config/google-chrome", "irreplaceable-delete"],
+    ["rm -rf ~/projects/app", "irreplaceable-delete"],
+    ["rm -rf .git", "irreplaceable-delete"],
+    ["rm -rf ../other-repo/.git", "irreplaceable-delete"],
+    ["cd ~ && rm -rf .ssh", "irreplaceable-delete"],
+    ["cd ~ && rm -rf Documents", "irreplaceable-delete"],
+    ["rm ~/.aws/credentials", "irreplaceable-delete"],
+    ["shred ~/.gnupg/private-keys-v1.d/*", "irreplaceable-delete"],
+    ["gpg --delete-secret-keys ABC", "irreplaceable-delete"],
+    ["sudo rm -rf /home/alice/.ssh", "irreplaceable-delete"],
+    ["sudo rm -rf /home/*/.ssh", "irreplaceable-delete"],
+  ],
 };
 
 const PASSES: Record<string, string[]> = {
@@ -398,6 +412,13 @@ const PASSES: Record<string, string[]> = {
     "sed -n 1p /etc/passwd",
     "echo x >> /etc/hosts",
     "truncate -s 0 /var/log/syslog",
+    "rm -rf ~/.local/bin/tool",
+    "rm -rf ~/go/pkg/mod",
+    "rm -rf ~/other/node_modules",
+    "rm -rf ~/.local/share/Trash/files/*",
+    "rm -rf ~/project/.git/hooks/pre-commit.sample",
+    "rm ~/.ssh/known_hosts",
+    "gpg --list-secret-keys",
   ],
 };
 
