@@ -94,6 +94,8 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; joined?:
   valgrind: { valued: [] },
   trickle: { valued: ["-d", "-u", "-w", "-t", "-l", "-n"] },
   "flatpak-spawn": { valued: [] },
+  // Hands ssh its password: the command after it is the ssh that runs.
+  sshpass: { valued: ["-p", "-f", "-d", "-P"] },
   "host-spawn": { valued: [] },
   "xvfb-run": { valued: ["-n", "-s", "-f", "-e", "-p", "--server-num", "--server-args"] },
 };

@@ -269,6 +269,23 @@ const STOPPED: Record<string, [string, string][]> = {
     ["sudo rm -rf /home/alice/.ssh", "irreplaceable-delete"],
     ["sudo rm -rf /home/*/.ssh", "irreplaceable-delete"],
   ],
+  "remote spellings": [
+    ["ssh -l root host -- rm -rf /", "rm-recursive-root"],
+    ["ssh host -p 2222 'mkfs.ext4 /dev/sdb'", "mkfs"],
+    ["sshpass -p pw ssh host 'rm -rf /'", "rm-recursive-root"],
+    ["kubectl -n prod exec -it pod -- bash -c 'rm -rf /'", "rm-recursive-root"],
+    ["docker -H tcp://h:2375 exec web rm -rf /etc", "rm-recursive-root"],
+    ["docker compose -f prod.yml exec db rm -rf /var/lib/postgresql", "rm-recursive-root"],
+    ["ansible all -m shell -a 'rm -rf /'", "rm-recursive-root"],
+    ["ansible web -a 'rm -rf /etc'", "rm-recursive-root"],
+    ["salt '*' cmd.run 'rm -rf /'", "rm-recursive-root"],
+    ["pdsh -w node[1-4] 'rm -rf /'", "rm-recursive-root"],
+    ["parallel-ssh -h hosts.txt 'rm -rf /'", "rm-recursive-root"],
+    ["multipass exec vm -- rm -rf /", "rm-recursive-root"],
+    ["mosh host -- rm -rf /", "rm-recursive-root"],
+    ["gcloud compute ssh vm -- 'rm -rf /'", "rm-recursive-root"],
+    ["ssh host iptables -F", "system-config"],
+  ],
 };
 
 const PASSES: Record<string, string[]> = {
@@ -419,6 +436,13 @@ const PASSES: Record<string, string[]> = {
     "rm -rf ~/project/.git/hooks/pre-commit.sample",
     "rm ~/.ssh/known_hosts",
     "gpg --list-secret-keys",
+    "ssh host -p 2222 uptime",
+    "kubectl -n prod exec api-0 -- ls /",
+    "ansible all -m ping",
+    "ansible all -m shell -a 'df -h'",
+    "salt '*' cmd.run 'uptime'",
+    "pdsh -w node[1-4] uptime",
+    "multipass exec vm -- rm -rf /tmp/x",
   ],
 };
 
