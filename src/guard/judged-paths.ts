@@ -12,11 +12,14 @@ import { posix } from "node:path";
 const SYSTEM_DIRS = [
   ...["/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/root", "/sbin", "/sys"],
   ...["/usr", "/var", "/home", "/snap", "/srv", "/System", "/Library", "/Applications", "/Users", "/private"],
+  ...["/mnt", "/media", "/Volumes"],
 ];
 const NOT_SYSTEM = ["/usr/local", "/var/tmp", "/tmp", "/opt", "/private/tmp", "/private/var/folders"];
 
-/** Directories of users' and services' trees: each child is precious, what is deeper is not. */
-const USERS_DIRS = new Set(["/home", "/Users", "/srv"]);
+/** Directories of users', services' and mounted disks' trees: each child is precious, what is deeper is not. */
+const USERS_DIRS = new Set(["/home", "/Users", "/srv", "/mnt", "/media", "/Volumes"]);
+/** Trees of installed software: what is in them is anyone's to replace, the whole tree is not. */
+const WHOLE_ONLY = ["/opt", "/usr/local"];
 
 export interface PathContext {
   /** The session's working directory, when known (relative words resolve against it). */
@@ -94,6 +97,7 @@ export function preciousPath(word: string, ctx: PathContext): string | null {
   if (path === "/" || path === "") return "the root directory /";
   if (path === ctx.home) return `the home directory ${ctx.home}`;
   if (posix.dirname(path) === "/" && !NOT_SYSTEM.includes(path)) return `the top-level directory ${path}`;
+  if (WHOLE_ONLY.includes(path)) return `the whole tree of installed software ${path}`;
   if (NOT_SYSTEM.some((d) => path === d || path.startsWith(d + "/"))) return null;
   // Under the home directory only the home itself (and its glob) is precious, not each project.
   if (ctx.home !== "/" && path.startsWith(ctx.home + "/")) return null;

@@ -64,6 +64,20 @@ function isRootLike(word: string, ctx: RuleContext): boolean {
   return path !== null && (path === ctx.home || posix.dirname(path) === "/" || path === "/");
 }
 
+/**
+ * `mv ~ /tmp/x`, `mv /home/dev elsewhere`, `mv ~/* /tmp/`, `mv X /dev/null`: the root, the home or a
+ * top-level tree moved from where everything expects it, or anything moved onto /dev/null (gone).
+ */
+function movedAway(args: string[], ctx: RuleContext): string | null {
+  const { operands } = options(args);
+  if (operands.length < 2) return null;
+  const destination = resolveWord(operands[operands.length - 1]!, ctx);
+  if (destination === "/dev/null") return `mv onto /dev/null destroys ${operands.slice(0, -1).join(" ")}`;
+  const source = operands.slice(0, -1).find((w) => isRootLike(w.replace(/\/\*$/, "") || "/", ctx));
+  const what = source === undefined ? null : preciousPath(source, ctx);
+  return what ? `mv moves ${what} away` : null;
+}
+
 /** `git restore --staged` without `--worktree` unstages: the files in the work tree are kept. */
 function onlyIndex(sub: string, o: Options): boolean {
   const staged = o.short.has("S") || o.long.has("staged");
@@ -168,6 +182,8 @@ export const BUILTIN_RULES: Rule[] = [
         const o = options(args);
         if (o.short.has("r") || o.short.has("R") || o.long.has("recursive")) return "rm --no-preserve-root removes /";
       }
+      const moved = program === "mv" ? movedAway(args, ctx) : null;
+      if (moved) return moved;
       for (const tree of deletedTrees(inv)) {
         if (tree.ontoRootOnly && !isRootLike(tree.word, ctx)) continue;
         const what = preciousPath(tree.word, ctx);

@@ -320,6 +320,18 @@ const STOPPED: Record<string, [string, string][]> = {
     ["gh release delete v1 --yes", "infra-destroy"],
     ["argocd app delete api", "infra-destroy"],
   ],
+  "trees by other spellings": [
+    ["rm -rf /opt", "rm-recursive-root"],
+    ["rm -rf /usr/local", "rm-recursive-root"],
+    ["rm -rf /mnt/data", "rm-recursive-root"],
+    ["rm -rf /media/usb/", "rm-recursive-root"],
+    ["mv ~ /tmp/old-home", "rm-recursive-root"],
+    ["mv ~/* /tmp/", "rm-recursive-root"],
+    ["sudo mv /home/dev /srv/x", "rm-recursive-root"],
+    ["mv ./src /dev/null", "rm-recursive-root"],
+    ["cd / && ls | xargs rm -rf", "rm-recursive-root"],
+    ["ls / | xargs sudo rm -rf", "rm-recursive-root"],
+  ],
 };
 
 const PASSES: Record<string, string[]> = {
@@ -494,6 +506,13 @@ const PASSES: Record<string, string[]> = {
     "vault kv get secret/app",
     "vagrant halt",
     "gh release list",
+    "rm -rf /opt/app",
+    "rm -rf /usr/local/lib/node_modules/x",
+    "rm -rf /mnt/data/tmp/x",
+    "mv /opt/app /opt/app.old",
+    "mv ~/a.txt /tmp/",
+    "ls build | xargs rm -rf",
+    "mv build build.old",
   ],
 };
 
