@@ -332,6 +332,14 @@ const STOPPED: Record<string, [string, string][]> = {
     ["cd / && ls | xargs rm -rf", "rm-recursive-root"],
     ["ls / | xargs sudo rm -rf", "rm-recursive-root"],
   ],
+  "scripts written then run, aliases, other decoders": [
+    ["echo 'rm -rf /' > /tmp/x.sh; sh /tmp/x.sh", "rm-recursive-root"],
+    ["printf 'rm -rf ~\\n' > run.sh && chmod +x run.sh && ./run.sh", "rm-recursive-root"],
+    ["cat > s.sh <<EOF\nrm -rf /etc\nEOF\nbash s.sh", "rm-recursive-root"],
+    ["echo cm0gLXJmIC8= | base64 -d > /tmp/s; . /tmp/s", "rm-recursive-root"],
+    ["echo cm0gLXJmIC8= | openssl base64 -d | sh", "rm-recursive-root"],
+    ["alias x='rm -rf /'; x", "rm-recursive-root"],
+  ],
 };
 
 const PASSES: Record<string, string[]> = {
@@ -513,6 +521,10 @@ const PASSES: Record<string, string[]> = {
     "mv ~/a.txt /tmp/",
     "ls build | xargs rm -rf",
     "mv build build.old",
+    "echo 'rm -rf /' > notes.txt; cat notes.txt",
+    "printf 'ls\\n' > a.sh; bash a.sh",
+    "alias ll='ls -la'",
+    "echo aGVsbG8= | openssl base64 -d",
   ],
 };
 
