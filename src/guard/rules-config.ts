@@ -49,6 +49,17 @@ function criticalUnit(verb: string, unit: string): boolean {
   return verb === "mask" || CRITICAL_SERVICE.test(unit) || TIMER_OR_GLOB.test(unit);
 }
 
+/** An init script run by its path: `/etc/init.d/ssh stop`, `/etc/rc.d/sshd stop`. */
+const INIT_SCRIPT = /^\/etc\/(init\.d|rc\.d)\/([^/]+)$/;
+
+/** `/etc/init.d/ssh stop` (wrapped or not): the script's path is the word as typed, before wrappers are peeled. */
+function initScriptStopped(typed: string[]): string | null {
+  const at = typed.findIndex((w) => INIT_SCRIPT.test(w));
+  const name = at === -1 ? undefined : INIT_SCRIPT.exec(typed[at]!)?.[2];
+  if (name === undefined || !CRITICAL_SERVICE.test(name)) return null;
+  return typed.slice(at + 1).some((a) => SERVICE_OFF.test(a)) ? `${typed[at]} stops ${name}` : null;
+}
+
 function serviceStopped(program: string, args: string[]): string | null {
   if (program === "systemctl") {
     const call = systemctlCall(args);
@@ -87,8 +98,35 @@ function firewallDropped(program: string, args: string[]): string | null {
   return null;
 }
 
+/** `ip link set eth0 down`, `ifconfig eth0 down`, `ifdown eth0`, `nmcli networking off`: the machine is cut off. */
+function networkCut(program: string, args: string[]): string | null {
+  const iface = args.find((a) => !a.startsWith("-") && !/^(link|set|dev|down|up)$/.test(a));
+  if (iface === "lo") return null;
+  const down =
+    (program === "ip" && args[0] === "link" && args.includes("down")) ||
+    (program === "ifconfig" && args.includes("down")) ||
+    program === "ifdown" ||
+    (program === "nmcli" && args.join(" ") === "networking off");
+  return down ? `${program} takes the network down: a remote machine is cut off` : null;
+}
+
+/** Security frameworks switched off: `setenforce 0` (SELinux permissive), `aa-teardown` (AppArmor). */
+function securityDisabled(program: string, args: string[]): string | null {
+  if (program === "setenforce" && /^(0|permissive)$/i.test(args[0] ?? "")) return "setenforce 0 turns SELinux off";
+  return program === "aa-teardown" ? "aa-teardown unloads every AppArmor profile" : null;
+}
+
 function accountDestroyed(program: string, args: string[]): string | null {
   const o = options(args);
+  // Locking root (`passwd -l root`, `usermod -L root`) or expiring it leaves no way to become root.
+  const locks =
+    (program === "passwd" && o.short.has("l")) || (program === "usermod" && (o.short.has("L") || o.long.has("lock")));
+  if (locks && o.operands.includes("root")) return `${program} locks root`;
+  // `usermod -p ''`: an empty password hash, anyone logs in.
+  const emptyHash = args.findIndex((a) => a === "-p" || a === "--password");
+  if (program === "usermod" && emptyHash !== -1 && (args[emptyHash + 1] ?? "") === "") {
+    return "usermod -p '' removes the password";
+  }
   if (program === "userdel" && (o.short.has("r") || o.long.has("remove"))) {
     return "userdel -r deletes the user and their home directory";
   }
@@ -125,11 +163,15 @@ export const SYSTEM_CONFIG_RULE: Rule = {
   id: "system-config",
   summary:
     "cutting access or scheduled work: systemctl stop/disable/mask of ssh, firewall, network, cron or a timer; " +
-    "flushing or disabling the firewall; userdel -r; passwd -d; emptying the crontab",
+    "flushing or disabling the firewall or SELinux; taking the network down; userdel -r; passwd -d; locking root; " +
+    "emptying the crontab",
   check(input) {
     const [program = "", ...args] = input.inv.argv;
     return (
       serviceStopped(program, args) ??
+      initScriptStopped(input.inv.source.argv) ??
+      securityDisabled(program, args) ??
+      networkCut(program, args) ??
       firewallDropped(program, args) ??
       accountDestroyed(program, args) ??
       crontabEmptied(input)

@@ -29,7 +29,8 @@ const HOME_AUTH =
 const CRITICAL = new RegExp(
   "^/etc/(passwd|shadow|group|gshadow|sudoers|sudoers\\.d/.+|fstab|crypttab|pam\\.d/.+|ssh/sshd_config(\\.d/.+)?|" +
     "hosts|resolv\\.conf|hostname|nsswitch\\.conf|login\\.defs|shells|security/.+|ld\\.so\\.(conf|preload)|" +
-    "default/grub|crontab|environment|profile|bash\\.bashrc|inittab|systemd/system\\.conf)$",
+    "default/grub|crontab|cron\\.(d|daily|hourly|weekly|monthly)/.+|environment|profile|bash\\.bashrc|inittab|" +
+    "systemd/system\\.conf)$|^/var/spool/cron/.+",
 );
 /** The programs and libraries the system runs (not /usr/local): deleted, moved or overwritten, nothing starts. */
 const SYSTEM_PROGRAM = /^\/(usr\/)?(s?bin|lib(32|64|x32)?|libexec)\/.+|^\/boot\/.+/;
@@ -111,10 +112,18 @@ function truncatesToZero(args: string[]): boolean {
 /** sed scripts that delete every line: `d`, `1,$d`, `/^/d`, and the pattern dot-star. */
 const SED_DELETES_ALL = /^(1,\$)?d$|^\/(\.\*|\^|\$|)\/d$/;
 
+/** Files that decide who may log in or gain root. */
+const AUTH_FILE = /^\/etc\/(passwd|shadow|group|gshadow|sudoers(\.d\/.+)?|pam\.d\/.+|ssh\/sshd_config(\.d\/.+)?)$/;
+const isAuthFile = (path: string | null): path is string => path !== null && AUTH_FILE.test(path);
+
+/** Does sed edit its files in place (`-i`, `-i.bak`, `-Ei`, `--in-place`)? */
+function inPlace(args: string[]): boolean {
+  return args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"));
+}
+
 /** `sed -i d /etc/passwd`, `sed -i -e '1,$d' FILE`: the system file it empties in place, or null. */
 function sedEmpties(args: string[], ctx: RuleContext): string | null {
-  const inPlace = args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"));
-  if (!inPlace) return null;
+  if (!inPlace(args)) return null;
   const o = options(args);
   const scripts = args.filter((_a, i) => args[i - 1] === "-e" || args[i - 1] === "--expression");
   const script = scripts.length > 0 ? scripts : o.operands.slice(0, 1);
@@ -146,6 +155,13 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
     if (program === "sed") {
       const file = sedEmpties(args, ctx);
       if (file) return `sed -i deletes every line of ${file}`;
+      // Any in-place edit of who may log in or become root (sshd_config, sudoers, pam.d, shadow).
+      const auth = inPlace(args)
+        ? options(args)
+            .operands.map((w) => criticalFile(w, ctx))
+            .find(isAuthFile)
+        : null;
+      if (auth) return `sed -i rewrites ${auth}, which decides who may log in`;
     }
     if (!printsNothing(inv.argv)) return null;
     const emptied = inv.source.redirects.find((r) => (r.op === ">" || r.op === ">|") && systemFile(r.target, ctx));
