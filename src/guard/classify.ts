@@ -4,6 +4,7 @@
  * rules; a line typed into a database client is judged as SQL.
  */
 import { parseShellLine } from "./parse.ts";
+import { calledBodies } from "./function-calls.ts";
 import { invocations } from "./unwrap.ts";
 import { BUILTIN_RULES, type Rule, type RuleContext } from "./rules.ts";
 import { destructiveSql } from "./sql.ts";
@@ -56,6 +57,8 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
     seen.add(key);
   };
   judgeParsed(parsed, ctx, rules, add);
+  // A function called with arguments (`f() { rm -rf "$1"; }; f /`): its body with them put in.
+  for (const body of calledBodies(line, parsed)) judgeParsed(parseShellLine(body), ctx, rules, add);
   // Variables the line sets (`d=/; rm -rf $d`, `c=rm; $c -rf /`, `for d in /etc /usr`) are expanded
   // as the shell will, and the line judged again with each value they take.
   for (const expanded of expandAssignments(line, parsed.assignments)) {

@@ -347,6 +347,10 @@ const STOPPED: Record<string, [string, string][]> = {
     ["echo cm0gLXJmIC8= | base64 -d > /tmp/s; . /tmp/s", "rm-recursive-root"],
     ["echo cm0gLXJmIC8= | openssl base64 -d | sh", "rm-recursive-root"],
     ["alias x='rm -rf /'; x", "rm-recursive-root"],
+    ['f() { rm -rf "$1"; }; f /', "rm-recursive-root"],
+    ['function clean { rm -rf "$@"; }; clean ~', "rm-recursive-root"],
+    ["cmd=$(echo cm0gLXJmIC8= | base64 -d); $cmd", "rm-recursive-root"],
+    ["c=$(printf 'rm -rf /etc'); $c", "rm-recursive-root"],
   ],
 };
 
@@ -536,6 +540,9 @@ const PASSES: Record<string, string[]> = {
     "ip link set lo down",
     "ip link show",
     "getenforce",
+    'f() { rm -rf "$1"; }; f build',
+    'greet() { echo "hi $1"; }; greet /',
+    "v=$(echo hello); echo $v",
     "passwd -l olduser",
     "echo aGVsbG8= | openssl base64 -d",
   ],
