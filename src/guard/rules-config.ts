@@ -80,12 +80,20 @@ function serviceStopped(program: string, args: string[]): string | null {
 const IPTABLES = /^(ip6?tables(-legacy|-nft)?|ebtables|arptables)$/;
 const IPTABLES_WIPES = /^(-F|--flush|-X|--delete-chain|-P|--policy)$/;
 
-function firewallDropped(program: string, args: string[]): string | null {
+/** Tools that replace every rule with what they read: fed nothing, they leave none. */
+const RULES_RESTORE = /^(ip6?tables-restore(-legacy|-nft)?)$/;
+
+function firewallDropped(program: string, args: string[], inv: Invocation): string | null {
+  const nullInput = inv.source.redirects.some((r) => r.op === "<" && r.target === "/dev/null");
+  if (RULES_RESTORE.test(program) && (nullInput || args.includes("/dev/null"))) {
+    return `${program} of nothing flushes every firewall rule`;
+  }
   if (IPTABLES.test(program)) {
     const wipe = args.find((a) => IPTABLES_WIPES.test(a));
     return wipe ? `${program} ${wipe} drops or opens the firewall's rules` : null;
   }
-  const [verb = "", what = ""] = args.filter((a) => !a.startsWith("-"));
+  // `nft 'flush ruleset'`: nft joins its words into one command, quoted or not.
+  const [verb = "", what = ""] = args.flatMap((a) => a.split(/\s+/)).filter((a) => a !== "" && !a.startsWith("-"));
   // `nft flush ruleset`, `nft delete table inet filter`.
   if (program === "nft" && /^(flush|delete|destroy)$/.test(verb) && /^(ruleset|table|chain)$/.test(what)) {
     return `nft ${verb} ${what} removes firewall rules`;
@@ -154,7 +162,8 @@ function crontabEmptied({ inv, pipeline, index }: RuleInput): string | null {
     (f.argv[0] === "printf" && f.argv.slice(1).every((a) => a === ""));
   const fed = file === "-" && index > 0 && emptyFeed(pipeline[index - 1]!);
   const nullInput = inv.source.redirects.some((r) => r.op === "<" && r.target === "/dev/null");
-  if (file === "/dev/null" || fed || (file === "-" && nullInput))
+  // With no file (or `-`) crontab reads the new table from standard input.
+  if (file === "/dev/null" || fed || ((file === "-" || file === undefined) && nullInput))
     return "crontab is replaced by nothing: every cron job is gone";
   return null;
 }
@@ -172,7 +181,7 @@ export const SYSTEM_CONFIG_RULE: Rule = {
       initScriptStopped(input.inv.source.argv) ??
       securityDisabled(program, args) ??
       networkCut(program, args) ??
-      firewallDropped(program, args) ??
+      firewallDropped(program, args, input.inv) ??
       accountDestroyed(program, args) ??
       crontabEmptied(input)
     );
