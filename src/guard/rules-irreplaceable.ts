@@ -32,6 +32,8 @@ const BUILD_OUTPUT = new Set([
   ...["node_modules", "dist", "build", "target", "out", ".venv", "venv", "__pycache__", ".pytest_cache", ".next"],
   ...[".nuxt", ".cache", "cache", "coverage", "tmp", ".tmp", ".tox", ".mypy_cache", ".turbo", ".gradle", "obj"],
 ]);
+/** Directories of the home whose entries were downloaded: each can be fetched again. */
+const FETCHED_AGAIN = new Set(["Downloads"]);
 /** Key files that ssh writes again by itself: not credentials. */
 const REGENERATED = /^\.ssh\/known_hosts(\.old)?$/;
 
@@ -61,7 +63,9 @@ function inWorkspace(path: string, ctx: RuleContext): boolean {
 /** Why deleting the tree at `path` loses what cannot be recreated, or null. */
 function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): string | null {
   const inHome = inSomeHome(path, ctx);
-  const secret = inHome === null ? undefined : SECRETS.find((s) => inHome === s || inHome.startsWith(`${s}/`));
+  const regenerated = inHome !== null && REGENERATED.test(inHome);
+  const secret =
+    inHome === null || regenerated ? undefined : SECRETS.find((s) => inHome === s || inHome.startsWith(`${s}/`));
   if (secret) return `${path}, keys or credentials (~/${secret})`;
   if (secretsOnly) return null;
   // A repository's .git is all of its history, its branches and stashes: in the workspace too.
@@ -76,6 +80,8 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
     const parts = inHome.split("/");
     const last = parts[parts.length - 1]!;
     const fileName = /^[^.].*\.[A-Za-z0-9]{1,4}$/.test(last); // `~/notes.txt` is a file, not a tree
+    // What is in ~/Downloads came from somewhere and can be fetched again; the whole folder is judged.
+    if (parts.length > 1 && FETCHED_AGAIN.has(parts[0]!)) return null;
     const rebuilt =
       [...RECREATABLE].some((r) => inHome === r || inHome.startsWith(`${r}/`)) ||
       parts.some((p) => BUILD_OUTPUT.has(p));

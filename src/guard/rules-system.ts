@@ -39,6 +39,11 @@ const SYSTEM_TREE =
   /^\/(etc|usr|bin|sbin|lib(32|64)?|boot|root|home|var|var\/lib|usr\/(s?bin|lib(32|64)?|libexec|share))$/;
 const HOME_CRITICAL = /^\/\.ssh\/(authorized_keys|id_[a-z0-9_]+)$/;
 
+/** Is `word` in the home? Its keys' modes are the owner's to set (`chmod 600 ~/.ssh/id_rsa`). */
+function inHome(word: string, ctx: RuleContext): boolean {
+  return resolveWord(word, ctx)?.startsWith(`${ctx.home}/`) === true;
+}
+
 /** The critical file `word` names (resolved), or null. */
 function criticalFile(word: string, ctx: RuleContext): string | null {
   const path = resolveWord(word, ctx);
@@ -64,7 +69,7 @@ function overwritesCritical(program: string, args: string[], inv: Invocation, ct
   // `ln -sf X /etc/passwd` replaces the file with a link; without -f ln refuses an existing file.
   else if (program === "ln" && (o.short.has("f") || o.long.has("force"))) files = o.operands.slice(-1);
   // chmod/chown of /etc/shadow or sudo: readable by all, or nobody may log in or gain root.
-  else if (/^(chmod|chown|chgrp)$/.test(program)) files = o.operands.slice(1);
+  else if (/^(chmod|chown|chgrp)$/.test(program)) files = o.operands.slice(1).filter((w) => !inHome(w, ctx));
   const file = files.map((w) => criticalFile(w, ctx)).find((f) => f !== null);
   if (file) return `${program} ${program === "rm" || program === "unlink" ? "deletes" : "overwrites"} ${file}`;
   return program === "mv" ? movesAway(o.operands.slice(0, -1), ctx) : null;

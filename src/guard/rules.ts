@@ -200,6 +200,9 @@ export const BUILTIN_RULES: Rule[] = [
       if (!/^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|newfs(_.+)?)$/.test(p)) return null;
       // Without an operand there is no device: `mkfs.ext4 -V` prints its version and exits. An operand
       // that resolves outside /dev is an image file (or an option's value); `$DISK` may be a device.
+      // mke2fs -n and mkfs.xfs -N only say what they would do.
+      const dryRun = /^(mke2fs|mkfs\.ext[234])$/.test(p) ? "-n" : p === "mkfs.xfs" ? "-N" : null;
+      if (dryRun !== null && inv.argv.includes(dryRun)) return null;
       const operands = inv.argv.slice(1).filter((a) => !a.startsWith("-"));
       if (!operands.some((a) => isDevicePath(a, ctx) || resolveWord(a, ctx) === null)) return null;
       return `${p} erases whatever is on the target device`;
