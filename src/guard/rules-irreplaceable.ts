@@ -23,6 +23,7 @@ const RECREATABLE = new Set([
   ...[".cache", ".npm", ".yarn", ".pnpm-store", ".gradle", ".m2", ".nuget", ".cargo", ".rustup", ".bun", ".deno"],
   ...[".nvm", ".pyenv", ".rbenv", ".node-gyp", ".thumbnails", "tmp", ".tmp", ".vscode-server", "go"],
   ...[".local/bin", ".local/lib", ".local/state", ".local/share/virtualenvs", ".local/share/pnpm", ".sdkman"],
+  ...[".vscode/extensions", ".cursor/extensions", ".local/share/containers/cache"],
 ]);
 /** Directories of the home holding programs' own data and settings: anything in them (the trash excepted). */
 const APP_DATA = [".config", ".local/share", ".mozilla", ".thunderbird"];
@@ -75,9 +76,11 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
   if (inHome !== null && path.startsWith(`${ctx.home}/`)) {
     // What is in the trash was already thrown away: emptying it is the point.
     if (inHome.startsWith(`${TRASH}/`)) return null;
+    const parts = inHome.split("/");
+    // A build output or cache anywhere (`~/Documents/site/node_modules`, `~/.config/app/cache`) is made again.
+    if (parts.some((p) => BUILD_OUTPUT.has(p))) return null;
     const personal = [...PERSONAL, ...APP_DATA].find((d) => inHome.startsWith(`${d}/`));
     if (personal) return `${path}, a person's own files or settings (~/${personal})`;
-    const parts = inHome.split("/");
     const last = parts[parts.length - 1]!;
     const fileName = /^[^.].*\.[A-Za-z0-9]{1,4}$/.test(last); // `~/notes.txt` is a file, not a tree
     // What is in ~/Downloads came from somewhere and can be fetched again; the whole folder is judged.

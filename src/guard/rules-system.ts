@@ -45,10 +45,10 @@ function inHome(word: string, ctx: RuleContext): boolean {
 }
 
 /** The critical file `word` names (resolved), or null. */
-function criticalFile(word: string, ctx: RuleContext): string | null {
+function criticalFile(word: string, ctx: RuleContext, programs = true): string | null {
   const path = resolveWord(word, ctx);
   if (path === null) return null;
-  if (CRITICAL.test(path) || SYSTEM_PROGRAM.test(path)) return path;
+  if (CRITICAL.test(path) || (programs && SYSTEM_PROGRAM.test(path))) return path;
   return path.startsWith(`${ctx.home}/`) && HOME_CRITICAL.test(path.slice(ctx.home.length)) ? path : null;
 }
 
@@ -58,9 +58,9 @@ function criticalFile(word: string, ctx: RuleContext): string | null {
  */
 function overwritesCritical(program: string, args: string[], inv: Invocation, ctx: RuleContext): string | null {
   const redirect = inv.source.redirects.find(
-    (r) => (r.op === ">" || r.op === ">|" || r.op === "&>") && criticalFile(r.target, ctx),
+    (r) => (r.op === ">" || r.op === ">|" || r.op === "&>") && criticalFile(r.target, ctx, false),
   );
-  if (redirect) return `the redirection overwrites ${criticalFile(redirect.target, ctx)}`;
+  if (redirect) return `the redirection overwrites ${criticalFile(redirect.target, ctx, false)}`;
   const o = options(args);
   let files: string[] = [];
   if (program === "tee" && !(o.short.has("a") || o.long.has("append"))) files = o.operands;
@@ -70,7 +70,10 @@ function overwritesCritical(program: string, args: string[], inv: Invocation, ct
   else if (program === "ln" && (o.short.has("f") || o.long.has("force"))) files = o.operands.slice(-1);
   // chmod/chown of /etc/shadow or sudo: readable by all, or nobody may log in or gain root.
   else if (/^(chmod|chown|chgrp)$/.test(program)) files = o.operands.slice(1).filter((w) => !inHome(w, ctx));
-  const file = files.map((w) => criticalFile(w, ctx)).find((f) => f !== null);
+  // Installing a program over one in /usr/bin (`install x /usr/bin/x`, `ln -sf python3 …/python`) is
+  // routine setup; deleting, shredding or chmod-ing one is not.
+  const programs = !/^(tee|cp|install|ln)$/.test(program);
+  const file = files.map((w) => criticalFile(w, ctx, programs)).find((f) => f !== null);
   if (file) return `${program} ${program === "rm" || program === "unlink" ? "deletes" : "overwrites"} ${file}`;
   return program === "mv" ? movesAway(o.operands.slice(0, -1), ctx) : null;
 }
