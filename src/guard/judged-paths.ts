@@ -18,6 +18,8 @@ const NOT_SYSTEM = ["/usr/local", "/var/tmp", "/tmp", "/opt", "/private/tmp", "/
 
 /** Directories of users', services' and mounted disks' trees: each child is precious, what is deeper is not. */
 const USERS_DIRS = new Set(["/home", "/Users", "/srv", "/mnt", "/media", "/Volumes"]);
+/** Directories of web sites, each child a site (`/var/www/html`): deeper is the site's own. */
+const SITE_ROOTS = ["/var/www"];
 /** Trees of installed software: what is in them is anyone's to replace, the whole tree is not. */
 const WHOLE_ONLY = ["/opt", "/usr/local"];
 
@@ -99,6 +101,10 @@ export function preciousPath(word: string, ctx: PathContext): string | null {
   if (posix.dirname(path) === "/" && !NOT_SYSTEM.includes(path)) return `the top-level directory ${path}`;
   if (WHOLE_ONLY.includes(path)) return `the whole tree of installed software ${path}`;
   if (NOT_SYSTEM.some((d) => path === d || path.startsWith(d + "/"))) return null;
+  // Web roots are sites' trees: each site is precious, what is inside one is the site's own business.
+  for (const root of SITE_ROOTS) {
+    if (path.startsWith(`${root}/`) && posix.dirname(path) !== root) return null;
+  }
   // Under the home directory only the home itself (and its glob) is precious, not each project.
   if (ctx.home !== "/" && path.startsWith(ctx.home + "/")) return null;
   for (const dir of SYSTEM_DIRS) {

@@ -76,9 +76,12 @@ function listsEveryProcess(argv: string[]): boolean {
 
 /** `kill $(pgrep .)`, `ps -e -o pid= | xargs kill`: the pids come from a listing of everything. */
 function killsListedProcesses({ inv, pipeline, index }: RuleInput): boolean {
+  // Only the listing's own output counts: `ps -e | grep java | xargs kill` kills what grep picked.
+  const printsAll = (p: SimpleCommand[]) => p.length > 0 && listsEveryProcess(p[p.length - 1]!.argv);
   const nested = (cmd: SimpleCommand): boolean =>
-    cmd.nested.some((line) => line.pipelines.some((p) => p.some((c) => listsEveryProcess(c.argv) || nested(c))));
-  return nested(inv.source) || pipeline.slice(0, index).some((f) => listsEveryProcess(f.argv));
+    cmd.nested.some((line) => line.pipelines.some((p) => printsAll(p) || p.some(nested)));
+  const feeder = pipeline[index - 1];
+  return nested(inv.source) || (feeder !== undefined && listsEveryProcess(feeder.argv));
 }
 
 export const KILL_ALL_RULE: Rule = {
