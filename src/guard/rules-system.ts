@@ -7,6 +7,7 @@ import type { Rule, RuleContext } from "./rule-types.ts";
 import type { Invocation } from "./unwrap.ts";
 import { resolveWord } from "./judged-paths.ts";
 import { options } from "./options.ts";
+import { programText } from "./one-liners.ts";
 
 /** Directories whose files the system needs (logs and caches are left out: they are emptied routinely). */
 const SYSTEM_FILE_DIRS = [
@@ -64,15 +65,15 @@ function overwritesCritical(program: string, args: string[], inv: Invocation, ct
   const o = options(args);
   let files: string[] = [];
   if (program === "tee" && !(o.short.has("a") || o.long.has("append"))) files = o.operands;
-  else if (program === "cp" || program === "mv" || program === "install") files = o.operands.slice(-1);
+  else if (/^(cp|mv|install|rsync)$/.test(program)) files = o.operands.slice(-1);
   else if (program === "rm" || program === "shred" || program === "unlink") files = o.operands;
   // `ln -sf X /etc/passwd` replaces the file with a link; without -f ln refuses an existing file.
   else if (program === "ln" && (o.short.has("f") || o.long.has("force"))) files = o.operands.slice(-1);
   // chmod/chown of /etc/shadow or sudo: readable by all, or nobody may log in or gain root.
-  else if (/^(chmod|chown|chgrp)$/.test(program)) files = o.operands.slice(1).filter((w) => !inHome(w, ctx));
+  else if (/^(chmod|chown|chgrp|chattr)$/.test(program)) files = o.operands.slice(1).filter((w) => !inHome(w, ctx));
   // Installing a program over one in /usr/bin (`install x /usr/bin/x`, `ln -sf python3 …/python`) is
   // routine setup; deleting, shredding or chmod-ing one is not.
-  const programs = !/^(tee|cp|install|ln)$/.test(program);
+  const programs = !/^(tee|cp|install|ln|rsync)$/.test(program);
   const file = files.map((w) => criticalFile(w, ctx, programs)).find((f) => f !== null);
   if (file) return `${program} ${program === "rm" || program === "unlink" ? "deletes" : "overwrites"} ${file}`;
   return program === "mv" ? movesAway(o.operands.slice(0, -1), ctx) : null;
@@ -124,6 +125,33 @@ const SED_DELETES_ALL = /^(1,\$)?d$|^\/(\.\*|\^|\$|)\/d$/;
 const AUTH_FILE = /^\/etc\/(passwd|shadow|group|gshadow|sudoers(\.d\/.+)?|pam\.d\/.+|ssh\/sshd_config(\.d\/.+)?)$/;
 const isAuthFile = (path: string | null): path is string => path !== null && AUTH_FILE.test(path);
 
+/** `echo 'x ALL=(ALL) NOPASSWD: ALL' >> /etc/sudoers`, `tee -a /etc/passwd`: an account or a grant of root added. */
+function appendsToAuth(program: string, args: string[], inv: Invocation, ctx: RuleContext): string | null {
+  const appended = inv.source.redirects.find((r) => r.op === ">>" && isAuthFile(criticalFile(r.target, ctx)));
+  if (appended) return `the redirection adds to ${criticalFile(appended.target, ctx)}: who may log in or become root`;
+  const o = options(args);
+  if (program !== "tee" || !(o.short.has("a") || o.long.has("append"))) return null;
+  const file = o.operands.map((w) => criticalFile(w, ctx)).find(isAuthFile);
+  return file ? `tee -a adds to ${file}: who may log in or become root` : null;
+}
+
+/** A one-line program that opens a file for writing: `open(p, 'w')`, `writeFileSync`, `File.write`, `truncate`. */
+const CODE_WRITES =
+  /open\s*\([^)]*,\s*['"][wa]b?\+?['"]|writeFileSync|File\.write|write_text|truncate|unlink|os\.remove/;
+/** String literals in a program's text. */
+const STRING_LITERAL = /'([^']*)'|"([^"]*)"/g;
+
+/** The critical file a one-line program writes over (or truncates, or deletes), or null. */
+function codeWritesCritical(code: string, ctx: RuleContext): string | null {
+  if (!CODE_WRITES.test(code)) return null;
+  for (const m of code.matchAll(STRING_LITERAL)) {
+    const literal = m[1] ?? m[2] ?? "";
+    const file = literal.startsWith("/") ? criticalFile(literal, ctx) : null;
+    if (file) return file;
+  }
+  return null;
+}
+
 /** Does sed edit its files in place (`-i`, `-i.bak`, `-Ei`, `--in-place`)? */
 function inPlace(args: string[]): boolean {
   return args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"));
@@ -159,6 +187,17 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
       const target = program === "dd" ? args.find((a) => a.startsWith("of="))?.slice(3) : args[args.length - 1];
       const file = target === undefined ? null : systemFile(target, ctx);
       if (file) return `${program} of /dev/null empties ${file}`;
+    }
+    const grants = appendsToAuth(program, args, inv, ctx);
+    if (grants) return grants;
+    const code = programText(inv.argv);
+    const written = code === null ? null : codeWritesCritical(code, ctx);
+    if (written) return `${program} writes over ${written}`;
+    if (program === "perl" && args.some((a) => /^-[a-zA-Z]*i/.test(a))) {
+      const auth = options(args)
+        .operands.map((w) => criticalFile(w, ctx))
+        .find(isAuthFile);
+      if (auth) return `perl -i rewrites ${auth}, which decides who may log in`;
     }
     if (program === "sed") {
       const file = sedEmpties(args, ctx);
