@@ -139,7 +139,11 @@ function otherRemote(program: string, args: string[]): string | null {
 /** The shell line `argv` runs on another host or in a container, or null when it runs none here. */
 export function remoteLine(argv: string[]): string | null {
   const program = baseName(argv[0] ?? "");
-  if (program === "ssh" || program === "autossh") return sshCommand(argv.slice(1));
+  if (program === "ssh") return sshCommand(argv.slice(1));
+  // autossh's own `-M PORT` comes first; the rest is ssh's.
+  if (program === "autossh") return sshCommand(argv.slice(argv[1] === "-M" ? 3 : 1));
+  // `oc rsh POD CMD…`: OpenShift's remote shell runs CMD in the pod.
+  if (program === "oc" && argv[1] === "rsh") return execCommand(argv.slice(2));
   const other = otherRemote(program, argv.slice(1));
   if (other !== null) return other;
   if (program === "tmux") return tmuxLine(argv.slice(1));

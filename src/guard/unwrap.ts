@@ -19,6 +19,8 @@ export interface Invocation {
   source: SimpleCommand;
   /** The script it hands to a shell or `eval`, parsed (its functions count for the fork-bomb rule). */
   script?: ParsedLine;
+  /** That script's text, judged again with its own variables and substitutions expanded (classify.ts). */
+  scriptText?: string;
 }
 
 /**
@@ -299,7 +301,7 @@ function resolve(
     if (text) {
       const parsed = parseShellLine(text);
       out.push(...invocations(parsed, depth + 1));
-      return { argv: [program, ...argv.slice(1)], source: cmd, script: parsed };
+      return { argv: [program, ...argv.slice(1)], source: cmd, script: parsed, scriptText: text };
     }
   }
   return { argv: argv.length > 0 ? [program, ...argv.slice(1)] : [], source: cmd };
