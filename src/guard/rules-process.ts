@@ -54,6 +54,10 @@ function killSelection(args: string[]): { names: string[]; byUser: boolean } {
 
 function killsByName(program: string, args: string[]): string | null {
   const { names, byUser } = killSelection(args);
+  // `pkill -P 1`: every child of init, which is every daemon.
+  if (program === "pkill" && args.some((a, i) => (a === "-P" || a === "--parent") && args[i + 1] === "1")) {
+    return "pkill -P 1 signals every daemon (every child of init)";
+  }
   // `pkill -u USER` / `killall -u USER` with no name: every process of that user.
   if (names.length === 0) return byUser ? `${program} -u signals every process of the user` : null;
   // pkill's pattern is a regular expression; killall's only with -r.
@@ -63,13 +67,18 @@ function killsByName(program: string, args: string[]): string | null {
   return vital ? `${program} ${vital} kills what the machine, its logins or its shells run on` : null;
 }
 
-/** Does this command print the pid of every process (of a user): `pgrep .`, `pgrep -u dev`, `ps -e`? */
+/**
+ * Does this command print the pid of every process (of a user), or of the vital ones: `pgrep .`,
+ * `pgrep -u dev`, `ps -e`, `pgrep sshd`, `pidof systemd`?
+ */
 function listsEveryProcess(argv: string[]): boolean {
   const [program = "", ...args] = argv;
   if (program === "pgrep") {
     const { names, byUser } = killSelection(args);
-    return names.length === 0 ? byUser : names.some((n) => MATCHES_ALL.test(n));
+    return names.length === 0 ? byUser : names.some((n) => MATCHES_ALL.test(n) || VITAL_PROCESS.test(n));
   }
+  // `pidof sshd`, `pidof systemd`: the pids of what logins or the machine run on.
+  if (program === "pidof") return args.some((a) => VITAL_PROCESS.test(a));
   // `ps -e`, `ps -A`, `ps ax`, `ps aux`: every process on the machine.
   return program === "ps" && args.some((a) => /^-?[a-zA-Z]*[eA][a-zA-Z]*$/.test(a) || /^a?u?x$/.test(a));
 }

@@ -161,6 +161,8 @@ const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
 
 /** systemd targets that stop the machine or drop it to a rescue shell. */
 const STOP_TARGET = /^(poweroff|reboot|halt|kexec|soft-reboot|rescue|emergency)(\.target)?$/;
+/** logind's D-Bus methods that stop or restart the machine. */
+const LOGIND_STOPS = /(^|\.)(PowerOff|Reboot|Halt|KExec|Suspend|Hibernate)$/;
 /** The kernel's magic SysRq trigger: `echo b >` reboots, `o` powers off, immediately. */
 const SYSRQ = "/proc/sysrq-trigger";
 
@@ -366,6 +368,9 @@ export const BUILTIN_RULES: Rule[] = [
         if (stops || toTarget) return `${program} ${[verb, ...units].join(" ")} stops or restarts the machine`;
       }
       if (program === "kexec" && args.some((a) => a === "-e" || a === "--exec")) return "kexec -e restarts the machine";
+      // logind's PowerOff/Reboot called over D-Bus: `busctl call org.freedesktop.login1 … Reboot`.
+      const bus = /^(dbus-send|busctl|gdbus|qdbus)$/.test(program ?? "") && args.some((a) => a.includes("login1"));
+      if (bus && args.some((a) => LOGIND_STOPS.test(a))) return `${program} asks logind to stop the machine`;
       const sysrq =
         inv.source.redirects.some((r) => OUTPUT_REDIRECT.test(r.op) && resolveWord(r.target, ctx) === SYSRQ) ||
         (program === "tee" && args.some((a) => resolveWord(a, ctx) === SYSRQ));
