@@ -251,7 +251,10 @@ const STOPPED: Record<string, [string, string][]> = {
     ["kill -9 $(pgrep sshd)", "kill-all"],
     ["kill -9 `pidof systemd`", "kill-all"],
     ["pkill -9 -P 1", "kill-all"],
-    ["busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager Reboot b true", "shutdown"],
+    [
+      "busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager Reboot b true",
+      "shutdown",
+    ],
   ],
   "system and auth files": [
     ["echo > /etc/passwd", "empty-system-file"],
