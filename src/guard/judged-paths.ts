@@ -120,13 +120,19 @@ export function preciousPath(word: string, ctx: PathContext): string | null {
 const HARMLESS_DEVICE =
   /^\/dev\/(null|zero|full|u?random|stdout|stderr|stdin|tty\w*|pts\/.*|fd\/.*|shm\/.*|ptmx|console)$/;
 
+/** A variable whose name, or its last part, says it holds a disk or partition. */
+const DEVICE_VARIABLE = /^\$\{?([A-Za-z0-9]+_)*(disk|dev|device|drive|part|partition|blockdev)\d*\}?$/i;
+
 /**
  * Block devices and the like, where a write destroys a file system (not /dev/null, ttys, fds).
  * The word is resolved first: `//dev/vda`, `/dev/./vda`, and `vda` in /dev name the device too.
  */
 export function isDevicePath(word: string, ctx: PathContext): boolean {
+  const resolved = resolveWord(word, ctx);
+  // A variable named for a disk (`$DISK`, `${TARGET_DEV}`, `$part2`) holds a device path.
+  if (resolved === null && DEVICE_VARIABLE.test(word)) return true;
   // A word that cannot be resolved (`/dev/$DISK`) still names something under /dev when it says so.
-  const path = resolveWord(word, ctx) ?? word;
+  const path = resolved ?? word;
   if (!path.startsWith("/dev/")) return false;
   return !HARMLESS_DEVICE.test(path);
 }

@@ -234,6 +234,9 @@ const STOPPED: Record<string, [string, string][]> = {
     ["nvme format /dev/nvme0n1", "wipe-device"],
     ["badblocks -wsv /dev/sdb", "wipe-device"],
     ["mkfs.ext4 $DEV", "mkfs"],
+    ["dd if=/dev/zero of=$DISK bs=1M", "dd-device"],
+    ["dd if=x.img of=${TARGET_DEV} bs=4M", "dd-device"],
+    ["wipefs -a $DEVICE", "wipe-device"],
   ],
   "killing everything": [
     ["pkill -f .", "kill-all"],
@@ -565,6 +568,8 @@ const PASSES: Record<string, string[]> = {
     "ip link set lo down",
     "ip link show",
     "getenforce",
+    "cp a.txt $DEV_DIR",
+    "dd if=/dev/zero of=$OUT bs=1M count=1",
     "pgrep -u root sshd",
     "kill $(pidof myapp)",
     "busctl status",
