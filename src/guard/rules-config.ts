@@ -118,6 +118,23 @@ function networkCut(program: string, args: string[]): string | null {
   return down ? `${program} takes the network down: a remote machine is cut off` : null;
 }
 
+/** macOS launchd jobs of access, protection or scheduling (sshd, the application firewall, cron, periodic). */
+const LAUNCHD_CRITICAL = /ssh|alf|firewall|\bpf\b|cron|periodic|network|mDNS/i;
+
+/** `launchctl bootout system/com.openssh.sshd`, `socketfilterfw --setglobalstate off`, `atrm $(atq …)`. */
+function otherSchedulers(program: string, args: string[], inv: Invocation): string | null {
+  if (program === "launchctl" && /^(unload|bootout|disable|remove|stop)$/.test(args[0] ?? "")) {
+    const job = args.slice(1).find((a) => LAUNCHD_CRITICAL.test(a));
+    return job ? `launchctl ${args[0]} ${job} cuts access, protection or scheduled work` : null;
+  }
+  if (program === "socketfilterfw" && args.includes("--setglobalstate") && args.includes("off")) {
+    return "socketfilterfw turns the macOS firewall off";
+  }
+  // `atrm $(atq | cut -f1)`: every at job the queue lists.
+  const fromQueue = inv.source.nested.some((l) => l.pipelines.some((p) => p[0]?.argv[0] === "atq"));
+  return program === "atrm" && fromQueue ? "atrm removes every queued at job" : null;
+}
+
 /** Security frameworks switched off: `setenforce 0` (SELinux permissive), `aa-teardown` (AppArmor). */
 function securityDisabled(program: string, args: string[]): string | null {
   if (program === "setenforce" && /^(0|permissive)$/i.test(args[0] ?? "")) return "setenforce 0 turns SELinux off";
@@ -181,6 +198,7 @@ export const SYSTEM_CONFIG_RULE: Rule = {
       initScriptStopped(input.inv.source.argv) ??
       securityDisabled(program, args) ??
       networkCut(program, args) ??
+      otherSchedulers(program, args, input.inv) ??
       firewallDropped(program, args, input.inv) ??
       accountDestroyed(program, args) ??
       crontabEmptied(input)
