@@ -62,8 +62,12 @@ export const GIT_HISTORY_RULE: Rule = {
   id: "git-history",
   summary:
     "destroying git history or refs: deleting main/master (here or on the remote), git stash drop, " +
-    "reflog expire, gc --prune=now, git prune, filter-branch/filter-repo, update-ref -d",
+    "reflog expire, gc --prune=now, git prune, filter-branch/filter-repo/bfg, update-ref -d",
   check({ inv }, ctx: RuleContext) {
+    // The BFG Repo-Cleaner rewrites every commit as filter-repo does (`bfg --delete-files id_rsa`).
+    if (inv.argv[0] === "bfg" && inv.argv.some((a) => /^--(delete|strip|replace)/.test(a))) {
+      return "bfg rewrites the whole history";
+    }
     if (inv.argv[0] !== "git") return null;
     const git = gitCommand(inv.argv, ctx);
     if (!git) return null;

@@ -221,6 +221,7 @@ const STOPPED: Record<string, [string, string][]> = {
     ["git filter-repo --path src --invert-paths", "git-history"],
     ["git update-ref -d refs/heads/main", "git-history"],
     ["git worktree remove --force ../wt", "git-history"],
+    ["bfg --delete-files id_rsa", "git-history"],
     ["git -C /srv/app push --prune origin", "git-history"],
   ],
   "disks, partitions, volumes": [
