@@ -117,7 +117,8 @@ export const IRREPLACEABLE_RULE: Rule = {
   id: "irreplaceable-delete",
   summary:
     "deleting what cannot be recreated: ~/.ssh, ~/.gnupg, ~/.aws, ~/.kube … (any file in them, in any home), " +
-    "gpg secret keys, ~/.config, a directory of the home, a .git, a repository outside the working directory, crontab -r",
+    "gpg secret keys, ~/.config, a directory of the home, a .git, a repository outside the working directory, " +
+    "crontab -r",
   check({ inv }, ctx) {
     const [program = "", ...args] = inv.argv;
     if (program === "crontab") {

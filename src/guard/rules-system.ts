@@ -171,7 +171,8 @@ function sedEmpties(args: string[], ctx: RuleContext): string | null {
 export const EMPTY_SYSTEM_FILE_RULE: Rule = {
   id: "empty-system-file",
   summary:
-    "emptying a system or credential file (truncate -s 0, : >, cat /dev/null >, sed -i d into /etc/… or ~/.ssh/…); " +
+    "emptying a system or credential file (truncate -s 0, : >, cat /dev/null >, sed -i d into /etc/… " +
+    "or ~/.ssh/…); " +
     "overwriting, moving, linking over, chmod or deleting /etc/passwd, shadow, sudoers, hosts, system programs",
   check({ inv }, ctx) {
     const [program = "", ...args] = inv.argv;
