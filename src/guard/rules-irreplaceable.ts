@@ -100,6 +100,8 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
 
 /** Tools that delete or overwrite the files they are given, one by one (no `-r` needed for a key). */
 const FILE_DESTROYERS = new Set(["rm", "unlink", "shred", "srm", "wipe"]);
+/** Names of private keys and keystores. */
+const KEY_FILE = /^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(key|pem|p12|pfx|jks|keystore|kdbx|gpg|asc)|.+_rsa)$/;
 /** gpg's options that delete secret keys from the keyring. */
 const GPG_DELETES_SECRET = /^--delete-secret-(and-public-)?keys?$/;
 
@@ -109,8 +111,20 @@ function secretFileLost(program: string, args: string[], ctx: RuleContext): stri
     return args.some((a) => GPG_DELETES_SECRET.test(a)) ? `${program} deletes secret keys from the keyring` : null;
   }
   if (!FILE_DESTROYERS.has(program)) return null;
-  const file = options(args).operands.find((w) => isSecretDir(w, ctx));
-  return file ? `${program} destroys ${file}, keys or credentials` : null;
+  const operands = options(args).operands;
+  const file = operands.find((w) => isSecretDir(w, ctx));
+  if (file) return `${program} destroys ${file}, keys or credentials`;
+  // A key file by its name (`server.key`, `id_ed25519`, `prod.pem`): shredded anywhere, or removed
+  // from the home outside the workspace, it exists nowhere else.
+  const key = operands.find((w) => {
+    const path = resolveWord(w, ctx);
+    if (path === null || !KEY_FILE.test(posix.basename(path))) return false;
+    if (program !== "rm" && program !== "unlink") return true;
+    const inHome = inSomeHome(path, ctx);
+    const fetched = inHome !== null && FETCHED_AGAIN.has(inHome.split("/")[0]!);
+    return inHome !== null && !fetched && !inWorkspace(path, ctx);
+  });
+  return key ? `${program} destroys ${key}, a private key` : null;
 }
 
 export const IRREPLACEABLE_RULE: Rule = {

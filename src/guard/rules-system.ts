@@ -31,7 +31,7 @@ const CRITICAL = new RegExp(
   "^/etc/(passwd|shadow|group|gshadow|sudoers|sudoers\\.d/.+|fstab|crypttab|pam\\.d/.+|ssh/sshd_config(\\.d/.+)?|" +
     "hosts|resolv\\.conf|hostname|nsswitch\\.conf|login\\.defs|shells|security/.+|ld\\.so\\.(conf|preload)|" +
     "default/grub|crontab|cron\\.(d|daily|hourly|weekly|monthly)/.+|environment|profile|bash\\.bashrc|inittab|" +
-    "systemd/system\\.conf)$|^/var/spool/cron/.+",
+    "systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|ssh/ssh_host_.+_key)$|^/var/spool/cron/.+",
 );
 /** The programs and libraries the system runs (not /usr/local): deleted, moved or overwritten, nothing starts. */
 const SYSTEM_PROGRAM = /^\/(usr\/)?(s?bin|lib(32|64|x32)?|libexec)\/.+|^\/boot\/.+/;
