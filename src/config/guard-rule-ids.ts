@@ -22,6 +22,8 @@ export const GUARD_RULE_IDS = [
   "kill-all",
   "fork-bomb",
   "startup-env",
+  "system-config",
+  "git-history",
 ] as const;
 
 export type GuardRuleId = (typeof GUARD_RULE_IDS)[number];

@@ -4,6 +4,7 @@
  * rules; a line typed into a database client is judged as SQL.
  */
 import { parseShellLine } from "./parse.ts";
+import { calledBodies } from "./function-calls.ts";
 import { invocations } from "./unwrap.ts";
 import { BUILTIN_RULES, type Rule, type RuleContext } from "./rules.ts";
 import { destructiveSql } from "./sql.ts";
@@ -46,8 +47,10 @@ export function builtinRuleIds(): string[] {
   return [...GUARD_RULE_IDS];
 }
 
+/** Records a finding: the rule's id and why. */
+type Add = (rule: string, reason: string) => void;
+
 export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet): Finding[] {
-  const parsed = parseShellLine(line);
   const findings: Finding[] = [];
   const seen = new Set<string>();
   const add = (rule: string, reason: string): void => {
@@ -55,25 +58,46 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
     if (!seen.has(key)) findings.push({ rule, reason });
     seen.add(key);
   };
-  judgeParsed(parsed, ctx, rules, add);
+  judgeLine(line, ctx, rules, add, 0);
+  return findings;
+}
+
+/** Scripts inside scripts (`ssh host 'for d in …'`, `bash -c 'd=/; rm -rf $d'`) are expanded to this depth. */
+const MAX_SCRIPT_DEPTH = 3;
+
+/**
+ * Judges `line` and the versions of it the shell would run: variables, functions and substitutions
+ * it gives put in. The scripts it hands to shells, hosts or containers get the same, in turn.
+ */
+function judgeLine(line: string, ctx: RuleContext, rules: RuleSet, add: Add, depth: number): void {
+  const parsed = parseShellLine(line);
+  const scripts = new Set<string>();
+  const judge = (p: ReturnType<typeof parseShellLine>): void => {
+    for (const text of judgeParsed(p, ctx, rules, add)) scripts.add(text);
+  };
+  judge(parsed);
+  // A function called with arguments (`f() { rm -rf "$1"; }; f /`): its body with them put in.
+  for (const body of calledBodies(line, parsed)) judge(parseShellLine(body));
   // Variables the line sets (`d=/; rm -rf $d`, `c=rm; $c -rf /`, `for d in /etc /usr`) are expanded
   // as the shell will, and the line judged again with each value they take.
   for (const expanded of expandAssignments(line, parsed.assignments)) {
-    judgeParsed(parseShellLine(expanded), ctx, rules, add);
+    judge(parseShellLine(expanded));
   }
   // Substitutions whose output the line gives (`$(echo rm) -rf /`): judged as what they print;
   // `${X:-/}` as its default, which the shell uses when X is unset.
   const defaulted = withDefaultValues(line);
-  if (defaulted !== null) judgeParsed(parseShellLine(defaulted), ctx, rules, add);
+  if (defaulted !== null) judge(parseShellLine(defaulted));
   const substituted = withKnownSubstitutions(defaulted ?? line);
   if (substituted !== null) {
     const again = parseShellLine(substituted);
-    judgeParsed(again, ctx, rules, add);
+    judge(again);
     for (const expanded of expandAssignments(substituted, again.assignments)) {
-      judgeParsed(parseShellLine(expanded), ctx, rules, add);
+      judge(parseShellLine(expanded));
     }
   }
-  return findings;
+  if (depth >= MAX_SCRIPT_DEPTH) return;
+  // The nested script itself was judged with its line; its expansions are judged here.
+  for (const text of scripts) if (text !== line) judgeLine(text, ctx, rules, add, depth + 1);
 }
 
 /**
@@ -117,12 +141,7 @@ function expandAssignments(line: string, assignments: { name: string; value: str
   return [...versions];
 }
 
-function judgeParsed(
-  parsed: ReturnType<typeof parseShellLine>,
-  ctx: RuleContext,
-  rules: RuleSet,
-  add: (rule: string, reason: string) => void,
-): void {
+function judgeParsed(parsed: ReturnType<typeof parseShellLine>, ctx: RuleContext, rules: RuleSet, add: Add): string[] {
   const all = invocations(parsed);
   // `cd dir && …` moves the rest of the line: relative paths and git checks follow it.
   const lineCtx: RuleContext = { ...ctx };
@@ -161,6 +180,8 @@ function judgeParsed(
     const forking = all.find((x) => x.inv.argv.slice(1).some((a) => FORK_LOOP.test(a)));
     if (forking) add(FORK_BOMB_RULE, `fork bomb: ${forking.inv.argv[0]} forks in an endless loop`);
   }
+  // The scripts handed on (to `sh -c`, a host, a container), for judgeLine to expand in turn.
+  return all.flatMap((x) => (x.inv.scriptText === undefined ? [] : [x.inv.scriptText]));
 }
 
 /** Program text that forks forever: `fork while fork`, `while(1) fork`, `while True: os.fork()`, `for(;;) fork()`. */

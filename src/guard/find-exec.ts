@@ -51,9 +51,14 @@ export function findExecLines(argv: string[]): string[] {
   return lines;
 }
 
-/** When a pipe starts with `find DIR …`: DIR, standing for every path it prints; else null. */
+/** When a pipe starts with `find DIR …` (or `ls DIR`): DIR, standing for every path it prints; else null. */
 export function foundPaths(before: Words[]): string | null {
   const first = before[0];
+  // `ls DIR | xargs rm -rf` deletes every entry of DIR: judged as `DIR/*` (the cwd's, without one).
+  if (first?.argv[0] === "ls" && before.length === 1) {
+    const dirs = first.argv.slice(1).filter((a) => !a.startsWith("-"));
+    return (dirs.length > 0 ? dirs : ["."]).map((d) => `${d.replace(/\/+$/, "")}/*`).join(" ");
+  }
   if (first?.argv[0] !== "find") return null;
   const args = first.argv.slice(1);
   const starts = findStartPaths(args);

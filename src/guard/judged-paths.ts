@@ -12,11 +12,16 @@ import { posix } from "node:path";
 const SYSTEM_DIRS = [
   ...["/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/root", "/sbin", "/sys"],
   ...["/usr", "/var", "/home", "/snap", "/srv", "/System", "/Library", "/Applications", "/Users", "/private"],
+  ...["/mnt", "/media", "/Volumes"],
 ];
 const NOT_SYSTEM = ["/usr/local", "/var/tmp", "/tmp", "/opt", "/private/tmp", "/private/var/folders"];
 
-/** Directories of users' and services' trees: each child is precious, what is deeper is not. */
-const USERS_DIRS = new Set(["/home", "/Users", "/srv"]);
+/** Directories of users', services' and mounted disks' trees: each child is precious, what is deeper is not. */
+const USERS_DIRS = new Set(["/home", "/Users", "/srv", "/mnt", "/media", "/Volumes"]);
+/** Directories of web sites, each child a site (`/var/www/html`): deeper is the site's own. */
+const SITE_ROOTS = ["/var/www"];
+/** Trees of installed software: what is in them is anyone's to replace, the whole tree is not. */
+const WHOLE_ONLY = ["/opt", "/usr/local"];
 
 export interface PathContext {
   /** The session's working directory, when known (relative words resolve against it). */
@@ -94,7 +99,12 @@ export function preciousPath(word: string, ctx: PathContext): string | null {
   if (path === "/" || path === "") return "the root directory /";
   if (path === ctx.home) return `the home directory ${ctx.home}`;
   if (posix.dirname(path) === "/" && !NOT_SYSTEM.includes(path)) return `the top-level directory ${path}`;
+  if (WHOLE_ONLY.includes(path)) return `the whole tree of installed software ${path}`;
   if (NOT_SYSTEM.some((d) => path === d || path.startsWith(d + "/"))) return null;
+  // Web roots are sites' trees: each site is precious, what is inside one is the site's own business.
+  for (const root of SITE_ROOTS) {
+    if (path.startsWith(`${root}/`) && posix.dirname(path) !== root) return null;
+  }
   // Under the home directory only the home itself (and its glob) is precious, not each project.
   if (ctx.home !== "/" && path.startsWith(ctx.home + "/")) return null;
   for (const dir of SYSTEM_DIRS) {
@@ -110,13 +120,19 @@ export function preciousPath(word: string, ctx: PathContext): string | null {
 const HARMLESS_DEVICE =
   /^\/dev\/(null|zero|full|u?random|stdout|stderr|stdin|tty\w*|pts\/.*|fd\/.*|shm\/.*|ptmx|console)$/;
 
+/** A variable whose name, or its last part, says it holds a disk or partition. */
+const DEVICE_VARIABLE = /^\$\{?([A-Za-z0-9]+_)*(disk|dev|device|drive|part|partition|blockdev)\d*\}?$/i;
+
 /**
  * Block devices and the like, where a write destroys a file system (not /dev/null, ttys, fds).
  * The word is resolved first: `//dev/vda`, `/dev/./vda`, and `vda` in /dev name the device too.
  */
 export function isDevicePath(word: string, ctx: PathContext): boolean {
+  const resolved = resolveWord(word, ctx);
+  // A variable named for a disk (`$DISK`, `${TARGET_DEV}`, `$part2`) holds a device path.
+  if (resolved === null && DEVICE_VARIABLE.test(word)) return true;
   // A word that cannot be resolved (`/dev/$DISK`) still names something under /dev when it says so.
-  const path = resolveWord(word, ctx) ?? word;
+  const path = resolved ?? word;
   if (!path.startsWith("/dev/")) return false;
   return !HARMLESS_DEVICE.test(path);
 }

@@ -1,6 +1,6 @@
 /**
  * What a pipeline of simple text commands prints, when it can be known from the line alone:
- * `echo`/`printf` of words, through `cat`, `tee`, `base64 -d`, `xxd -r -p`, `rev`. A shell fed
+ * `echo`/`printf` of words, through `cat`, `tee`, `base64 -d` (`openssl base64 -d`), `xxd -r -p`, `rev`. A shell fed
  * that text (`echo cm0gLXJmIC8= | base64 -d | sh`) runs it, so the guard parses it as a script.
  */
 import type { SimpleCommand } from "./parse.ts";
@@ -56,7 +56,11 @@ function outputOf(cmd: SimpleCommand, input: string | null): string | null {
     case "tee":
       return args.some((a) => !a.startsWith("-")) && baseName(program) === "cat" ? null : stdin;
     case "base64":
+    case "basenc":
       return args.some((a) => /^(-d|-D|--decode)$/.test(a)) && stdin !== null ? fromBase64(stdin) : null;
+    // `openssl base64 -d` / `openssl enc -base64 -d`: the same decoding by another tool.
+    case "openssl":
+      return /^(base64|enc)$/.test(args[0] ?? "") && args.includes("-d") && stdin !== null ? fromBase64(stdin) : null;
     case "xxd":
       return args.includes("-r") && args.includes("-p") && stdin !== null
         ? Buffer.from(stdin.replace(/\s+/g, ""), "hex").toString("latin1")

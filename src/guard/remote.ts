@@ -19,6 +19,11 @@ const EXEC_VALUED = new Set([
   ...["--shm-size", "--log-driver", "--log-opt", "--pid", "--ipc", "--uts", "--runtime", "-a", "--attach"],
   ...["--image", "--overrides", "--restart", "--env-from", "--cidfile", "--group-add", "--expose"],
 ]);
+/** Global options of docker, compose and kubectl that take a value and may stand before `exec`. */
+const GLOBAL_VALUED = new Set([
+  ...["-n", "--namespace", "--context", "--kubeconfig", "--cluster", "-H", "--host", "-c", "--config"],
+  ...["-f", "--file", "-p", "--project-name", "--project-directory", "--env-file", "--profile", "-s", "--server"],
+]);
 /** Container and cluster tools whose `exec` runs a command inside. */
 const EXEC_TOOLS = new Set(["docker", "podman", "nerdctl", "kubectl", "oc", "lxc", "incus", "docker-compose"]);
 /** Subcommand words that may stand between the tool and `exec`/`run`. */
@@ -28,17 +33,22 @@ function baseName(program: string): string {
   return program.slice(program.lastIndexOf("/") + 1);
 }
 
-/** The command line `ssh [options] host command…` runs on the host, or null (an interactive login). */
-function sshCommand(args: string[]): string | null {
-  let i = 0;
+/** The index past ssh's options from `i` (`-p 22` takes the next word; `-p22`, `-tt` do not), and a `--`. */
+function pastSshOptions(args: string[], from: number): number {
+  let i = from;
   while (i < args.length && args[i]!.startsWith("-") && args[i] !== "--") {
     const a = args[i]!;
-    // `-p 22` takes the next word; `-p22` and bundled flags (`-tt`, `-4v`) do not.
     const last = a[a.length - 1]!;
     i += a.length === 2 && SSH_VALUED.has(last) ? 2 : 1;
   }
-  if (args[i] === "--") i++;
-  const rest = args.slice(i + 1);
+  return args[i] === "--" ? i + 1 : i;
+}
+
+/** The command line `ssh [options] host [options] command…` runs on the host, or null (an interactive login). */
+function sshCommand(args: string[]): string | null {
+  const host = pastSshOptions(args, 0);
+  // ssh reads options after the host too (`ssh host -p 22 'cmd'`, `ssh -l root host -- cmd`).
+  const rest = args.slice(pastSshOptions(args, host + 1));
   // ssh joins its words with spaces and the remote shell parses them again.
   return rest.length > 0 ? rest.join(" ") : null;
 }
@@ -85,12 +95,59 @@ function commandFlag(args: string[]): string | null {
   return args.find((a) => a.startsWith("--command="))?.slice("--command=".length) ?? null;
 }
 
+/** ansible's modules that run their `-a` argument as a command line. */
+const ANSIBLE_RUNS = /^(shell|command|raw|ansible\.builtin\.(shell|command|raw))$/;
+
+/** `ansible hosts -a 'cmd'` (the command module by default), `-m shell -a …`: the command line it runs. */
+function ansibleCommand(args: string[]): string | null {
+  const module = args.find((_a, i) => args[i - 1] === "-m" || args[i - 1] === "--module-name") ?? "command";
+  const arg = args.find((_a, i) => args[i - 1] === "-a" || args[i - 1] === "--args");
+  return arg !== undefined && ANSIBLE_RUNS.test(module) ? arg : null;
+}
+
+/** Tools that run their trailing words as a command on many hosts, and their options that take a value. */
+const FANOUT_VALUED: Record<string, Set<string>> = {
+  pdsh: new Set(["-w", "-x", "-g", "-X", "-R", "-l", "-t", "-u", "-f", "-N"]),
+  pssh: new Set(["-h", "-H", "-l", "-p", "-o", "-e", "-t", "-x", "-X", "-O"]),
+  "parallel-ssh": new Set(["-h", "-H", "-l", "-p", "-o", "-e", "-t", "-x", "-X", "-O"]),
+  clush: new Set(["-w", "-x", "-g", "-X", "-l", "-f", "-t", "-u", "-o"]),
+};
+
+/** The words after a tool's options (`pdsh -w node[1-4] 'rm -rf /'`), or after `--`. */
+function trailingCommand(args: string[], valued: Set<string>): string | null {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-") && args[i] !== "--") i += valued.has(args[i]!) ? 2 : 1;
+  if (args[i] === "--") i++;
+  return i < args.length ? args.slice(i).join(" ") : null;
+}
+
+/** Remote runners besides ssh and containers: ansible, salt, pdsh, multipass, mosh, gcloud compute ssh. */
+function otherRemote(program: string, args: string[]): string | null {
+  if (program === "ansible") return ansibleCommand(args);
+  // `salt '*' cmd.run 'rm -rf /'`: the argument after cmd.run.
+  if (program === "salt" || program === "salt-ssh") return args[args.indexOf("cmd.run") + 1] ?? null;
+  const valued = FANOUT_VALUED[program];
+  if (valued) return trailingCommand(args, valued);
+  // `multipass exec VM -- cmd`, `mosh host -- cmd`, `gcloud compute ssh VM -- cmd`: after the `--`.
+  const dash = args.indexOf("--");
+  const afterDash = dash === -1 ? null : args.slice(dash + 1).join(" ") || null;
+  if ((program === "multipass" && args[0] === "exec") || program === "mosh") return afterDash;
+  if (program === "gcloud" && args.includes("ssh")) return commandFlag(args) ?? afterDash;
+  return null;
+}
+
 /** The shell line `argv` runs on another host or in a container, or null when it runs none here. */
 export function remoteLine(argv: string[]): string | null {
   const program = baseName(argv[0] ?? "");
-  if (program === "ssh" || program === "autossh") return sshCommand(argv.slice(1));
+  if (program === "ssh") return sshCommand(argv.slice(1));
+  // autossh's own `-M PORT` comes first; the rest is ssh's.
+  if (program === "autossh") return sshCommand(argv.slice(argv[1] === "-M" ? 3 : 1));
+  // `oc rsh POD CMD…`: OpenShift's remote shell runs CMD in the pod.
+  if (program === "oc" && argv[1] === "rsh") return execCommand(argv.slice(2));
+  const other = otherRemote(program, argv.slice(1));
+  if (other !== null) return other;
   if (program === "tmux") return tmuxLine(argv.slice(1));
-  if ((program === "gcloud" && argv.includes("ssh")) || (program === "vagrant" && argv[1] === "ssh")) {
+  if (program === "vagrant" && argv[1] === "ssh") {
     return commandFlag(argv.slice(1));
   }
   if (!EXEC_TOOLS.has(program)) return null;
@@ -98,7 +155,9 @@ export function remoteLine(argv: string[]): string | null {
   // `docker run IMAGE CMD`, `kubectl run … -- CMD`: the command runs in the container.
   const at = argv.findIndex((a, i) => i >= 1 && (a === "exec" || a === "run"));
   const between = argv.slice(1, at);
-  if (at === -1 || !between.every((w) => EXEC_GROUPS.has(w) || w.startsWith("-"))) return null;
+  // `kubectl -n prod exec …`: a global option's value stands between the tool and `exec`.
+  const isOption = (w: string, i: number) => w.startsWith("-") || GLOBAL_VALUED.has(between[i - 1] ?? "");
+  if (at === -1 || !between.every((w, i) => EXEC_GROUPS.has(w) || isOption(w, i))) return null;
   return execCommand(argv.slice(at + 1));
 }
 

@@ -28,7 +28,7 @@ function redisCommand(args: string[]): string | undefined {
 const WIPES: { re: RegExp; why: string }[] = [
   // Typed or piped: a line that starts with the command.
   { re: /(^|[\n;])\s*flush(all|db)\b/i, why: FLUSH_WHY },
-  { re: /\.\s*dropDatabase\s*\(/, why: "dropDatabase() deletes the whole database" },
+  { re: /\.\s*dropDatabase\s*\(|\bdropDatabase\s*:/, why: "dropDatabase() deletes the whole database" },
   { re: /\.\s*drop\s*\(\s*\)/, why: "drop() deletes a whole collection" },
   { re: /\.\s*(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)/, why: "deleteMany({}) deletes every document" },
   { re: /\bdetach\s+delete\b/i, why: "MATCH … DETACH DELETE deletes the graph's nodes" },
@@ -49,27 +49,80 @@ function etcdWipe(args: string[]): string | null {
   return all ? "etcdctl del of every key empties the store" : null;
 }
 
+/** A URL naming one document (`/index/_doc/1`), not the index. */
+const ONE_DOCUMENT = /\/_(doc|update|create)\//;
+
 /** `curl -X DELETE http://…:9200/index`: an Elasticsearch/OpenSearch index and its documents. */
 function searchIndexDelete(args: string[]): string | null {
   const method = args.findIndex((a) => a === "-X" || a === "--request");
   const verb = method === -1 ? args.find((a) => /^-X\w+$/.test(a))?.slice(2) : args[method + 1];
   if (verb?.toUpperCase() !== "DELETE") return null;
-  const url = args.find((a) => /:(9200|9201)\b/.test(a) || /\/_all\b|elastic|opensearch/.test(a));
+  const url = args.find(
+    (a) => (/:(9200|9201)\b/.test(a) || /\/_all\b|elastic|opensearch/.test(a)) && !ONE_DOCUMENT.test(a),
+  );
   return url ? `DELETE ${url} deletes a search index and its documents` : null;
+}
+
+/** Redis commands that delete what they are given: fed every key by `KEYS *` or `--scan`, every key goes. */
+const REDIS_DELETE = /^(del|unlink)$/i;
+/** A redis-cli listing every key: `KEYS *`, `--scan` with no pattern or `*`. */
+function listsEveryKey(argv: string[]): boolean {
+  if (!REDIS_CLIENTS.has(argv[0] ?? "")) return false;
+  const args = argv.slice(1);
+  if (args.includes("--scan")) {
+    const pattern = args[args.indexOf("--pattern") + 1];
+    return !args.includes("--pattern") || pattern === "*";
+  }
+  const command = redisCommand(args);
+  return /^keys$/i.test(command ?? "") && args[args.indexOf(command ?? "") + 1] === "*";
+}
+
+/** Other stores' own tools: a queue purged, a topic deleted, a cluster dropped, a cache flushed. */
+function storeToolWipe(program: string, args: string[]): string | null {
+  const w = args.filter((a) => !a.startsWith("-"));
+  if (program === "rabbitmqctl" && /^(purge_queue|delete_queue|delete_vhost|reset|force_reset)$/.test(w[0] ?? "")) {
+    return `rabbitmqctl ${w[0]} deletes queued messages`;
+  }
+  if (/^kafka-topics(\.sh)?$/.test(program) && args.includes("--delete"))
+    return "kafka-topics --delete deletes a topic";
+  if (program === "consul" && w[0] === "kv" && w[1] === "delete" && args.some((a) => /^--?recurse$/.test(a))) {
+    return "consul kv delete -recurse deletes a whole prefix";
+  }
+  if (program === "pg_dropcluster") return "pg_dropcluster deletes a PostgreSQL cluster and its data";
+  if (program === "memcflush") return "memcflush deletes every cached item";
+  return null;
 }
 
 export const DATASTORE_RULE: Rule = {
   id: "datastore-wipe",
   summary:
-    "emptying a data store: redis-cli FLUSHALL/FLUSHDB, MongoDB dropDatabase()/drop(), " +
-    "etcdctl del of every key, an Elasticsearch index DELETE",
+    "emptying a data store: redis-cli FLUSHALL/FLUSHDB (or KEYS * | xargs DEL), MongoDB dropDatabase()/drop(), " +
+    "etcdctl del of every key, an Elasticsearch index DELETE, rabbitmqctl purge/reset, kafka-topics --delete",
   check({ inv, pipeline, index }) {
     const [program = "", ...args] = inv.argv;
     if (program === "etcdctl") return etcdWipe(args);
     if (program === "curl" || program === "http" || program === "xh") return searchIndexDelete(args);
+    const tool = storeToolWipe(program, args);
+    if (tool) return tool;
+    // `echo flush_all | nc host 11211`: memcached's text protocol, typed through a socket tool.
+    const socket = /^(nc|ncat|netcat|telnet|socat)$/.test(program);
+    if (socket && pipeline.slice(0, index).some((f) => f.argv.some((a) => /\bflush_all\b/.test(a)))) {
+      return "flush_all deletes every cached item";
+    }
     if (!STORE_CLIENTS.has(program)) return null;
     const redis = REDIS_CLIENTS.has(program);
-    if (redis && FLUSH.test(redisCommand(args) ?? "")) return `${FLUSH_WHY} (${program})`;
+    const command = redisCommand(args) ?? "";
+    if (redis && FLUSH.test(command)) return `${FLUSH_WHY} (${program})`;
+    // A Lua script run by EVAL, or SHUTDOWN NOSAVE (what is not yet saved is lost).
+    if (redis && /^(eval|fcall)$/i.test(command) && /\bflush(all|db)\b/i.test(args.join(" "))) {
+      return `${FLUSH_WHY} (${program} EVAL)`;
+    }
+    if (redis && /^shutdown$/i.test(command) && args.some((a) => /^nosave$/i.test(a))) {
+      return "SHUTDOWN NOSAVE stops the server and loses what it has not saved";
+    }
+    if (redis && REDIS_DELETE.test(command) && pipeline.slice(0, index).some((f) => listsEveryKey(f.argv))) {
+      return `${program} deletes every key the listing before it printed`;
+    }
     // What the client reads: its arguments, a here-document, what the pipe feeds it.
     const piped = pipeline.slice(0, index).map((f) => [...f.argv.slice(1), f.source.stdin ?? ""].join(" "));
     for (const text of [redis ? "" : args.join(" "), inv.source.stdin ?? "", ...piped]) {

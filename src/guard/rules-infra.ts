@@ -4,11 +4,16 @@
  * stack, a cloud bucket's contents, a cloud resource, a Helm release, Docker's volumes.
  */
 import type { Rule } from "./rule-types.ts";
+import type { SimpleCommand } from "./parse.ts";
 import { options } from "./options.ts";
 
 /** kubectl resource kinds whose deletion takes everything inside with it. */
 const KUBE_WHOLE =
   /^(namespaces?|ns|projects?|nodes?|no|persistentvolumes?|pv|customresourcedefinitions?|crds?)(\/.*)?$/i;
+/** Kinds that hold data or credentials: deleting one loses what it stored, in any namespace. */
+const KUBE_DATA = /^(statefulsets?|sts|persistentvolumeclaims?|pvc|secrets?)(\/.*)?$/i;
+/** Namespaces that serve users: anything deleted there is an outage. */
+const PROD_NAMESPACE = /^(prod|production|prd|live)([-_].*)?$/i;
 /** kubectl's global options that take a value: skipped to find the verb. */
 const KUBE_VALUED = new Set([
   "-n",
@@ -37,7 +42,7 @@ const CLOUD_DELETERS = new Set([
   ...["heroku", "fly", "flyctl", "vultr-cli", "civo", "influx"],
 ]);
 /** A cloud CLI's verbs that delete: `delete`, `destroy`, `apps:destroy`, `delete-batch`, `purge`. */
-const CLOUD_DELETE_VERB = /^(delete|destroy|delete-batch|purge|[\w-]+:(destroy|delete))$/;
+const CLOUD_DELETE_VERB = /^(delete|destroy|delete-batch|purge|[\w-]+:(destroy|delete|reset))$/;
 /** aws's global options that take a value. */
 const AWS_VALUED = new Set(["--profile", "--region", "--output", "--endpoint-url", "--query", "--ca-bundle"]);
 /** Helm's verbs that remove a release (and what it installed). */
@@ -54,19 +59,49 @@ function kubeVerb(args: string[]): { verb: string; rest: string[] } | null {
   return i < args.length ? { verb: args[i]!, rest: args.slice(i + 1) } : null;
 }
 
+/** The namespace a kubectl command names (`-n prod`, `--namespace=prod`, before or after the verb). */
+function kubeNamespace(args: string[]): string | null {
+  for (const [i, a] of args.entries()) {
+    if (a === "-n" || a === "--namespace") return args[i + 1] ?? null;
+    const joined = /^(-n|--namespace=)(.+)$/.exec(a);
+    if (joined) return joined[2]!;
+  }
+  return null;
+}
+
 function kubectl(program: string, args: string[]): string | null {
   const k = kubeVerb(args);
+  // `kubectl drain --force --delete-emptydir-data` evicts every pod and deletes their scratch data.
+  if (k?.verb === "drain" && args.some((a) => /^--(force|delete-(emptydir|local)-data)$/.test(a))) {
+    return `${program} drain --force evicts every pod of the node and deletes their local data`;
+  }
   if (k?.verb !== "delete") return null;
   const o = options(k.rest);
   if (o.long.has("all") || k.rest.includes("-A") || o.long.has("all-namespaces")) {
     return `${program} delete --all deletes every resource of that kind`;
   }
-  const kind = o.operands.find((w) => KUBE_WHOLE.test(w));
-  return kind ? `${program} delete ${kind} deletes it and everything in it` : null;
+  const kind = o.operands.find((w) => KUBE_WHOLE.test(w) || KUBE_DATA.test(w));
+  if (kind) return `${program} delete ${kind} deletes it and what it holds`;
+  // A whole directory of manifests (`-f dir -R`) or a kustomization (`-k`): everything they describe.
+  if (o.short.has("R") || o.long.has("recursive") || o.short.has("k") || o.long.has("kustomize")) {
+    return `${program} delete of a whole set of manifests deletes everything they describe`;
+  }
+  const ns = kubeNamespace(args);
+  return ns && PROD_NAMESPACE.test(ns) ? `${program} delete in the ${ns} namespace takes down what serves users` : null;
 }
 
-function docker(program: string, args: string[]): string | null {
+/** `docker ps -aq`, `docker images -q`, `docker volume ls -q`: a listing of every container, image or volume. */
+function listsEverything(argv: string[]): boolean {
+  const w = words(argv.slice(1));
+  return /^(docker|podman|nerdctl)$/.test(argv[0] ?? "") && /^(ps|images|ls)$/.test(w[w.length - 1] ?? w[0] ?? "");
+}
+
+function docker(program: string, args: string[], source: SimpleCommand): string | null {
   const [group, verb] = words(args);
+  // `docker rm -f $(docker ps -aq)`: every container (or image, volume) the listing printed.
+  const removes = /^(rm|rmi)$/.test(group ?? "") || (/^(container|image|volume)$/.test(group ?? "") && verb === "rm");
+  const everything = source.nested.some((line) => line.pipelines.some((p) => p.some((c) => listsEverything(c.argv))));
+  if (removes && everything) return `${program} ${group} of everything a listing printed deletes them all`;
   const o = options(args);
   if (group === "system" && verb === "reset")
     return `${program} system reset deletes every container, image and volume`;
@@ -113,6 +148,32 @@ function cloud(program: string, args: string[]): string | null {
   return null;
 }
 
+/** Per tool, the words (in order) that delete what it hosts: `gh repo delete`, `vault secrets disable`. */
+const PLATFORM_DELETES: Record<string, RegExp> = {
+  gh: /^(repo|release) delete\b/,
+  glab: /^(repo|release) delete\b/,
+  vault: /^(secrets disable|kv (metadata delete|destroy)|delete)\b/,
+  nomad: /^job stop\b.*\bpurge\b|^(job|namespace) (purge|delete)\b/,
+  argocd: /^(app|proj|cluster) delete\b/,
+  flux: /^(uninstall|delete)\b/,
+  vagrant: /^destroy\b/,
+  minikube: /^delete\b/,
+  kind: /^delete cluster/,
+  k3d: /^cluster delete\b/,
+  vercel: /^(remove|rm)\b/,
+  netlify: /^sites:delete\b/,
+  virsh: /^(undefine\b.*\bremove-all-storage|vol-delete|pool-delete)\b/,
+};
+
+function platformDelete(program: string, args: string[]): string | null {
+  const deletes = PLATFORM_DELETES[program];
+  if (!deletes) return null;
+  const w = words(args);
+  // The verbs are matched without options; `-purge`, `--remove-all-storage` with them.
+  const hit = deletes.test(w.join(" ")) || deletes.test(args.join(" "));
+  return hit ? `${program} ${w.slice(0, 2).join(" ")} deletes what it hosts` : null;
+}
+
 export const INFRA_RULE: Rule = {
   id: "infra-destroy",
   summary:
@@ -122,7 +183,7 @@ export const INFRA_RULE: Rule = {
     const [program = "", ...args] = inv.argv;
     if (program === "kubectl" || program === "oc" || program === "k") return kubectl(program, args);
     if (program === "docker" || program === "podman" || program === "docker-compose" || program === "nerdctl") {
-      return docker(program, args);
+      return docker(program, args, inv.source);
     }
     const stack = STACK_DESTROY[program];
     if (stack) {
@@ -131,15 +192,18 @@ export const INFRA_RULE: Rule = {
       const applyDestroy = w[0] === "apply" && args.includes("-destroy");
       if (program === "pulumi" && w[0] === "stack" && w[1] === "rm")
         return "pulumi stack rm deletes the stack and its state";
+      // `terraform state rm`, `workspace delete`: the state that tracks real resources is lost.
+      if ((w[0] === "state" && w[1] === "rm") || (w[0] === "workspace" && w[1] === "delete")) {
+        return `${program} ${w[0]} ${w[1]} forgets resources that still exist`;
+      }
       if (destroys || applyDestroy) return `${program} destroy deletes every resource of the stack`;
       return null;
     }
     if (program === "helm" && HELM_REMOVE.test(words(args)[0] ?? "")) {
       return "helm uninstall removes the release and what it installed";
     }
-    if (program === "gh" && words(args)[0] === "repo" && words(args)[1] === "delete") {
-      return "gh repo delete deletes a hosted repository";
-    }
+    const platform = platformDelete(program, args);
+    if (platform) return platform;
     return cloud(program, args);
   },
 };

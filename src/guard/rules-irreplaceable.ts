@@ -21,51 +21,126 @@ const PERSONAL = ["Documents", "Desktop", "Pictures", "Photos", "Music", "Videos
 /** Directories of the home that only hold what tools download or build again. */
 const RECREATABLE = new Set([
   ...[".cache", ".npm", ".yarn", ".pnpm-store", ".gradle", ".m2", ".nuget", ".cargo", ".rustup", ".bun", ".deno"],
-  ...[".nvm", ".pyenv", ".rbenv", ".node-gyp", ".thumbnails", "tmp", ".tmp", ".local", ".vscode-server", "go"],
+  ...[".nvm", ".pyenv", ".rbenv", ".node-gyp", ".thumbnails", "tmp", ".tmp", ".vscode-server", "go"],
+  ...[".local/bin", ".local/lib", ".local/state", ".local/share/virtualenvs", ".local/share/pnpm", ".sdkman"],
+  ...[".vscode/extensions", ".cursor/extensions", ".local/share/containers/cache"],
 ]);
+/** Directories of the home holding programs' own data and settings: anything in them (the trash excepted). */
+const APP_DATA = [".config", ".local/share", ".mozilla", ".thunderbird"];
+const TRASH = ".local/share/Trash";
+/** Build outputs, environments and caches by name: made again by the build, wherever they lie. */
+const BUILD_OUTPUT = new Set([
+  ...["node_modules", "dist", "build", "target", "out", ".venv", "venv", "__pycache__", ".pytest_cache", ".next"],
+  ...[".nuxt", ".cache", "cache", "coverage", "tmp", ".tmp", ".tox", ".mypy_cache", ".turbo", ".gradle", "obj"],
+]);
+/** Directories of the home whose entries were downloaded: each can be fetched again. */
+const FETCHED_AGAIN = new Set(["Downloads"]);
+/** Key files that ssh writes again by itself: not credentials. */
+const REGENERATED = /^\.ssh\/known_hosts(\.old)?$/;
 
-/** Does `word` name a directory of keys or credentials (or something in one)? */
+/** A home directory a path lies in — the session's, /root, /home/USER (or /home/* in a glob) — and the rest. */
+function inSomeHome(path: string, ctx: RuleContext): string | null {
+  if (path.startsWith(`${ctx.home}/`)) return path.slice(ctx.home.length + 1);
+  const other = /^(\/root|\/home\/[^/]+)\/(.+)$/.exec(path);
+  return other ? other[2]! : null;
+}
+
+/** Does `word` name a directory of keys or credentials (or something in one), in anyone's home? */
 function isSecretDir(word: string, ctx: RuleContext): boolean {
   const path = resolveWord(word, ctx);
-  if (path === null || !path.startsWith(`${ctx.home}/`)) return false;
-  const inHome = path.slice(ctx.home.length + 1);
-  return SECRETS.some((s) => inHome === s || inHome.startsWith(`${s}/`));
+  const inHome = path === null ? null : inSomeHome(path, ctx);
+  return (
+    inHome !== null && !REGENERATED.test(inHome) && SECRETS.some((s) => inHome === s || inHome.startsWith(`${s}/`))
+  );
+}
+
+/** Is `dir` the session's own workspace — below the home, not the home or above it (`cd ~` makes it home)? */
+function inWorkspace(path: string, ctx: RuleContext): boolean {
+  const cwd = ctx.cwd;
+  if (cwd === null || !path.startsWith(`${cwd}/`)) return false;
+  return cwd !== ctx.home && !`${ctx.home}/`.startsWith(`${cwd}/`);
 }
 
 /** Why deleting the tree at `path` loses what cannot be recreated, or null. */
 function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): string | null {
-  const home = ctx.home;
+  const inHome = inSomeHome(path, ctx);
+  const regenerated = inHome !== null && REGENERATED.test(inHome);
+  const secret =
+    inHome === null || regenerated ? undefined : SECRETS.find((s) => inHome === s || inHome.startsWith(`${s}/`));
+  if (secret) return `${path}, keys or credentials (~/${secret})`;
+  if (secretsOnly) return null;
+  // A repository's .git is all of its history, its branches and stashes: in the workspace too.
+  if (posix.basename(path) === ".git") return `${path}, a git repository's whole history`;
   // The working directory and what is in it are the session's own workspace (`find . -delete`).
-  const cwd = ctx.cwd;
-  if (cwd !== null && path.startsWith(`${cwd}/`)) return null;
-  if (path.startsWith(`${home}/`)) {
-    const inHome = path.slice(home.length + 1);
-    const secret = SECRETS.find((s) => inHome === s || inHome.startsWith(`${s}/`));
-    if (secret) return `${path}, keys or credentials (~/${secret})`;
-    if (secretsOnly) return null;
-    const personal = PERSONAL.find((d) => inHome.startsWith(`${d}/`));
-    if (personal) return `${path}, a person's own files (~/${personal})`;
-    // A whole directory of the home is someone's own work, unless it is a cache.
-    const fileName = /^[^.].*\.[A-Za-z0-9]{1,4}$/.test(inHome); // `~/notes.txt` is a file, not a tree
-    if (!inHome.includes("/") && !RECREATABLE.has(inHome) && !fileName) return `${path}, a whole directory of the home`;
+  if (inWorkspace(path, ctx)) return null;
+  if (inHome !== null && path.startsWith(`${ctx.home}/`)) {
+    // What is in the trash was already thrown away: emptying it is the point.
+    if (inHome.startsWith(`${TRASH}/`)) return null;
+    const parts = inHome.split("/");
+    // A build output or cache anywhere (`~/Documents/site/node_modules`, `~/.config/app/cache`) is made again.
+    if (parts.some((p) => BUILD_OUTPUT.has(p))) return null;
+    const personal = [...PERSONAL, ...APP_DATA].find((d) => inHome.startsWith(`${d}/`));
+    if (personal) return `${path}, a person's own files or settings (~/${personal})`;
+    const last = parts[parts.length - 1]!;
+    const fileName = /^[^.].*\.[A-Za-z0-9]{1,4}$/.test(last); // `~/notes.txt` is a file, not a tree
+    // What is in ~/Downloads came from somewhere and can be fetched again; the whole folder is judged.
+    if (parts.length > 1 && FETCHED_AGAIN.has(parts[0]!)) return null;
+    const rebuilt =
+      [...RECREATABLE].some((r) => inHome === r || inHome.startsWith(`${r}/`)) ||
+      parts.some((p) => BUILD_OUTPUT.has(p));
+    // A directory of the home, at any depth, is someone's own work, unless a build or a cache makes it again.
+    if (!rebuilt && !fileName)
+      return `${path}, ${parts.length === 1 ? "a whole directory" : "a directory"} of the home`;
   }
   // A repository elsewhere: its unpushed commits, branches and stashes exist nowhere else.
-  if (!secretsOnly && path !== cwd && ctx.isRepository?.(path) === true)
+  if (!secretsOnly && path !== ctx.cwd && ctx.isRepository?.(path) === true)
     return `${path}, a git repository outside the working directory`;
   return null;
+}
+
+/** Tools that delete or overwrite the files they are given, one by one (no `-r` needed for a key). */
+const FILE_DESTROYERS = new Set(["rm", "unlink", "shred", "srm", "wipe"]);
+/** Names of private keys and keystores. */
+const KEY_FILE = /^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(key|pem|p12|pfx|jks|keystore|kdbx|gpg|asc)|.+_rsa)$/;
+/** gpg's options that delete secret keys from the keyring. */
+const GPG_DELETES_SECRET = /^--delete-secret-(and-public-)?keys?$/;
+
+/** `rm ~/.aws/credentials`, `shred ~/.gnupg/private-keys-v1.d/*`, `gpg --delete-secret-keys`: keys gone. */
+function secretFileLost(program: string, args: string[], ctx: RuleContext): string | null {
+  if (program === "gpg" || program === "gpg2") {
+    return args.some((a) => GPG_DELETES_SECRET.test(a)) ? `${program} deletes secret keys from the keyring` : null;
+  }
+  if (!FILE_DESTROYERS.has(program)) return null;
+  const operands = options(args).operands;
+  const file = operands.find((w) => isSecretDir(w, ctx));
+  if (file) return `${program} destroys ${file}, keys or credentials`;
+  // A key file by its name (`server.key`, `id_ed25519`, `prod.pem`): shredded anywhere, or removed
+  // from the home outside the workspace, it exists nowhere else.
+  const key = operands.find((w) => {
+    const path = resolveWord(w, ctx);
+    if (path === null || !KEY_FILE.test(posix.basename(path))) return false;
+    if (program !== "rm" && program !== "unlink") return true;
+    const inHome = inSomeHome(path, ctx);
+    const fetched = inHome !== null && FETCHED_AGAIN.has(inHome.split("/")[0]!);
+    return inHome !== null && !fetched && !inWorkspace(path, ctx);
+  });
+  return key ? `${program} destroys ${key}, a private key` : null;
 }
 
 export const IRREPLACEABLE_RULE: Rule = {
   id: "irreplaceable-delete",
   summary:
-    "deleting what cannot be recreated: ~/.ssh, ~/.gnupg, ~/.aws, ~/.kube …, a whole directory of the home, " +
-    "a git repository outside the working directory, crontab -r",
+    "deleting what cannot be recreated: ~/.ssh, ~/.gnupg, ~/.aws, ~/.kube … (any file in them, in any home), " +
+    "gpg secret keys, ~/.config, a directory of the home, a .git, a repository outside the working directory, " +
+    "crontab -r",
   check({ inv }, ctx) {
     const [program = "", ...args] = inv.argv;
     if (program === "crontab") {
       const o = options(args);
       return o.short.has("r") && !o.short.has("i") ? "crontab -r deletes every cron job, with no copy" : null;
     }
+    const keys = secretFileLost(program, args, ctx);
+    if (keys) return keys;
     for (const tree of deletedTrees(inv)) {
       // `find DIR -name … -delete` deletes what matches, not the tree; keys are judged all the same.
       if (tree.filtered && !isSecretDir(tree.word, ctx)) continue;

@@ -1,12 +1,13 @@
 /**
- * Two rules about the running system: `empty-system-file` (truncating a system or credential file
- * to nothing: `truncate -s 0 /etc/passwd`, `: > /etc/shadow`, `cat /dev/null > ~/.ssh/authorized_keys`),
- * and `kill-all` (`kill -9 -1` signals every process the user may signal; pid 1 is init).
+ * The `empty-system-file` rule: truncating a system or credential file to nothing (`truncate -s 0
+ * /etc/passwd`, `: > /etc/shadow`, `cat /dev/null > ~/.ssh/authorized_keys`), and writing over,
+ * moving away, linking over or deleting the files the system cannot run or log in without.
  */
 import type { Rule, RuleContext } from "./rule-types.ts";
 import type { Invocation } from "./unwrap.ts";
 import { resolveWord } from "./judged-paths.ts";
 import { options } from "./options.ts";
+import { programText } from "./one-liners.ts";
 
 /** Directories whose files the system needs (logs and caches are left out: they are emptied routinely). */
 const SYSTEM_FILE_DIRS = [
@@ -26,14 +27,29 @@ const HOME_AUTH =
   /^\/(\.ssh\/.+|\.gnupg\/.+|\.aws\/.+|\.kube\/config|\.netrc|\.pgpass|\.git-credentials|\.docker\/config\.json)$/;
 
 /** Files whose loss or overwrite locks everyone out or stops the boot: any write over them, not only emptying. */
-const CRITICAL = /^\/etc\/(passwd|shadow|group|gshadow|sudoers|fstab|crypttab|pam\.d\/.+|ssh\/sshd_config)$/;
+const CRITICAL = new RegExp(
+  "^/etc/(passwd|shadow|group|gshadow|sudoers|sudoers\\.d/.+|fstab|crypttab|pam\\.d/.+|ssh/sshd_config(\\.d/.+)?|" +
+    "hosts|resolv\\.conf|hostname|nsswitch\\.conf|login\\.defs|shells|security/.+|ld\\.so\\.(conf|preload)|" +
+    "default/grub|crontab|cron\\.(d|daily|hourly|weekly|monthly)/.+|environment|profile|bash\\.bashrc|inittab|" +
+    "systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|ssh/ssh_host_.+_key)$|^/var/spool/cron/.+",
+);
+/** The programs and libraries the system runs (not /usr/local): deleted, moved or overwritten, nothing starts. */
+const SYSTEM_PROGRAM = /^\/(usr\/)?(s?bin|lib(32|64|x32)?|libexec)\/.+|^\/boot\/.+/;
+/** Trees moved away whole: the root's directories, and /usr's (`mv /etc /etc.old`, `mv /usr/bin /tmp`). */
+const SYSTEM_TREE =
+  /^\/(etc|usr|bin|sbin|lib(32|64)?|boot|root|home|var|var\/lib|usr\/(s?bin|lib(32|64)?|libexec|share))$/;
 const HOME_CRITICAL = /^\/\.ssh\/(authorized_keys|id_[a-z0-9_]+)$/;
 
+/** Is `word` in the home? Its keys' modes are the owner's to set (`chmod 600 ~/.ssh/id_rsa`). */
+function inHome(word: string, ctx: RuleContext): boolean {
+  return resolveWord(word, ctx)?.startsWith(`${ctx.home}/`) === true;
+}
+
 /** The critical file `word` names (resolved), or null. */
-function criticalFile(word: string, ctx: RuleContext): string | null {
+function criticalFile(word: string, ctx: RuleContext, programs = true): string | null {
   const path = resolveWord(word, ctx);
   if (path === null) return null;
-  if (CRITICAL.test(path)) return path;
+  if (CRITICAL.test(path) || (programs && SYSTEM_PROGRAM.test(path))) return path;
   return path.startsWith(`${ctx.home}/`) && HOME_CRITICAL.test(path.slice(ctx.home.length)) ? path : null;
 }
 
@@ -43,16 +59,35 @@ function criticalFile(word: string, ctx: RuleContext): string | null {
  */
 function overwritesCritical(program: string, args: string[], inv: Invocation, ctx: RuleContext): string | null {
   const redirect = inv.source.redirects.find(
-    (r) => (r.op === ">" || r.op === ">|" || r.op === "&>") && criticalFile(r.target, ctx),
+    (r) => (r.op === ">" || r.op === ">|" || r.op === "&>") && criticalFile(r.target, ctx, false),
   );
-  if (redirect) return `the redirection overwrites ${criticalFile(redirect.target, ctx)}`;
+  if (redirect) return `the redirection overwrites ${criticalFile(redirect.target, ctx, false)}`;
   const o = options(args);
   let files: string[] = [];
   if (program === "tee" && !(o.short.has("a") || o.long.has("append"))) files = o.operands;
-  else if (program === "cp" || program === "mv" || program === "install") files = o.operands.slice(-1);
+  else if (/^(cp|mv|install|rsync)$/.test(program)) files = o.operands.slice(-1);
   else if (program === "rm" || program === "shred" || program === "unlink") files = o.operands;
-  const file = files.map((w) => criticalFile(w, ctx)).find((f) => f !== null);
-  return file ? `${program} ${program === "rm" || program === "unlink" ? "deletes" : "overwrites"} ${file}` : null;
+  // `ln -sf X /etc/passwd` replaces the file with a link; without -f ln refuses an existing file.
+  else if (program === "ln" && (o.short.has("f") || o.long.has("force"))) files = o.operands.slice(-1);
+  // chmod/chown of /etc/shadow or sudo: readable by all, or nobody may log in or gain root.
+  else if (/^(chmod|chown|chgrp|chattr)$/.test(program)) files = o.operands.slice(1).filter((w) => !inHome(w, ctx));
+  // Installing a program over one in /usr/bin (`install x /usr/bin/x`, `ln -sf python3 …/python`) is
+  // routine setup; deleting, shredding or chmod-ing one is not.
+  const programs = !/^(tee|cp|install|ln|rsync)$/.test(program);
+  const file = files.map((w) => criticalFile(w, ctx, programs)).find((f) => f !== null);
+  if (file) return `${program} ${program === "rm" || program === "unlink" ? "deletes" : "overwrites"} ${file}`;
+  return program === "mv" ? movesAway(o.operands.slice(0, -1), ctx) : null;
+}
+
+/** `mv /etc/passwd /tmp/`, `mv /etc /etc.old`, `mv /bin/bash x`: what the system needs is no longer there. */
+function movesAway(sources: string[], ctx: RuleContext): string | null {
+  for (const word of sources) {
+    const path = resolveWord(word, ctx);
+    if (path !== null && SYSTEM_TREE.test(path)) return `mv moves ${path} away`;
+    const file = criticalFile(word, ctx);
+    if (file) return `mv moves ${file} away`;
+  }
+  return null;
 }
 
 function systemFile(word: string, ctx: RuleContext): string | null {
@@ -68,7 +103,8 @@ function printsNothing(argv: string[]): boolean {
   const [program = "", ...args] = argv;
   if (program === "" || program === ":" || program === "true") return true;
   if (program === "cat") return args.length > 0 && args.every((a) => a === "/dev/null");
-  if (program === "echo") return args.length === 1 && args[0] === "-n";
+  // `echo`, `echo ""`, `echo -n`: at most a newline.
+  if (program === "echo") return args.every((a) => a === "" || /^-[neE]+$/.test(a));
   if (program === "printf") return args.length === 1 && args[0] === "";
   return false;
 }
@@ -82,11 +118,62 @@ function truncatesToZero(args: string[]): boolean {
   return false;
 }
 
+/** sed scripts that delete every line: `d`, `1,$d`, `/^/d`, and the pattern dot-star. */
+const SED_DELETES_ALL = /^(1,\$)?d$|^\/(\.\*|\^|\$|)\/d$/;
+
+/** Files that decide who may log in or gain root. */
+const AUTH_FILE = /^\/etc\/(passwd|shadow|group|gshadow|sudoers(\.d\/.+)?|pam\.d\/.+|ssh\/sshd_config(\.d\/.+)?)$/;
+const isAuthFile = (path: string | null): path is string => path !== null && AUTH_FILE.test(path);
+
+/** `echo 'x ALL=(ALL) NOPASSWD: ALL' >> /etc/sudoers`, `tee -a /etc/passwd`: an account or a grant of root added. */
+function appendsToAuth(program: string, args: string[], inv: Invocation, ctx: RuleContext): string | null {
+  const appended = inv.source.redirects.find((r) => r.op === ">>" && isAuthFile(criticalFile(r.target, ctx)));
+  if (appended) return `the redirection adds to ${criticalFile(appended.target, ctx)}: who may log in or become root`;
+  const o = options(args);
+  if (program !== "tee" || !(o.short.has("a") || o.long.has("append"))) return null;
+  const file = o.operands.map((w) => criticalFile(w, ctx)).find(isAuthFile);
+  return file ? `tee -a adds to ${file}: who may log in or become root` : null;
+}
+
+/** A one-line program that opens a file for writing: `open(p, 'w')`, `writeFileSync`, `File.write`, `truncate`. */
+const CODE_WRITES =
+  /open\s*\([^)]*,\s*['"][wa]b?\+?['"]|writeFileSync|File\.write|write_text|truncate|unlink|os\.remove/;
+/** String literals in a program's text. */
+const STRING_LITERAL = /'([^']*)'|"([^"]*)"/g;
+
+/** The critical file a one-line program writes over (or truncates, or deletes), or null. */
+function codeWritesCritical(code: string, ctx: RuleContext): string | null {
+  if (!CODE_WRITES.test(code)) return null;
+  for (const m of code.matchAll(STRING_LITERAL)) {
+    const literal = m[1] ?? m[2] ?? "";
+    const file = literal.startsWith("/") ? criticalFile(literal, ctx) : null;
+    if (file) return file;
+  }
+  return null;
+}
+
+/** Does sed edit its files in place (`-i`, `-i.bak`, `-Ei`, `--in-place`)? */
+function inPlace(args: string[]): boolean {
+  return args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"));
+}
+
+/** `sed -i d /etc/passwd`, `sed -i -e '1,$d' FILE`: the system file it empties in place, or null. */
+function sedEmpties(args: string[], ctx: RuleContext): string | null {
+  if (!inPlace(args)) return null;
+  const o = options(args);
+  const scripts = args.filter((_a, i) => args[i - 1] === "-e" || args[i - 1] === "--expression");
+  const script = scripts.length > 0 ? scripts : o.operands.slice(0, 1);
+  const files = scripts.length > 0 ? o.operands.filter((w) => !scripts.includes(w)) : o.operands.slice(1);
+  if (!script.some((x) => SED_DELETES_ALL.test(x.trim()))) return null;
+  return files.map((w) => systemFile(w, ctx)).find((f) => f !== null) ?? null;
+}
+
 export const EMPTY_SYSTEM_FILE_RULE: Rule = {
   id: "empty-system-file",
   summary:
-    "emptying a system or credential file (truncate -s 0, : >, cat /dev/null > /etc/… or ~/.ssh/…); " +
-    "overwriting or deleting /etc/passwd, shadow, sudoers, fstab, authorized_keys",
+    "emptying a system or credential file (truncate -s 0, : >, cat /dev/null >, sed -i d into /etc/… " +
+    "or ~/.ssh/…); " +
+    "overwriting, moving, linking over, chmod or deleting /etc/passwd, shadow, sudoers, hosts, system programs",
   check({ inv }, ctx) {
     const [program = "", ...args] = inv.argv;
     const critical = overwritesCritical(program, args, inv, ctx);
@@ -97,69 +184,35 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
         .find((f) => f !== null);
       if (file) return `truncate empties ${file}`;
     }
-    if ((program === "cp" || program === "dd") && args.some((a) => /^(if=)?\/dev\/(null|zero)$/.test(a))) {
+    if ((program === "cp" || program === "dd") && args.some((a) => /^(if=)?\/dev\/(null|zero|u?random)$/.test(a))) {
       const target = program === "dd" ? args.find((a) => a.startsWith("of="))?.slice(3) : args[args.length - 1];
       const file = target === undefined ? null : systemFile(target, ctx);
       if (file) return `${program} of /dev/null empties ${file}`;
     }
+    const grants = appendsToAuth(program, args, inv, ctx);
+    if (grants) return grants;
+    const code = programText(inv.argv);
+    const written = code === null ? null : codeWritesCritical(code, ctx);
+    if (written) return `${program} writes over ${written}`;
+    if (program === "perl" && args.some((a) => /^-[a-zA-Z]*i/.test(a))) {
+      const auth = options(args)
+        .operands.map((w) => criticalFile(w, ctx))
+        .find(isAuthFile);
+      if (auth) return `perl -i rewrites ${auth}, which decides who may log in`;
+    }
+    if (program === "sed") {
+      const file = sedEmpties(args, ctx);
+      if (file) return `sed -i deletes every line of ${file}`;
+      // Any in-place edit of who may log in or become root (sshd_config, sudoers, pam.d, shadow).
+      const auth = inPlace(args)
+        ? options(args)
+            .operands.map((w) => criticalFile(w, ctx))
+            .find(isAuthFile)
+        : null;
+      if (auth) return `sed -i rewrites ${auth}, which decides who may log in`;
+    }
     if (!printsNothing(inv.argv)) return null;
     const emptied = inv.source.redirects.find((r) => (r.op === ">" || r.op === ">|") && systemFile(r.target, ctx));
     return emptied ? `the redirection empties ${systemFile(emptied.target, ctx)}` : null;
-  },
-};
-
-/** `kill`'s options that take a value; the pids follow. */
-const KILL_VALUED = new Set(["-s", "-n", "--signal"]);
-
-/** The pids `kill ARGS` signals: the first `-SIG` is the signal, later `-N` are process groups (`-1`: all). */
-function killTargets(args: string[]): string[] {
-  const pids: string[] = [];
-  let signalGiven = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "--") {
-      pids.push(...args.slice(i + 1));
-      break;
-    }
-    if (KILL_VALUED.has(a)) {
-      signalGiven = true;
-      i++;
-    } else if (a.startsWith("-") && !signalGiven) signalGiven = true;
-    else pids.push(a);
-  }
-  return pids;
-}
-
-/** pkill's/killall's options that take a value (the user given to -u among them). */
-const PKILL_VALUED = new Set(["-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal", "-o", "-y", "-n"]);
-
-/** Is this pkill/killall given a user (`-u`) and no process name or pattern? */
-function userWide(args: string[]): boolean {
-  let user = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "-u" || a === "--user" || a.startsWith("--user=") || /^-u.+/.test(a)) user = true;
-    if (PKILL_VALUED.has(a) || a === "--user") i++;
-    else if (!a.startsWith("-")) return false; // a name or pattern: only those processes
-  }
-  return user;
-}
-
-export const KILL_ALL_RULE: Rule = {
-  id: "kill-all",
-  summary: "signalling every process (kill -9 -1, killall5, pkill -u USER) or init (kill 1)",
-  check({ inv }) {
-    const [program = "", ...args] = inv.argv;
-    if (program === "killall5") return "killall5 signals every process";
-    // `pkill -u USER` / `killall -u USER` with no name: every process of that user.
-    if ((program === "pkill" || program === "killall") && userWide(args)) {
-      return `${program} -u signals every process of the user`;
-    }
-    if (program !== "kill" || args.includes("-l") || args.includes("-L")) return null;
-    const pids = killTargets(args);
-    if (pids.includes("-1"))
-      return "kill -1 signals every process you may signal: your session, the desktop, the agent";
-    if (pids.includes("1")) return "kill 1 signals init: the machine stops or restarts";
-    return null;
   },
 };

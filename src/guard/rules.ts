@@ -10,11 +10,16 @@ import { deletedTrees } from "./deleted-trees.ts";
 import { INFRA_RULE } from "./rules-infra.ts";
 import { DATASTORE_RULE } from "./rules-datastore.ts";
 import { IRREPLACEABLE_RULE } from "./rules-irreplaceable.ts";
-import { EMPTY_SYSTEM_FILE_RULE, KILL_ALL_RULE } from "./rules-system.ts";
+import { EMPTY_SYSTEM_FILE_RULE } from "./rules-system.ts";
+import { KILL_ALL_RULE } from "./rules-process.ts";
+import { SYSTEM_CONFIG_RULE } from "./rules-config.ts";
+import { WIPE_DEVICE_RULE } from "./rules-disk.ts";
+import { GIT_HISTORY_RULE } from "./rules-git.ts";
 import { baseName } from "./unwrap.ts";
 import { isDevicePath, preciousPath, resolveWord } from "./judged-paths.ts";
 import { DATABASE_CLIENTS, destructiveSql } from "./sql.ts";
 import { posix } from "node:path";
+import { gitCommand, SHARED_BRANCH } from "./git-command.ts";
 
 export type { Rule, RuleContext, RuleInput } from "./rule-types.ts";
 
@@ -59,32 +64,24 @@ function isRootLike(word: string, ctx: RuleContext): boolean {
   return path !== null && (path === ctx.home || posix.dirname(path) === "/" || path === "/");
 }
 
+/**
+ * `mv ~ /tmp/x`, `mv /home/dev elsewhere`, `mv ~/* /tmp/`, `mv X /dev/null`: the root, the home or a
+ * top-level tree moved from where everything expects it, or anything moved onto /dev/null (gone).
+ */
+function movedAway(args: string[], ctx: RuleContext): string | null {
+  const { operands } = options(args);
+  if (operands.length < 2) return null;
+  const destination = resolveWord(operands[operands.length - 1]!, ctx);
+  if (destination === "/dev/null") return `mv onto /dev/null destroys ${operands.slice(0, -1).join(" ")}`;
+  const source = operands.slice(0, -1).find((w) => isRootLike(w.replace(/\/\*$/, "") || "/", ctx));
+  const what = source === undefined ? null : preciousPath(source, ctx);
+  return what ? `mv moves ${what} away` : null;
+}
+
 /** `git restore --staged` without `--worktree` unstages: the files in the work tree are kept. */
 function onlyIndex(sub: string, o: Options): boolean {
   const staged = o.short.has("S") || o.long.has("staged");
   return sub === "restore" && staged && !(o.short.has("W") || o.long.has("worktree"));
-}
-
-/** Shared branches: what a force push would rewrite for everyone. */
-const SHARED_BRANCH = new RegExp(
-  "^(main|master|trunk|develop|development|dev|release([/-].*)?|releases/.*|" +
-    "prod|production|staging|stable|hotfix/.*|gh-pages)$",
-);
-/** git's global options that take a value (`git -C dir push`). */
-const GIT_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"]);
-
-/** The git subcommand and its arguments, and the directory it runs in (`-C`), past global options. */
-function gitCommand(argv: string[], ctx: RuleContext): { sub: string; args: string[]; dir: string | null } | null {
-  let i = 1;
-  let dir = ctx.cwd;
-  while (i < argv.length && argv[i]!.startsWith("-")) {
-    const a = argv[i]!;
-    const value = argv[i + 1];
-    if (a === "-C" && value !== undefined) dir = value.startsWith("/") ? value : dir && `${dir}/${value}`;
-    i += GIT_VALUED.has(a) ? 2 : 1;
-  }
-  if (i >= argv.length) return null;
-  return { sub: argv[i]!, args: argv.slice(i + 1), dir };
 }
 
 export const SHELL_INTERPRETERS = new Set([
@@ -164,6 +161,8 @@ const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
 
 /** systemd targets that stop the machine or drop it to a rescue shell. */
 const STOP_TARGET = /^(poweroff|reboot|halt|kexec|soft-reboot|rescue|emergency)(\.target)?$/;
+/** logind's D-Bus methods that stop or restart the machine. */
+const LOGIND_STOPS = /(^|\.)(PowerOff|Reboot|Halt|KExec|Suspend|Hibernate)$/;
 /** The kernel's magic SysRq trigger: `echo b >` reboots, `o` powers off, immediately. */
 const SYSRQ = "/proc/sysrq-trigger";
 
@@ -185,6 +184,8 @@ export const BUILTIN_RULES: Rule[] = [
         const o = options(args);
         if (o.short.has("r") || o.short.has("R") || o.long.has("recursive")) return "rm --no-preserve-root removes /";
       }
+      const moved = program === "mv" ? movedAway(args, ctx) : null;
+      if (moved) return moved;
       for (const tree of deletedTrees(inv)) {
         if (tree.ontoRootOnly && !isRootLike(tree.word, ctx)) continue;
         const what = preciousPath(tree.word, ctx);
@@ -196,11 +197,16 @@ export const BUILTIN_RULES: Rule[] = [
   {
     id: "mkfs",
     summary: "making a file system or swap (mkfs, mkfs.*, mke2fs, mkswap): erases the device",
-    check({ inv }) {
+    check({ inv }, ctx) {
       const p = inv.argv[0] ?? "";
       if (!/^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|newfs(_.+)?)$/.test(p)) return null;
-      // Without an operand there is no device: `mkfs.ext4 -V` prints its version and exits.
-      if (!inv.argv.slice(1).some((a) => !a.startsWith("-"))) return null;
+      // Without an operand there is no device: `mkfs.ext4 -V` prints its version and exits. An operand
+      // that resolves outside /dev is an image file (or an option's value); `$DISK` may be a device.
+      // mke2fs -n and mkfs.xfs -N only say what they would do.
+      const dryRun = /^(mke2fs|mkfs\.ext[234])$/.test(p) ? "-n" : p === "mkfs.xfs" ? "-N" : null;
+      if (dryRun !== null && inv.argv.includes(dryRun)) return null;
+      const operands = inv.argv.slice(1).filter((a) => !a.startsWith("-"));
+      if (!operands.some((a) => isDevicePath(a, ctx) || resolveWord(a, ctx) === null)) return null;
       return `${p} erases whatever is on the target device`;
     },
   },
@@ -221,22 +227,7 @@ export const BUILTIN_RULES: Rule[] = [
       return r ? `the output is written over the device ${r.target}` : null;
     },
   },
-  {
-    id: "wipe-device",
-    summary: "shred or wipefs of a device",
-    check({ inv }, ctx) {
-      const [program, ...args] = inv.argv;
-      const zaps =
-        program === "sgdisk" && args.some((a) => /^(-[a-zA-Z]*[Zzo][a-zA-Z]*|--zap(-all)?|--clear)$/.test(a));
-      // parted … mklabel and cryptsetup luksFormat/erase replace what the device held.
-      const relabels = program === "parted" && args.some((a) => a === "mklabel" || a === "mktable");
-      const encrypts = program === "cryptsetup" && args.some((a) => /^(luksFormat|erase|luksErase)$/.test(a));
-      const wipes = program === "shred" || program === "wipefs" || program === "blkdiscard";
-      if (!wipes && !zaps && !relabels && !encrypts) return null;
-      const device = args.find((a) => !a.startsWith("-") && isDevicePath(a, ctx));
-      return device ? `${program} destroys the data on ${device}` : null;
-    },
-  },
+  WIPE_DEVICE_RULE,
   {
     id: "chmod-recursive-root",
     summary: "recursive chmod/chown/chgrp of /, the home directory or a system directory",
@@ -377,6 +368,9 @@ export const BUILTIN_RULES: Rule[] = [
         if (stops || toTarget) return `${program} ${[verb, ...units].join(" ")} stops or restarts the machine`;
       }
       if (program === "kexec" && args.some((a) => a === "-e" || a === "--exec")) return "kexec -e restarts the machine";
+      // logind's PowerOff/Reboot called over D-Bus: `busctl call org.freedesktop.login1 … Reboot`.
+      const bus = /^(dbus-send|busctl|gdbus|qdbus)$/.test(program ?? "") && args.some((a) => a.includes("login1"));
+      if (bus && args.some((a) => LOGIND_STOPS.test(a))) return `${program} asks logind to stop the machine`;
       const sysrq =
         inv.source.redirects.some((r) => OUTPUT_REDIRECT.test(r.op) && resolveWord(r.target, ctx) === SYSRQ) ||
         (program === "tee" && args.some((a) => resolveWord(a, ctx) === SYSRQ));
@@ -392,4 +386,6 @@ export const BUILTIN_RULES: Rule[] = [
   IRREPLACEABLE_RULE,
   EMPTY_SYSTEM_FILE_RULE,
   KILL_ALL_RULE,
+  SYSTEM_CONFIG_RULE,
+  GIT_HISTORY_RULE,
 ];

@@ -18,6 +18,10 @@ const DESTRUCTIVE = [
   { re: /\bdrop\s+(database|schema|keyspace)\b/, why: "DROP DATABASE/SCHEMA/KEYSPACE deletes a whole database" },
   { re: /\bdrop\s+table\b/, why: "DROP TABLE deletes a table and its data" },
   { re: /\btruncate\b(\s+table)?\s+[\w"`.[]/, why: "TRUNCATE empties a table" },
+  {
+    re: /\balter\s+table\b[^;]*\bdrop\s+(column\b|(?!constraint|index|default|not\b))/,
+    why: "ALTER TABLE … DROP COLUMN deletes a column's data",
+  },
 ];
 
 /** Removes literals and comments: what remains are keywords and names. */
@@ -32,8 +36,9 @@ function sqlSkeleton(sql: string): string {
     .toLowerCase();
 }
 
-/** A DELETE of every row: no WHERE clause in its statement. */
+/** A DELETE of every row, or an UPDATE that overwrites every row: no WHERE clause in its statement. */
 const EVERY_ROW = /^\s*delete\s+from\s+[\w"`.[\]]+\s*$/;
+const EVERY_ROW_UPDATE = /^\s*update\s+[\w"`.[\]]+\s+set\s(?![\s\S]*\bwhere\b)/;
 
 /** Why the SQL text destroys data, or null. */
 export function destructiveSql(sql: string): string | null {
@@ -41,6 +46,9 @@ export function destructiveSql(sql: string): string | null {
   for (const d of DESTRUCTIVE) if (d.re.test(skeleton)) return d.why;
   if (skeleton.split(";").some((statement) => EVERY_ROW.test(statement))) {
     return "DELETE without WHERE deletes every row of the table";
+  }
+  if (skeleton.split(";").some((statement) => EVERY_ROW_UPDATE.test(statement))) {
+    return "UPDATE without WHERE overwrites every row of the table";
   }
   return null;
 }

@@ -34,6 +34,9 @@ function printed(inner: string): string | null {
   return text === null ? null : text.replace(/\n+$/, "");
 }
 
+/** The text so far ends in `NAME=`: what comes next is an assignment's value. */
+const ASSIGNED_HERE = /(^|[\s;&|(])[A-Za-z_]\w*=$/;
+
 /** `line` with every substitution whose output is known replaced by it; null when there is none. */
 export function withKnownSubstitutions(line: string): string | null {
   let out = "";
@@ -58,7 +61,9 @@ export function withKnownSubstitutions(line: string): string | null {
     }
     const inner = line.slice(c === "`" ? i + 1 : i + 2, end - 1);
     const text = printed(inner);
-    out += text ?? line.slice(i, end);
+    // `cmd=$(…)` assigns the whole output, unsplit: kept as one word (`cmd="rm -rf /"; $cmd`).
+    const assigned = !quoted && text !== null && ASSIGNED_HERE.test(out);
+    out += text === null ? line.slice(i, end) : assigned ? `"${text.replace(/["\\$`]/g, "\\$&")}"` : text;
     changed ||= text !== null;
     i = end - 1;
   }

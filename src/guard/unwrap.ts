@@ -9,6 +9,7 @@ import { remoteLine, runsRemoteStdin } from "./remote.ts";
 import { codeShellLines, programText } from "./one-liners.ts";
 import { withPositional } from "./positional.ts";
 import { findExecLines, foundPaths, withXargsInput } from "./find-exec.ts";
+import { recordWrites, writtenScript } from "./written-scripts.ts";
 
 /** A program about to run, after its wrappers are peeled off. */
 export interface Invocation {
@@ -18,6 +19,8 @@ export interface Invocation {
   source: SimpleCommand;
   /** The script it hands to a shell or `eval`, parsed (its functions count for the fork-bomb rule). */
   script?: ParsedLine;
+  /** That script's text, judged again with its own variables and substitutions expanded (classify.ts). */
+  scriptText?: string;
 }
 
 /**
@@ -94,6 +97,8 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; joined?:
   valgrind: { valued: [] },
   trickle: { valued: ["-d", "-u", "-w", "-t", "-l", "-n"] },
   "flatpak-spawn": { valued: [] },
+  // Hands ssh its password: the command after it is the ssh that runs.
+  sshpass: { valued: ["-p", "-f", "-d", "-P"] },
   "host-spawn": { valued: [] },
   "xvfb-run": { valued: ["-n", "-s", "-f", "-e", "-p", "--server-num", "--server-args"] },
 };
@@ -207,16 +212,28 @@ const STDIN_FILE = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
 export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pipeline: Invocation[]; index: number }[] {
   const out: { inv: Invocation; pipeline: Invocation[]; index: number }[] = [];
   if (depth > MAX_UNWRAP_DEPTH) return out;
+  // Files the line writes with known text, for a later `sh FILE` or `./FILE` on the same line.
+  const written = new Map<string, string>();
   for (const pipeline of line.pipelines) {
     const invs: Invocation[] = [];
     for (const [i, cmd] of pipeline.entries()) {
       for (const nested of cmd.nested) out.push(...invocations(nested, depth + 1));
       const inv = resolve(cmd, depth, out, pipelineText(pipeline.slice(0, i)), foundPaths(invs));
       invs.push(inv);
+      const program = inv.argv[0] ?? "";
+      const script = writtenScript(cmd, SHELLS.has(program) || program === "source" || program === ".", written);
+      if (script !== null) out.push(...invocations(parseShellLine(script), depth + 1));
+      // `alias x='rm -rf /'; x`: an alias's text is a line the shell will run when it is typed.
+      if (program === "alias") {
+        for (const body of inv.argv.slice(1).map((a) => /^[^=\s]+=(.+)$/s.exec(a)?.[1])) {
+          if (body) out.push(...invocations(parseShellLine(body), depth + 1));
+        }
+      }
       // `find DIR … -exec CMD {} +` runs CMD on what lies under DIR: judged as CMD given DIR.
       for (const line of findExecLines(inv.argv)) out.push(...invocations(parseShellLine(line), depth + 1));
     }
     for (const [index, inv] of invs.entries()) out.push({ inv, pipeline: invs, index });
+    recordWrites(pipeline, written);
   }
   return out;
 }
@@ -284,7 +301,7 @@ function resolve(
     if (text) {
       const parsed = parseShellLine(text);
       out.push(...invocations(parsed, depth + 1));
-      return { argv: [program, ...argv.slice(1)], source: cmd, script: parsed };
+      return { argv: [program, ...argv.slice(1)], source: cmd, script: parsed, scriptText: text };
     }
   }
   return { argv: argv.length > 0 ? [program, ...argv.slice(1)] : [], source: cmd };

@@ -1,0 +1,79 @@
+/**
+ * The `git-history` rule: git commands that destroy history or refs with no copy elsewhere —
+ * deleting a shared branch here or on the remote, dropping a stash, expiring the reflog or pruning
+ * unreachable objects now (what `reset --hard` left behind is gone after it), rewriting every
+ * commit (`filter-branch`, `filter-repo`), deleting refs by hand, removing a worktree with its
+ * changes. Uncommitted work and force pushes are judged by git-discard-work and git-force-push.
+ */
+import type { Rule, RuleContext } from "./rule-types.ts";
+import { gitCommand, SHARED_BRANCH } from "./git-command.ts";
+import { options, type Options } from "./options.ts";
+
+/** A ref named as a branch (`main`, `refs/heads/main`) is shared when its name is. */
+function sharedBranch(ref: string): boolean {
+  return SHARED_BRANCH.test(ref.replace(/^refs\/heads\//, ""));
+}
+
+/** `git push --delete main`, `git push origin :main`, `git push --prune`: branches deleted on the remote. */
+function pushDeletes(o: Options): string | null {
+  if (o.long.has("prune")) return "git push --prune deletes every remote branch that has no local copy";
+  const refspecs = o.operands.slice(1);
+  const deleting = o.long.has("delete") || o.short.has("d");
+  const deleted = deleting ? refspecs : refspecs.filter((r) => r.startsWith(":")).map((r) => r.slice(1));
+  const shared = deleted.find(sharedBranch);
+  return shared ? `git push deletes the shared branch ${shared} on the remote` : null;
+}
+
+/** What `git branch` deletes of the shared branches (`-d`, `-D`, `--delete`). */
+function branchDeletes(o: Options): string | null {
+  if (!(o.short.has("d") || o.short.has("D") || o.long.has("delete"))) return null;
+  const shared = o.operands.find(sharedBranch);
+  return shared ? `git branch deletes the shared branch ${shared}` : null;
+}
+
+function historyLost(sub: string, o: Options, args: string[]): string | null {
+  const dryRun = o.short.has("n") || o.long.has("dry-run");
+  switch (sub) {
+    case "stash":
+      return o.operands[0] === "drop" ? "git stash drop deletes a stash, unrecoverably" : null;
+    case "reflog":
+      return /^(expire|delete)$/.test(o.operands[0] ?? "") ? "git reflog expire forgets where commits were" : null;
+    case "gc":
+      return args.some((a) => /^--prune=(now|all)$/.test(a)) ? "git gc --prune=now deletes unreachable commits" : null;
+    case "prune":
+      return dryRun ? null : "git prune deletes every unreachable commit now";
+    case "filter-branch":
+      return "git filter-branch rewrites every commit of the history";
+    case "filter-repo":
+      return o.long.has("analyze") || o.long.has("dry-run") ? null : "git filter-repo rewrites the whole history";
+    case "update-ref":
+    case "symbolic-ref":
+      return o.short.has("d") || o.long.has("delete") ? `git ${sub} -d deletes a ref by hand` : null;
+    case "worktree":
+      return o.operands[0] === "remove" && (o.short.has("f") || o.long.has("force"))
+        ? "git worktree remove --force deletes the worktree's uncommitted changes"
+        : null;
+    default:
+      return null;
+  }
+}
+
+export const GIT_HISTORY_RULE: Rule = {
+  id: "git-history",
+  summary:
+    "destroying git history or refs: deleting main/master (here or on the remote), git stash drop, " +
+    "reflog expire, gc --prune=now, git prune, filter-branch/filter-repo/bfg, update-ref -d",
+  check({ inv }, ctx: RuleContext) {
+    // The BFG Repo-Cleaner rewrites every commit as filter-repo does (`bfg --delete-files id_rsa`).
+    if (inv.argv[0] === "bfg" && inv.argv.some((a) => /^--(delete|strip|replace)/.test(a))) {
+      return "bfg rewrites the whole history";
+    }
+    if (inv.argv[0] !== "git") return null;
+    const git = gitCommand(inv.argv, ctx);
+    if (!git) return null;
+    const o = options(git.args);
+    if (git.sub === "push") return pushDeletes(o);
+    if (git.sub === "branch") return branchDeletes(o);
+    return historyLost(git.sub, o, git.args);
+  },
+};

@@ -1,0 +1,120 @@
+/**
+ * The `kill-all` rule: signalling every process, or those the machine and its users cannot do
+ * without — `kill -9 -1` (every process the user may signal), `kill 1` (init), `kill 0` (this
+ * shell's whole group), `killall5`, `pkill`/`killall` of every user's process, of a pattern that
+ * matches every name, or of init, systemd, sshd or every shell, and `kill $(pgrep .)` in any form.
+ */
+import type { Rule, RuleInput } from "./rule-types.ts";
+import type { SimpleCommand } from "./parse.ts";
+import { options } from "./options.ts";
+
+/** `kill`'s options that take a value; the pids follow. */
+const KILL_VALUED = new Set(["-s", "-n", "--signal"]);
+
+/** The pids `kill ARGS` signals: the first `-SIG` is the signal, later `-N` are process groups (`-1`: all). */
+function killTargets(args: string[]): string[] {
+  const pids: string[] = [];
+  let signalGiven = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") {
+      pids.push(...args.slice(i + 1));
+      break;
+    }
+    if (KILL_VALUED.has(a)) {
+      signalGiven = true;
+      i++;
+    } else if (a.startsWith("-") && !signalGiven) signalGiven = true;
+    else pids.push(a);
+  }
+  return pids;
+}
+
+/** pkill's/killall's options that take a value (the user given to -u among them). */
+const PKILL_VALUED = new Set(["-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal", "-o", "-y", "-n"]);
+/** Options that select by user: with no name, every process of that user. */
+const BY_USER = /^(-[uU].*|--(user|uid|euid)(=.*)?)$/;
+/** Patterns that match every process name (`.`, `.*`, `''`, `^`). */
+const MATCHES_ALL = /^(\^?\.[*+]?\$?|\^|\$|\^\$?|)$/;
+/** Processes whose loss stops the machine, every login, or every shell (the agent's own among them). */
+const VITAL_PROCESS = /^(init|systemd|sshd|dbus-daemon|login|(ba|z|da|k|fi)?sh|Xorg|Xwayland|gnome-shell)$/;
+
+/** The names or patterns a pkill/killall is given, and whether it selects by user. */
+function killSelection(args: string[]): { names: string[]; byUser: boolean } {
+  const names: string[] = [];
+  let byUser = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (BY_USER.test(a)) byUser = true;
+    if (PKILL_VALUED.has(a) || a === "--user" || a === "--uid" || a === "--euid") i++;
+    else if (!a.startsWith("-") || a === "") names.push(a);
+  }
+  return { names, byUser };
+}
+
+function killsByName(program: string, args: string[]): string | null {
+  const { names, byUser } = killSelection(args);
+  // `pkill -P 1`: every child of init, which is every daemon.
+  if (program === "pkill" && args.some((a, i) => (a === "-P" || a === "--parent") && args[i + 1] === "1")) {
+    return "pkill -P 1 signals every daemon (every child of init)";
+  }
+  // `pkill -u USER` / `killall -u USER` with no name: every process of that user.
+  if (names.length === 0) return byUser ? `${program} -u signals every process of the user` : null;
+  // pkill's pattern is a regular expression; killall's only with -r.
+  const regex = program === "pkill" || options(args).short.has("r") || options(args).long.has("regexp");
+  if (regex && names.some((n) => MATCHES_ALL.test(n))) return `${program} ${names[0]} matches every process`;
+  const vital = names.find((n) => VITAL_PROCESS.test(n));
+  return vital ? `${program} ${vital} kills what the machine, its logins or its shells run on` : null;
+}
+
+/**
+ * Does this command print the pid of every process (of a user), or of the vital ones: `pgrep .`,
+ * `pgrep -u dev`, `ps -e`, `pgrep sshd`, `pidof systemd`?
+ */
+function listsEveryProcess(argv: string[]): boolean {
+  const [program = "", ...args] = argv;
+  if (program === "pgrep") {
+    const { names, byUser } = killSelection(args);
+    return names.length === 0 ? byUser : names.some((n) => MATCHES_ALL.test(n) || VITAL_PROCESS.test(n));
+  }
+  // `pidof sshd`, `pidof systemd`: the pids of what logins or the machine run on.
+  if (program === "pidof") return args.some((a) => VITAL_PROCESS.test(a));
+  // `ps -e`, `ps -A`, `ps ax`, `ps aux`: every process on the machine.
+  return program === "ps" && args.some((a) => /^-?[a-zA-Z]*[eA][a-zA-Z]*$/.test(a) || /^a?u?x$/.test(a));
+}
+
+/** `kill $(pgrep .)`, `ps -e -o pid= | xargs kill`: the pids come from a listing of everything. */
+function killsListedProcesses({ inv, pipeline, index }: RuleInput): boolean {
+  // Only the listing's own output counts: `ps -e | grep java | xargs kill` kills what grep picked.
+  const printsAll = (p: SimpleCommand[]) => p.length > 0 && listsEveryProcess(p[p.length - 1]!.argv);
+  const nested = (cmd: SimpleCommand): boolean =>
+    cmd.nested.some((line) => line.pipelines.some((p) => printsAll(p) || p.some(nested)));
+  const feeder = pipeline[index - 1];
+  return nested(inv.source) || (feeder !== undefined && listsEveryProcess(feeder.argv));
+}
+
+export const KILL_ALL_RULE: Rule = {
+  id: "kill-all",
+  summary:
+    "signalling every process (kill -9 -1, kill 0, killall5, pkill -u USER, pkill -f ., kill $(pgrep .)), " +
+    "init (kill 1) or what logins run on (pkill sshd, killall bash)",
+  check(input) {
+    const [program = "", ...args] = input.inv.argv;
+    if (program === "killall5") return "killall5 signals every process";
+    if (program === "pkill" || program === "killall") return killsByName(program, args);
+    if (
+      program === "loginctl" &&
+      /^(terminate|kill)-(user|session|seat)$/.test(args.find((a) => !a.startsWith("-")) ?? "")
+    ) {
+      return "loginctl ends every process of the user's sessions";
+    }
+    if (program !== "kill" || args.includes("-l") || args.includes("-L")) return null;
+    const pids = killTargets(args);
+    if (pids.includes("-1"))
+      return "kill -1 signals every process you may signal: your session, the desktop, the agent";
+    if (pids.includes("1")) return "kill 1 signals init: the machine stops or restarts";
+    // Pid 0 (or this shell's own group, `-$$`) is every process of the group: the agent's shell too.
+    if (pids.some((p) => p === "0" || p === "-$$")) return "kill 0 signals the shell's whole process group";
+    return killsListedProcesses(input) ? "kill signals every process a listing of all of them printed" : null;
+  },
+};
