@@ -12,6 +12,11 @@ export class Emitter<T> {
     return () => this.listeners.delete(listener);
   }
 
+  /** Whether anyone listens. */
+  get listened(): boolean {
+    return this.listeners.size > 0;
+  }
+
   emit(value: T): void {
     for (const listener of this.listeners) {
       try {
