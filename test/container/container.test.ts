@@ -10,29 +10,21 @@
  * without them the file skips, unless PTYHUB_REQUIRE_DOCKER=1 (CI sets it), when that is a failure.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  DEBOOTSTRAP,
-  IMAGE_CACHE_DIR,
+  containerTestsEnabled,
   importBashImage,
   importBusyboxImage,
   importDashImage,
 } from "../helpers/container-images.ts";
-import { haveDocker, startDockerd, type Dockerd } from "../helpers/dockerd.ts";
+import { startDockerd, type Dockerd } from "../helpers/dockerd.ts";
 import { CLI, startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { run } from "../ssh/sshd.ts";
 import { startProxy } from "../remote/proxy.ts";
 import { alive, waitFor } from "../helpers/wait.ts";
 
-const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
-const cachedImage = existsSync(join(IMAGE_CACHE_DIR, "bookworm-minbase.tar"));
-const available = haveDocker && (cachedImage || existsSync(DEBOOTSTRAP));
-if (!available && process.env.PTYHUB_REQUIRE_DOCKER === "1") {
-  throw new Error("PTYHUB_REQUIRE_DOCKER=1 but root, dockerd, the docker CLI or debootstrap is missing");
-}
-const enabled = available && isolated;
+const enabled = containerTestsEnabled();
 
 /** Set-up: debootstrap on a machine without the cached image (about a minute), then the imports. */
 const SETUP_MS = 240_000;

@@ -15,25 +15,18 @@
  * the cached image); PTYHUB_REQUIRE_DOCKER=1 (CI) makes their absence a failure.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync } from "node:fs";
-import { homedir } from "node:os";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { HEALTH_PATH } from "../../src/mcp/http-health.ts";
 import { findTarget, stagingDirName, binaryName } from "../../scripts/release-targets.ts";
-import { DEBOOTSTRAP, IMAGE_CACHE_DIR, importBashImage } from "../helpers/container-images.ts";
-import { DOCKER_CLI, haveDocker, startDockerd, type Dockerd } from "../helpers/dockerd.ts";
+import { containerTestsEnabled, importBashImage } from "../helpers/container-images.ts";
+import { DOCKER_CLI, startDockerd, type Dockerd } from "../helpers/dockerd.ts";
 import { connectHttp, type McpClient } from "../helpers/mcp-client.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { run, scratchDir } from "../ssh/sshd.ts";
 import { BUILD_TIMEOUT_MS, REPO_ROOT, targetBuild, VERSION } from "../ship/helpers.ts";
 
-const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsWith(process.env.PTYHUB_TEST_ROOT);
-const cachedImage = existsSync(join(IMAGE_CACHE_DIR, "bookworm-minbase.tar"));
-const available = haveDocker && (cachedImage || existsSync(DEBOOTSTRAP));
-if (!available && process.env.PTYHUB_REQUIRE_DOCKER === "1") {
-  throw new Error("PTYHUB_REQUIRE_DOCKER=1 but root, dockerd, the docker CLI or debootstrap is missing");
-}
-const enabled = available && isolated;
+const enabled = containerTestsEnabled();
 
 /** The binary's build, debootstrap on a machine without the cached base, the import, the image build. */
 const SETUP_MS = BUILD_TIMEOUT_MS + 240_000;

@@ -17,9 +17,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { run, scratchDir } from "../ssh/sshd.ts";
-import type { Dockerd } from "./dockerd.ts";
+import { haveDocker, type Dockerd } from "./dockerd.ts";
 
 export const DEBOOTSTRAP = "/usr/sbin/debootstrap";
 /** Where the minbase rootfs tarball is kept between runs (the machine keeps /var/cache). */
@@ -111,4 +112,19 @@ export async function importDashImage(dockerd: Dockerd): Promise<string> {
   symlinkSync("/usr/bin/dash", join(root, "bin", "sh"));
   await importRootfs(dockerd, root, DASH_IMAGE);
   return DASH_IMAGE;
+}
+
+/**
+ * Whether this run can and may drive a private dockerd: root, dockerd and the CLI, an image or
+ * debootstrap to make one, and an isolated HOME (the test runner's). With PTYHUB_REQUIRE_DOCKER=1
+ * (CI) a machine that cannot is an error, not a skip.
+ */
+export function containerTestsEnabled(): boolean {
+  const cachedImage = existsSync(join(IMAGE_CACHE_DIR, "bookworm-minbase.tar"));
+  const available = haveDocker && (cachedImage || existsSync(DEBOOTSTRAP));
+  if (!available && process.env.PTYHUB_REQUIRE_DOCKER === "1") {
+    throw new Error("PTYHUB_REQUIRE_DOCKER=1 but root, dockerd, the docker CLI or debootstrap is missing");
+  }
+  const root = process.env.PTYHUB_TEST_ROOT;
+  return available && root !== undefined && homedir().startsWith(root);
 }

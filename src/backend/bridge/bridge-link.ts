@@ -3,6 +3,7 @@
  * binary and runs `ptyhub bridge` over an exec channel, over which a DaemonClient speaks the
  * ordinary daemon protocol. The transport is all that differs between far sides.
  */
+import { OnceEvent } from "../../util/once-event.ts";
 import { AppError } from "../../api/errors.ts";
 import { DaemonClient, DaemonConnectError } from "../../daemon-client/client.ts";
 import type { ByteChannel } from "../../daemon-client/conn.ts";
@@ -51,14 +52,8 @@ export async function linkOver(
   opts: { start: boolean; upload: boolean },
 ): Promise<RemoteLink | null> {
   const target = t.target;
-  let lost = false;
-  const lostListeners: Array<() => void> = [];
-  const markLost = () => {
-    if (lost) return;
-    lost = true;
-    for (const l of lostListeners) l();
-  };
-  t.onLost(markLost);
+  const lost = new OnceEvent();
+  t.onLost(lost.fire);
   try {
     const bridge = await t.openBridge({ start: opts.start, upload: opts.upload });
     if (!bridge) {
@@ -86,7 +81,7 @@ export async function linkOver(
         `Check the remote daemon's log: ${t.daemonLog}.`,
       );
     }
-    client.onClose(markLost);
+    client.onClose(lost.fire);
     let closed = false;
     return {
       client,
@@ -98,8 +93,7 @@ export async function linkOver(
         t.end();
       },
       onLost(listener) {
-        if (lost) listener();
-        else lostListeners.push(listener);
+        lost.on(listener);
       },
     };
   } catch (err) {

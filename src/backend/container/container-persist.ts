@@ -7,6 +7,7 @@
  * connection or a restarted MCP server loses nothing: the daemon inside keeps the shell and its
  * output, and the backend reattaches from the last byte it had.
  */
+import { OnceEvent } from "../../util/once-event.ts";
 import { AppError } from "../../api/errors.ts";
 import type { ByteChannel } from "../../daemon-client/conn.ts";
 import { linkOver, type BridgeChannel, type LinkTransport, type RemoteLink } from "../bridge/bridge-link.ts";
@@ -47,13 +48,7 @@ function execChannel(stream: ExecStream): ByteChannel {
 /** One bridge exec in the container as a link's transport: the exec's stream is the connection. */
 function containerTransport(engine: EngineClient, info: ContainerInfo, target: string, user?: string): LinkTransport {
   let stream: ExecStream | null = null;
-  let lost = false;
-  const lostListeners: Array<() => void> = [];
-  const markLost = () => {
-    if (lost) return;
-    lost = true;
-    for (const l of lostListeners) l();
-  };
+  const lost = new OnceEvent();
   return {
     target,
     daemonLog: `~/.local/state/ptyhub/daemon.log inside ${target}`,
@@ -64,7 +59,7 @@ function containerTransport(engine: EngineClient, info: ContainerInfo, target: s
       const execId = await engine.createExec(info.id, { cmd, tty: false, user });
       const s = await engine.startExec(execId, false);
       stream = s;
-      s.onClose(markLost);
+      s.onClose(lost.fire);
       let stderr = "";
       const dataListeners: Array<(bytes: Uint8Array) => void> = [];
       const demux = new StdcopyDemuxer((which, payload) => {
@@ -81,8 +76,7 @@ function containerTransport(engine: EngineClient, info: ContainerInfo, target: s
     },
     end: () => stream?.close(),
     onLost(listener) {
-      if (lost) listener();
-      else lostListeners.push(listener);
+      lost.on(listener);
     },
   };
 }

@@ -2,6 +2,7 @@
  * One link to a remote host's ptyhub daemon over SSH: the connection, the binary verified (and
  * uploaded over SFTP when missing), and an exec channel running `ptyhub bridge` (bridge-link.ts).
  */
+import { OnceEvent } from "../../../util/once-event.ts";
 import type { ClientChannel } from "ssh2";
 import { logger } from "../../../log.ts";
 import type { ByteChannel } from "../../../daemon-client/conn.ts";
@@ -50,18 +51,12 @@ async function sshTransport(ssh: SshParams, opts: LinkOptions): Promise<LinkTran
   const conn = await connectSsh(ssh, { elicit: opts.elicit, signal: opts.signal });
   const h = conn.host;
   const target = `${h.user}@${h.hostname}:${h.port}`;
-  const lostListeners: Array<() => void> = [];
-  let lost = false;
-  const markLost = () => {
-    if (lost) return;
-    lost = true;
-    for (const l of lostListeners) l();
-  };
+  const lost = new OnceEvent();
   for (const c of [...conn.hops, conn.client]) {
     c.on("error", (err: Error & { level?: string }) => {
       if (err.level !== "agent") log.info(`ssh connection to ${target}: ${err.message}`);
     });
-    c.on("close", markLost);
+    c.on("close", lost.fire);
   }
   return {
     target,
@@ -91,8 +86,7 @@ async function sshTransport(ssh: SshParams, opts: LinkOptions): Promise<LinkTran
     },
     end: () => conn.end(),
     onLost(listener) {
-      if (lost) listener();
-      else lostListeners.push(listener);
+      lost.on(listener);
     },
   };
 }
