@@ -85,6 +85,15 @@ export interface KindDescriptor {
   prepare(p: OpenParams): PreparedOpen;
 }
 
+/** What a kind that runs a program on another machine is, in every respect but its name and open. */
+export const ELSEWHERE: Omit<KindDescriptor, "name" | "prepare"> = {
+  hostFiles: false,
+  takesClientEnv: false,
+  localProcess: false,
+  runsProgram: true,
+  markersOnFirstExec: false,
+};
+
 /** The sandbox applies where the files are this machine's; elsewhere it is refused with this. */
 export function sandboxRefusal(kind: BackendKind): { message: string; hint: string } {
   return {

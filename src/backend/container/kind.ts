@@ -5,7 +5,13 @@
  * container's files are its own: the guard judges paths as on another host, and `sandbox` is
  * refused (the container confines it).
  */
-import type { KindDescriptor, OpenContext, OpenedBackend, ProgramSpec } from "../descriptor.ts";
+import {
+  ELSEWHERE,
+  type KindDescriptor,
+  type OpenContext,
+  type OpenedBackend,
+  type ProgramSpec,
+} from "../descriptor.ts";
 import type { ContainerParams } from "./params.ts";
 
 async function openInContainer(
@@ -23,11 +29,8 @@ async function openInContainer(
 
 export const containerKind: KindDescriptor = {
   name: "container",
-  hostFiles: false,
-  takesClientEnv: false,
-  localProcess: false,
-  runsProgram: true,
-  markersOnFirstExec: false,
+  // Its program runs elsewhere: the guard judges paths as on another host, and `sandbox` is refused.
+  ...ELSEWHERE,
   prepare(p) {
     const container = p.container;
     if (container === undefined) throw new Error("the container kind opened without `container`");

@@ -3,7 +3,13 @@
  * `resume`) a session of a ptyhub daemon on that host, reached through `ptyhub bridge`.
  * Both load on first use: ssh2 is large, and most servers never open an SSH session.
  */
-import type { KindDescriptor, OpenContext, OpenedBackend, ProgramSpec } from "../descriptor.ts";
+import {
+  ELSEWHERE,
+  type KindDescriptor,
+  type OpenContext,
+  type OpenedBackend,
+  type ProgramSpec,
+} from "../descriptor.ts";
 import type { SshParams } from "./connect.ts";
 
 async function openSsh(ssh: SshParams, program: ProgramSpec, ctx: OpenContext): Promise<OpenedBackend> {
@@ -33,11 +39,8 @@ async function openPersistent(ssh: SshParams, program: ProgramSpec, ctx: OpenCon
 
 export const sshKind: KindDescriptor = {
   name: "ssh",
-  hostFiles: false,
-  takesClientEnv: false,
-  localProcess: false,
-  runsProgram: true,
-  markersOnFirstExec: false,
+  // Its program runs elsewhere: the guard judges paths as on another host, and `sandbox` is refused.
+  ...ELSEWHERE,
   prepare(p) {
     const ssh = p.ssh;
     if (ssh === undefined) throw new Error("the ssh kind opened without `ssh`");
