@@ -26,7 +26,10 @@ import type { CheckResult } from "./wait.ts";
  * a 10 ms confirmation after 15 ms of quiet (as the tty-wait check uses) made it 34 ms.
  */
 const END_CONFIRM_MS = 3;
-/** While the kernel disagrees (the prompt is still being drawn, the command runs), asked again after this long at first… */
+/**
+ * While the kernel disagrees (the prompt is still being drawn, the command runs), asked again
+ * after this long at first…
+ */
 const END_RECHECK_MIN_MS = 2;
 /** …then after an eighth of the time since the end mark, at most this long: a forged end costs little. */
 const END_RECHECK_MAX_MS = 250;

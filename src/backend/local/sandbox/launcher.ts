@@ -17,8 +17,11 @@ import { markOwner } from "./tmp.ts";
 /** Exit codes of the launcher itself, as a shell reports "cannot run" / "not found". */
 const EXIT_NOT_CONFINED = 126;
 const EXIT_EXEC_FAILED = 127;
-const USAGE =
-  "usage: ptyhub __sandbox read-only|workspace [--write PATH]… [--hide DIR]… [--show DIR]… -- PROGRAM [ARGS…]\n";
+const USAGE = [
+  "usage: ptyhub __sandbox read-only|workspace",
+  "[--write PATH]… [--hide DIR]… [--show DIR]…",
+  "-- PROGRAM [ARGS…]\n",
+].join(" ");
 
 export interface LauncherArgs {
   mode: string;
