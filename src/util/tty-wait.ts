@@ -47,13 +47,34 @@ const ELF_MACHINES: Record<number, string> = { 62: "x64", 183: "arm64" };
 const ELF_MACHINE_OFFSET = 18;
 const ELF_MAGIC = 0x464c457f;
 
+/** The kernel's own architecture as /proc/sys/kernel/arch names it (Linux 6.1+), in Node's names. */
+const KERNEL_ARCHES: Record<string, string> = { x86_64: "x64", aarch64: "arm64" };
+
+let native: boolean | null = null;
+
+/**
+ * Whether ptyhub runs on the kernel's own architecture (read once): then the programs it starts
+ * are of that architecture too, and no ELF header needs reading on every check of a wait.
+ */
+function runsNatively(): boolean {
+  if (native === null) {
+    try {
+      native = KERNEL_ARCHES[readFileSync("/proc/sys/kernel/arch", "latin1").trim()] === process.arch;
+    } catch {
+      native = false;
+    }
+  }
+  return native;
+}
+
 /**
  * The system call numbers `pid` reports in /proc/PID/syscall: those of its own architecture,
  * which is not always ours. Under qemu-user (the linux-arm64 binary on an x86-64 host) ptyhub is
- * an arm64 program while the shells it starts are native x86-64 ones, so the table is chosen by
- * the inspected program's ELF header, and by ours where that cannot be read.
+ * an arm64 program while the shells it starts are native x86-64 ones, so there the table is
+ * chosen by the inspected program's ELF header, and by ours where that cannot be read.
  */
 function syscallNumbersOf(pid: number): SyscallNumbers | null {
+  if (runsNatively()) return SYSCALLS[process.arch] ?? null;
   let fd: number | null = null;
   try {
     fd = openSync(`/proc/${pid}/exe`, "r");
