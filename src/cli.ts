@@ -7,6 +7,7 @@ import { VERSION } from "./version.ts";
 import { AppError } from "./api/errors.ts";
 import { EXIT_USAGE, UsageError } from "./util/verb-args.ts";
 import { closestWord } from "./util/did-you-mean.ts";
+import { PUBLIC_VERBS, VERBS } from "./cli/verb-table.ts";
 
 const HELP = `ptyhub ${VERSION} — real, persistent terminals for AI agents over MCP
 
@@ -47,63 +48,6 @@ const HUMAN_HINT = "`ptyhub ls` lists the persistent sessions; an agent opens ne
 function hintForHumans(err: AppError): string {
   return /\bterm_[a-z]+\b/.test(err.hint) ? HUMAN_HINT : err.hint;
 }
-
-type Verb = (args: string[]) => Promise<number>;
-
-const VERBS: Record<string, Verb> = {
-  async serve(args) {
-    const { runServeCommand } = await import("./mcp/serve.ts");
-    return runServeCommand(args);
-  },
-  async daemon(args) {
-    const { runDaemonCommand } = await import("./daemon/main.ts");
-    return runDaemonCommand(args);
-  },
-  async ls(args) {
-    const { runLs } = await import("./daemon/main.ts");
-    return runLs(args);
-  },
-  async kill(args) {
-    const { runKill } = await import("./daemon/main.ts");
-    return runKill(args);
-  },
-  async attach(args) {
-    const { runAttach } = await import("./attach/attach.ts");
-    return runAttach(args);
-  },
-  async log(args) {
-    const { runLog } = await import("./audit/log-command.ts");
-    return runLog(args);
-  },
-  // Hidden: the launcher step of a sandboxed session (src/backend/local/sandbox/launcher.ts), not for people.
-  async __sandbox(args) {
-    const { runSandboxLauncher } = await import("./backend/local/sandbox/launcher.ts");
-    return runSandboxLauncher(args);
-  },
-  async bridge(args) {
-    const { runBridge } = await import("./daemon-client/bridge.ts");
-    return runBridge(args);
-  },
-  async guard(args) {
-    return (await import("./guard/check-command.ts")).runGuardCommand(args);
-  },
-  async doctor(args) {
-    const { runDoctor } = await import("./doctor/command.ts");
-    return runDoctor(args);
-  },
-  async install(args) {
-    const { runInstallCommand } = await import("./install/command.ts");
-    return runInstallCommand(args);
-  },
-  /** Hidden: the controlling-terminal step of local sessions where `setsid --ctty` is missing. */
-  async "__pty-exec"(args) {
-    const { runPtyExec } = await import("./backend/local/pty/exec-verb.ts");
-    return runPtyExec(args);
-  },
-};
-
-/** The verbs a person may type (the hidden `__…` steps are ptyhub's own), for "did you mean". */
-const PUBLIC_VERBS = Object.keys(VERBS).filter((name) => !name.startsWith("__"));
 
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;

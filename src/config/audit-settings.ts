@@ -1,4 +1,4 @@
-/** The audit trail's settings (README "Audit trail"). */
+/** The audit trail's settings (docs/safety.md, Audit trail). */
 import { z } from "zod";
 
 export const AuditConfigSchema = z

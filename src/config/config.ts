@@ -33,9 +33,9 @@ export const ConfigSchema = z.strictObject({
    * reconnects right away a ~150 ms daemon start.
    */
   daemon_idle_ms: z.number().int().min(0).default(60_000),
-  /** The guard against destructive commands (src/guard): see README "Guard". */
+  /** The guard against destructive commands (src/guard): see docs/safety.md. */
   guard: GuardConfigSchema,
-  /** The per-session audit trail (src/audit): see README "Audit trail". */
+  /** The per-session audit trail (src/audit): see docs/safety.md. */
   audit: AuditConfigSchema,
   /** `ptyhub serve --http`: the port when --port is not given. */
   http_port: z.number().int().min(0).max(65535).default(6420),
@@ -220,7 +220,7 @@ export function loadConfig(flags: Partial<Config> = {}, env: NodeJS.ProcessEnv =
     const sources = { env: new Set(Object.keys(fromEnvironment)), flags: new Set(Object.keys(flags)), file };
     throw new ConfigError(
       parsed.error.issues.map((i) => describeIssue(i, sources)).join("; "),
-      `Fix it (README "Configuration" lists the settings); ptyhub reads it again at the next tool call or start.`,
+      `Fix it (docs/config.md lists the settings); ptyhub reads it again at the next tool call or start.`,
     );
   }
   return parsed.data;

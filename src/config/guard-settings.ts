@@ -1,4 +1,4 @@
-/** The guard's settings: on/off, built-in rules turned off, rules added (README "Guard"). */
+/** The guard's settings: on/off, built-in rules turned off, rules added (docs/safety.md, Guard). */
 import { z } from "zod";
 import { GUARD_RULE_IDS } from "./guard-rule-ids.ts";
 import { closestWord } from "../util/did-you-mean.ts";
@@ -50,7 +50,7 @@ export const GuardConfigSchema = z
   .strictObject({
     /** false turns the guard off entirely (a human's decision: only the settings can say it). */
     enabled: z.boolean().default(true),
-    /** Ids of built-in rules to turn off (README lists them). */
+    /** Ids of built-in rules to turn off (docs/safety.md lists them). */
     disable: z.array(z.string().min(1)).default([]).superRefine(knownRuleIds),
     /** Rules added: a regex over each program's words (wrappers peeled, quotes removed, joined by spaces). */
     rules: z

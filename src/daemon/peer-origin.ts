@@ -13,7 +13,7 @@
  * A program that leaves all of these behind (double fork + setsid + a scrubbed environment, or a
  * request to a service outside: cron, systemd-run, ssh localhost) is not caught: this is a
  * seatbelt against a careless or confused model, not a boundary against a hostile one (the
- * sandbox is that: README, Sandbox).
+ * sandbox is that: docs/safety.md, Sandbox).
  */
 import { readFileSync } from "node:fs";
 

@@ -16,7 +16,7 @@ export async function checkConfig(): Promise<Finding[]> {
         is.warn(
           health.path,
           "empty: every setting has its default",
-          `Write the settings you meant as {"key": value} (README "Configuration"), or remove the file.`,
+          `Write the settings you meant as {"key": value} (docs/config.md), or remove the file.`,
         ),
       ];
     case "invalid":

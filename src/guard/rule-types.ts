@@ -31,7 +31,7 @@ export interface RuleInput {
 
 export interface Rule {
   id: GuardRuleId;
-  /** One line for the README and the human's confirmation. */
+  /** One line for docs/safety.md and the human's confirmation. */
   summary: string;
   check(input: RuleInput, ctx: RuleContext): string | null;
 }

@@ -1,6 +1,6 @@
 /**
  * The guard's built-in rules. Each judges one program invocation (wrappers already peeled, see
- * unwrap.ts) and says why it is destructive, or returns null. README.md lists them by id; a
+ * unwrap.ts) and says why it is destructive, or returns null. docs/safety.md lists them by id; a
  * setting turns any of them off or adds pattern rules (config.ts `guard`).
  */
 import type { Invocation } from "./unwrap.ts";

@@ -3,7 +3,7 @@
  * a result its model reads, and how large a result it passes on whole.
  *
  * Measured with the real clients (a scripted model logging every byte it receives; see
- * README "What the model reads"): Claude Code 2.1.330 and Codex 0.169 hand the model
+ * docs/tools.md "What the model reads"): Claude Code 2.1.330 and Codex 0.169 hand the model
  * `structuredContent` as JSON whenever a tool declares an `outputSchema`, and `content` text
  * otherwise. The JSON costs 2.7× the text for `echo hi` and 1.2× for long output (escaped
  * newlines, null fields, repeated keys) and hides the header line. So for them we answer in text

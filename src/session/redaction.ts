@@ -15,7 +15,7 @@ export const REDACTED = "[secret]";
 /**
  * Shorter secrets are typed but not masked: masking a one- or three-character string everywhere
  * it occurs would garble every output (and says little about the secret that a reader could not
- * guess anyway). README, Secrets, says so.
+ * guess anyway). docs/safety.md, Secrets, says so.
  */
 export const MIN_MASKED_SECRET_CHARS = 4;
 

@@ -7,7 +7,7 @@
  * user's prompt, then B); term_exec wraps each command between a start mark and a `call` of the
  * end-marker batch file (CMD_END_SCRIPT). cmd keeps everything in its environment, so the nonce is
  * in PROMPT and in __ptyhub_m, which programs started in the session inherit: they can read it and
- * print a mark that passes (the README says so). PowerShell takes it from PTYHUB_NONCE and removes
+ * print a mark that passes (docs/platforms.md says so). PowerShell takes it from PTYHUB_NONCE and removes
  * that before anything else runs (its starting environment still holds it, as /proc/PID/environ
  * would on Linux).
  */

@@ -1,11 +1,11 @@
 /**
- * The README's program matrix (issue 22): each program an agent drives, run through the real MCP
+ * docs/completion.md's program matrix (issue 22): each program an agent drives, run through the real MCP
  * client as a model would (started with term_exec from a bash session, or opened with term_open
  * for the shells), on a real PTY with real servers (PostgreSQL, redis-server, sshd started here on
  * loopback). Per program: the status, state and via when it waits after start, after a command, and
  * after one keystroke, and what that keystroke costs in characters of the result text (the form a
  * model reads); then the key that leaves it and the shell's end mark. The table this prints at the
- * end is the README's (`PTYHUB_MATRIX_TABLE=1` prints it).
+ * end is docs/completion.md's (`PTYHUB_MATRIX_TABLE=1` prints it).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";

@@ -3,7 +3,7 @@
  * on real PTYs. Each ends with the right status and exit code, or an honest non-`done` status
  * within a moment of the shell telling — never a wait to the timeout when the shell could have
  * told. One session per shell serves the scenarios that leave it as it was; those that end or
- * replace the shell get their own. README's "Shell matrix" table lists what this proves.
+ * replace the shell get their own. docs/completion.md's "Shell matrix" table lists what this proves.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, symlinkSync } from "node:fs";

@@ -65,7 +65,7 @@ type KnownFailures = Partial<Record<FragmentKind, string>>;
 
 /**
  * What an interactive bash or zsh prints when a job starts (`[1] 12345`) stays the `&` command's
- * output, by design (src/terminal/job-notices.ts, README "Job notices"): `shell -c` prints none, so
+ * output, by design (src/terminal/job-notices.ts, docs/completion.md): `shell -c` prints none, so
  * the comparison takes one such line out per background job before comparing.
  */
 const JOB_START = /\[\d+\] \d+(?:\n|$)/;

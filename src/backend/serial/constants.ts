@@ -138,7 +138,7 @@ const LINUX: SerialOsConstants = {
   LOCK_UN: 8,
 };
 
-/** From the macOS headers; not run on a Mac yet (see README, Serial). */
+/** From the macOS headers; not run on a Mac yet (see docs/serial.md). */
 const DARWIN: SerialOsConstants = {
   termiosSize: 72,
   flagBytes: 8,

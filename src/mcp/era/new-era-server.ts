@@ -5,7 +5,7 @@
  * (`tasks/get`, `tasks/update`, `tasks/cancel`). Tool calls go through the same call-tool.ts as
  * the old era, so an inline result is the same bytes plus `resultType: "complete"`.
  *
- * Why in front of the SDK rather than on its v2 packages: README "Protocol eras".
+ * Why in front of the SDK rather than on its v2 packages: docs/tasks.md.
  */
 import { toAppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
