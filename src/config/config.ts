@@ -89,7 +89,8 @@ export const ConfigSchema = z.strictObject({
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-const ENV_KEYS: Record<string, keyof Config> = {
+/** Each setting that a PTYHUB_* variable can give, by the variable's name (docs/config.md lists them). */
+export const ENV_KEYS: Record<string, keyof Config> = {
   PTYHUB_MAX_SESSIONS: "max_sessions",
   PTYHUB_IDLE_TIMEOUT_MS: "idle_timeout_ms",
   PTYHUB_COLS: "cols",
