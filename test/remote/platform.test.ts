@@ -1,10 +1,14 @@
 /**
  * Which binary a remote host gets is decided from its `uname -sm` and its libc: the platforms
- * ptyhub is built for map to release names, anything else to null (and then to the install one-liner error, which
- * test/remote/remote.test.ts checks against a real sshd).
+ * ptyhub is built for map to release names, anything else to null (and then to an error whose hint names
+ * only what works today, which test/remote/remote.test.ts checks against a real sshd).
  */
 import { describe, expect, test } from "bun:test";
-import { LIBC_PROBE, localPlatform, platformOf } from "../../src/backend/ssh/persist/provision.ts";
+import { join } from "node:path";
+import { LIBC_PROBE, localPlatform, platformOf } from "../../src/backend/ssh/persist/platform.ts";
+import { distBinaryPath } from "../../src/backend/ssh/persist/source-binary.ts";
+import { VERSION } from "../../src/version.ts";
+import { binaryName, RELEASE_TARGETS, stagingDirName } from "../../scripts/release-targets.ts";
 
 describe("platformOf", () => {
   test("maps the platforms ptyhub is built for", () => {
@@ -28,5 +32,15 @@ describe("platformOf", () => {
     expect(platformOf("Linux armv7l")).toBeNull();
     expect(platformOf("Linux riscv64")).toBeNull();
     expect(platformOf("")).toBeNull();
+  });
+});
+
+describe("distBinaryPath", () => {
+  test("is where `bun run build` puts each release target's binary (build.ts's staging dir)", () => {
+    for (const target of RELEASE_TARGETS) {
+      const platform = target.bunTarget.replace(/^bun-/, "");
+      const built = join("/checkout", "dist", stagingDirName(VERSION, target), binaryName(target));
+      expect(distBinaryPath(platform, "/checkout")).toBe(built);
+    }
   });
 });

@@ -14,7 +14,7 @@ import { cleanup, haveSshd, isRoot, keygen, run, scratchDir, startSshd, type Ssh
 import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { startProxy, type Proxy } from "./proxy.ts";
-import { localPlatform, releaseCachePath } from "../../src/backend/ssh/persist/provision.ts";
+import { localPlatform, releaseCachePath } from "../../src/backend/ssh/persist/platform.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const CLI = join(ROOT, "src", "cli.ts");
@@ -310,15 +310,45 @@ describe.skipIf(!enabled)("remote persistence", () => {
     { timeout: 180_000 },
   );
 
-  test("a remote host ptyhub has no binary for gets a clear error naming the install one-liner", async () => {
+  test("a remote host ptyhub is not built for gets a clear error whose hint names only what works", async () => {
     const ssh = sshTo(wrongArchSshd.port, { remote_persist: true });
     const r = await mcp.call("term_open", { name: "arch", ssh }, { timeout: 60_000 });
     expect(r.error?.code).toBe("SPAWN_FAILED");
     expect(r.error?.message).toContain("FreeBSD amd64");
-    expect(r.error?.hint).toContain("install.sh | sh");
+    // Nothing is published yet: no release download, only what can be done today.
+    expect(r.error?.hint).toContain("Run ptyhub from source there");
+    expect(r.error?.hint).not.toContain("install.sh");
     const names = (await mcp.call("term_list", {})).data.sessions.map((s: { session: string }) => s.session);
     expect(names).not.toContain("arch");
   }, 60_000);
+
+  test(
+    "run from source with no binary cached, the first open compiles one, says so on stderr, and caches it",
+    async () => {
+      // A server of its own, in-process (its log is its stderr), with an empty cache: nothing to upload yet.
+      const cache = join(scratch, "from-source-cache");
+      mkdirSync(cache, { recursive: true, mode: 0o700 });
+      const fromSource = await startMcp({ env: { XDG_CACHE_HOME: cache, PTYHUB_PERSISTENT: "0" } });
+      try {
+        const opened = await fromSource.call(
+          "term_open",
+          { name: "built", ssh: persistTo(sshd.port) },
+          { timeout: OPEN_MS },
+        );
+        expect(opened.error).toBeNull();
+        const r = await fromSource.call("term_exec", { session: "built", command: "echo built-$((6*7))" });
+        expect(r.data.exit_code).toBe(0);
+        expect(r.data.output).toBe("built-42");
+        expect(existsSync(releaseCachePath(localPlatform(), { XDG_CACHE_HOME: cache }))).toBe(true);
+        expect(fromSource.stderr()).toMatch(/compiling ptyhub \S+ for \S+ from .* once per version/);
+        expect(fromSource.stderr()).toMatch(/compiled ptyhub \S+ for \S+ in \d+\.\d s/);
+        await fromSource.call("term_close", { session: "built" });
+      } finally {
+        await fromSource.close();
+      }
+    },
+    OPEN_MS * 2,
+  );
 
   test(
     "the remote daemon killed: the session ends with a clear reason, and calls fail at once",

@@ -1,7 +1,7 @@
 /**
  * Putting ptyhub into a container, by content hash: the container's platform comes from its
  * image (`Os`/`Architecture`) and its C library from which loader it has; the binary this ptyhub
- * can supply for that platform (provision.ts: its own, a cached release, or one compiled from
+ * can supply for that platform (source-binary.ts: its own, a cached release, a dist/ build or one compiled from
  * source) goes through the archive endpoint to `/var/lib/ptyhub/bin/<version>-<sha256 prefix>/ptyhub`,
  * unless a file of that size is already there (the path names the content; only ptyhub writes it).
  * Where nothing can be placed (an unknown platform, no binary for it, a read-only root) the
@@ -11,9 +11,10 @@ import { statSync } from "node:fs";
 import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
 import { VERSION } from "../../version.ts";
-import { localBinaryFor, localPlatform, platformOf, sha256File, type Libc } from "../ssh/persist/provision.ts";
+import { sha256File } from "../ssh/persist/provision.ts";
+import { platformOf, type Libc } from "../ssh/persist/platform.ts";
+import { suppliedBinary } from "../ssh/persist/source-binary.ts";
 import type { ContainerInfo, EngineClient } from "./engine-client.ts";
-import { sourceBuiltBinary } from "./source-binary.ts";
 import { tarFileStream } from "./tar.ts";
 
 const log = logger("container-binary");
@@ -31,13 +32,6 @@ export class NoPlacement extends Error {}
 async function containerLibc(engine: EngineClient, containerId: string, arch: string): Promise<Libc> {
   const loader = MUSL_LOADERS[arch];
   return loader && (await engine.statPath(containerId, loader)) ? "musl" : "gnu";
-}
-
-/** A local binary for `platform`: provision.ts's, else (this machine's platform only) one built from source. */
-async function binaryFor(platform: string): Promise<string | null> {
-  const known = localBinaryFor(platform);
-  if (known) return known;
-  return platform === localPlatform() ? sourceBuiltBinary() : null;
 }
 
 /** Placements under way, by container: sessions opened at once in a fresh container share one upload. */
@@ -66,7 +60,7 @@ async function place(engine: EngineClient, info: ContainerInfo, opts: { upload: 
   const uname = `${os === "linux" ? "Linux" : os} ${architecture}`;
   const platform = platformOf(uname, await containerLibc(engine, info.id, arch));
   if (!platform) throw new NoPlacement(`ptyhub is not built for ${os}/${architecture}`);
-  const local = await binaryFor(platform);
+  const local = await suppliedBinary(platform, { build: opts.upload });
   if (!local) throw new NoPlacement(`this ptyhub has no binary for ${platform} to place there`);
   const sha = await sha256File(local);
   const relative = `${BIN_ROOT}/${VERSION}-${sha.slice(0, SHA_PREFIX_CHARS)}/ptyhub`;

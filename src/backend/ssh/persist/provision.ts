@@ -1,25 +1,23 @@
 /**
  * Getting ptyhub onto the remote host, without root: probe its platform over exec (`uname -sm`),
- * pick a binary this ptyhub can supply for it (its own executable when it is a compiled binary for
- * that platform, else a release unpacked in the local cache), upload it over SFTP to a per-user,
- * versioned path (`${XDG_CACHE_HOME:-~/.cache}/ptyhub/bin/<version>-<sha256 prefix>/ptyhub`, new
- * directories 0700, the file 0700), and check its sha256 over exec before every use. Where nothing
- * matches, a ptyhub the user installed there (on PATH) is used; failing that, a clear error names
- * the install one-liner.
+ * pick a binary this ptyhub can supply for it (source-binary.ts: its own executable, a release in
+ * the local cache, or, run from source, a `dist/` build or one compiled now), upload it over SFTP
+ * to a per-user, versioned path (`${XDG_CACHE_HOME:-~/.cache}/ptyhub/bin/<version>-<sha256
+ * prefix>/ptyhub`, new directories 0700, the file 0700), and check its sha256 over exec before
+ * every use. Where nothing matches, a ptyhub the user installed there (on PATH) is used; failing
+ * that, the error's hint names only ways that work today (nothing is published yet).
  */
-import { existsSync, statSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
+import { statSync } from "node:fs";
 import type { Client, ClientChannel } from "ssh2";
 import { AppError } from "../../../api/errors.ts";
 import { logger } from "../../../log.ts";
 import { VERSION } from "../../../version.ts";
 import { quotePosix } from "../../../terminal/shell-integration.ts";
+import { LIBC_PROBE, platformOf, releaseCachePath, type Libc } from "./platform.ts";
+import { runningFromSource, suppliedBinary } from "./source-binary.ts";
 
 const log = logger("remote-provision");
 
-/** What a human runs on the remote host when ptyhub cannot supply a binary for it. */
-export const INSTALL_ONE_LINER = "curl -fsSL https://raw.githubusercontent.com/ptyhub/ptyhub/main/install.sh | sh";
 /** Hex digits of the binary's sha256 in its directory name: distinct builds of one version never share a path. */
 const SHA_PREFIX_CHARS = 16;
 /** Bound on each small exec exchange (probe, checksum, mkdir, rename); a checksum of ~100 MB takes well under it. */
@@ -27,70 +25,9 @@ const EXEC_TIMEOUT_MS = 30_000;
 /** Bound on the upload of the binary (~100 MB even over a slow link). */
 const UPLOAD_TIMEOUT_MS = 10 * 60_000;
 
-/** `uname -m` → the architecture in release names. */
-const ARCHES: Record<string, string> = { x86_64: "x64", amd64: "x64", aarch64: "arm64", arm64: "arm64" };
-
 /** A failure to get ptyhub running there: not retryable unless said. */
 function spawnFailed(message: string, hint: string, retryable = false): AppError {
   return new AppError("SPAWN_FAILED", message, hint, retryable);
-}
-
-/** The C library a Linux host runs programs with: a glibc build does not start on musl (Alpine). */
-export type Libc = "gnu" | "musl";
-
-/**
- * `uname -sm` (and the libc) → the release platform name, for the platforms ptyhub is built for
- * (build.ts names musl builds `linux-<arch>-musl`).
- */
-export function platformOf(uname: string, libc: Libc = "gnu"): string | null {
-  const [os, machine] = uname.trim().split(/\s+/);
-  const arch = ARCHES[machine ?? ""] ?? null;
-  if (!arch) return null;
-  if (os === "Linux") return libc === "musl" ? `linux-${arch}-musl` : `linux-${arch}`;
-  if (os === "Darwin") return `darwin-${arch}`;
-  return null;
-}
-
-/** Loaders that tell the libcs apart, as install.sh does: a musl loader and no glibc one is musl. */
-const MUSL_LOADERS = "/lib/ld-musl-*.so.1";
-const GLIBC_LOADERS = "/lib*/ld-linux*.so.*";
-/** Prints `musl` or `gnu` for the host it runs on. */
-export const LIBC_PROBE =
-  `if ls ${MUSL_LOADERS} >/dev/null 2>&1 && ! ls ${GLIBC_LOADERS} >/dev/null 2>&1; ` +
-  "then echo musl; else echo gnu; fi";
-
-/** This process's platform, in the same names (Node's arch names are the releases' already). */
-export function localPlatform(): string {
-  const musl = process.platform === "linux" && localLibc() === "musl";
-  return `${process.platform}-${process.arch}${musl ? "-musl" : ""}`;
-}
-
-let libcHere: Libc | null = null;
-
-function localLibc(): Libc {
-  if (libcHere) return libcHere;
-  const r = Bun.spawnSync(["sh", "-c", LIBC_PROBE], { stdout: "pipe", stderr: "ignore" });
-  libcHere = r.stdout.toString().trim() === "musl" ? "musl" : "gnu";
-  return libcHere;
-}
-
-/** True when this process is a compiled ptyhub binary (not bun running the sources). */
-export function compiled(): boolean {
-  const main = Bun.main;
-  return main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main);
-}
-
-/** Where released binaries are kept locally: `<cache>/ptyhub/release/ptyhub-<version>-<platform>/ptyhub`. */
-export function releaseCachePath(platform: string, env: Record<string, string | undefined> = process.env): string {
-  const cache = env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache");
-  return join(cache, "ptyhub", "release", `ptyhub-${VERSION}-${platform}`, "ptyhub");
-}
-
-/** A local binary of this ptyhub version for `platform`, or null. */
-export function localBinaryFor(platform: string): string | null {
-  if (platform === localPlatform() && compiled()) return process.execPath;
-  const cached = releaseCachePath(platform);
-  return existsSync(cached) ? cached : null;
 }
 
 const shaCache = new Map<string, { key: string; sha: string }>();
@@ -184,7 +121,8 @@ function upload(client: Client, local: string, remote: string): Promise<void> {
       if (err) {
         clearTimeout(timer);
         const why = `the remote host offers no SFTP to upload ptyhub: ${err.message}`;
-        return reject(spawnFailed(why, `Install ptyhub there yourself: ${INSTALL_ONE_LINER}`));
+        const hint = `Put ptyhub ${VERSION} on the remote host's PATH yourself (copy ${local}), then retry.`;
+        return reject(spawnFailed(why, hint));
       }
       sftp.fastPut(local, remote, { mode: 0o700 }, (e) => {
         clearTimeout(timer);
@@ -195,6 +133,23 @@ function upload(client: Client, local: string, remote: string): Promise<void> {
       });
     });
   });
+}
+
+/** Nothing to put on the remote host: what is missing, and the ways that work today to supply it. */
+function noBinary(uname: string, libc: Libc, platform: string | null): AppError {
+  const instead = "or open the session without remote_persist.";
+  if (!platform) {
+    return spawnFailed(
+      `ptyhub is not built for the remote host's platform (uname -sm: ${uname})`,
+      `Run ptyhub from source there, as \`ptyhub\` on its PATH (bun src/cli.ts in a checkout), then retry; ${instead}`,
+    );
+  }
+  const made = runningFromSource() ? " (compiling it from source failed: the log says why)" : "";
+  return spawnFailed(
+    `this ptyhub has no ${VERSION} binary for the remote host's platform (${uname}, ${libc} → ${platform})${made}`,
+    `In a checkout of ptyhub, \`bun run build --target bun-${platform}\` builds one; put it at ` +
+      `${releaseCachePath(platform)}, or as \`ptyhub\` on the remote host's PATH, then retry; ${instead}`,
+  );
 }
 
 export interface RemoteBinaryOptions {
@@ -209,20 +164,13 @@ export interface RemoteBinaryOptions {
 export async function remoteBinary(client: Client, opts: RemoteBinaryOptions): Promise<string | null> {
   const p = await probe(client);
   const platform = platformOf(p.uname, p.libc);
-  const local = platform ? localBinaryFor(platform) : null;
+  const local = platform ? await suppliedBinary(platform, { build: opts.upload }) : null;
   if (!local) {
     if (p.installed) {
       log.info(`no binary of ours for '${p.uname}': using the remote host's own ${p.installed}`);
       return p.installed;
     }
-    throw spawnFailed(
-      platform
-        ? `this ptyhub has no binary for the remote host's platform ` +
-            `(${p.uname.trim()}, ${p.libc} → ${platform}) to put there`
-        : `ptyhub is not built for the remote host's platform (uname -sm: ${p.uname.trim()})`,
-      `Install ptyhub on the remote host yourself: ${INSTALL_ONE_LINER} (or run it there from source), ` +
-        "then retry; or open the session without remote_persist.",
-    );
+    throw noBinary(p.uname.trim(), p.libc, platform);
   }
   const sha = await sha256File(local);
   const dir = `${p.cacheDir}/ptyhub/bin/${VERSION}-${sha.slice(0, SHA_PREFIX_CHARS)}`;
