@@ -45,6 +45,11 @@ export interface SessionHost {
   /** Any method of the host API table (src/api/table.ts), by name, wherever the session lives. */
   call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>>;
   shutdown(): Promise<void>;
+  /**
+   * What the model should know about the hosts that serve it (a daemon of another version, settings
+   * it has not taken), one line each, for term_list's head; hosts with nothing to say omit it.
+   */
+  notices?(): Promise<string[]>;
   /** Session lifecycle events (for resource subscriptions); hosts that cannot report them omit it. */
   onSessionEvent?(listener: (event: HostEvent) => void): () => void;
 }

@@ -24,6 +24,8 @@ const statusOutput = z.object({
   socket: z.string(),
   log: z.string(),
   idle_exit_ms: z.number(),
+  /** The fingerprint of the settings it started with (config/config-fingerprint.ts; older daemons leave it out). */
+  config: z.string().optional(),
 });
 
 const attachInput = z.object({

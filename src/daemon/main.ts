@@ -7,6 +7,8 @@
 import { closeSync, openSync, renameSync, statSync, writeSync } from "node:fs";
 import { AppError } from "../api/errors.ts";
 import { loadConfig } from "../config/config.ts";
+import { configFingerprint } from "../config/config-fingerprint.ts";
+import { daemonNotices } from "../daemon-client/notices.ts";
 import { configNote } from "../config/config-health.ts";
 import { LocalHost } from "../host/local-host.ts";
 import { TOOL_TASK_RUNNER } from "../mcp/tasks/host-tasks.ts";
@@ -214,6 +216,7 @@ async function runDaemon(): Promise<number> {
   const server = new DaemonServer(host, {
     paths,
     idleMs: config.daemon_idle_ms,
+    configFingerprint: configFingerprint(config),
     onStopped: () => {
       ledger?.discard();
       logFile.close();
@@ -277,6 +280,8 @@ export async function runLs(args: string[]): Promise<number> {
     return 0;
   }
   try {
+    // On stderr too: a daemon of another version, or one that has not taken changed settings.
+    for (const notice of await daemonNotices(c)) process.stderr.write(`ptyhub: note: ${notice}\n`);
     const sessions = await c.invoke("list", {}, { clientId: `cli:${process.pid}` });
     if (json) {
       out(JSON.stringify(sessions));

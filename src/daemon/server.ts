@@ -83,6 +83,8 @@ export interface DaemonServerOptions {
   onStopped?: () => void;
   /** How long a client has to prove the user's key, where it must (tests shorten it). */
   keyProofTimeoutMs?: number;
+  /** The fingerprint of the settings it runs with, for `status` (clients compare it with theirs). */
+  configFingerprint?: string;
 }
 
 export class DaemonServer {
@@ -229,6 +231,7 @@ export class DaemonServer {
       socket: this.opts.paths.socket,
       log: this.opts.paths.log,
       idle_exit_ms: this.opts.idleMs,
+      config: this.opts.configFingerprint,
     };
   }
 

@@ -15,6 +15,7 @@ import { Emitter } from "../util/emitter.ts";
 import { logger } from "../log.ts";
 import type { DaemonClient } from "../daemon-client/client.ts";
 import { DaemonConnectError } from "../daemon-client/connect-error.ts";
+import { daemonNotices } from "../daemon-client/notices.ts";
 import { daemonPaths } from "../daemon-client/daemon-paths.ts";
 import type { HostMethod, HostParams, HostResult } from "../api/table.ts";
 import { sessionOf } from "./session-of.ts";
@@ -108,6 +109,20 @@ export class DaemonHost implements SessionHost {
       return await attempt;
     } finally {
       if (this.connecting === attempt) this.connecting = null;
+    }
+  }
+
+  /**
+   * The daemon's version and settings where they differ from this process's (daemon-client/notices.ts);
+   * none when no daemon runs. Never fails the call that asks: a notice that cannot be had is logged.
+   */
+  async notices(): Promise<string[]> {
+    try {
+      const c = await this.existing();
+      return c ? await daemonNotices(c, this.env) : [];
+    } catch (err) {
+      log.warn("cannot compare the daemon's version and settings with this process's", err);
+      return [];
     }
   }
 

@@ -182,6 +182,11 @@ export class RoutingHost implements SessionHost {
     };
   }
 
+  /** In-process sessions run on this process's code and settings: only the daemon can differ. */
+  notices(): Promise<string[]> {
+    return this.daemon.notices();
+  }
+
   /** Ends this process's sessions; the daemon's keep running. */
   async shutdown(): Promise<void> {
     await Promise.allSettled([this.local.shutdown(), this.daemon.shutdown()]);

@@ -1,7 +1,8 @@
 /**
  * Upgrades: a server meeting a daemon older than itself (a real daemon run from a copy of this
  * tree that calls itself 0.0.1) replaces it when it hosts no session, and otherwise leaves it
- * serving its sessions and says, once, how to replace it.
+ * serving its sessions and says how to replace it: once on stderr, and at the head of every term_list
+ * and `ptyhub ls` while it serves.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -12,7 +13,7 @@ import { VERSION } from "../../src/version.ts";
 import { daemonStatus } from "../helpers/daemon.ts";
 import { REPO, type Env } from "../helpers/mcp-client.ts";
 import { alive, waitFor } from "../helpers/wait.ts";
-import { fixture } from "./helpers.ts";
+import { fixture, runCli } from "./helpers.ts";
 
 const OLD_VERSION = "0.0.1";
 const START_WAIT_MS = 20_000;
@@ -67,5 +68,24 @@ describe("a newer server meeting an older daemon", () => {
     expect(await daemonStatus(env)).toMatchObject({ version: OLD_VERSION, sessions: 2 });
     await waitFor(() => stderr().includes("ptyhub daemon --stop"), 5000, "the upgrade hint");
     expect(stderr()).toContain(`version ${OLD_VERSION}, older than this ptyhub (${VERSION})`);
+    // Where the model reads it, too: at the head of term_list, and in its notices.
+    const list = await server.call("term_list", {});
+    const notice =
+      `the ptyhub daemon hosting the persistent sessions is version ${OLD_VERSION}, this ptyhub ${VERSION}: ` +
+      `\`ptyhub daemon --stop\` (ending its 2 sessions) lets the next term_open start one of ${VERSION}`;
+    expect(list.text.split("\n")[0]).toBe(`[${notice}]`);
+    expect(list.data.notices).toEqual([notice]);
+    // And to a human at `ptyhub ls`.
+    const ls = await runCli(env, ["ls"]);
+    expect(ls.stderr).toContain(notice);
+  });
+
+  test("a daemon of this version adds no notice to term_list", async () => {
+    const env = f.env();
+    const server = await f.server(env);
+    await server.ok("term_open", { name: "same" });
+    const list = await server.call("term_list", {});
+    expect(list.data.notices).toBeUndefined();
+    expect(list.text.startsWith("same · local")).toBe(true);
   });
 });

@@ -89,7 +89,7 @@ describe("a server whose configuration is wrong", () => {
         const error = (r.structuredContent as { error: { code: string; message: string; hint: string } }).error;
         expect(error.code).toBe("INVALID_ARGUMENT");
         expect(error.message).toContain(`${file}: unknown key "colz"`);
-        expect(error.hint).toContain("Configuration");
+        expect(error.hint).toContain("docs/config.md");
       }
       writeFileSync(file, `// fixed\n{"cols": 100,}\n`);
       const fixed = await server.raw("term_list", {});

@@ -63,6 +63,11 @@ export const listOutput = z.object({
       }),
     )
     .optional(),
+  /**
+   * What the model should know about the daemon hosting the sessions: another version than this
+   * server, settings changed since it started (each with what ends it). Absent when there is none.
+   */
+  notices: z.array(z.string()).optional(),
   /** Why a list that was asked for is missing (CONTAINER_UNAVAILABLE: no engine answers). */
   note: z.string().optional(),
   serial_ports: z

@@ -13,8 +13,9 @@ export const termList = defineTool({
   output: listOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, ctx) {
-    const sessions = await ctx.host.call("list", {}, ctx);
+    const [sessions, notices] = await Promise.all([ctx.host.call("list", {}, ctx), ctx.host.notices?.() ?? []]);
     const out: z.infer<typeof listOutput> = { sessions };
+    if (notices.length > 0) out.notices = notices;
     if (args.serial_ports) {
       // The ports are this machine's, where the daemon runs too: no need to ask the host.
       const { listSerialPorts } = await import("../../backend/serial/enumerate.ts");
@@ -35,34 +36,39 @@ export const termList = defineTool({
     return out;
   },
   text(r) {
-    const ports = (r.serial_ports ? serialPortsText(r.serial_ports) : "") + containersText(r);
-    const remote = r.remote_sessions?.length
-      ? "\nremote: " +
-        r.remote_sessions
-          .map(
-            (s) =>
-              `${s.session} · ${s.state} · idle ${Math.round(s.idle_ms / 1000)}s${s.attached ? " · attached" : ""}`,
-          )
-          .join("\n        ")
-      : r.remote_sessions
-        ? "\n[no remote sessions]"
-        : "";
-    if (r.sessions.length === 0) return "[no sessions]" + ports + remote;
-    return (
-      r.sessions
-        .map(
-          (s) =>
-            `${s.session} · ${s.kind} · ${headerValue(s.target)} · ` +
-            `${s.alive ? s.state : `exited ${s.exit_code ?? "?"}`}${s.cwd ? ` · ${headerValue(s.cwd)}` : ""} · ` +
-            `idle ${Math.round(s.idle_ms / 1000)}s` +
-            `${s.persistent ? " · persistent" : ""}${s.attached ? " · attached" : ""}`,
-        )
-        .join("\n") +
-      ports +
-      remote
-    );
+    const head = (r.notices ?? []).map((n) => `[${n}]\n`).join("");
+    return head + sessionsText(r);
   },
 });
+
+/** The sessions, then the lists asked for (serial ports, containers, a host's remote sessions). */
+function sessionsText(r: z.infer<typeof listOutput>): string {
+  const ports = (r.serial_ports ? serialPortsText(r.serial_ports) : "") + containersText(r);
+  const remote = r.remote_sessions?.length
+    ? "\nremote: " +
+      r.remote_sessions
+        .map(
+          (s) => `${s.session} · ${s.state} · idle ${Math.round(s.idle_ms / 1000)}s${s.attached ? " · attached" : ""}`,
+        )
+        .join("\n        ")
+    : r.remote_sessions
+      ? "\n[no remote sessions]"
+      : "";
+  if (r.sessions.length === 0) return "[no sessions]" + ports + remote;
+  return (
+    r.sessions
+      .map(
+        (s) =>
+          `${s.session} · ${s.kind} · ${headerValue(s.target)} · ` +
+          `${s.alive ? s.state : `exited ${s.exit_code ?? "?"}`}${s.cwd ? ` · ${headerValue(s.cwd)}` : ""} · ` +
+          `idle ${Math.round(s.idle_ms / 1000)}s` +
+          `${s.persistent ? " · persistent" : ""}${s.attached ? " · attached" : ""}`,
+      )
+      .join("\n") +
+    ports +
+    remote
+  );
+}
 
 function serialPortsText(ports: NonNullable<z.infer<typeof listOutput>["serial_ports"]>): string {
   if (ports.length === 0) return "\n[no serial ports]";
