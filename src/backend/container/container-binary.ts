@@ -1,8 +1,8 @@
 /**
  * Putting ptyhub into a container, by content hash: the container's platform comes from its
  * image (`Os`/`Architecture`) and its C library from which loader it has; the binary this ptyhub
- * can supply for that platform (source-binary.ts: its own, a cached release, a dist/ build or one compiled from
- * source) goes through the archive endpoint to `/var/lib/ptyhub/bin/<version>-<sha256 prefix>/ptyhub`,
+ * can supply for that platform (source-binary.ts: its own, a cached release, a dist/ build or one
+ * compiled from source) goes through the archive endpoint to `/var/lib/ptyhub/bin/<version>-<sha256 prefix>/ptyhub`,
  * unless a file of that size is already there (the path names the content; only ptyhub writes it).
  * Where nothing can be placed (an unknown platform, no binary for it, a read-only root) the
  * caller falls back to a plain exec TTY: NoPlacement says why.
