@@ -84,6 +84,12 @@ const CHANGE_WORDS = {
   remove: ["remove ptyhub from", "removed ptyhub from"],
 } as const;
 
+/** What became of the entry's per-directory copies (userScopeCopies) when they changed too. */
+const SAME_IN_COPIES: Record<EditAction, string> = {
+  add: "the entry for this directory (claude mcp add without -s) launches the same command now",
+  remove: "removed the entry for this directory (claude mcp add without -s) too",
+};
+
 export async function runInstallCommand(args: string[]): Promise<number> {
   return runInstall(args, {
     machine: { home: homedir(), cwd: process.cwd(), platform: process.platform, env: process.env },
@@ -224,15 +230,37 @@ function takesHttp(client: McpClient): boolean {
   return client.format.kind === "json" && client.format.httpEntry !== undefined;
 }
 
-function edit(format: ConfigFormat, text: string | null, launch: LaunchCommand, options: InstallOptions): EditResult {
+/** The edited text, and whether a copy of the entry elsewhere in the file (userScopeCopies) changed too. */
+interface ClientEdit extends EditResult {
+  copiesChanged: boolean;
+}
+
+function edit(
+  format: ConfigFormat,
+  text: string | null,
+  launch: LaunchCommand,
+  options: InstallOptions,
+  machine: InstallEnvironment,
+): ClientEdit {
   if (format.kind === "toml") {
-    return editTomlServer(text, SERVER_NAME, launch, options.action, format.extras(options.choices));
+    const result = editTomlServer(text, SERVER_NAME, launch, options.action, format.extras(options.choices));
+    return { ...result, copiesChanged: false };
   }
   const http = options.http && format.httpEntry ? format.httpEntry(options.http.url, options.http.headers) : null;
   const fields = http ?? format.entry(launch);
   // Switching between a command and a URL entry: the other kind's fields would contradict it.
   const drop = http ? COMMAND_FIELDS : URL_FIELDS;
-  return editJsonServers(text, { serversKey: format.serversKey, name: SERVER_NAME, fields, drop }, options.action);
+  const entry = { serversKey: format.serversKey, name: SERVER_NAME, fields, drop };
+  const main = editJsonServers(text, entry, options.action);
+  let edited = main.text;
+  let copiesChanged = false;
+  const copies = options.scope === "user" ? (format.userScopeCopies?.(machine) ?? []) : [];
+  for (const within of copies) {
+    const copy = editJsonServers(edited, { ...entry, within }, options.action);
+    edited = copy.text;
+    copiesChanged ||= copy.changed;
+  }
+  return { text: edited, changed: main.changed || copiesChanged, existed: main.existed, copiesChanged };
 }
 
 async function applyToClient(
@@ -244,7 +272,7 @@ async function applyToClient(
   const path = client.configPath(io.machine, options.scope)!;
   try {
     const snapshot = await readConfig(path);
-    const result = edit(client.format, snapshot.text, launch, options);
+    const result = edit(client.format, snapshot.text, launch, options, io.machine);
     if (!result.changed) {
       const state =
         options.action === "add" ? "already registered" : snapshot.text === null ? "no config file" : "not registered";
@@ -260,6 +288,7 @@ async function applyToClient(
     }
     const backupPath = await writeConfig(snapshot, result.text, io.now());
     io.out(`${client.id}: ${did} ${path} ${backupPath ? `(backup: ${backupPath})` : "(new file)"}`);
+    if (result.copiesChanged) io.out(`${client.id}: ${SAME_IN_COPIES[options.action]} (${io.machine.cwd})`);
     return "changed";
   } catch (err) {
     if (err instanceof ConfigEditError) {

@@ -23,6 +23,12 @@ export interface JsonServerEntry {
   fields: Record<string, unknown>;
   /** Fields of ptyhub's other kind of entry (stdio vs HTTP), removed when switching kinds. */
   drop?: string[];
+  /**
+   * Keys from the top level to the object that holds `serversKey` (Claude Code's per-directory
+   * entries: `["projects", "/the/dir"]`). Such an entry is only ever updated or removed where it
+   * already is, never created: a copy kept in step with the main one.
+   */
+  within?: string[];
 }
 
 /** Indentation used when a file gives no hint (an empty or single-line file). */
@@ -50,15 +56,18 @@ export function editJsonServers(original: string | null, entry: JsonServerEntry,
     return { text: fresh, changed: true, existed: false };
   }
   if (doc.root.type !== "object") throw new ConfigEditError("its top level is not a JSON object");
+  const holder = entry.within ? objectAt(doc.root, entry.within) : doc.root;
+  if (!holder) return unchanged(false);
 
   const editor = new SpliceEditor(doc);
-  const serversProp = uniqueProperty(doc.root, entry.serversKey);
+  const serversProp = uniqueProperty(holder, entry.serversKey);
   const servers = serversProp?.value;
   if (servers && servers.type !== "object") {
     if (action === "remove") return unchanged(false);
     throw new ConfigEditError(`"${entry.serversKey}" is not an object`);
   }
   const serverProp = servers ? uniqueProperty(servers, entry.name) : undefined;
+  if (entry.within && !serverProp) return unchanged(false);
 
   let splices: Splice[];
   let expected: unknown;
@@ -68,7 +77,7 @@ export function editJsonServers(original: string | null, entry: JsonServerEntry,
     expected = undefined;
   } else if (!servers) {
     expected = entry.fields;
-    splices = editor.insertProperty(doc.root, entry.serversKey, { [entry.name]: entry.fields });
+    splices = editor.insertProperty(holder, entry.serversKey, { [entry.name]: entry.fields });
   } else if (!serverProp) {
     expected = entry.fields;
     splices = editor.insertProperty(servers, entry.name, entry.fields);
@@ -94,6 +103,24 @@ function parse(text: string): JsoncDocument {
     if (err instanceof JsoncSyntaxError) throw new ConfigEditError(`it is not valid JSON (${err.message})`);
     throw err;
   }
+}
+
+/** The object node at `path` below `root`, or undefined where a key is missing or not an object. */
+function objectAt(root: JsonObjectNode, path: string[]): JsonObjectNode | undefined {
+  let node: JsonObjectNode = root;
+  for (const key of path) {
+    const next = uniqueProperty(node, key)?.value;
+    if (next?.type !== "object") return undefined;
+    node = next;
+  }
+  return node;
+}
+
+/** The plain value at `path` below `value`, or undefined. */
+function valueAt(value: unknown, path: string[]): unknown {
+  let at = value;
+  for (const key of path) at = isPlainObject(at) ? at[key] : undefined;
+  return at;
 }
 
 function uniqueProperty(object: JsonObjectNode, key: string): JsonProperty | undefined {
@@ -130,13 +157,20 @@ function verifyEdit(before: JsoncDocument, editedText: string, entry: JsonServer
   const afterValue = nodeValue(after.root);
   if (!deepEqual(beforeRest.rest, withoutEntry(afterValue, entry).rest))
     fail("change settings other than ptyhub's entry");
-  const servers = isPlainObject(afterValue) ? afterValue[entry.serversKey] : undefined;
+  const holder = valueAt(afterValue, entry.within ?? []);
+  const servers = isPlainObject(holder) ? holder[entry.serversKey] : undefined;
   const actual = isPlainObject(servers) && Object.hasOwn(servers, entry.name) ? servers[entry.name] : undefined;
   if (!deepEqual(actual, expected)) fail("not leave ptyhub's entry as intended");
 }
 
-function withoutEntry(value: unknown, entry: JsonServerEntry): { rest: unknown } {
+function withoutEntry(value: unknown, entry: JsonServerEntry, path: string[] = entry.within ?? []): { rest: unknown } {
   if (!isPlainObject(value)) return { rest: value };
+  if (path.length > 0) {
+    const [key, ...deeper] = path as [string, ...string[]];
+    return Object.hasOwn(value, key)
+      ? { rest: { ...value, [key]: withoutEntry(value[key], entry, deeper).rest } }
+      : { rest: value };
+  }
   const rest = { ...value };
   const servers = rest[entry.serversKey];
   if (isPlainObject(servers)) {

@@ -346,6 +346,43 @@ describe("what each client needs, and what it shows next", () => {
     return doc.mcp_servers.ptyhub;
   };
 
+  test("claude-code: this directory's entry (claude mcp add without -s) is set to the same command, never created", async () => {
+    const claude = CLIENTS.find((c) => c.id === "claude-code")!;
+    const file = configPath(claude);
+    const other = join(home, "elsewhere");
+    const local = { type: "stdio", command: "ptyhub", args: [] };
+    const projects = { [project]: { mcpServers: { ptyhub: local } }, [other]: { mcpServers: {} } };
+    write(file, JSON.stringify({ projects }, null, 2) + "\n");
+    const added = await install(["claude-code"]);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain(
+      "the entry for this directory (claude mcp add without -s) launches the same command",
+    );
+    const doc = nodeValue(parseJsonc(readFileSync(file, "utf8")).root!) as any;
+    expect(doc.mcpServers.ptyhub).toEqual(expectedEntry(claude));
+    expect(doc.projects[project].mcpServers.ptyhub).toEqual(expectedEntry(claude));
+    // Another directory without an entry of ptyhub's gets none.
+    expect(doc.projects[other].mcpServers).toEqual({});
+    // Again: nothing to change; then --uninstall removes both.
+    expect((await install(["claude-code"])).stdout).toContain("nothing to change");
+    const removed = await install(["claude-code", "--uninstall"]);
+    expect(removed.stdout).toContain("removed the entry for this directory");
+    const after = nodeValue(parseJsonc(readFileSync(file, "utf8")).root!) as any;
+    expect(after.mcpServers?.ptyhub).toBeUndefined();
+    expect(after.projects[project].mcpServers.ptyhub).toBeUndefined();
+  });
+
+  test("claude-code: with no entry for this directory, none is made", async () => {
+    const claude = CLIENTS.find((c) => c.id === "claude-code")!;
+    const file = configPath(claude);
+    write(file, JSON.stringify({ projects: { [project]: { allowedTools: [] } } }, null, 2) + "\n");
+    const added = await install(["claude-code"]);
+    expect(added.stdout).not.toContain("this directory");
+    const doc = nodeValue(parseJsonc(readFileSync(file, "utf8")).root!) as any;
+    expect(doc.projects[project]).toEqual({ allowedTools: [] });
+    expect(doc.mcpServers.ptyhub).toEqual(expectedEntry(claude));
+  });
+
   test("codex: env_vars Codex would strip; tool approval only with --approve-tools, and explained", async () => {
     const plain = await install(["codex"]);
     expect(plain.code).toBe(0);

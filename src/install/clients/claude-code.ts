@@ -28,5 +28,8 @@ export const claudeCode: McpClient = {
     entry: (launch) => ({ type: "stdio", command: launch.command, args: launch.args }),
     // `claude mcp add --transport http NAME URL --header …` writes this shape.
     httpEntry: (url, headers) => ({ type: "http", url, headers }),
+    // `claude mcp add` without -s keeps an entry for the current directory only; next to the user
+    // one Claude Code lists both ("Conflicting scopes"). Where it is, it launches the same command.
+    userScopeCopies: (machine) => [["projects", machine.cwd]],
   },
 };

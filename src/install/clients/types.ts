@@ -27,6 +27,12 @@ export type ConfigFormat =
        * document a URL entry with headers; absent for the others.
        */
       httpEntry?(url: string, headers: Record<string, string>): Record<string, unknown>;
+      /**
+       * Other places in the user config that may hold an entry of ptyhub's, each as the keys from
+       * the top level to the object holding `serversKey`: where one is, it is kept launching the
+       * same command as the main entry (never created there).
+       */
+      userScopeCopies?(machine: InstallEnvironment): string[][];
     }
   /** Codex's config.toml: one `[mcp_servers.<name>]` table with `command`, `args` and `extras`. */
   | { kind: "toml"; extras(choices: InstallChoices): TomlServerExtras };
