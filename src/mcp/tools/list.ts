@@ -47,9 +47,10 @@ function sessionsText(r: z.infer<typeof listOutput>): string {
   const remote = r.remote_sessions?.length
     ? "\nremote: " +
       r.remote_sessions
-        .map(
-          (s) => `${s.session} · ${s.state} · idle ${Math.round(s.idle_ms / 1000)}s${s.attached ? " · attached" : ""}`,
-        )
+        .map((s) => {
+          const attached = s.attached ? " · attached" : "";
+          return `${s.session} · ${s.state} · idle ${Math.round(s.idle_ms / 1000)}s${attached}`;
+        })
         .join("\n        ")
     : r.remote_sessions
       ? "\n[no remote sessions]"
