@@ -60,7 +60,8 @@ export class SessionRecording {
       width: this.cols,
       height: this.rows,
       timestamp: Math.floor(Date.now() / 1000),
-      title: `ptyhub ${session.id}: ${session.target}`,
+      // The kind and target name where it ran: a container's or a host's session, not only its name.
+      title: `ptyhub ${session.id}: ${session.kind} ${session.target}`,
       env: { TERM: "xterm-256color" },
     };
     this.append(`${JSON.stringify(header)}\n`);

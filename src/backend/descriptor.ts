@@ -4,6 +4,7 @@
  * folder exports one (src/backend/<kind>/kind.ts) and src/backend/registry/kinds.ts lists them;
  * nothing outside src/backend and src/api branches on a kind's name, it asks the descriptor.
  */
+import type { SiteFiles } from "./site-files.ts";
 import type { z } from "zod";
 import type { Config } from "../config/config.ts";
 import type { Elicit } from "../api/elicit.ts";
@@ -54,6 +55,8 @@ export interface OpenedBackend {
    * (an SSH login, a boot script), not the program's, and a wait for its first output goes on.
    */
   startMark?: boolean;
+  /** Its files, asked about for the guard where they are not this machine's (site-files.ts). */
+  files?: SiteFiles;
 }
 
 /** A kind's open, prepared: the checks ran, nothing was reserved or started yet. */

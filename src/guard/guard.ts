@@ -4,7 +4,6 @@
  * only ways around it are the human's (the settings file, or typing it in `ptyhub attach`).
  */
 import { hookTampering } from "./hook-tampering.ts";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { AppError } from "../api/errors.ts";
 import { configDir } from "../paths.ts";
@@ -19,7 +18,7 @@ import { parseShellLine } from "./parse.ts";
 import { readEditLine, withoutPrompts } from "./edit-line.ts";
 import { maySubmit, submittedLines } from "./line-editor.ts";
 import { inputBytes } from "../session/send.ts";
-import { gitBranch, gitStatus, isRepository } from "./git.ts";
+import { hostContext, judgedThere, unknownContext } from "./site-context.ts";
 import { resolveCwd } from "../backend/local/launch.ts";
 import type { OpenParams } from "../backend/descriptor.ts";
 import { kindDescriptor, kindOfParams } from "../backend/registry/kinds.ts";
@@ -45,11 +44,6 @@ export interface GuardDecision {
   outcome: "confirmed" | "declined" | "blocked";
 }
 
-/**
- * What `~` means on an SSH host is unknown here; a path that cannot name any real directory
- * stands for it, so `rm -rf ~` is still the home directory and nothing else is mistaken for it.
- */
-const REMOTE_HOME = "/\0remote-home";
 /** term_send's input, as far as the guard cares. */
 export interface TypedInput {
   text?: string;
@@ -123,7 +117,7 @@ export class Guard {
   /** term_exec: the command is a shell line typed at the prompt. */
   async checkExec(session: Session, command: string, ctx: CallContext): Promise<void> {
     if (!this.settings.enabled) return;
-    const findings = classifyShellLine(command, this.ruleContext(session), this.rules);
+    const findings = await this.shellFindings(session, command);
     await this.decide(session.id, command, findings, ctx, (d) => this.onDecision(session, d, ctx));
   }
 
@@ -148,13 +142,7 @@ export class Guard {
     const line = p.command === undefined ? "" : p.args === undefined ? p.command : argvLine([p.command, ...p.args]);
     // A shell under another name (a symlink or copy called `cat`) is judged as the shell it is.
     const judged = local && p.command !== undefined ? undisguised(line, p.command, p.args, cwd) : line;
-    const ruleContext: RuleContext = {
-      cwd,
-      home: local ? homedir() : REMOTE_HOME,
-      gitStatus: (dir) => (local ? gitStatus(dir) : null),
-      gitBranch: (dir) => (local ? gitBranch(dir) : null),
-      isRepository: (dir) => (local ? isRepository(dir) : null),
-    };
+    const ruleContext = local ? hostContext(cwd) : unknownContext(cwd);
     // The program runs in the environment `env` gives: `$X` in its line, or in a script its args
     // hand a shell (`sh -c '$X'`), is that value.
     const assignments = Object.entries(p.env ?? {})
@@ -207,13 +195,10 @@ export class Guard {
         // Without a mark saying where the prompt ends, the line is read with and without it.
         const versions = [line, ...alternative.map((t) => (pending.text === "" ? t : `${pending.text}\n${t}`))];
         const readings = versions.flatMap((v) => (edit.promptKnown ? [v] : withoutPrompts(v)));
-        const findings = unique(
-          readings.flatMap((l) =>
-            kind === "sql"
-              ? classifySqlLine(l, this.rules)
-              : classifyShellLine(l, this.ruleContext(session), this.rules),
-          ),
-        );
+        const found: Finding[] = [];
+        for (const l of readings)
+          found.push(...(kind === "sql" ? classifySqlLine(l, this.rules) : await this.shellFindings(session, l)));
+        const findings = unique(found);
         await this.decide(session.id, line, findings, ctx, record);
       }
       pending.text = continues(kind, line) ? line : "";
@@ -246,15 +231,17 @@ export class Guard {
     return pending;
   }
 
+  /** The session's files as far as they can be known without asking anyone (site-context.ts). */
   private ruleContext(session: Session): RuleContext {
     const local = kindDescriptor(session.kind).hostFiles;
-    return {
-      cwd: session.judgedCwd,
-      home: local ? homedir() : REMOTE_HOME,
-      gitStatus: (dir) => (local ? gitStatus(dir) : null),
-      gitBranch: (dir) => (local ? gitBranch(dir) : null),
-      isRepository: (dir) => (local ? isRepository(dir) : null),
-    };
+    return local ? hostContext(session.judgedCwd) : unknownContext(session.judgedCwd);
+  }
+
+  /** What the rules find in a shell line typed into `session`, judged against its own files. */
+  private async shellFindings(session: Session, line: string): Promise<Finding[]> {
+    const files = kindDescriptor(session.kind).hostFiles ? null : session.siteFiles;
+    if (!files) return classifyShellLine(line, this.ruleContext(session), this.rules);
+    return judgedThere(files, session.judgedCwd, (ctx) => classifyShellLine(line, ctx, this.rules));
   }
 
   /** `action` says what would happen: the line is typed into a session, or a new session starts it. */

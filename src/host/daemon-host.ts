@@ -18,7 +18,7 @@ import { DaemonConnectError } from "../daemon-client/connect-error.ts";
 import { daemonNotices } from "../daemon-client/notices.ts";
 import { daemonPaths } from "../daemon-client/daemon-paths.ts";
 import type { HostMethod, HostParams, HostResult } from "../api/table.ts";
-import { sessionOf } from "./session-of.ts";
+import { targetOf } from "./session-of.ts";
 import { DEFAULT_SESSION } from "../api/session-id.ts";
 import { isClientEnv, sessionEnvAllow } from "../config/client-env.ts";
 
@@ -269,12 +269,11 @@ export class DaemonHost implements SessionHost {
 
   /**
    * The methods that need more than forwarding on the session they name: opening (which starts a
-   * daemon, and sends along where a local session starts), the default session, listing (which
-   * never starts one), and closing a session that died with its daemon.
+   * daemon, and sends along where a local session starts), listing (which never starts one), and
+   * closing a session that died with its daemon.
    */
   private readonly special: SpecialMethods = {
     open: (p, ctx) => this.open(p, ctx),
-    exec: (p, ctx) => (p.session !== undefined ? this.forward(p.session, "exec", p, ctx) : this.execDefault(p, ctx)),
     list: (_p, ctx) => this.list(ctx),
     close: (p, ctx) => this.close(p, ctx),
   };
@@ -283,9 +282,10 @@ export class DaemonHost implements SessionHost {
   async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
     const special = this.special[method];
     if (special) return special(params, ctx);
-    const session = sessionOf(params);
-    if (session !== undefined) return this.forward(session, method, params, ctx);
-    return (await this.connection(true)).invoke(method, params, ctx);
+    const target = targetOf(method, params);
+    if (target === undefined) return (await this.connection(true)).invoke(method, params, ctx);
+    if (target.byDefault) return this.onDefaultSession(method, params, ctx);
+    return this.forward(target.session, method, params, ctx);
   }
 
   private async open(p: HostParams<"open">, ctx: CallContext): Promise<HostResult<"open">> {
@@ -301,12 +301,20 @@ export class DaemonHost implements SessionHost {
     return r;
   }
 
-  /** The default session: opened in the daemon on first use, in our cwd and environment. */
-  private async execDefault(p: HostParams<"exec">, ctx: CallContext): Promise<HostResult<"exec">> {
+  /**
+   * A call on the default session (src/host/session-of.ts): it starts the daemon if need be, and
+   * the session opens there on first use in our cwd and environment.
+   */
+  private async onDefaultSession<M extends HostMethod>(
+    method: M,
+    params: HostParams<M>,
+    ctx: CallContext,
+  ): Promise<HostResult<M>> {
     const c = await this.connection(true);
     try {
-      const r = await c.invoke("exec", { ...p, defaults: { cwd: process.cwd(), env: forwardedEnv(this.env) } }, ctx);
-      this.see([r.session]);
+      const defaults = { cwd: process.cwd(), env: forwardedEnv(this.env) };
+      const r = await c.invoke(method, { ...params, defaults }, ctx);
+      this.see([DEFAULT_SESSION]);
       return r;
     } catch (err) {
       if (err instanceof AppError && err.code === "DAEMON_UNAVAILABLE" && c.closed) throw this.gone(DEFAULT_SESSION);

@@ -19,6 +19,9 @@ function openedLine(p: OpenParams): string {
 }
 import { AcceptedLines } from "../guard/accepted-line.ts";
 
+/** What a host method types into a session (its entry's `types` in local-operations.ts). */
+export type TypedCall = { via: "exec"; command: string } | { via: "send"; input: TypedInput } | { via: "secret" };
+
 /** Who the audit trail names for a command refused when the shell reported it (no client asked). */
 const SHELL_REPORTED = "shell";
 
@@ -40,10 +43,21 @@ export class TypingGate {
     );
   }
 
-  /** Before term_exec types `command`: throws BLOCKED_BY_GUARD unless it may be typed. */
-  async exec(session: Session, command: string, ctx: CallContext): Promise<void> {
-    await this.guard.checkExec(session, command, ctx);
-    this.audit.typed(session, ctx.clientId, "exec", command);
+  /** Before a call types into `session`: throws BLOCKED_BY_GUARD unless it may; then records it. */
+  async admit(session: Session, typed: TypedCall, ctx: CallContext): Promise<void> {
+    switch (typed.via) {
+      case "exec":
+        await this.guard.checkExec(session, typed.command, ctx);
+        this.audit.typed(session, ctx.clientId, "exec", typed.command);
+        return;
+      case "send":
+        await this.guard.checkSend(session, typed.input, ctx);
+        this.audit.typed(session, ctx.clientId, "send", typed.input.text, typed.input.keys);
+        return;
+      case "secret":
+        // term_secret is not judged (a human chose to type it), only recorded: never what.
+        this.audit.secret(session, ctx.clientId);
+    }
   }
 
   /** Before term_open starts `command`/`args` in the session `id`: throws BLOCKED_BY_GUARD unless it may. */
@@ -51,17 +65,6 @@ export class TypingGate {
     await this.guard.checkOpen(id, p, ctx, (decision) => this.audit.guardAtOpen(id, decision, ctx.clientId));
     // A program the caller chose is recorded before it starts, as typed input is (fails closed).
     if (p.command !== undefined && kindOfParams(p).runsProgram) this.audit.starting(id, ctx.clientId, openedLine(p));
-  }
-
-  /** Before term_send types text and/or keys. */
-  async send(session: Session, p: TypedInput, ctx: CallContext): Promise<void> {
-    await this.guard.checkSend(session, p, ctx);
-    this.audit.typed(session, ctx.clientId, "send", p.text, p.keys);
-  }
-
-  /** term_secret typed a secret: the trail says so, never what. */
-  secret(session: Session, ctx: CallContext): void {
-    this.audit.secret(session, ctx.clientId);
   }
 
   /** A human typed into the session through `ptyhub attach`. */

@@ -2,7 +2,7 @@
  * LocalHost: the sessions of this process (the MCP server's own, or the daemon's). Every host
  * method is one entry of src/host/local-operations.ts; `call` validates the params against the
  * table (src/api/table.ts), runs the entry's declared preamble (argument checks, the session it
- * names, alive or not) and the entry, checks its result against the table's output, and writes
+ * names, alive or not, or the default one; the typing gate for what it types) and the entry, checks its result against the table's output, and writes
  * one trace line per call (debug level: PTYHUB_LOG_LEVEL=debug).
  */
 import type { Config } from "../config/config.ts";
@@ -78,9 +78,15 @@ export class LocalHost implements OwningHost {
     const operation: Operation<M> = LOCAL_OPERATIONS[method];
     operation.check?.(p);
     if (!onSession(operation)) return operation.run(this, p, ctx);
-    if (named === undefined) throw new AppError("INTERNAL", `${method} names no session`, "This is a bug.");
-    const session = this.manager.get(named);
-    if (operation.session === "alive") session.assertAlive();
+    let session: Session;
+    if (operation.session === "or-default") {
+      session = await this.manager.execTarget(named, ctx.signal, operation.defaults?.(p));
+    } else {
+      if (named === undefined) throw new AppError("INTERNAL", `${method} names no session`, "This is a bug.");
+      session = this.manager.get(named);
+      if (operation.session === "alive") session.assertAlive();
+    }
+    if (operation.types) await this.gate.admit(session, operation.types(p), ctx);
     return operation.run(this, p, ctx, session);
   }
 

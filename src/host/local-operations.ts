@@ -6,7 +6,10 @@
  * Each entry declares its preamble, and LocalHost.apply runs it once for all (tmux's cmd_entry is
  * the model): `check`, the arguments alone, before anything is looked up (bad input changes
  * nothing); `session`: "none", or "named" (the session the call names is looked up first:
- * SESSION_NOT_FOUND), or "alive" (it must also still run). The entry's `run` then gets it.
+ * SESSION_NOT_FOUND), or "alive" (it must also still run), or "or-default" (the one it names, else
+ * the default session, opened on first use with the entry's `defaults`); `types`: what the call
+ * types into that session, which the typing gate (src/host/gate.ts) judges and records before the
+ * entry runs. The entry's `run` then gets the session.
  */
 import type { CallContext } from "../api/host.ts";
 import { kindDescriptor } from "../backend/registry/kinds.ts";
@@ -17,10 +20,12 @@ import { compileUntil, sendInput } from "../session/send.ts";
 import type { Session } from "../session/session.ts";
 import { encodeKeys } from "../terminal/keys.ts";
 import type { OwningHost } from "./owning-host.ts";
+import type { SessionDefaults } from "../session/manager.ts";
+import type { TypedCall } from "./gate.ts";
 
 type Run<M extends HostMethod> = (host: OwningHost, params: HostInput<M>, ctx: CallContext) => Promise<HostResult<M>>;
 
-/** An operation on no particular session (or one that finds its session itself: exec's default). */
+/** An operation on no particular session. */
 export interface HostOperation<M extends HostMethod> {
   check?(params: HostInput<M>): void;
   session: "none";
@@ -30,7 +35,11 @@ export interface HostOperation<M extends HostMethod> {
 /** An operation on the session the call names, looked up (and checked alive) before it runs. */
 export interface SessionOperation<M extends HostMethod> {
   check?(params: HostInput<M>): void;
-  session: "named" | "alive";
+  session: "named" | "alive" | "or-default";
+  /** Where the default session starts ("or-default"): the caller's cwd and environment. */
+  defaults?(params: HostInput<M>): SessionDefaults | undefined;
+  /** What the call types into the session: the gate's to judge (it may refuse) and record first. */
+  types?(params: HostInput<M>): TypedCall;
   run(host: OwningHost, params: HostInput<M>, ctx: CallContext, session: Session): Promise<HostResult<M>>;
 }
 
@@ -48,11 +57,10 @@ export const LOCAL_OPERATIONS: { [M in HostMethod]: Operation<M> } = {
   },
 
   exec: {
-    session: "none",
-    // The named session, or the default one (opened on first use): the manager's to find.
-    async run(h, p, ctx) {
-      const session = await h.manager.execTarget(p.session, ctx.signal, p.defaults);
-      await h.gate.exec(session, p.command, ctx);
+    session: "or-default",
+    defaults: (p) => p.defaults,
+    types: (p) => ({ via: "exec", command: p.command }),
+    async run(_h, p, ctx, session) {
       // A serial line's shell gets its markers on first use (src/session/serial-shell.ts).
       if (kindDescriptor(session.kind).markersOnFirstExec) {
         const { prepareSerialExec } = await import("../session/serial-control.ts");
@@ -68,10 +76,8 @@ export const LOCAL_OPERATIONS: { [M in HostMethod]: Operation<M> } = {
       if (p.keys) encodeKeys(p.keys);
     },
     session: "named",
-    async run(h, p, ctx, session) {
-      await h.gate.send(session, p, ctx);
-      return session.redactFields(await sendInput(session, p, ctx.clientId, ctx.signal));
-    },
+    types: (p) => ({ via: "send", input: p }),
+    run: async (_h, p, ctx, session) => session.redactFields(await sendInput(session, p, ctx.clientId, ctx.signal)),
   },
 
   read: {
@@ -95,9 +101,10 @@ export const LOCAL_OPERATIONS: { [M in HostMethod]: Operation<M> } = {
 
   typeSecret: {
     session: "alive",
-    async run(h, p, ctx, s) {
+    // The trail says a secret was typed, never what.
+    types: () => ({ via: "secret" }),
+    async run(_h, p, _ctx, s) {
       s.addSecret(p.secret);
-      h.gate.secret(s, ctx);
       s.write(p.secret + (p.enter ? "\r" : ""));
       return { session: s.id, sent: true };
     },

@@ -73,13 +73,14 @@ export class RoutingHost implements SessionHost {
   /** The methods that need more than routing by the session they name. */
   private readonly special: SpecialMethods = {
     open: (p, ctx) => this.open(p, ctx),
-    exec: (p, ctx) =>
-      p.session === undefined ? this.defaultHost().then((h) => h.call("exec", p, ctx)) : this.route("exec", p, ctx),
     list: (p, ctx) => this.list(p, ctx),
     close: (p, ctx) => this.close(p, ctx),
   };
 
-  /** A host API call: to the host of the session it names; naming none, to the default host. */
+  /**
+   * A host API call: to the host of the session it names; naming none (term_exec's default
+   * session among them: src/host/session-of.ts), to the default host.
+   */
   async call<M extends HostMethod>(method: M, params: HostParams<M>, ctx: CallContext): Promise<HostResult<M>> {
     const special = this.special[method];
     if (special) return special(params, ctx);

@@ -202,6 +202,7 @@ export class SessionManager {
         persistent: this.persistentHost,
         cwd: started.cwd,
         secrets: this.secrets,
+        files: started.files,
       });
       this.sessions.set(id, session);
       session.onEvent((kind) => this.events.emit({ session: id, kind }));

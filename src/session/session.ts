@@ -3,6 +3,7 @@
  * state (command boundaries, exit codes, cwd) and the readers' cursors. Everything above it —
  * exec, send, read, the daemon — works on this object only.
  */
+import type { SiteFiles } from "../backend/site-files.ts";
 import type { Backend, CloseSignal, ExitInfo } from "../backend/backend.ts";
 import type { BackendKind } from "../api/kinds.ts";
 import type { TtyWait } from "../util/tty-wait.ts";
@@ -49,12 +50,16 @@ export interface SessionOptions {
   secrets?: Secrets;
   /** A mark (S) will say when the program starts (a remote command: src/backend/ssh/remote-shell.ts). */
   startMark?: boolean;
+  /** Its files, where they are not this machine's and the kind can ask about them (the guard does). */
+  files?: SiteFiles;
 }
 
 export class Session {
   readonly id: string;
   readonly kind: BackendKind;
   readonly target: string;
+  /** Its files, where the guard asks about them there (a container's); null: this machine's or unknown. */
+  readonly siteFiles: SiteFiles | null;
   /**
    * Changes from "none" to "marker" when a serial line's shell gets markers (adoptMarkers), and
    * with `family` when another shell takes the prompt (adoptShell).
@@ -109,6 +114,7 @@ export class Session {
     this.id = opts.id;
     this.kind = opts.kind;
     this.target = opts.target;
+    this.siteFiles = opts.files ?? null;
     this.integration = opts.integration;
     this.family = opts.family;
     this.persistent = opts.persistent;

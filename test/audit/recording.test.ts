@@ -41,6 +41,8 @@ describe("asciicast recordings", () => {
       expect(statSync(path).mode & 0o777).toBe(0o600);
       const { header, events } = readCast(path);
       expect(header).toMatchObject({ version: 2, width: 100, height: 30 });
+      // The title names the kind and the target, as the audit trail's open entry does.
+      expect(String(header.title)).toMatch(/^ptyhub rec: local \S/);
       expect(typeof header.timestamp).toBe("number");
       const times = events.map((e) => e[0]);
       expect(times).toEqual([...times].sort((a, b) => a - b));

@@ -51,7 +51,7 @@ async function must(argv: string[]): Promise<string> {
 }
 
 /** The minbase rootfs tarball, made with debootstrap the first time (written aside, then renamed). */
-async function minbaseTarball(): Promise<string> {
+export async function minbaseTarball(): Promise<string> {
   if (existsSync(MINBASE_TAR)) return MINBASE_TAR;
   mkdirSync(IMAGE_CACHE_DIR, { recursive: true });
   const work = join(IMAGE_CACHE_DIR, `build-${process.pid}`);

@@ -43,7 +43,7 @@ async function answers(socket: string): Promise<boolean> {
 }
 
 /** Mount points at or under `dir`, deepest first (so each unmounts before its parent). */
-function mountsUnder(dir: string): string[] {
+export function mountsUnder(dir: string): string[] {
   const points = readFileSync("/proc/self/mountinfo", "utf8")
     .split("\n")
     .map((l) => l.split(" ")[4] ?? "")

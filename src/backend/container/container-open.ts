@@ -4,6 +4,7 @@
  * so or when no binary can be placed there, a plain exec TTY (exec-launch.ts), said so in the
  * session's target.
  */
+import { containerSiteFiles } from "./site-files.ts";
 import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
 import { clip } from "../../util/quote.ts";
@@ -80,5 +81,6 @@ async function openPlainExec(
     cwd: launch.cwd,
     startMark: launch.startMark,
     description: `exec ${launch.program} in ${target}`,
+    files: containerSiteFiles(engine, info.id, p.user),
   };
 }

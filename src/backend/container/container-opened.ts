@@ -1,4 +1,5 @@
 /** What opening a container session takes and gives (container-open.ts, container-persist.ts). */
+import type { SiteFiles } from "../site-files.ts";
 import type { ProgramSpec } from "../descriptor.ts";
 import type { Backend } from "../backend.ts";
 import type { Integration, ShellFamily } from "../../terminal/shell-integration.ts";
@@ -19,4 +20,6 @@ export interface ContainerOpened {
   /** The marks' nonce when the shell was started by the daemon inside. */
   nonce?: string;
   description: string;
+  /** The container's files, for the guard. */
+  files: SiteFiles;
 }

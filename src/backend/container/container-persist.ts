@@ -7,6 +7,7 @@
  * connection or a restarted MCP server loses nothing: the daemon inside keeps the shell and its
  * output, and the backend reattaches from the last byte it had.
  */
+import { containerSiteFiles } from "./site-files.ts";
 import { OnceEvent } from "../../util/once-event.ts";
 import { AppError } from "../../api/errors.ts";
 import type { ByteChannel } from "../../daemon-client/conn.ts";
@@ -130,6 +131,7 @@ export async function openContainerPersist(
       startMark: false,
       nonce: r.nonce,
       description: `${target}: session ${r.target} in the container's ptyhub daemon`,
+      files: containerSiteFiles(engine, info.id, p.user),
     };
   } catch (err) {
     link.close();

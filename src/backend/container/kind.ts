@@ -23,8 +23,8 @@ async function openInContainer(
   const { validateEnv } = await import("../local/launch.ts");
   const setupTimeoutMs = ctx.config.open_timeout_ms;
   const r = await openContainer({ ...program, container, env: validateEnv(program.env), setupTimeoutMs });
-  const { backend, target, integration, family, cwd, startMark, nonce, description } = r;
-  return { kind: "container", target, backend, integration, family, cwd, description, startMark, nonce };
+  const { backend, target, integration, family, cwd, startMark, nonce, description, files } = r;
+  return { kind: "container", target, backend, integration, family, cwd, description, startMark, nonce, files };
 }
 
 export const containerKind: KindDescriptor = {
