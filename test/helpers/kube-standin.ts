@@ -47,6 +47,8 @@ export interface KubeStandin {
   writeKubeconfig(dir: string, namespace?: string): string;
   /** Execs opened so far, by their command (for tests that want to see which ran). */
   execs: string[][];
+  /** Drops every exec's connection at once, as a network cut or an API server restart would. */
+  cut(): void;
   stop(): void;
 }
 
@@ -220,6 +222,9 @@ export function startKubeStandin(dockerSocket: string): KubeStandin {
       // JSON is YAML: the client reads it as a kubeconfig.
       writeFileSync(path, JSON.stringify(config, null, 2));
       return path;
+    },
+    cut() {
+      for (const ws of sockets) ws.terminate();
     },
     stop() {
       for (const ws of sockets) ws.close();

@@ -1,0 +1,126 @@
+/**
+ * Where the pod tests run their pods: by default against the API-server stand-in
+ * (kube-standin.ts) in front of a private dockerd (dockerd.ts), the terminal real and only the API
+ * layer stood in; with PTYHUB_TEST_KUBECONFIG set (the GitHub job's kind cluster), against that
+ * real cluster, where the tests create their pod with kubectl and delete it after. Either way the
+ * tests see one shape: a kubeconfig, a running pod, a kubeconfig whose user is forbidden from it,
+ * and a way to run a command inside the pod that is not ptyhub's.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { run, scratchDir } from "../ssh/sshd.ts";
+import { containerTestsEnabled, importBashImage } from "./container-images.ts";
+import { startDockerd } from "./dockerd.ts";
+import { startKubeStandin, type KubeStandin } from "./kube-standin.ts";
+
+/** A real cluster's kubeconfig (the kind job sets it); unset: the stand-in. */
+export const REAL_KUBECONFIG = process.env.PTYHUB_TEST_KUBECONFIG;
+/** The image of the real cluster's test pod: a glibc Debian with a shell, as the stand-in's is. */
+const REAL_POD_IMAGE = process.env.PTYHUB_TEST_POD_IMAGE ?? "debian:bookworm-slim";
+/** How long a real cluster may take to pull the image and start the pod. */
+const POD_READY_S = 300;
+
+export interface PodWorld {
+  /** "stand-in" or "cluster", for test names and messages. */
+  where: string;
+  kubeconfig: string;
+  namespace: string;
+  /** A running pod with bash (Debian bookworm), its one container named `app`. */
+  pod: string;
+  /** A kubeconfig and pod for which the API server answers 403. */
+  forbidden: { kubeconfig: string; pod: string };
+  /** Runs `sh -c script` in the pod, not through ptyhub (set-up and checks). */
+  inside(script: string): Promise<{ code: number; out: string }>;
+  /** The stand-in, when that is where the pods are (for the tests only it can do: cutting its connections). */
+  standin: KubeStandin | null;
+  stop(): Promise<void>;
+}
+
+/** Whether the pod tests can run here: a real cluster was given, or the container tests' needs are met. */
+export function podTestsEnabled(): boolean {
+  return REAL_KUBECONFIG !== undefined || containerTestsEnabled();
+}
+
+const POD = "ptyhub-pod";
+const FORBIDDEN_POD = "ptyhub-forbidden";
+
+async function standinWorld(): Promise<PodWorld> {
+  const dockerd = await startDockerd();
+  let standin: KubeStandin | null = null;
+  try {
+    const image = await importBashImage(dockerd);
+    const docker = "ptyhub-pod-app";
+    await dockerd.dockerOk(["run", "-d", "-i", "--network", "none", "--name", docker, image, "/bin/sh"]);
+    standin = startKubeStandin(dockerd.socket);
+    standin.addPod({ namespace: "ptyhub", name: POD, containers: ["app"], docker: { app: docker } });
+    standin.forbidden.add(FORBIDDEN_POD);
+    const kubeconfig = standin.writeKubeconfig(scratchDir("kube-"), "ptyhub");
+    const s = standin;
+    return {
+      where: "stand-in",
+      kubeconfig,
+      namespace: "ptyhub",
+      pod: POD,
+      forbidden: { kubeconfig, pod: FORBIDDEN_POD },
+      inside: (script) => dockerd.docker(["exec", docker, "sh", "-c", script]),
+      standin: s,
+      async stop() {
+        s.stop();
+        await dockerd.stop();
+      },
+    };
+  } catch (err) {
+    standin?.stop();
+    await dockerd.stop();
+    throw err;
+  }
+}
+
+async function kubectl(kubeconfig: string, args: string[], stdin?: string) {
+  const r = await run(["kubectl", "--kubeconfig", kubeconfig, ...args], { stdin });
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${r.code}): ${r.err}`);
+  return r.out;
+}
+
+async function clusterWorld(kubeconfig: string): Promise<PodWorld> {
+  const namespace = "default";
+  const manifest = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: POD, namespace },
+    spec: {
+      terminationGracePeriodSeconds: 0,
+      containers: [{ name: "app", image: REAL_POD_IMAGE, command: ["sleep", "infinity"] }],
+    },
+  };
+  await kubectl(kubeconfig, ["apply", "-f", "-"], JSON.stringify(manifest));
+  await kubectl(kubeconfig, ["wait", "--for=condition=Ready", `pod/${POD}`, `--timeout=${POD_READY_S}s`]);
+  // A user with no RBAC rights at all, by impersonation (the kubeconfig's `as`): every request is 403.
+  const config = JSON.parse(await kubectl(kubeconfig, ["config", "view", "--raw", "--minify", "-o", "json"]));
+  for (const u of config.users) u.user.as = "ptyhub-test-nobody";
+  const forbidden = join(scratchDir("kube-"), "forbidden-kubeconfig");
+  writeFileSync(forbidden, JSON.stringify(config));
+  return {
+    where: "cluster",
+    kubeconfig,
+    namespace,
+    pod: POD,
+    forbidden: { kubeconfig: forbidden, pod: POD },
+    async inside(script) {
+      const r = await run(["kubectl", "--kubeconfig", kubeconfig, "exec", POD, "-c", "app", "--", "sh", "-c", script]);
+      return { code: r.code, out: r.out };
+    },
+    standin: null,
+    async stop() {
+      await kubectl(kubeconfig, ["delete", "pod", POD, "--grace-period=0", "--force", "--wait=false"]);
+    },
+  };
+}
+
+export function startPodWorld(): Promise<PodWorld> {
+  if (REAL_KUBECONFIG !== undefined) {
+    readFileSync(REAL_KUBECONFIG); // A missing file is this run's mistake: say so at once.
+    return clusterWorld(REAL_KUBECONFIG);
+  }
+  return standinWorld();
+}
