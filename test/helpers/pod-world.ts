@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run, scratchDir } from "../ssh/sshd.ts";
-import { containerTestsEnabled, importBashImage } from "./container-images.ts";
+import { containerTestsEnabled, importBashImage, importBusyboxImage } from "./container-images.ts";
 import { startDockerd } from "./dockerd.ts";
 import { startKubeStandin, type KubeStandin } from "./kube-standin.ts";
 
@@ -27,6 +27,8 @@ export interface PodWorld {
   namespace: string;
   /** A running pod with bash (Debian bookworm), its one container named `app`. */
   pod: string;
+  /** The stand-in only: a running pod whose container has a read-only root and no home to write (busybox). */
+  readOnlyPod: string | null;
   /** A kubeconfig and pod for which the API server answers 403. */
   forbidden: { kubeconfig: string; pod: string };
   /** Runs `sh -c script` in the pod, not through ptyhub (set-up and checks). */
@@ -43,6 +45,7 @@ export function podTestsEnabled(): boolean {
 
 const POD = "ptyhub-pod";
 const FORBIDDEN_POD = "ptyhub-forbidden";
+const READ_ONLY_POD = "ptyhub-readonly";
 
 async function standinWorld(): Promise<PodWorld> {
   const dockerd = await startDockerd();
@@ -51,8 +54,23 @@ async function standinWorld(): Promise<PodWorld> {
     const image = await importBashImage(dockerd);
     const docker = "ptyhub-pod-app";
     await dockerd.dockerOk(["run", "-d", "-i", "--network", "none", "--name", docker, image, "/bin/sh"]);
+    const readOnly = "ptyhub-pod-readonly";
+    const busybox = await importBusyboxImage(dockerd);
+    await dockerd.dockerOk([
+      "run",
+      "-d",
+      "-i",
+      "--read-only",
+      "--network",
+      "none",
+      "--name",
+      readOnly,
+      busybox,
+      "/bin/sh",
+    ]);
     standin = startKubeStandin(dockerd.socket);
     standin.addPod({ namespace: "ptyhub", name: POD, containers: ["app"], docker: { app: docker } });
+    standin.addPod({ namespace: "ptyhub", name: READ_ONLY_POD, containers: ["app"], docker: { app: readOnly } });
     standin.forbidden.add(FORBIDDEN_POD);
     const kubeconfig = standin.writeKubeconfig(scratchDir("kube-"), "ptyhub");
     const s = standin;
@@ -61,6 +79,7 @@ async function standinWorld(): Promise<PodWorld> {
       kubeconfig,
       namespace: "ptyhub",
       pod: POD,
+      readOnlyPod: READ_ONLY_POD,
       forbidden: { kubeconfig, pod: FORBIDDEN_POD },
       inside: (script) => dockerd.docker(["exec", docker, "sh", "-c", script]),
       standin: s,
@@ -105,6 +124,7 @@ async function clusterWorld(kubeconfig: string): Promise<PodWorld> {
     kubeconfig,
     namespace,
     pod: POD,
+    readOnlyPod: null,
     forbidden: { kubeconfig: forbidden, pod: POD },
     async inside(script) {
       const r = await run(["kubectl", "--kubeconfig", kubeconfig, "exec", POD, "-c", "app", "--", "sh", "-c", script]);

@@ -179,6 +179,8 @@ describe.skipIf(!enabled)("pod sessions", () => {
       const command = `echo before; while [ ! -e ${barrier} ]; do sleep 0.05; done; echo released-$((6*7)); (exit 3)`;
       const running = await mcp.call("term_exec", { session: "cut", command, timeout_ms: 300 });
       expect(running.data.status).toBe("running");
+      const bridges = () => standin.execs.filter((argv) => argv.includes("bridge")).length;
+      const before = bridges();
       standin.cut();
       expect((await world.inside(`touch ${barrier}`)).code).toBe(0);
       const history = async () => (await mcp.call("term_read", { session: "cut", mode: "history" })).data.output;
@@ -190,9 +192,25 @@ describe.skipIf(!enabled)("pod sessions", () => {
       const lines = text.split("\n").map((l: string) => l.trim());
       expect(lines.filter((l: string) => l === "before")).toHaveLength(1);
       expect(lines.filter((l: string) => l === "released-42")).toHaveLength(1);
+      // It came back through a new bridge exec, not the old connection.
+      expect(bridges()).toBeGreaterThan(before);
       expect(await exec("cut", "echo $?")).toMatchObject({ output: "3", exit_code: 0 });
       await mcp.call("term_close", { session: "cut" });
     },
     90_000,
+  );
+
+  test.skipIf(REAL_KUBECONFIG !== undefined)(
+    "where no ptyhub can be placed (a read-only root), a plain exec TTY, and the target says so",
+    async () => {
+      const r = await open({ name: "ro", pod: podOf({ name: world.readOnlyPod }) });
+      expect(r.error).toBeNull();
+      expect(r.data.target).toStartWith(`pod:${world.namespace}/${world.readOnlyPod}/app (plain exec, not persistent:`);
+      expect(r.data.target).toContain("no writable place");
+      const echoed = await mcp.call("term_send", { session: "ro", text: "echo ro-$((40+2))", until: "ro-42" });
+      expect(echoed.data.matched).toBe("ro-42");
+      await mcp.call("term_close", { session: "ro" });
+    },
+    60_000,
   );
 });

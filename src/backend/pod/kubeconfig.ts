@@ -24,6 +24,25 @@ export interface KubeTarget {
   namespace: string;
 }
 
+/** Only the entries whose names are not taken yet. */
+function newNames<T extends { name: string }>(have: T[], more: T[]): T[] {
+  const taken = new Set(have.map((e) => e.name));
+  return more.filter((e) => !taken.has(e.name));
+}
+
+/**
+ * kubectl's merge of $KUBECONFIG's files: the first file to set a cluster, user, context or the
+ * current context wins (the client library's own merge refuses a name seen twice instead).
+ */
+function mergeFirstWins(config: KubeConfig, more: KubeConfig): void {
+  config.loadFromOptions({
+    clusters: [...config.clusters, ...newNames(config.clusters, more.clusters)],
+    users: [...config.users, ...newNames(config.users, more.users)],
+    contexts: [...config.contexts, ...newNames(config.contexts, more.contexts)],
+    currentContext: config.currentContext || more.currentContext,
+  });
+}
+
 function load(p: PodParams, env: NodeJS.ProcessEnv): { config: KubeConfig; source: string } {
   const config = new KubeConfig();
   const fromEnv = (env.KUBECONFIG ?? "").split(delimiter).filter(Boolean);
@@ -52,7 +71,7 @@ function load(p: PodParams, env: NodeJS.ProcessEnv): { config: KubeConfig; sourc
     for (const file of rest) {
       const more = new KubeConfig();
       more.loadFromFile(file);
-      config.mergeConfig(more);
+      mergeFirstWins(config, more);
     }
   } catch (err) {
     throw badKubeconfig(source, (err as Error).message);
