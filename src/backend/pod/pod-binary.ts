@@ -28,7 +28,9 @@ const UPLOAD_MS = 300_000;
 const ROOTS = '/var/lib/ptyhub/bin "${HOME:-/nonexistent}/.local/share/ptyhub/bin"';
 
 /** Prints `present PATH` for a placed binary, else `absent`. */
-const FIND = `for r in ${ROOTS}; do if [ -x "$r/$1/ptyhub" ]; then echo "present $r/$1/ptyhub"; exit 0; fi; done; echo absent`;
+const FIND =
+  `for r in ${ROOTS}; do ` +
+  'if [ -x "$r/$1/ptyhub" ]; then echo "present $r/$1/ptyhub"; exit 0; fi; done; echo absent';
 
 /**
  * Writes stdin to the first writable place ($1 the directory name, $2 the size in bytes), checks
