@@ -142,7 +142,7 @@ describe.skipIf(!enabled)("pod sessions", () => {
     FIRST_PERSIST_OPEN_MS + WAIT_MS * 2,
   );
 
-  test("missing or forbidden pod, no kubeconfig, no such container: CONTAINER_UNAVAILABLE; sandbox refused", async () => {
+  test("missing or forbidden pod, no kubeconfig or container: CONTAINER_UNAVAILABLE; sandbox refused", async () => {
     const missing = await open({ pod: podOf({ name: "ptyhub-no-such-pod" }) });
     expect(missing.error?.code).toBe("CONTAINER_UNAVAILABLE");
     expect(missing.error?.message).toContain("no such pod");
