@@ -1,17 +1,20 @@
 /**
  * A stand-in for the Kubernetes API server, for the pod tests where no real cluster can run: a
- * loopback HTTP server that speaks exactly the parts ptyhub's client uses — GET a pod, and the
+ * loopback HTTPS server (its own CA, and client certificates required, as kind's API server
+ * does) that speaks exactly the parts ptyhub's client uses — GET a pod, and the
  * `pods/exec` WebSocket upgrade (subprotocol v5.channel.k8s.io: channels 0 stdin, 1 stdout,
  * 2 stderr, 3 the final Status, 4 resize, 255 close) — and whose exec is a REAL Docker exec in
  * the private dockerd (test/helpers/dockerd.ts): a pod name maps to a container there, a TTY exec
  * is a TTY exec, a resize is the engine's resize. Only the API layer is stood in; the terminal
- * is real. Pods named in `forbidden` answer 403 (as RBAC would), unknown ones 404.
+ * is real. Pods named in `forbidden` answer 403 (as RBAC would), and so does every request that
+ * impersonates a user (the kubeconfig's `as`), as for a user with no rights; unknown pods 404.
  *
  * The Engine API is driven with ptyhub's own Engine client (its container tests check it against
  * the docker CLI), so nothing here shells out.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { run, scratchDir } from "../ssh/sshd.ts";
 import type { ServerWebSocket } from "bun";
 import { EngineClient } from "../../src/backend/container/engine-client.ts";
 import type { ExecStream } from "../../src/backend/container/exec-stream.ts";
@@ -37,8 +40,65 @@ export interface StandinPod {
   docker: Record<string, string>;
 }
 
+/** The stand-in's TLS: a CA, the server's certificate for 127.0.0.1, and a client certificate. */
+interface StandinPki {
+  ca: string;
+  serverCert: string;
+  serverKey: string;
+  clientCert: string;
+  clientKey: string;
+}
+
+async function openssl(args: string[]): Promise<void> {
+  const r = await run(["openssl", ...args]);
+  if (r.code !== 0) throw new Error(`openssl ${args.join(" ")} failed (${r.code}): ${r.err}`);
+}
+
+/** A throwaway PKI made with the openssl CLI, as a cluster's (kind's) own CA signs its server and users. */
+async function makePki(): Promise<StandinPki> {
+  const dir = scratchDir("kube-pki-");
+  const f = (name: string) => join(dir, name);
+  const days = ["-days", "2"];
+  await openssl(
+    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f("ca.key"), "-out", f("ca.crt")].concat(days, [
+      "-subj",
+      "/CN=ptyhub-standin-ca",
+    ]),
+  );
+  writeFileSync(f("san.ext"), "subjectAltName=IP:127.0.0.1\n");
+  for (const [name, subject] of [
+    ["server", "/CN=127.0.0.1"],
+    ["client", "/CN=ptyhub-test/O=system:masters"],
+  ] as const) {
+    await openssl(
+      ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", f(`${name}.key`), "-out", f(`${name}.csr`)].concat([
+        "-subj",
+        subject,
+      ]),
+    );
+    const ext = name === "server" ? ["-extfile", f("san.ext")] : [];
+    await openssl(
+      ["x509", "-req", "-in", f(`${name}.csr`), "-CA", f("ca.crt"), "-CAkey", f("ca.key")].concat([
+        "-CAcreateserial",
+        "-out",
+        f(`${name}.crt`),
+        ...days,
+        ...ext,
+      ]),
+    );
+  }
+  const read = (name: string) => readFileSync(f(name), "utf8");
+  return {
+    ca: read("ca.crt"),
+    serverCert: read("server.crt"),
+    serverKey: read("server.key"),
+    clientCert: read("client.crt"),
+    clientKey: read("client.key"),
+  };
+}
+
 export interface KubeStandin {
-  /** http://127.0.0.1:PORT */
+  /** https://127.0.0.1:PORT */
   server: string;
   /** Pods answered with 403 on every request, as for a user without RBAC rights. */
   forbidden: Set<string>;
@@ -86,7 +146,8 @@ function frame(channel: number, payload: Uint8Array): Uint8Array {
   return out;
 }
 
-export function startKubeStandin(dockerSocket: string): KubeStandin {
+export async function startKubeStandin(dockerSocket: string): Promise<KubeStandin> {
+  const pki = await makePki();
   const engine = new EngineClient({ kind: "unix", path: dockerSocket });
   const pods = new Map<string, StandinPod>();
   const forbidden = new Set<string>();
@@ -148,12 +209,14 @@ export function startKubeStandin(dockerSocket: string): KubeStandin {
   const server = Bun.serve<ExecData>({
     hostname: "127.0.0.1",
     port: 0,
+    // Only a client with a certificate from this CA gets an answer, as with kind's API server.
+    tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true, rejectUnauthorized: true },
     async fetch(req, srv) {
       const url = new URL(req.url);
       const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)(\/exec)?$/.exec(url.pathname);
       if (!m) return status(404, "NotFound", `the server could not find the requested resource (${url.pathname})`);
       const [namespace, name, exec] = [decodeURIComponent(m[1]!), decodeURIComponent(m[2]!), m[3]];
-      if (forbidden.has(name)) {
+      if (forbidden.has(name) || req.headers.has("impersonate-user")) {
         const verb = exec ? 'create resource "pods/exec"' : 'get resource "pods"';
         return status(403, "Forbidden", `pods "${name}" is forbidden: User "standin" cannot ${verb} in "${namespace}"`);
       }
@@ -200,7 +263,8 @@ export function startKubeStandin(dockerSocket: string): KubeStandin {
       },
     },
   });
-  const url = `http://127.0.0.1:${server.port}`;
+  const url = `https://127.0.0.1:${server.port}`;
+  const b64 = (pem: string) => Buffer.from(pem).toString("base64");
   return {
     server: url,
     forbidden,
@@ -213,9 +277,13 @@ export function startKubeStandin(dockerSocket: string): KubeStandin {
       const config = {
         apiVersion: "v1",
         kind: "Config",
-        // Plain HTTP on loopback: the client takes http:// only with TLS verification switched off.
-        clusters: [{ name: "standin", cluster: { server: url, "insecure-skip-tls-verify": true } }],
-        users: [{ name: "standin", user: { token: "standin-token" } }],
+        clusters: [{ name: "standin", cluster: { server: url, "certificate-authority-data": b64(pki.ca) } }],
+        users: [
+          {
+            name: "standin",
+            user: { "client-certificate-data": b64(pki.clientCert), "client-key-data": b64(pki.clientKey) },
+          },
+        ],
         contexts: [{ name: "standin", context: { cluster: "standin", user: "standin", namespace } }],
         "current-context": "standin",
       };

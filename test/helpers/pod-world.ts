@@ -68,7 +68,7 @@ async function standinWorld(): Promise<PodWorld> {
       busybox,
       "/bin/sh",
     ]);
-    standin = startKubeStandin(dockerd.socket);
+    standin = await startKubeStandin(dockerd.socket);
     standin.addPod({ namespace: "ptyhub", name: POD, containers: ["app"], docker: { app: docker } });
     standin.addPod({ namespace: "ptyhub", name: READ_ONLY_POD, containers: ["app"], docker: { app: readOnly } });
     standin.forbidden.add(FORBIDDEN_POD);

@@ -1,10 +1,11 @@
 /**
- * The pod a session opens in, through the API server (GET pod, with the official client): it
+ * The pod a session opens in, through the API server (GET pod, with the official client's
+ * credentials): it
  * exists, this user may read it, it runs, and which of its containers is meant (pod.container,
  * else the one its `kubectl.kubernetes.io/default-container` annotation names, else the first,
  * as kubectl exec picks it). Each way this fails is CONTAINER_UNAVAILABLE with a hint.
  */
-import { ApiException, CoreV1Api, type V1Pod } from "@kubernetes/client-node";
+import type { V1Pod } from "@kubernetes/client-node";
 import type { KubeTarget } from "./kubeconfig.ts";
 import { apiRefused, apiUnreachable, forbidden, noSuchContainer, noSuchPod, notRunning } from "./pod-errors.ts";
 
@@ -12,6 +13,8 @@ const DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container";
 const HTTP_FORBIDDEN = 403;
 const HTTP_NOT_FOUND = 404;
 const HTTP_UNAUTHORIZED = 401;
+/** Characters of an unexpected answer kept for the error. */
+const STATUS_BODY_CHARS = 300;
 
 export interface PodInfo {
   namespace: string;
@@ -24,43 +27,61 @@ export function podTarget(pod: PodInfo): string {
   return `pod:${pod.namespace}/${pod.name}/${pod.container}`;
 }
 
-/** The API server's own message in an error body (a Status), else the exception's first line. */
-function statusMessage(err: ApiException<unknown>): string {
-  const body = err.body;
-  if (typeof body === "string") {
-    try {
-      const parsed = JSON.parse(body) as { message?: unknown };
-      if (typeof parsed.message === "string") return parsed.message;
-    } catch {
-      return body.slice(0, 300);
-    }
+/** The API server's own message in an error body (a Status), else the body's start. */
+function statusMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { message?: unknown };
+    if (typeof parsed.message === "string") return parsed.message;
+  } catch {
+    // Not a Status: the body as it is.
   }
-  if (body && typeof body === "object" && "message" in body && typeof body.message === "string") return body.message;
-  return err.message.split("\n")[0] ?? "";
+  return body.slice(0, STATUS_BODY_CHARS);
+}
+
+/**
+ * GET with the kubeconfig's credentials and TLS (the official client works them out: client
+ * certificates, a CA, tokens, exec plugins, impersonation). The request itself is Bun's fetch:
+ * the client's generated API sends through undici's fetch with a dispatcher that carries the TLS
+ * material, and under Bun that dispatcher is ignored (a cluster's own CA fails verification).
+ */
+async function kubeGet(k: KubeTarget, path: string, timeoutMs: number): Promise<Response> {
+  const opts: { headers?: Record<string, unknown>; ca?: Buffer; cert?: Buffer; key?: Buffer } & {
+    rejectUnauthorized?: boolean;
+    servername?: string;
+  } = {};
+  await k.config.applyToHTTPSOptions(opts);
+  const headers: Record<string, string> = { Accept: "application/json" };
+  for (const [name, value] of Object.entries(opts.headers ?? {})) headers[name] = String(value);
+  const tls = {
+    ca: opts.ca?.toString(),
+    cert: opts.cert?.toString(),
+    key: opts.key?.toString(),
+    rejectUnauthorized: opts.rejectUnauthorized,
+    serverName: opts.servername,
+  };
+  return fetch(`${k.server.replace(/\/+$/, "")}${path}`, { headers, tls, signal: AbortSignal.timeout(timeoutMs) });
 }
 
 /** Reads the pod, bounded by `timeoutMs` (an API server that never answers is an unreachable one). */
 async function readPod(k: KubeTarget, name: string, timeoutMs: number): Promise<V1Pod> {
-  const api = k.config.makeApiClient(CoreV1Api);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
+  const where = `${k.namespace}/${name}`;
+  const path = `/api/v1/namespaces/${encodeURIComponent(k.namespace)}/pods/${encodeURIComponent(name)}`;
+  let r: Response;
   try {
-    return await Promise.race([api.readNamespacedPod({ name, namespace: k.namespace }), timedOut]);
+    r = await kubeGet(k, path, timeoutMs);
   } catch (err) {
-    const where = `${k.namespace}/${name}`;
-    if (err instanceof ApiException) {
-      if (err.code === HTTP_NOT_FOUND) throw noSuchPod(k.namespace, name);
-      if (err.code === HTTP_FORBIDDEN || err.code === HTTP_UNAUTHORIZED) {
-        throw forbidden(`read pod ${where}`, statusMessage(err));
-      }
-      throw apiRefused(`read pod ${where}`, err.code, statusMessage(err));
-    }
-    const cause = (err as Error & { cause?: Error }).cause;
-    throw apiUnreachable(k.server, cause?.message ?? (err as Error).message);
-  } finally {
-    clearTimeout(timer);
+    throw apiUnreachable(k.server, (err as Error).message);
+  }
+  const body = await r.text();
+  if (r.status === HTTP_NOT_FOUND) throw noSuchPod(k.namespace, name);
+  if (r.status === HTTP_FORBIDDEN || r.status === HTTP_UNAUTHORIZED) {
+    throw forbidden(`read pod ${where}`, statusMessage(body));
+  }
+  if (!r.ok) throw apiRefused(`read pod ${where}`, r.status, statusMessage(body));
+  try {
+    return JSON.parse(body) as V1Pod;
+  } catch {
+    throw apiRefused(`read pod ${where}`, r.status, `not a pod: ${body.slice(0, STATUS_BODY_CHARS)}`);
   }
 }
 

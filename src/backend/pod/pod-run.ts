@@ -34,14 +34,22 @@ export async function runPodExec(k: KubeTarget, pod: PodInfo, cmd: string[], o: 
   let err = "";
   stream.onData((b) => (out += decoder.out.decode(b, { stream: true })));
   stream.onStderr((b) => (err += decoder.err.decode(b, { stream: true })));
-  const ended = new Promise<PodExecEnd>((resolve) => stream.onClose(resolve));
+  let over = false;
+  const ended = new Promise<PodExecEnd>((resolve) =>
+    stream.onClose((end) => {
+      over = true;
+      resolve(end);
+    }),
+  );
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), o.timeoutMs)));
   const feeding = (async () => {
     if (typeof o.stdin === "string") stream.write(new TextEncoder().encode(o.stdin));
     else if (o.stdin) {
+      // An exec that ended early (a failed placement) takes no more: the rest of the file is not read.
       for await (const chunk of o.stdin) {
-        while (stream.buffered() > UPLOAD_HIGH_WATER) await Bun.sleep(UPLOAD_PACE_MS);
+        while (!over && stream.buffered() > UPLOAD_HIGH_WATER) await Bun.sleep(UPLOAD_PACE_MS);
+        if (over) break;
         stream.write(chunk);
       }
     }
@@ -50,6 +58,7 @@ export async function runPodExec(k: KubeTarget, pod: PodInfo, cmd: string[], o: 
   const r = await Promise.race([ended, timedOut]);
   clearTimeout(timer);
   if (r === "timeout") {
+    over = true;
     stream.close();
     await feeding.catch(() => undefined);
     throw new AppError(
