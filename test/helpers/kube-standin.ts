@@ -103,8 +103,8 @@ export interface KubeStandin {
   /** Pods answered with 403 on every request, as for a user without RBAC rights. */
   forbidden: Set<string>;
   addPod(pod: StandinPod): void;
-  /** Writes a kubeconfig for this server (context `standin`, namespace `ns`) into `dir`. */
-  writeKubeconfig(dir: string, namespace?: string): string;
+  /** Writes a kubeconfig for this server (context `standin`) into `dir`; `as` impersonates a user. */
+  writeKubeconfig(dir: string, namespace?: string, as?: string): string;
   /** Execs opened so far, by their command (for tests that want to see which ran). */
   execs: string[][];
   /** Drops every exec's connection at once, as a network cut or an API server restart would. */
@@ -272,7 +272,7 @@ export async function startKubeStandin(dockerSocket: string): Promise<KubeStandi
     addPod(pod) {
       pods.set(`${pod.namespace}/${pod.name}`, pod);
     },
-    writeKubeconfig(dir, namespace = "default") {
+    writeKubeconfig(dir, namespace = "default", as) {
       const path = join(dir, "kubeconfig");
       const config = {
         apiVersion: "v1",
@@ -281,7 +281,11 @@ export async function startKubeStandin(dockerSocket: string): Promise<KubeStandi
         users: [
           {
             name: "standin",
-            user: { "client-certificate-data": b64(pki.clientCert), "client-key-data": b64(pki.clientKey) },
+            user: {
+              "client-certificate-data": b64(pki.clientCert),
+              "client-key-data": b64(pki.clientKey),
+              ...(as === undefined ? {} : { as }),
+            },
           },
         ],
         contexts: [{ name: "standin", context: { cluster: "standin", user: "standin", namespace } }],

@@ -29,8 +29,10 @@ export interface PodWorld {
   pod: string;
   /** The stand-in only: a running pod whose container has a read-only root and no home to write (busybox). */
   readOnlyPod: string | null;
-  /** A kubeconfig and pod for which the API server answers 403. */
+  /** A kubeconfig whose user has no rights (it impersonates one): the API server answers 403. */
   forbidden: { kubeconfig: string; pod: string };
+  /** The stand-in only: a pod that answers 403 to everyone, as one RBAC keeps from this user. */
+  forbiddenPod: string | null;
   /** Runs `sh -c script` in the pod, not through ptyhub (set-up and checks). */
   inside(script: string): Promise<{ code: number; out: string }>;
   /** The stand-in, when that is where the pods are (for the tests only it can do: cutting its connections). */
@@ -46,6 +48,8 @@ export function podTestsEnabled(): boolean {
 const POD = "ptyhub-pod";
 const FORBIDDEN_POD = "ptyhub-forbidden";
 const READ_ONLY_POD = "ptyhub-readonly";
+/** The user a forbidden kubeconfig impersonates: one no role is bound to. */
+const NOBODY = "ptyhub-test-nobody";
 
 async function standinWorld(): Promise<PodWorld> {
   const dockerd = await startDockerd();
@@ -80,7 +84,8 @@ async function standinWorld(): Promise<PodWorld> {
       namespace: "ptyhub",
       pod: POD,
       readOnlyPod: READ_ONLY_POD,
-      forbidden: { kubeconfig, pod: FORBIDDEN_POD },
+      forbidden: { kubeconfig: s.writeKubeconfig(scratchDir("kube-"), "ptyhub", NOBODY), pod: POD },
+      forbiddenPod: FORBIDDEN_POD,
       inside: (script) => dockerd.docker(["exec", docker, "sh", "-c", script]),
       standin: s,
       async stop() {
@@ -116,7 +121,7 @@ async function clusterWorld(kubeconfig: string): Promise<PodWorld> {
   await kubectl(kubeconfig, ["wait", "--for=condition=Ready", `pod/${POD}`, `--timeout=${POD_READY_S}s`]);
   // A user with no RBAC rights at all, by impersonation (the kubeconfig's `as`): every request is 403.
   const config = JSON.parse(await kubectl(kubeconfig, ["config", "view", "--raw", "--minify", "-o", "json"]));
-  for (const u of config.users) u.user.as = "ptyhub-test-nobody";
+  for (const u of config.users) u.user.as = NOBODY;
   const forbidden = join(scratchDir("kube-"), "forbidden-kubeconfig");
   writeFileSync(forbidden, JSON.stringify(config));
   return {
@@ -126,6 +131,7 @@ async function clusterWorld(kubeconfig: string): Promise<PodWorld> {
     pod: POD,
     readOnlyPod: null,
     forbidden: { kubeconfig: forbidden, pod: POD },
+    forbiddenPod: null,
     async inside(script) {
       const r = await run(["kubectl", "--kubeconfig", kubeconfig, "exec", POD, "-c", "app", "--", "sh", "-c", script]);
       return { code: r.code, out: r.out };

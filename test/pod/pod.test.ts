@@ -152,6 +152,11 @@ describe.skipIf(!enabled)("pod sessions", () => {
     expect(forbidden.error?.code).toBe("CONTAINER_UNAVAILABLE");
     expect(forbidden.error?.message).toContain("forbidden");
     expect(forbidden.error?.hint).toContain("RBAC");
+    if (world.forbiddenPod !== null) {
+      const pod = await open({ pod: podOf({ name: world.forbiddenPod }) });
+      expect(pod.error?.code).toBe("CONTAINER_UNAVAILABLE");
+      expect(pod.error?.message).toContain(`pods "${world.forbiddenPod}" is forbidden`);
+    }
     const noConfig = await open({ pod: podOf({ kubeconfig: `${world.kubeconfig}.absent` }) });
     expect(noConfig.error?.code).toBe("CONTAINER_UNAVAILABLE");
     expect(noConfig.error?.hint).toContain("KUBECONFIG");
