@@ -70,6 +70,9 @@ describe("kubeconfig as kubectl reads it", () => {
     expect(none.hint).toContain("KUBECONFIG");
     const absent = failure(() => kubeTarget({ name: "p", kubeconfig: join(empty, "nope") }, { HOME: empty }));
     expect(absent.message).toContain("does not exist");
+    expect(failure(() => kubeTarget({ name: "p", kubeconfig: "kube/config" }, { HOME: empty })).code).toBe(
+      "INVALID_ARGUMENT",
+    );
     const allMissing = failure(() => kubeTarget({ name: "p" }, { HOME: empty, KUBECONFIG: join(empty, "x") }));
     expect(allMissing.message).toContain("none of KUBECONFIG's files");
   });

@@ -8,7 +8,8 @@
  */
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, isAbsolute, join } from "node:path";
+import { AppError } from "../../api/errors.ts";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { PodParams } from "./params.ts";
 import { badKubeconfig, noKubeconfig } from "./pod-errors.ts";
@@ -49,6 +50,14 @@ function load(p: PodParams, env: NodeJS.ProcessEnv): { config: KubeConfig; sourc
   const home = join(env.HOME || homedir(), ".kube", "config");
   let source: string;
   if (p.kubeconfig !== undefined) {
+    // Read by the daemon, whose cwd is not the client's: a relative path would name another file.
+    if (!isAbsolute(p.kubeconfig)) {
+      throw new AppError(
+        "INVALID_ARGUMENT",
+        `pod.kubeconfig must be an absolute path, not '${p.kubeconfig}'`,
+        "Pass the file's full path (or set KUBECONFIG where ptyhub runs).",
+      );
+    }
     if (!existsSync(p.kubeconfig)) throw noKubeconfig(`pod.kubeconfig ${p.kubeconfig} does not exist`);
     source = p.kubeconfig;
   } else if (fromEnv.length > 0) {
