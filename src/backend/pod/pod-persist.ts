@@ -20,10 +20,7 @@ import { podTarget, runningPod, type PodInfo } from "./pod-api.ts";
 import { podBinary } from "./pod-binary.ts";
 import { startPodExec, type PodExecStream } from "./pod-exec.ts";
 import { runPodExec } from "./pod-run.ts";
-import type { PodOpened, PodOpenRequest } from "./pod-opened.ts";
-
-/** The user an exec runs as is the container's own; its login shell is looked up as root's or by uid 0. */
-const EXEC_USER = "root";
+import { POD_EXEC_USER, type PodOpened, type PodOpenRequest } from "./pod-opened.ts";
 
 function execChannel(stream: PodExecStream): ByteChannel {
   return {
@@ -101,7 +98,7 @@ export async function openPodPersist(k: KubeTarget, pod: PodInfo, req: PodOpenRe
   });
   if (!link) throw new NoPlacement("the ptyhub placed there did not start");
   try {
-    const probe = ["/bin/sh", "-c", loginShellProbe(EXEC_USER)];
+    const probe = ["/bin/sh", "-c", loginShellProbe(POD_EXEC_USER)];
     const command = req.command ?? loginShellFrom((await runPodExec(k, pod, probe, { timeoutMs: PROBE_EXEC_MS })).out);
     const program = { command, args: req.args, cwd: req.cwd, env: req.env, cols: req.cols, rows: req.rows };
     const r = await attachRemoteSession(program, link, podReach(k, pod, timeoutMs));

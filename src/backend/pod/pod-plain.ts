@@ -16,7 +16,7 @@ import type { KubeTarget } from "./kubeconfig.ts";
 import { podTarget, type PodInfo } from "./pod-api.ts";
 import { startPodExec, type PodExecEnd, type PodExecStream } from "./pod-exec.ts";
 import { runPodExec } from "./pod-run.ts";
-import type { PodOpened, PodOpenRequest } from "./pod-opened.ts";
+import { POD_EXEC_USER, type PodOpened, type PodOpenRequest } from "./pod-opened.ts";
 
 const log = logger("pod-exec");
 
@@ -24,9 +24,6 @@ const log = logger("pod-exec");
 const SIGNAL_EXEC_MS = 10_000;
 /** ptyhub's terminal type, as its emulator understands it (a Docker exec gets it as its env). */
 const TERM_EXPORT = "TERM=xterm-256color; export TERM;";
-/** The user the setup looks up a login shell for: an exec runs as the container's user, unknown here. */
-const EXEC_USER = "root";
-
 class PodExecBackend implements Backend {
   readonly kind = "pod" as const;
   readonly pid = null;
@@ -132,7 +129,7 @@ class PodExecBackend implements Backend {
 
 /** Opens a plain exec TTY in the pod; `note` says why it is not persistent, in the target. */
 export async function openPodPlain(k: KubeTarget, pod: PodInfo, req: PodOpenRequest, note: string): Promise<PodOpened> {
-  const { argv, boot } = await planExecShell(req, EXEC_USER, (script) =>
+  const { argv, boot } = await planExecShell(req, POD_EXEC_USER, (script) =>
     runPodExec(k, pod, ["/bin/sh", "-c", SETUP_PROGRAM], { stdin: script, timeoutMs: req.setupTimeoutMs }),
   );
   // pods/exec sets no environment: the terminal type goes in front of the announcing script.
