@@ -103,6 +103,8 @@ export interface KubeStandin {
   /** Pods answered with 403 on every request, as for a user without RBAC rights. */
   forbidden: Set<string>;
   addPod(pod: StandinPod): void;
+  /** Forgets a pod: from now on it is answered 404, as a deleted one. */
+  removePod(namespace: string, name: string): void;
   /** Writes a kubeconfig for this server (context `standin`) into `dir`; `as` impersonates a user. */
   writeKubeconfig(dir: string, namespace?: string, as?: string): string;
   /** Execs opened so far, by their command (for tests that want to see which ran). */
@@ -271,6 +273,9 @@ export async function startKubeStandin(dockerSocket: string): Promise<KubeStandi
     execs,
     addPod(pod) {
       pods.set(`${pod.namespace}/${pod.name}`, pod);
+    },
+    removePod(namespace, name) {
+      pods.delete(`${namespace}/${name}`);
     },
     writeKubeconfig(dir, namespace = "default", as) {
       const path = join(dir, "kubeconfig");

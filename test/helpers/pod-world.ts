@@ -33,6 +33,8 @@ export interface PodWorld {
   forbidden: { kubeconfig: string; pod: string };
   /** The stand-in only: a pod that answers 403 to everyone, as one RBAC keeps from this user. */
   forbiddenPod: string | null;
+  /** A second running pod like `pod`, and how to delete it (its container killed with it). */
+  extraPod(name: string): Promise<{ delete(): Promise<void> }>;
   /** Runs `sh -c script` in the pod, not through ptyhub (set-up and checks). */
   inside(script: string): Promise<{ code: number; out: string }>;
   /** The stand-in, when that is where the pods are (for the tests only it can do: cutting its connections). */
@@ -87,6 +89,17 @@ async function standinWorld(): Promise<PodWorld> {
       forbidden: { kubeconfig: s.writeKubeconfig(scratchDir("kube-"), "ptyhub", NOBODY), pod: POD },
       forbiddenPod: FORBIDDEN_POD,
       inside: (script) => dockerd.docker(["exec", docker, "sh", "-c", script]),
+      async extraPod(name) {
+        const backing = `ptyhub-pod-${name}`;
+        await dockerd.dockerOk(["run", "-d", "-i", "--network", "none", "--name", backing, image, "/bin/sh"]);
+        s.addPod({ namespace: "ptyhub", name, containers: ["app"], docker: { app: backing } });
+        return {
+          async delete() {
+            s.removePod("ptyhub", name);
+            await dockerd.dockerOk(["rm", "-f", backing]);
+          },
+        };
+      },
       standin: s,
       async stop() {
         s.stop();
@@ -106,19 +119,24 @@ async function kubectl(kubeconfig: string, args: string[], stdin?: string) {
   return r.out;
 }
 
-async function clusterWorld(kubeconfig: string): Promise<PodWorld> {
-  const namespace = "default";
+/** Creates a pod of the test image in `default` and waits until it is ready. */
+async function createPod(kubeconfig: string, name: string): Promise<void> {
   const manifest = {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: POD, namespace },
+    metadata: { name, namespace: "default" },
     spec: {
       terminationGracePeriodSeconds: 0,
       containers: [{ name: "app", image: REAL_POD_IMAGE, command: ["sleep", "infinity"] }],
     },
   };
   await kubectl(kubeconfig, ["apply", "-f", "-"], JSON.stringify(manifest));
-  await kubectl(kubeconfig, ["wait", "--for=condition=Ready", `pod/${POD}`, `--timeout=${POD_READY_S}s`]);
+  await kubectl(kubeconfig, ["wait", "--for=condition=Ready", `pod/${name}`, `--timeout=${POD_READY_S}s`]);
+}
+
+async function clusterWorld(kubeconfig: string): Promise<PodWorld> {
+  const namespace = "default";
+  await createPod(kubeconfig, POD);
   // A user with no RBAC rights at all, by impersonation (the kubeconfig's `as`): every request is 403.
   const config = JSON.parse(await kubectl(kubeconfig, ["config", "view", "--raw", "--minify", "-o", "json"]));
   for (const u of config.users) u.user.as = NOBODY;
@@ -135,6 +153,14 @@ async function clusterWorld(kubeconfig: string): Promise<PodWorld> {
     async inside(script) {
       const r = await run(["kubectl", "--kubeconfig", kubeconfig, "exec", POD, "-c", "app", "--", "sh", "-c", script]);
       return { code: r.code, out: r.out };
+    },
+    async extraPod(name) {
+      await createPod(kubeconfig, name);
+      return {
+        async delete() {
+          await kubectl(kubeconfig, ["delete", "pod", name, "--grace-period=0", "--force", "--wait=false"]);
+        },
+      };
     },
     standin: null,
     async stop() {

@@ -218,4 +218,31 @@ describe.skipIf(!enabled)("pod sessions", () => {
     },
     60_000,
   );
+
+  test(
+    "a pod deleted under a persistent session ends it: its daemon went with it",
+    async () => {
+      const doomed = await world.extraPod("ptyhub-doomed");
+      let deleted = false;
+      try {
+        const r = await open({ name: "doomed", pod: podOf({ name: "ptyhub-doomed" }) }, FIRST_PERSIST_OPEN_MS);
+        expect(r.error).toBeNull();
+        expect(await exec("doomed", "echo alive")).toMatchObject({ output: "alive", exit_code: 0 });
+        await doomed.delete();
+        deleted = true;
+        await waitFor(
+          async () => ((await sessionInfo("doomed"))?.alive === false ? true : undefined),
+          WAIT_MS * 4,
+          "the session in the deleted pod to end",
+        );
+        const after = await mcp.call("term_exec", { session: "doomed", command: "echo hi" });
+        expect(after.error?.code).toBe("SESSION_EXITED");
+        const reopen = await open({ pod: podOf({ name: "ptyhub-doomed" }) });
+        expect(reopen.error?.code).toBe("CONTAINER_UNAVAILABLE");
+      } finally {
+        if (!deleted) await doomed.delete();
+      }
+    },
+    FIRST_PERSIST_OPEN_MS + WAIT_MS * 5,
+  );
 });
