@@ -220,7 +220,8 @@ export async function startKubeStandin(dockerSocket: string): Promise<KubeStandi
       const [namespace, name, exec] = [decodeURIComponent(m[1]!), decodeURIComponent(m[2]!), m[3]];
       if (forbidden.has(name) || req.headers.has("impersonate-user")) {
         const verb = exec ? 'create resource "pods/exec"' : 'get resource "pods"';
-        return status(403, "Forbidden", `pods "${name}" is forbidden: User "standin" cannot ${verb} in "${namespace}"`);
+        const user = req.headers.get("impersonate-user") ?? "ptyhub-test";
+        return status(403, "Forbidden", `pods "${name}" is forbidden: User "${user}" cannot ${verb} in "${namespace}"`);
       }
       const pod = pods.get(`${namespace}/${name}`);
       if (!pod) return status(404, "NotFound", `pods "${name}" not found`);
