@@ -1,9 +1,8 @@
 /**
  * The pod a session opens in, through the API server (GET pod, with the official client's
- * credentials): it
- * exists, this user may read it, it runs, and which of its containers is meant (pod.container,
- * else the one its `kubectl.kubernetes.io/default-container` annotation names, else the first,
- * as kubectl exec picks it). Each way this fails is CONTAINER_UNAVAILABLE with a hint.
+ * credentials): it exists, this user may read it, it runs, and which of its containers is meant
+ * (pod.container, else the one its `kubectl.kubernetes.io/default-container` annotation names,
+ * else the first, as kubectl exec picks it). Each way this fails is CONTAINER_UNAVAILABLE with a hint.
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import type { KubeTarget } from "./kubeconfig.ts";

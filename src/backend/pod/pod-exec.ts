@@ -64,14 +64,6 @@ function quietStreams() {
   return { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough() };
 }
 
-interface MinimalSocket {
-  protocol: string;
-  bufferedAmount?: number;
-  send(data: Uint8Array): void;
-  close(): void;
-  onclose: ((ev: unknown) => void) | null;
-}
-
 function frame(channel: number, payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(payload.length + 1);
   out[0] = channel;
@@ -114,9 +106,9 @@ export async function startPodExec(
   let end: PodExecEnd | null = null;
   let status: PodExecEnd | null = null;
   const handler = new WebSocketHandler(k.config, undefined, quietStreams());
-  let socket: MinimalSocket;
+  let socket: Awaited<ReturnType<WebSocketHandler["connect"]>>;
   try {
-    socket = (await handler.connect(path, null, (channel: number, payload: Buffer) => {
+    socket = await handler.connect(path, null, (channel: number, payload: Buffer) => {
       const bytes = new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength);
       if (channel === STDOUT) {
         if (dataListeners.length === 0) early.push(bytes.slice());
@@ -130,7 +122,7 @@ export async function startPodExec(
         }
       }
       return true;
-    })) as unknown as MinimalSocket;
+    });
   } catch (err) {
     throw connectError(k, pod, err);
   }
