@@ -10,12 +10,14 @@ import { AppError } from "./errors.ts";
 import { sshOpenParam } from "../backend/ssh/params.ts";
 import { serialOpenParam } from "../backend/serial/params.ts";
 import { containerOpenParam } from "../backend/container/params.ts";
+import { podOpenParam } from "../backend/pod/params.ts";
 
 /** term_open's parameters that select a kind: adding a kind adds its line here. */
 export const KIND_PARAMS = {
   ssh: sshOpenParam,
   serial: serialOpenParam,
   container: containerOpenParam,
+  pod: podOpenParam,
 };
 
 export type RemoteKind = keyof typeof KIND_PARAMS;

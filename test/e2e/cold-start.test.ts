@@ -21,6 +21,7 @@ const EXIT_WAIT_MS = 20_000;
 const NOT_AT_START = [
   "/node_modules/@xterm/headless/",
   "/node_modules/ssh2/",
+  "/node_modules/@kubernetes/client-node/",
   "/src/host/local-host.ts",
   "/src/session/manager.ts",
   "/src/session/session.ts",

@@ -34,6 +34,11 @@ async function containerLibc(engine: EngineClient, containerId: string, arch: st
   return loader && (await engine.statPath(containerId, loader)) ? "musl" : "gnu";
 }
 
+/** The directory a binary is placed in, named by its version and content: `<version>-<sha256 prefix>`. */
+export async function binaryDirName(local: string): Promise<string> {
+  return `${VERSION}-${(await sha256File(local)).slice(0, SHA_PREFIX_CHARS)}`;
+}
+
 /** Placements under way, by container: sessions opened at once in a fresh container share one upload. */
 const placing = new Map<string, Promise<string | null>>();
 
@@ -62,8 +67,7 @@ async function place(engine: EngineClient, info: ContainerInfo, opts: { upload: 
   if (!platform) throw new NoPlacement(`ptyhub is not built for ${os}/${architecture}`);
   const local = await suppliedBinary(platform, { build: opts.upload });
   if (!local) throw new NoPlacement(`this ptyhub has no binary for ${platform} to place there`);
-  const sha = await sha256File(local);
-  const relative = `${BIN_ROOT}/${VERSION}-${sha.slice(0, SHA_PREFIX_CHARS)}/ptyhub`;
+  const relative = `${BIN_ROOT}/${await binaryDirName(local)}/ptyhub`;
   const path = `/${relative}`;
   const size = statSync(local).size;
   const present = await engine.statPath(info.id, path);

@@ -23,13 +23,13 @@ import { StdcopyDemuxer } from "./stdcopy.ts";
 import type { ContainerOpened, ContainerOpenRequest } from "./container-opened.ts";
 
 /** Characters of the bridge's stderr kept for an error (its last words say why it stopped). */
-const STDERR_TAIL_CHARS = 400;
+export const STDERR_TAIL_CHARS = 400;
 /**
  * Runs the bridge ($0 "$@") with a usable HOME: the daemon keeps its state and log under it, and
  * users like nobody have none (/nonexistent). Such a user gets a private one in /tmp by uid
  * (read from /proc: no `id` in minimal images), which ptyhub creates 0700 itself.
  */
-const BRIDGE_WITH_A_HOME =
+export const BRIDGE_WITH_A_HOME =
   'if [ -z "${HOME-}" ] || [ ! -d "$HOME" ] || [ ! -w "$HOME" ]; then ' +
   'u=; while read -r k v _; do if [ "$k" = Uid: ]; then u=$v; fi; done < /proc/self/status; ' +
   'HOME=/tmp/ptyhub-home-$u; export HOME; fi; exec "$0" "$@"';

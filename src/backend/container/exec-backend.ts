@@ -15,7 +15,7 @@ import type { ExecStream } from "./exec-stream.ts";
 const log = logger("container-exec");
 
 /** How long close() waits for the hung-up shell's stream to end before killing its group. */
-const CLOSE_GRACE_MS = 2000;
+export const CLOSE_GRACE_MS = 2000;
 /** Exit codes above this are 128 + a signal's number. */
 const SIGNAL_EXIT_BASE = 128;
 /**
@@ -32,7 +32,7 @@ const SIGNAL_EXEC_MS = 10_000;
  * Signals ($1) the process group led by pid $0: the shell and every job; the pid alone where the
  * group is gone. Builtins only (kill is one in every POSIX sh).
  */
-const SIGNAL_GROUP = 'kill -s "$1" -- "-$0" 2>/dev/null || kill -s "$1" "$0" 2>/dev/null; exit 0';
+export const SIGNAL_GROUP = 'kill -s "$1" -- "-$0" 2>/dev/null || kill -s "$1" "$0" 2>/dev/null; exit 0';
 
 export interface ExecBackendOptions {
   engine: EngineClient;

@@ -23,8 +23,7 @@ async function openInContainer(
   const { validateEnv } = await import("../local/launch.ts");
   const setupTimeoutMs = ctx.config.open_timeout_ms;
   const r = await openContainer({ ...program, container, env: validateEnv(program.env), setupTimeoutMs });
-  const { backend, target, integration, family, cwd, startMark, nonce, description, files } = r;
-  return { kind: "container", target, backend, integration, family, cwd, description, startMark, nonce, files };
+  return { kind: "container", ...r };
 }
 
 export const containerKind: KindDescriptor = {

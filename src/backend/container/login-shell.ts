@@ -8,7 +8,7 @@ import type { ContainerInfo, EngineClient } from "./engine-client.ts";
 import { runExec } from "./exec-run.ts";
 
 /** Bound on the small exec that reads the user's login shell. */
-const PROBE_EXEC_MS = 15_000;
+export const PROBE_EXEC_MS = 15_000;
 
 /** Sets $SHELL from /etc/passwd (by name or uid) when the exec has none: pure sh, no awk or getent. */
 export function loginShellPrelude(user: string): string {
@@ -29,6 +29,19 @@ fi
 `;
 }
 
+/** A probe's answer (the shell it printed) as the shell to run: a POSIX one, else /bin/sh; undefined: none said. */
+export function loginShellFrom(out: string): string | undefined {
+  const shell = out.trim();
+  if (!shell) return undefined;
+  // nologin, false, csh…: term_exec needs a POSIX shell, as an SSH session falls back to /bin/sh.
+  return shellFamilyOf(shell) ? shell : "/bin/sh";
+}
+
+/** The probe that prints the user's login shell (for `/bin/sh -c`). */
+export function loginShellProbe(user: string): string {
+  return `${loginShellPrelude(user)}printf '%s\\n' "$SHELL"`;
+}
+
 /**
  * The user's login shell in the container (/etc/passwd, else /bin/sh); undefined when the probe
  * says nothing, and the daemon inside then picks its own default ($SHELL, bash, sh).
@@ -38,10 +51,7 @@ export async function loginShell(
   info: ContainerInfo,
   user?: string,
 ): Promise<string | undefined> {
-  const script = `${loginShellPrelude(user ?? info.user)}printf '%s\\n' "$SHELL"`;
+  const script = loginShellProbe(user ?? info.user);
   const r = await runExec(engine, info.id, ["/bin/sh", "-c", script], { user, timeoutMs: PROBE_EXEC_MS });
-  const shell = r.out.trim();
-  if (!shell) return undefined;
-  // nologin, false, csh…: term_exec needs a POSIX shell, as an SSH session falls back to /bin/sh.
-  return shellFamilyOf(shell) ? shell : "/bin/sh";
+  return loginShellFrom(r.out);
 }

@@ -9,12 +9,14 @@ import { localKind } from "../local/kind.ts";
 import { serialKind } from "../serial/kind.ts";
 import { sshKind } from "../ssh/kind.ts";
 import { containerKind } from "../container/kind.ts";
+import { podKind } from "../pod/kind.ts";
 
 const KINDS: { [K in BackendKind]: KindDescriptor } = {
   local: localKind,
   ssh: sshKind,
   serial: serialKind,
   container: containerKind,
+  pod: podKind,
 };
 
 export function kindDescriptor(kind: BackendKind): KindDescriptor {
