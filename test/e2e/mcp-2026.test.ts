@@ -93,25 +93,17 @@ describe("2026-07-28 era", () => {
     expect(r.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "BUILD-OK" });
   });
 
-  test("term_secret from a client that offers elicitation: the error blames the era, not the client", async () => {
+  test("term_secret and a guard question from a client that offers elicitation ask with input_required", async () => {
+    // The whole exchange (retry with inputResponses): test/e2e/mcp-2026-questions.test.ts.
     await client.result("tools/call", { name: "term_exec", arguments: { command: "true" } });
-    const r = await client.result("tools/call", { name: "term_secret", arguments: { session: "main" } });
-    expect(r.isError).toBe(true);
-    expect(r.structuredContent.error.code).toBe("ELICITATION_UNSUPPORTED");
-    expect(r.structuredContent.error.message).toContain("2026-07-28");
-    expect(r.structuredContent.error.message).not.toContain("this MCP client cannot");
-    expect(r.structuredContent.error.hint).toContain("ptyhub attach main");
-  });
-
-  test("a guard refusal blames the era too", async () => {
+    const secret = await client.result("tools/call", { name: "term_secret", arguments: { session: "main" } });
+    expect(secret.resultType).toBe("input_required");
     // Blocked before anything is typed; were it typed, it would run in the scratch dir (no repository).
-    const r = await client.result("tools/call", {
+    const guard = await client.result("tools/call", {
       name: "term_exec",
       arguments: { command: `cd ${dir} && git clean -fdx` },
     });
-    expect(r.isError).toBe(true);
-    expect(r.structuredContent.error.code).toBe("BLOCKED_BY_GUARD");
-    expect(r.structuredContent.error.message).toContain("2026-07-28");
+    expect(guard.resultType).toBe("input_required");
   });
 
   test("errors: unknown method, unknown task, unsupported protocol version, bad params", async () => {
