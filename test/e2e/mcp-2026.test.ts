@@ -199,6 +199,10 @@ describe("Tasks", () => {
     expect(q.params.mode).toBe("form");
     expect(q.params.message).toContain("Continue? [y/N]");
     expect(q.params.requestedSchema.properties.answer.type).toBe("boolean");
+    // The task's status says a human is asked (Claude Code's task panel shows it).
+    expect(asked.statusMessage).toBe(
+      'a human is being asked for a yes/no answer at the prompt in session main: "Continue? [y/N]"',
+    );
     const upd = await tasksClient.result("tasks/update", {
       taskId: first.taskId,
       inputResponses: { answer: { action: "accept", content: { answer: true } } },
@@ -207,6 +211,8 @@ describe("Tasks", () => {
     const done = await tasksClient.untilSettled(first.taskId);
     expect(done.status).toBe("completed");
     expect(text(done.result)).toContain("answer=y");
+    // The model learns from the result that a human answered on the way.
+    expect(text(done.result)).toMatch(/^\[[^\]\n]* · a human was asked and answered after \d+ s\]\n/);
     expect(done.result.structuredContent.exit_code).toBe(0);
   });
 
@@ -216,6 +222,9 @@ describe("Tasks", () => {
     const asked = first.status === "input_required" ? first : await tasksClient.untilSettled(first.taskId);
     expect(asked.status).toBe("input_required");
     expect(asked.inputRequests.answer.params.message).toContain("password");
+    expect(asked.statusMessage).toBe(
+      'a human is being asked for the password at the prompt in session main: "Password:"',
+    );
     await tasksClient.result("tasks/update", {
       taskId: first.taskId,
       inputResponses: { answer: { action: "accept", content: { answer: "hunter22" } } },
