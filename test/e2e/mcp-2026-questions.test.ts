@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { NewEraClient } from "../helpers/mcp-2026.ts";
 import { startMcp } from "../helpers/mcp-client.ts";
 import { stopDaemon } from "../helpers/daemon.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { UNASKED_ANSWER_MS } from "../../src/mcp/unasked.ts";
 
 const ENV = { PTYHUB_SHELL: "/bin/bash", PTYHUB_PERSISTENT: "0" };
@@ -119,7 +120,7 @@ describe("2026-07-28 era: a plain call asks with input_required, the retry answe
 
   test("a retry with other arguments is refused and the question stays open; an unknown state is refused", async () => {
     const { dir, file } = repoWithUntracked();
-    const args = { command: `cd ${dir} && git clean -fdx` };
+    const args = { command: `cd ${dir} && git clean -fdx`, timeout_ms: 30_000 };
     const asked = await era.result("tools/call", { name: "term_exec", arguments: args });
     const other = (
       await era.answer("term_exec", { command: "true" }, asked, { action: "accept", content: { allow: true } })
@@ -129,7 +130,8 @@ describe("2026-07-28 era: a plain call asks with input_required, the retry answe
     expect(other.structuredContent.error.message).toContain("differ");
     expect(existsSync(file)).toBe(true);
     // Key order is the client's business: the same arguments reordered are the same call.
-    const same = (await era.answer("term_exec", { ...args }, asked, { action: "accept", content: { allow: true } }))
+    const reordered = { timeout_ms: args.timeout_ms, command: args.command };
+    const same = (await era.answer("term_exec", reordered, asked, { action: "accept", content: { allow: true } }))
       .result;
     expect(same.structuredContent).toMatchObject({ status: "done", exit_code: 0 });
     expect(existsSync(file)).toBe(false);
@@ -149,6 +151,28 @@ describe("2026-07-28 era: a plain call asks with input_required, the retry answe
     expect(r.structuredContent.error.code).toBe("ELICITATION_UNSUPPORTED");
     expect(r.structuredContent.error.message).toContain("cannot ask the human");
     expect(r.structuredContent.error.hint).toContain("ptyhub attach main");
+  });
+});
+
+describe("a question nobody answers", () => {
+  test("is dismissed after task_ttl_ms: the call ends refused, nothing runs, a late retry is told so", async () => {
+    const ttlMs = 1000;
+    const forgetful = client({ env: { ...ENV, PTYHUB_TASK_TTL_MS: String(ttlMs), PTYHUB_LOG_LEVEL: "info" } });
+    let stderr = "";
+    void (async () => {
+      for await (const chunk of forgetful.proc.stderr) stderr += new TextDecoder().decode(chunk);
+    })();
+    const { dir, file } = repoWithUntracked();
+    const args = { command: `cd ${dir} && git clean -fdx` };
+    const asked = await forgetful.result("tools/call", { name: "term_exec", arguments: args });
+    expect(asked.resultType).toBe("input_required");
+    // The barrier: the server says it dismissed the question.
+    await waitFor(() => stderr.includes("nobody answered its question within 1000 ms"), 20_000, "the dismissal");
+    const late = (await forgetful.answer("term_exec", args, asked, { action: "accept", content: { allow: true } }))
+      .result;
+    expect(late.structuredContent.error.code).toBe("INVALID_ARGUMENT");
+    expect(late.structuredContent.error.message).toContain("nobody answered it within 1 s");
+    expect(existsSync(file)).toBe(true);
   });
 });
 
