@@ -96,10 +96,8 @@ export class RetryQuestions {
     signal: AbortSignal,
   ): Promise<Round> {
     const controller = new AbortController();
-    const s: Suspended = {
-      ...{ tool, args: stableJson(rawArgs ?? {}), clientId: ctx.clientId, asker, controller },
-      ...{ running: Promise.resolve({ content: [] }), question: null, onQuestion: null, sentAt: 0, expiry: undefined },
-    };
+    // Assigned before the call can ask: callTool checks its arguments (awaited) before it runs the tool.
+    let s!: Suspended;
     const elicit: Elicit = (message, schema, options) =>
       new Promise<ElicitResult>((resolve, reject) => {
         try {
@@ -110,7 +108,11 @@ export class RetryQuestions {
         }
         s.onQuestion?.();
       });
-    s.running = callTool(tool, rawArgs, { ...ctx, elicit, signal: controller.signal }, client);
+    s = {
+      ...{ tool, args: stableJson(rawArgs ?? {}), clientId: ctx.clientId, asker, controller },
+      running: callTool(tool, rawArgs, { ...ctx, elicit, signal: controller.signal }, client),
+      ...{ question: null, onQuestion: null, sentAt: 0, expiry: undefined },
+    };
     return this.round(s, signal);
   }
 
