@@ -6,6 +6,7 @@
  *   3 s of it, while the server keeps running;
  * - term_secret on a plain call asks with input_required: Claude Code shows ptyhub's one-time page,
  *   the human types the secret there, and the retried call types it into the session;
+ * - a guard question on term_open (a plain call): Claude Code's form, answered yes, the session starts;
  * - a guard question in a task: the task panel says a human is being asked, and the model, woken
  *   with the result, reads that a human answered.
  * Needs the rig installed (test/helpers/claude-rig.ts); skipped otherwise.
@@ -113,6 +114,31 @@ describe.skipIf(skip)("interactive Claude Code, 2026-07-28 era", () => {
       expect(all.some((t) => t.includes("[secret typed into pw]"))).toBe(true);
       expect(typed.text).not.toContain(secret);
       expect(all.some((t) => t.includes(secret))).toBe(false);
+    },
+    TEST_MS,
+  );
+
+  test(
+    "a guard question on a plain call (term_open): Claude Code's form, the human's yes, the session starts",
+    async () => {
+      const repo = mkdtempSync(join(TMP, "claude-era-open-"));
+      expect(Bun.spawnSync(["git", "init", "-q", repo]).exitCode).toBe(0);
+      const untracked = join(repo, "untracked.txt");
+      writeFileSync(untracked, "x\n");
+      const script = `cd ${repo} && git clean -fdx; echo CLEANED; exec bash --norc`;
+      const run = await start("open", [["term_open", { name: "g", command: "bash", args: ["-c", script] }]]);
+      await run.screenShows("requests your input", STEP_MS);
+      await run.screenShows("start a new terminal session", DIALOG_STEP_MS);
+      expect(existsSync(untracked)).toBe(true);
+      await run.keys("Space");
+      await run.screenShows("☒", DIALOG_STEP_MS);
+      await run.keys("Down");
+      await run.screenShows("❯ Accept", DIALOG_STEP_MS);
+      await run.pressUntilGone("Enter", "requests your input", ENTER_ATTEMPTS, DIALOG_STEP_MS / ENTER_ATTEMPTS);
+      const opened = await run.request((r) => r.text.includes("CLEANED"), STEP_MS);
+      expect(opened.text).toContain("[opened g");
+      expect(opened.text).not.toContain("moved to the background");
+      expect(existsSync(untracked)).toBe(false);
     },
     TEST_MS,
   );
