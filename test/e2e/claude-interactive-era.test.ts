@@ -3,7 +3,8 @@
  * 2026-07-28 era as a user meets it (issue 36 items 5, 8 and 9):
  * - wake on output: `term_read until` on a server that prints its ready line after a while runs as
  *   an MCP Task; the model makes no call while it waits and is woken by the line itself, within
- *   3 s of it, while the server keeps running;
+ *   3 s of it, while the server keeps running; a term_read following a long, silent command wakes
+ *   it when the command ends, with the exit code;
  * - term_secret on a plain call asks with input_required: Claude Code shows ptyhub's one-time page,
  *   the human types the secret there, and the retried call types it into the session;
  * - a guard question on term_open (a plain call): Claude Code's form, answered yes, the session starts;
@@ -79,6 +80,34 @@ describe.skipIf(skip)("interactive Claude Code, 2026-07-28 era", () => {
       const printed = Number(/READY at (\d+)/.exec(woken.text)![1]);
       const delay = woken.t - printed;
       console.log(`ready line printed → new model turn: ${delay} ms`);
+      expect(delay).toBeGreaterThanOrEqual(0);
+      expect(delay).toBeLessThanOrEqual(WAKE_BOUND_MS);
+    },
+    TEST_MS,
+  );
+
+  test(
+    "wake at the end: a term_read following a long, silent command runs as a task and its end wakes the model",
+    async () => {
+      const run = await start("end", [
+        // Past its own timeout_ms (shorter than the task window): an inline "still running".
+        ["term_exec", { command: `sleep ${SERVER_START_S}; echo BUILD-DONE at $(date +%s%3N)`, timeout_ms: 1000 }],
+        ["term_read", { session: "main", wait_ms: 120_000 }],
+      ]);
+      const placeholder = await run.request(
+        (r) => r.text.includes("moved to the background") || r.text.includes("BUILD-DONE at"),
+        STEP_MS,
+      );
+      expect(run.era(), "Claude Code fell back to the 2025-11-25 era").toBe("modern");
+      expect(placeholder.text).toContain("ptyhub/term_read");
+      const woken = await run.request((r) => /BUILD-DONE at \d+/.test(r.text), STEP_MS, placeholder.index + 1);
+      expect(woken.index).toBe(placeholder.index + 1);
+      expect(woken.text).toContain("task-notification");
+      // The read carries the command's end: its exit code, the shell back at its prompt.
+      expect(woken.text).toMatch(/exit 0/);
+      const printed = Number(/BUILD-DONE at (\d+)/.exec(woken.text)![1]);
+      const delay = woken.t - printed;
+      console.log(`command end → new model turn: ${delay} ms`);
       expect(delay).toBeGreaterThanOrEqual(0);
       expect(delay).toBeLessThanOrEqual(WAKE_BOUND_MS);
     },
