@@ -203,6 +203,30 @@ describe("URL mode in the 2026-07-28 era", () => {
   });
 });
 
+describe("URL mode, a page nobody used", () => {
+  test("the retry's accept meets an expired page: nobody typed it, with the attach hint; nothing typed", async () => {
+    const late = client({ elicitation: { form: {}, url: {} }, env: { ...ENV, PTYHUB_SECRET_PAGE_TTL_MS: "1000" } });
+    await late.result("tools/call", { name: "term_exec", arguments: { command: READ_SECRET } });
+    const args = { session: "main" };
+    const asked = await late.result("tools/call", { name: "term_secret", arguments: args });
+    const url = (Object.values(asked.inputRequests)[0] as Record<string, any>).params.url as string;
+    // The barrier: the page stops answering once it has expired.
+    await waitFor(async () => (await fetch(url).catch(() => null))?.status !== 200, 20_000, "the page to expire");
+    const r = (await late.answer("term_secret", args, asked, { action: "accept" })).result;
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.error.code).toBe("ELICITATION_UNSUPPORTED");
+    expect(r.structuredContent.error.message).toContain("one-time page expired unused");
+    expect(r.structuredContent.error.hint).toContain("ptyhub attach main");
+    const screen = await late.result("tools/call", {
+      name: "term_read",
+      arguments: { session: "main", mode: "screen" },
+    });
+    // Still at the prompt: the command line shows, no answer line does.
+    expect(screen.structuredContent.output).toEndWith("Password:");
+    expect(screen.structuredContent.output).not.toMatch(/^got /m);
+  });
+});
+
 describe("through the daemon (persistent sessions)", () => {
   test("the daemon's guard question is asked the era's way and the answer reaches it", async () => {
     const daemonClient = client({ env: { PTYHUB_SHELL: "/bin/bash" } });

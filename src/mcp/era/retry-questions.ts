@@ -50,6 +50,8 @@ interface OpenQuestion {
   /** Turns the client's response into the call's answer (URL mode: waits for the page's). */
   read(response: unknown): Promise<ElicitResult>;
   resolve(answer: ElicitResult): void;
+  /** The question failed (the page expired unused): the call's own error handling says so. */
+  reject(err: unknown): void;
   /** Ends it unanswered (the page closes). */
   dismiss(): void;
 }
@@ -101,7 +103,7 @@ export class RetryQuestions {
     const elicit: Elicit = (message, schema, options) =>
       new Promise<ElicitResult>((resolve, reject) => {
         try {
-          s.question = this.question(message, schema, options?.secret === true, asker, resolve);
+          s.question = this.question(message, schema, options?.secret === true, asker, { resolve, reject });
         } catch (err) {
           reject(err);
           return;
@@ -151,18 +153,14 @@ export class RetryQuestions {
       // A retry cancelled while the page waits closes the page; the call then ends below.
       const stop = () => question.dismiss();
       signal.addEventListener("abort", stop, { once: true });
-      let answer: ElicitResult;
       try {
-        answer = await question.read(response);
+        question.resolve(markUnasked(await question.read(response), tookMs, s.asker.clientName));
       } catch (err) {
         question.dismiss();
-        question.resolve({ action: "cancel" });
-        s.controller.abort();
-        return { kind: "complete", result: toolError(tool, err, client) };
+        question.reject(err);
       } finally {
         signal.removeEventListener("abort", stop);
       }
-      question.resolve(markUnasked(answer, tookMs, s.asker.clientName));
     }
     return this.round(s, signal);
   }
@@ -210,7 +208,7 @@ export class RetryQuestions {
     schema: Record<string, unknown>,
     secret: boolean,
     asker: Asker,
-    resolve: (answer: ElicitResult) => void,
+    settle: Pick<OpenQuestion, "resolve" | "reject">,
   ): OpenQuestion {
     const ttl = this.settings.secretPageTtlMs;
     if (secret && asker.url && ttl !== undefined) {
@@ -233,7 +231,7 @@ export class RetryQuestions {
           if (values === null) throw pageExpired(ttl);
           return { action: "accept", content: values };
         },
-        resolve,
+        ...settle,
         dismiss: () => page.close(),
       };
     }
@@ -241,7 +239,7 @@ export class RetryQuestions {
     return {
       request: { method: "elicitation/create", params: { mode: "form", message: shown, requestedSchema: schema } },
       read: async (response) => elicitResult(response),
-      resolve,
+      ...settle,
       dismiss: () => {},
     };
   }
