@@ -216,10 +216,11 @@ export class NewEraServer {
     // through its own input_required.
     const ctx: ToolContext = { host: this.opts.host, clientId: this.opts.clientId(meta.clientInfo), signal };
     const elicitation = meta.capabilities.elicitation;
-    if (typeof params.requestState === "string" || (isObject(elicitation) && !(meta.tasks && (await runsAsTask(name)))))
+    const asTask = meta.tasks && (await runsAsTask(name));
+    // A retry answers a question whichever call asked it; a call that may ask is run so that it can.
+    if (typeof params.requestState === "string" || (!asTask && isObject(elicitation)))
       return this.askingCall(name, params, ctx, client, isObject(elicitation) && isObject(elicitation.url), signal);
-    if (!meta.tasks || !(await runsAsTask(name)))
-      return complete({ ...(await callTool(name, params.arguments, ctx, client)) });
+    if (!asTask) return complete({ ...(await callTool(name, params.arguments, ctx, client)) });
     // The host that has the session runs the call and keeps the task (the daemon for persistent sessions).
     const session =
       typeof params.arguments === "object" && params.arguments !== null
