@@ -84,7 +84,7 @@ describe("2026-07-28 era: a plain call asks with input_required, the retry answe
     expect(JSON.stringify([atPrompt, asked, done, read])).not.toContain(SECRET);
   });
 
-  test("a guard question: accepted, the very command runs; declined by a human, it is refused as declined", async () => {
+  test("a guard question: accepted, the very command runs; a human's decline is refused as declined", async () => {
     const { dir, file } = repoWithUntracked();
     const args = { command: `cd ${dir} && git clean -fdx` };
     const refusedAsked = await era.result("tools/call", { name: "term_exec", arguments: args });

@@ -46,6 +46,8 @@ const DEFAULT_MAX_TOKENS = 2000;
 /** Prompt states a human can answer for the model. */
 type Question = "password" | "confirm" | "pager";
 const QUESTIONS: ReadonlySet<string> = new Set<Question>(["password", "confirm", "pager"]);
+/** How a task's status begins while it waits on a human (Claude Code's task panel shows it). */
+const HUMAN_ASKED_WORDS = "a human is being asked";
 /** What the human is asked for at each prompt, in a task's status. */
 const QUESTION_WORDS: Record<Question, string> = {
   password: "the password",
@@ -183,9 +185,10 @@ export class ToolTasks {
     };
     live.controller.signal.addEventListener("abort", dismiss, { once: true });
     setTimeout(dismiss, live.task.timing.ttlMs).unref();
+    const question = clip(firstLine(asking.message), STATUS_LINE_CHARS);
     live.task.update({
       status: "input_required",
-      statusMessage: `a human is being asked: ${clip(firstLine(asking.message), STATUS_LINE_CHARS)} (waiting for their answer)`,
+      statusMessage: `${HUMAN_ASKED_WORDS}: ${question} (waiting for their answer)`,
       inputRequests: {
         [QUESTION_KEY]: {
           method: "elicitation/create",
@@ -230,7 +233,7 @@ export class ToolTasks {
       if (response.action === "accept")
         live.task.update({
           status: "working",
-          statusMessage: `a human is being asked to type the password on ptyhub's one-time page (session ${live.session})`,
+          statusMessage: `${HUMAN_ASKED_WORDS} to type the password on ptyhub's page (session ${live.session})`,
         });
       else live.page.close();
       return;
@@ -326,7 +329,7 @@ export class ToolTasks {
     const changed = live.task.update({
       status: "input_required",
       statusMessage:
-        `a human is being asked for ${QUESTION_WORDS[question]} at the prompt in session ${live.session}` +
+        `${HUMAN_ASKED_WORDS} for ${QUESTION_WORDS[question]} at the prompt in session ${live.session}` +
         (prompt ? `: ${JSON.stringify(prompt)}` : ""),
       inputRequests: { [QUESTION_KEY]: request },
     });
