@@ -7,7 +7,11 @@ import { join } from "node:path";
 import { classifyShellLine, ruleSet } from "../../src/guard/classify.ts";
 import type { RuleContext } from "../../src/guard/rules.ts";
 
-const CORPUS = join(import.meta.dir, "../../test/heldout/guard-corpus.jsonl");
+/** The held-out corpora, each written apart from the rules by someone who never read them (test/heldout/README.md). */
+export const HELD_OUT_CORPORA = {
+  first: join(import.meta.dir, "../../test/heldout/guard-corpus.jsonl"),
+  second: join(import.meta.dir, "../../test/heldout/guard-corpus-2.jsonl"),
+} as const;
 
 interface CorpusLine {
   line: string;
@@ -44,8 +48,8 @@ const CONTEXT: RuleContext = {
   gitBranch: () => "main",
 };
 
-export function heldOutScores(): HeldOutScores {
-  const corpus: CorpusLine[] = readFileSync(CORPUS, "utf8")
+export function heldOutScores(path: string = HELD_OUT_CORPORA.first): HeldOutScores {
+  const corpus: CorpusLine[] = readFileSync(path, "utf8")
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l));

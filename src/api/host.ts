@@ -16,11 +16,6 @@ export interface CallContext {
    */
   elicit?: Elicit;
   /**
-   * Why `elicit` is absent although the client offers elicitation (a 2026-07-28 request: that era
-   * has no server-initiated requests yet), for the error to say instead of "this client cannot".
-   */
-  noElicitWhy?: string;
-  /**
    * Settles once this call's answer has been written out to the MCP client. A read cursor the call
    * moves in the daemon commits only then (src/session/delivery.ts); without it, on receipt.
    */

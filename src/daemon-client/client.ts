@@ -387,7 +387,6 @@ export class DaemonClient {
         ctx: {
           clientId: ctx?.clientId ?? `${method}:${process.pid}`,
           elicit: !!ctx?.elicit,
-          ...(ctx?.noElicitWhy ? { noElicitWhy: ctx.noElicitWhy } : {}),
         },
       });
     });

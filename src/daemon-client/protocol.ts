@@ -34,8 +34,8 @@ export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
  */
 
 /** An error as it crosses the socket; an unknown code (a newer peer's) is read as INTERNAL. */
-/** A reason travels in a call's context; bounded like any field a peer sends. */
-const MAX_NO_ELICIT_WHY_CHARS = 500;
+/** Why a client refused a question by itself (an elicitation answer); bounded like any field a peer sends. */
+const MAX_UNASKED_WHY_CHARS = 500;
 /** A challenge or proof is base64 of 32 bytes (44 characters); anything far longer is not one. */
 const MAX_AUTH_FIELD_CHARS = 128;
 
@@ -67,8 +67,6 @@ const callCtx = z.object({
   clientId: z.string(),
   /** Whether the client can answer `elicit` frames for this call. */
   elicit: z.boolean(),
-  /** Why it cannot although its MCP client offers elicitation (CallContext.noElicitWhy). */
-  noElicitWhy: z.string().max(MAX_NO_ELICIT_WHY_CHARS).optional(),
 });
 export type CallCtx = z.infer<typeof callCtx>;
 
@@ -101,7 +99,7 @@ const elicitAnswer = z.object({
   action: z.enum(["accept", "decline", "cancel"]),
   content: z.record(z.string(), z.unknown()).optional(),
   /** The client refused without asking anyone (ElicitResult.unaskedWhy). */
-  unaskedWhy: z.string().max(MAX_NO_ELICIT_WHY_CHARS).optional(),
+  unaskedWhy: z.string().max(MAX_UNASKED_WHY_CHARS).optional(),
 });
 export type ElicitAnswer = z.infer<typeof elicitAnswer>;
 

@@ -525,7 +525,6 @@ export class DaemonServer {
         ? (message, schema, options) =>
             askClient(c, this.nextElicit++, { call: f.id, signal: ac.signal, message, schema, secret: options?.secret })
         : undefined,
-      ...(f.ctx?.noElicitWhy ? { noElicitWhy: f.ctx.noElicitWhy } : {}),
     };
     // Cursors the call moves commit when the client acknowledges the result (delivery.ts).
     const ticket = new DeliveryTicket();

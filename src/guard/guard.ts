@@ -264,8 +264,7 @@ export class Guard {
       record({ line, findings, outcome: "blocked" });
       throw new AppError(
         "BLOCKED_BY_GUARD",
-        `${notDone}: ${why}. Nobody was asked: ` +
-          (ctx.noElicitWhy ?? "this MCP client cannot ask the human to confirm (no elicitation)"),
+        `${notDone}: ${why}. Nobody was asked: this MCP client cannot ask the human to confirm (no elicitation)`,
         hint,
         false,
       );

@@ -25,6 +25,7 @@ import { HttpPeers } from "./http-peer.ts";
 import { createGuard, isLoopbackHost, type RequestGuard } from "./http-guard.ts";
 import { HEALTH_PATH, healthAnswer } from "./http-health.ts";
 import { classifyMessage } from "./invalid-request.ts";
+import { questionsFor } from "./era/new-era-server.ts";
 import { answerNewEra, newEraBody } from "./era/http-new-era.ts";
 import type { NewEraOptions } from "./era/new-era-server.ts";
 
@@ -201,6 +202,8 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
     secretPageTtlMs: isLoopbackHost(opts.host) ? app.config.secret_page_ttl_ms : undefined,
     taskSessions: new Map(),
   };
+  // One store for the process: each request has its own NewEraServer, and a retry finds its call here.
+  newEra.questions = questionsFor(newEra);
 
   const handleMcp = async (req: Request): Promise<Response> => {
     const refused = await invalidRequestAnswer(req);

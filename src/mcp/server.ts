@@ -19,7 +19,7 @@ import { toolsForForm } from "./listing.ts";
 import { clientProfile, type ClientProfile, type ResultFormSetting } from "./client-profile.ts";
 import { OnDemandSchemaValidator } from "./schema-validator.ts";
 import { callTool, preloadToolDefs } from "./call-tool.ts";
-import { elicitOnSecretPage } from "./secret-page/url-elicit.ts";
+import { elicitOnSecretPage, formFallbackMessage } from "./secret-page/url-elicit.ts";
 import { markUnasked } from "./unasked.ts";
 import type { ElicitResult } from "../api/elicit.ts";
 
@@ -33,11 +33,6 @@ export const INSTRUCTIONS =
   "Results are rendered text within a token budget; a `truncated` result names the omitted line range for term_read " +
   'mode:"history". ' +
   "Never put passwords in tool arguments: use term_secret.";
-
-/** Added to a secret asked in a form: the human should know it passes through their MCP client. */
-const FORM_FALLBACK_NOTE =
-  "(Form fallback: this client cannot open ptyhub's one-time secret page, so what you type here passes " +
-  "through the MCP client on its way to the terminal. It is never shown to the AI agent.)";
 
 export interface ServerOptions {
   host: SessionHost;
@@ -90,7 +85,7 @@ export function createMcpServer(opts: ServerOptions): Server {
                   signal: extra.signal,
                 });
               }
-              const shown = options?.secret ? `${message}\n\n${FORM_FALLBACK_NOTE}` : message;
+              const shown = options?.secret ? formFallbackMessage(message) : message;
               // Checked, not cast: a schema that came from the daemon is only known to be a record.
               const params = ElicitRequestFormParamsSchema.safeParse({ message: shown, requestedSchema });
               if (!params.success) throw new Error(`not an elicitation form schema: ${params.error.message}`);

@@ -44,19 +44,18 @@ describe("Tasks in the daemon", () => {
     expect(done.result.structuredContent.output).toBe("BUILD-OK");
   });
 
-  test("a guard refusal in the daemon blames the era, not a client that offers elicitation", async () => {
-    // A request without the tasks extension (as claude -p sends): nobody can be asked in this era.
-    // (With it, the question becomes the task's input_required: test/e2e/task-questions.test.ts.)
+  test("a guard question in the daemon on a plain call is asked with input_required", async () => {
+    // A request without the tasks extension (as claude -p sends): asked the era's way, answered by
+    // the retry (test/e2e/mcp-2026-questions.test.ts). With it, the question becomes the task's
+    // input_required: test/e2e/task-questions.test.ts.
     // Blocked before anything is typed; were it typed, it would run in the scratch dir (no repository).
-    const r = await client().result(
+    const asked = await client().result(
       "tools/call",
       { name: "term_exec", arguments: { command: `cd ${dir} && git clean -fdx` } },
       { tasks: false },
     );
-    expect(r.isError).toBe(true);
-    expect(r.structuredContent.error.code).toBe("BLOCKED_BY_GUARD");
-    expect(r.structuredContent.error.message).toContain("2026-07-28");
-    expect(r.structuredContent.error.message).not.toContain("this MCP client cannot");
+    expect(asked.resultType).toBe("input_required");
+    expect(JSON.stringify(asked.inputRequests)).toContain("ptyhub guard");
   });
 
   test("a task is found only by its id: another id, however close, is unknown and changes nothing", async () => {

@@ -93,25 +93,17 @@ describe("2026-07-28 era", () => {
     expect(r.structuredContent).toMatchObject({ status: "done", exit_code: 0, output: "BUILD-OK" });
   });
 
-  test("term_secret from a client that offers elicitation: the error blames the era, not the client", async () => {
+  test("term_secret and a guard question from a client that offers elicitation ask with input_required", async () => {
+    // The whole exchange (retry with inputResponses): test/e2e/mcp-2026-questions.test.ts.
     await client.result("tools/call", { name: "term_exec", arguments: { command: "true" } });
-    const r = await client.result("tools/call", { name: "term_secret", arguments: { session: "main" } });
-    expect(r.isError).toBe(true);
-    expect(r.structuredContent.error.code).toBe("ELICITATION_UNSUPPORTED");
-    expect(r.structuredContent.error.message).toContain("2026-07-28");
-    expect(r.structuredContent.error.message).not.toContain("this MCP client cannot");
-    expect(r.structuredContent.error.hint).toContain("ptyhub attach main");
-  });
-
-  test("a guard refusal blames the era too", async () => {
+    const secret = await client.result("tools/call", { name: "term_secret", arguments: { session: "main" } });
+    expect(secret.resultType).toBe("input_required");
     // Blocked before anything is typed; were it typed, it would run in the scratch dir (no repository).
-    const r = await client.result("tools/call", {
+    const guard = await client.result("tools/call", {
       name: "term_exec",
       arguments: { command: `cd ${dir} && git clean -fdx` },
     });
-    expect(r.isError).toBe(true);
-    expect(r.structuredContent.error.code).toBe("BLOCKED_BY_GUARD");
-    expect(r.structuredContent.error.message).toContain("2026-07-28");
+    expect(guard.resultType).toBe("input_required");
   });
 
   test("errors: unknown method, unknown task, unsupported protocol version, bad params", async () => {
@@ -207,6 +199,10 @@ describe("Tasks", () => {
     expect(q.params.mode).toBe("form");
     expect(q.params.message).toContain("Continue? [y/N]");
     expect(q.params.requestedSchema.properties.answer.type).toBe("boolean");
+    // The task's status says a human is asked (Claude Code's task panel shows it).
+    expect(asked.statusMessage).toBe(
+      'a human is being asked for a yes/no answer at the prompt in session main: "Continue? [y/N]"',
+    );
     const upd = await tasksClient.result("tasks/update", {
       taskId: first.taskId,
       inputResponses: { answer: { action: "accept", content: { answer: true } } },
@@ -215,6 +211,8 @@ describe("Tasks", () => {
     const done = await tasksClient.untilSettled(first.taskId);
     expect(done.status).toBe("completed");
     expect(text(done.result)).toContain("answer=y");
+    // The model learns from the result that a human answered on the way.
+    expect(text(done.result)).toMatch(/^\[[^\]\n]* · a human was asked and answered after \d+ s\]\n/);
     expect(done.result.structuredContent.exit_code).toBe(0);
   });
 
@@ -224,6 +222,9 @@ describe("Tasks", () => {
     const asked = first.status === "input_required" ? first : await tasksClient.untilSettled(first.taskId);
     expect(asked.status).toBe("input_required");
     expect(asked.inputRequests.answer.params.message).toContain("password");
+    expect(asked.statusMessage).toBe(
+      'a human is being asked for the password at the prompt in session main: "Password:"',
+    );
     await tasksClient.result("tasks/update", {
       taskId: first.taskId,
       inputResponses: { answer: { action: "accept", content: { answer: "hunter22" } } },

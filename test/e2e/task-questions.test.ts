@@ -35,19 +35,23 @@ function tables(db: string): string {
 }
 
 /** Calls term_exec with a line the guard stops; returns the task id and its question. */
-async function askedTask(db: string): Promise<{ taskId: string; question: Record<string, any> }> {
+async function askedTask(
+  db: string,
+): Promise<{ taskId: string; question: Record<string, any>; statusMessage: string }> {
   const command = `echo 'DROP TABLE t' | sqlite3 ${db} && echo dropped-ok`;
   const first = await tasksClient.result("tools/call", { name: "term_exec", arguments: { command } });
   expect(first.resultType).toBe("task");
   const asked = first.status === "input_required" ? first : await tasksClient.untilSettled(first.taskId);
   expect(asked.status).toBe("input_required");
-  return { taskId: first.taskId, question: asked.inputRequests.answer };
+  return { taskId: first.taskId, question: asked.inputRequests.answer, statusMessage: asked.statusMessage };
 }
 
 describe("guard questions as task inputRequests", () => {
   test("the question is the task's input request; yes runs the command", async () => {
     const db = database("yes");
-    const { taskId, question } = await askedTask(db);
+    const { taskId, question, statusMessage } = await askedTask(db);
+    // Claude Code's task panel shows the status: it says a human is asked, and what.
+    expect(statusMessage).toStartWith("a human is being asked: ptyhub guard: the agent wants to type this into");
     expect(question.method).toBe("elicitation/create");
     expect(question.params.mode).toBe("form");
     expect(question.params.message).toContain("ptyhub guard");
@@ -62,6 +66,8 @@ describe("guard questions as task inputRequests", () => {
     expect(done.status).toBe("completed");
     expect(done.result.isError).toBeFalsy();
     expect(done.result.content[0].text).toContain("dropped-ok");
+    // And the model, which never sees the status, reads it in the result's header.
+    expect(done.result.content[0].text).toContain("a human was asked and answered after");
     expect(tables(db)).toBe("");
   });
 

@@ -14,8 +14,8 @@ export interface NewEraOptions {
   clientName?: string;
   /** Declare the tasks extension on every request (as interactive Claude Code does). */
   tasks?: boolean;
-  /** The elicitation capability declared; default forms only. */
-  elicitation?: Record<string, unknown>;
+  /** The elicitation capability declared; default forms only; null declares none. */
+  elicitation?: Record<string, unknown> | null;
 }
 
 type Message = Record<string, any>;
@@ -44,7 +44,7 @@ export class NewEraClient {
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
       "io.modelcontextprotocol/clientInfo": { name: this.opts.clientName ?? "ptyhub-tests", version: "1.0.0" },
       "io.modelcontextprotocol/clientCapabilities": {
-        elicitation: this.opts.elicitation ?? { form: {} },
+        ...(this.opts.elicitation === null ? {} : { elicitation: this.opts.elicitation ?? { form: {} } }),
         ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
       },
     };
@@ -82,6 +82,19 @@ export class NewEraClient {
     const seen = this.notifications.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve) => this.notificationWaiters.push({ match, resolve }));
+  }
+
+  /**
+   * A tools/call that asked the human (input_required), retried as a client does: the same name
+   * and arguments with the question's answer and the requestState echoed.
+   */
+  answer(name: string, args: Message, asked: Message, response: Message): Promise<Message> {
+    return this.request("tools/call", {
+      name,
+      arguments: args,
+      requestState: asked.requestState,
+      inputResponses: { [Object.keys(asked.inputRequests)[0]!]: response },
+    });
   }
 
   /** Polls tasks/get at the task's interval until it leaves `working`. */

@@ -31,6 +31,7 @@ import {
 import { startMcp, type StdioMcp } from "../helpers/mcp-client.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { fingerprint, keysFor } from "../../src/backend/ssh/known-hosts.ts";
+import { UNASKED_ANSWER_MS } from "../../src/mcp/unasked.ts";
 
 const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
 /** A secret must appear nowhere, the server's most talkative log included. */
@@ -41,6 +42,8 @@ const isolated = process.env.PTYHUB_TEST_ROOT !== undefined && homedir().startsW
 // sshd needs its privilege separation dir, which only root can create.
 const enabled = haveSshd && isolated && process.platform === "linux" && (isRoot || existsSync("/run/sshd"));
 const PASSPHRASE = "correct horse battery staple 7";
+/** How much longer than the client's own instant refusal a human takes to decline. */
+const HUMAN_READS_MS = 150;
 
 let sshd: Sshd;
 let jumpSshd: Sshd;
@@ -330,7 +333,11 @@ describe.skipIf(!enabled)("ssh sessions", () => {
   test("encrypted key: the passphrase comes from the human through elicitation and appears nowhere", async () => {
     const human = await startMcp({
       env: SECRET_CHECK_ENV,
-      elicit: () => ({ action: answers.action ?? "accept", content: { passphrase: answers.passphrase ?? "" } }),
+      elicit: async () => {
+        // A human's decline takes a moment; an instant one is the client's own (nobody asked: ssh-questions.test.ts).
+        if (answers.action === "decline") await Bun.sleep(UNASKED_ANSWER_MS + HUMAN_READS_MS);
+        return { action: answers.action ?? "accept", content: { passphrase: answers.passphrase ?? "" } };
+      },
     });
     try {
       answers = { passphrase: PASSPHRASE };

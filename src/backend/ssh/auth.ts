@@ -45,6 +45,8 @@ export interface AuthShared {
   /** The human declined or cancelled a question, or could not be asked (then `unanswered` says why). */
   declined: boolean;
   unanswered?: string;
+  /** The client refused a question by itself, without a human (ElicitResult.unaskedWhy). */
+  unasked?: string;
   /** Agent socket, when one is usable. */
   agentSock: string | null;
 }

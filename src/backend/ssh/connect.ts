@@ -401,10 +401,23 @@ async function sshHop(h: ResolvedHost, sock: Duplex, o: HopOptions): Promise<Cli
   }
 }
 
+/** What to do when no human can be asked for a login secret. */
+const NO_HUMAN_HINT =
+  "Load the key into ssh-agent (ssh-add) before starting ptyhub, or use a key without a passphrase; or open a " +
+  "local session, run `ssh` in it and let the human type the secret in `ptyhub attach <session>`.";
+
 function authError(h: ResolvedHost, role: string, report: AuthReport, shared: AuthShared): AppError {
   const who = `${h.user}@${describe(h)}${role}`;
   const tried = report.tried.length > 0 ? report.tried.join(", ") : "nothing usable (no agent, no identity files)";
   const accepts = report.serverMethods ? `; the server accepts: ${report.serverMethods.join(", ")}` : "";
+  if (shared.declined && shared.unasked) {
+    return new AppError(
+      "ELICITATION_UNSUPPORTED",
+      `login to ${who} needs a password or passphrase from the human, and nobody was asked: ${shared.unasked}`,
+      NO_HUMAN_HINT,
+      false,
+    );
+  }
   if (shared.declined) {
     const why = shared.unanswered
       ? `the question to the human failed (${shared.unanswered})`
@@ -421,8 +434,7 @@ function authError(h: ResolvedHost, role: string, report: AuthReport, shared: Au
       "ELICITATION_UNSUPPORTED",
       `login to ${who} needs ${[...new Set(shared.needsHuman)].join(" and ")} (tried: ${tried}), and this MCP client ` +
         `cannot ask the human (no elicitation support)`,
-      "Load the key into ssh-agent (ssh-add) before starting ptyhub, or use a key without a passphrase; or open a " +
-        "local session, run `ssh` in it and let the human type the secret in `ptyhub attach <session>`.",
+      NO_HUMAN_HINT,
       false,
     );
   }
@@ -507,10 +519,17 @@ export async function connectSsh(p: SshParams, o: ConnectOptions = {}): Promise<
     const ask = o.elicit;
     // A question that fails (the client timed out, went away) counts as no answer, said in the error.
     shared.elicit = (message, schema, options) =>
-      ask(message, schema, options).catch((err: Error) => {
-        shared.unanswered = err.message;
-        return { action: "cancel" as const };
-      });
+      ask(message, schema, options).then(
+        (answer) => {
+          // The client refused by itself (src/mcp/unasked.ts): the error says nobody was asked.
+          if (answer.unaskedWhy) shared.unasked = answer.unaskedWhy;
+          return answer;
+        },
+        (err: Error) => {
+          shared.unanswered = err.message;
+          return { action: "cancel" as const };
+        },
+      );
   }
   const clients: Client[] = [];
   const endAll = () => {

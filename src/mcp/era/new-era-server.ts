@@ -14,12 +14,13 @@ import { clip } from "../../util/quote.ts";
 import { VERSION } from "../../version.ts";
 import { callTool, preloadToolDefs, runsAsTask } from "../call-tool.ts";
 import { forwardedEnv } from "../../host/daemon-host.ts";
-import { clientProfile, type ResultFormSetting } from "../client-profile.ts";
+import { type ClientProfile, clientProfile, type ResultFormSetting } from "../client-profile.ts";
 import { toolsForForm } from "../listing.ts";
 import { changedBy, listResources, listResourceTemplates, readResource } from "../resources.ts";
 import { INSTRUCTIONS } from "../server.ts";
 import type { ToolContext } from "../tool.ts";
 import type { TaskSettings } from "../tasks/settings.ts";
+import { RetryQuestions } from "./retry-questions.ts";
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -43,14 +44,6 @@ const log = logger("mcp-2026");
 const CACHE_TTL_MS = 0;
 /** The answers depend on who asks (read cursors, tasks): never shared between users. */
 const CACHE_SCOPE = "private";
-/**
- * What a tool that would ask the human says in this era although the client offers elicitation
- * (claude -p declares it, and its model read "this MCP client cannot ask the human").
- */
-const NO_ELICIT_IN_NEW_ERA =
-  "ptyhub cannot ask the human through this client yet: the 2026-07-28 protocol has no server-initiated " +
-  "requests, and ptyhub does not ask through inputRequests there yet";
-
 export type RequestId = string | number;
 export interface NewEraRequest {
   id: RequestId;
@@ -77,6 +70,11 @@ export interface NewEraOptions {
    * absent: one of its own.
    */
   taskSessions?: Map<string, string | undefined>;
+  /**
+   * Plain calls suspended at a question until the client's retry (MRTR), shared by every
+   * NewEraServer of the process like taskSessions; absent: one of its own.
+   */
+  questions?: RetryQuestions;
 }
 
 /** A JSON-RPC error raised by a handler. */
@@ -97,6 +95,7 @@ interface Listener {
 export class NewEraServer {
   /** The session of each task started through this process: its host API calls are routed by it. */
   private readonly taskSessions: Map<string, string | undefined>;
+  private readonly questions: RetryQuestions;
   /** Open subscriptions/listen requests, by their request id. */
   private readonly listeners = new Map<RequestId, Listener>();
   /** Calls in flight, so notifications/cancelled can stop them. */
@@ -109,6 +108,7 @@ export class NewEraServer {
     private readonly send: Outgoing,
   ) {
     this.taskSessions = opts.taskSessions ?? new Map();
+    this.questions = opts.questions ?? questionsFor(opts);
   }
 
   /** Handles one request; the answer (or error) is sent when ready. */
@@ -211,11 +211,16 @@ export class NewEraServer {
   private async callTool(params: JsonObject, meta: RequestMeta, signal: AbortSignal): Promise<JsonObject> {
     const name = stringParam(params, "name");
     const client = clientProfile(meta.clientInfo, this.opts.resultForm);
-    // No elicit: the new era has no server-initiated requests (MRTR), so a question goes to a task.
+    // No elicit: the new era has no server-initiated requests. A plain call asks by answering
+    // input_required and hearing the answer in the client's retry (retry-questions.ts); a task asks
+    // through its own input_required.
     const ctx: ToolContext = { host: this.opts.host, clientId: this.opts.clientId(meta.clientInfo), signal };
-    if (isObject(meta.capabilities.elicitation)) ctx.noElicitWhy = NO_ELICIT_IN_NEW_ERA;
-    if (!meta.tasks || !(await runsAsTask(name)))
-      return complete({ ...(await callTool(name, params.arguments, ctx, client)) });
+    const elicitation = meta.capabilities.elicitation;
+    const asTask = meta.tasks && (await runsAsTask(name));
+    // A retry answers a question whichever call asked it; a call that may ask is run so that it can.
+    if (typeof params.requestState === "string" || (!asTask && isObject(elicitation)))
+      return this.askingCall(name, params, ctx, client, isObject(elicitation) && isObject(elicitation.url), signal);
+    if (!asTask) return complete({ ...(await callTool(name, params.arguments, ctx, client)) });
     // The host that has the session runs the call and keeps the task (the daemon for persistent sessions).
     const session =
       typeof params.arguments === "object" && params.arguments !== null
@@ -240,6 +245,33 @@ export class NewEraServer {
       return { resultType: "task", ...started.snapshot };
     }
     return complete(isObject(started.result) ? started.result : {});
+  }
+
+  /** A plain call whose questions go to the human the era's way: input_required, then the client's retry. */
+  private async askingCall(
+    name: string,
+    params: JsonObject,
+    ctx: ToolContext,
+    client: ClientProfile,
+    url: boolean,
+    signal: AbortSignal,
+  ): Promise<JsonObject> {
+    const state = params.requestState;
+    const asker = { clientName: nameOf(client), url };
+    const round =
+      typeof state === "string"
+        ? await this.questions.retry(
+            state,
+            { tool: name, rawArgs: params.arguments },
+            params.inputResponses,
+            ctx,
+            client,
+            signal,
+          )
+        : await this.questions.start({ tool: name, rawArgs: params.arguments }, ctx, client, asker, signal);
+    return round.kind === "complete"
+      ? complete({ ...round.result })
+      : { resultType: "input_required", ...round.result };
   }
 
   /** The task settings for one request: with the secret page when its client can send the human there. */
@@ -296,6 +328,16 @@ export class NewEraServer {
 
 /** A listen is answered only when it ends. */
 const HELD = Symbol("held open");
+
+/** A process's store of suspended calls, with the era's settings. */
+export function questionsFor(opts: Pick<NewEraOptions, "tasks" | "secretPageTtlMs">): RetryQuestions {
+  return new RetryQuestions({ ttlMs: opts.tasks.ttlMs, secretPageTtlMs: opts.secretPageTtlMs });
+}
+
+/** How messages name the client. */
+function nameOf(client: ClientProfile): string {
+  return client.label ?? client.name;
+}
 
 function complete(result: JsonObject): JsonObject {
   return { resultType: "complete", ...result };

@@ -28,6 +28,35 @@ export function secretFields(schema: Record<string, unknown>): SecretField[] {
   });
 }
 
+/** Added to a secret asked in a form: the human should know it passes through their MCP client. */
+const FORM_FALLBACK_NOTE =
+  "(Form fallback: this client cannot open ptyhub's one-time secret page, so what you type here passes " +
+  "through the MCP client on its way to the terminal. It is never shown to the AI agent.)";
+
+/** A secret's question as a form shows it, where the page cannot be offered. */
+export function formFallbackMessage(message: string): string {
+  return `${message}\n\n${FORM_FALLBACK_NOTE}`;
+}
+
+/** What the client shows the human beside the page's address. */
+export function pageMessage(message: string): string {
+  return (
+    `${message}\n\nOpen this one-time ptyhub page on this computer and type it there: it goes straight ` +
+    "to the terminal, never through this client or the AI agent."
+  );
+}
+
+/**
+ * The page closed unanswered although the human agreed to open it. Said as it is: an answer
+ * "cancel" would read as if the human had dismissed the question.
+ */
+export function pageExpired(ttlMs: number): AppError {
+  return new AppError(
+    "ELICITATION_UNSUPPORTED",
+    `nobody typed the secret: ptyhub's one-time page expired unused after ${Math.round(ttlMs / 1000)} s`,
+  );
+}
+
 export async function elicitOnSecretPage(
   server: Server,
   message: string,
@@ -46,9 +75,7 @@ export async function elicitOnSecretPage(
         mode: "url",
         elicitationId,
         url: page.url,
-        message:
-          `${message}\n\nOpen this one-time ptyhub page on this computer and type it there: it goes straight ` +
-          "to the terminal, never through this client or the AI agent.",
+        message: pageMessage(message),
       },
       // The human may take as long as the page lives to agree to open it.
       { signal: opts.signal, timeout: opts.ttlMs },
@@ -58,11 +85,7 @@ export async function elicitOnSecretPage(
     if (values === null) {
       log.info(`secret page ${elicitationId} closed unanswered (expired or cancelled)`);
       if (opts.signal?.aborted) return { action: "cancel" };
-      // Said as it is: an answer "cancel" would read as if the human had dismissed the question.
-      throw new AppError(
-        "ELICITATION_UNSUPPORTED",
-        `nobody typed the secret: ptyhub's one-time page expired unused after ${Math.round(opts.ttlMs / 1000)} s`,
-      );
+      throw pageExpired(opts.ttlMs);
     }
     // Tells the client it may close its "waiting for the page" display; a failure changes nothing.
     await server

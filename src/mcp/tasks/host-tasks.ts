@@ -46,8 +46,7 @@ export async function startTask(
   if (p.tool === "term_exec" && call.args.session === undefined && p.defaults)
     await host.manager.execTarget(undefined, undefined, p.defaults);
   // Not the request's signal: the task outlives the call that started it (and the client's connection).
-  const taskCtx = { host, clientId: ctx.clientId, ...(ctx.noElicitWhy ? { noElicitWhy: ctx.noElicitWhy } : {}) };
-  const started = await tasksOf(host).start(call, taskCtx, client, p.settings);
+  const started = await tasksOf(host).start(call, { host, clientId: ctx.clientId }, client, p.settings);
   return { ...started };
 }
 

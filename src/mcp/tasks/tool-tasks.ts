@@ -17,6 +17,7 @@ import { AppError } from "../../api/errors.ts";
 import { logger } from "../../log.ts";
 import { DEFAULT_SESSION } from "../../api/session-id.ts";
 import { clip } from "../../util/quote.ts";
+import { addHeaderNote } from "../client-budget.ts";
 import { type CheckedCall, renderOutput, runCheckedCall, toolDefs, toolError } from "../call-tool.ts";
 import type { ClientProfile } from "../client-profile.ts";
 import type { ToolContext } from "../tool.ts";
@@ -45,6 +46,14 @@ const DEFAULT_MAX_TOKENS = 2000;
 /** Prompt states a human can answer for the model. */
 type Question = "password" | "confirm" | "pager";
 const QUESTIONS: ReadonlySet<string> = new Set<Question>(["password", "confirm", "pager"]);
+/** How a task's status begins while it waits on a human (Claude Code's task panel shows it). */
+const HUMAN_ASKED_WORDS = "a human is being asked";
+/** What the human is asked for at each prompt, in a task's status. */
+const QUESTION_WORDS: Record<Question, string> = {
+  password: "the password",
+  confirm: "a yes/no answer",
+  pager: "how to go on in the pager",
+};
 
 export type Started = { kind: "inline"; result: CallToolResult } | { kind: "task"; snapshot: TaskSnapshot };
 
@@ -65,6 +74,10 @@ interface Live {
   secretPageTtlMs: number | undefined;
   /** The one-time page a password prompt waits on (URL mode), while it is open. */
   page: SecretPage | null;
+  /** When the open question to the human was asked (performance.now()), while one is open. */
+  askedAt: number | null;
+  /** What the model is told in the result's header about the humans asked on the way. */
+  humanNotes: string[];
 }
 
 /** An elicitation the running call waits on; answered by tasks/update. */
@@ -126,6 +139,7 @@ export class ToolTasks {
     const started: Live = {
       ...{ task, call, client, ctx, session, startedAt, controller },
       ...{ question: null, asking: null, secretPageTtlMs: settings.secretPageTtlMs, page: null },
+      ...{ askedAt: null, humanNotes: [] },
     };
     live = started;
     this.store.add(task);
@@ -161,6 +175,7 @@ export class ToolTasks {
       return;
     }
     live.asking = asking;
+    live.askedAt = performance.now();
     // A cancelled task, or one nobody answered within its ttl, answers its open question "cancel":
     // the call ends as when a human dismisses it, and does not hold the session forever.
     const dismiss = () => {
@@ -170,9 +185,10 @@ export class ToolTasks {
     };
     live.controller.signal.addEventListener("abort", dismiss, { once: true });
     setTimeout(dismiss, live.task.timing.ttlMs).unref();
+    const question = clip(firstLine(asking.message), STATUS_LINE_CHARS);
     live.task.update({
       status: "input_required",
-      statusMessage: `waiting for the human's answer in session ${live.session}`,
+      statusMessage: `${HUMAN_ASKED_WORDS}: ${question} (waiting for their answer)`,
       inputRequests: {
         [QUESTION_KEY]: {
           method: "elicitation/create",
@@ -208,19 +224,24 @@ export class ToolTasks {
         statusMessage: `answered; ${live.call.tool.name} goes on in ${live.session}`,
       });
       const action = response.action === "accept" || response.action === "decline" ? response.action : "cancel";
+      this.noteAnswer(live, action);
       asking.resolve(action === "accept" ? { action, content } : { action });
       return;
     }
     if (live.page) {
       // URL mode: "accept" only says the human opens the page; the password comes from the page.
       if (response.action === "accept")
-        live.task.update({ status: "working", statusMessage: `waiting for the password on ptyhub's one-time page` });
+        live.task.update({
+          status: "working",
+          statusMessage: `${HUMAN_ASKED_WORDS} to type the password on ptyhub's page (session ${live.session})`,
+        });
       else live.page.close();
       return;
     }
     const question = live.question;
     if (question === null) return;
     live.question = null;
+    this.noteAnswer(live, response.action === "accept" ? "accept" : "cancel");
     live.task.update({ status: "working", statusMessage: `answer typed into session ${live.session}` });
     void this.follow(live, typedAnswer(question, response.action, content[QUESTION_KEY]));
   }
@@ -266,7 +287,10 @@ export class ToolTasks {
       this.waitAtPrompt(live, question, outcome.output);
       return;
     }
-    const result = outcome.ok ? outcome.result : toolError(live.call.tool.name, outcome.error, live.client);
+    const result = withHumanNotes(
+      live,
+      outcome.ok ? outcome.result : toolError(live.call.tool.name, outcome.error, live.client),
+    );
     const changed = live.task.update({ status: "completed", statusMessage: completionLine(live, outcome), result });
     if (changed) log.info(`task ${live.task.id}: completed`);
     this.live.delete(live.task.id);
@@ -279,6 +303,7 @@ export class ToolTasks {
    */
   private waitAtPrompt(live: Live, question: Question, output: Record<string, unknown>): void {
     live.question = question;
+    live.askedAt = performance.now();
     const prompt = promptLine(output);
     let request = inputRequest(question, prompt, live.session);
     if (question === "password" && live.secretPageTtlMs !== undefined) {
@@ -303,7 +328,9 @@ export class ToolTasks {
     }
     const changed = live.task.update({
       status: "input_required",
-      statusMessage: `waiting at a ${question} prompt in session ${live.session}`,
+      statusMessage:
+        `${HUMAN_ASKED_WORDS} for ${QUESTION_WORDS[question]} at the prompt in session ${live.session}` +
+        (prompt ? `: ${JSON.stringify(prompt)}` : ""),
       inputRequests: { [QUESTION_KEY]: request },
     });
     if (changed) log.info(`task ${live.task.id}: waits for the human (${question}${live.page ? ", on its page" : ""})`);
@@ -315,6 +342,7 @@ export class ToolTasks {
     live.page = null;
     live.question = null;
     const secret = values?.[QUESTION_KEY];
+    this.noteAnswer(live, secret !== undefined ? "accept" : "cancel");
     live.task.update({
       status: "working",
       statusMessage:
@@ -362,9 +390,20 @@ export class ToolTasks {
       this.waitAtPrompt(live, state as Question, outcome.output);
       return;
     }
-    const result = outcome.ok ? outcome.result : toolError("term_send", outcome.error, live.client);
+    const result = withHumanNotes(
+      live,
+      outcome.ok ? outcome.result : toolError("term_send", outcome.error, live.client),
+    );
     live.task.update({ status: "completed", statusMessage: completionLine(live, outcome), result });
     this.live.delete(live.task.id);
+  }
+
+  /** Keeps, for the model, that a human was asked on the way and how long the answer took. */
+  private noteAnswer(live: Live, action: "accept" | "decline" | "cancel"): void {
+    const secs = live.askedAt === null ? 0 : Math.round((performance.now() - live.askedAt) / 1000);
+    live.askedAt = null;
+    const answered = action === "accept" ? "answered" : `answered "${action}"`;
+    live.humanNotes.push(`a human was asked and ${answered} after ${secs} s`);
   }
 
   /** The session's last non-blank screen line, for a status message (empty when unreadable). */
@@ -380,6 +419,18 @@ export class ToolTasks {
       return "";
     }
   }
+}
+
+/** A result with the humans asked on the way named in its header (an error's text is left as it is). */
+function withHumanNotes(live: Live, result: CallToolResult): CallToolResult {
+  const [first, ...rest] = result.content;
+  if (live.humanNotes.length === 0 || result.isError || first?.type !== "text") return result;
+  return { ...result, content: [{ ...first, text: addHeaderNote(first.text, live.humanNotes.join("; ")) }, ...rest] };
+}
+
+function firstLine(text: string): string {
+  const eol = text.indexOf("\n");
+  return eol < 0 ? text : text.slice(0, eol);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

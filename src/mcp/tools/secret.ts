@@ -17,7 +17,7 @@ export const termSecret = defineTool({
     const typeItYourself =
       `Ask the human to type it themselves: \`ptyhub attach ${args.session}\` in a terminal ` + "(ctrl+\\ detaches).";
     if (!ctx.elicit) {
-      const why = ctx.noElicitWhy ?? "this MCP client cannot ask the human for input (no elicitation support)";
+      const why = "this MCP client cannot ask the human for input (no elicitation support)";
       throw new AppError("ELICITATION_UNSUPPORTED", why, typeItYourself);
     }
     // A question that ended without an answer (the one-time page expired) has the same way forward.
