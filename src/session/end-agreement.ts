@@ -27,6 +27,12 @@ import type { CheckResult } from "./wait.ts";
  */
 const END_CONFIRM_MS = 3;
 /**
+ * Where the backend can tell that nothing the shell wrote is still on its way (outputDrained: the
+ * kernel's buffer polled empty, our reader waiting), the second look comes as soon as a timer can
+ * fire, and agrees without the margin when nothing is on its way; otherwise it waits the margin out.
+ */
+const END_CONFIRM_DRAINED_MS = 0;
+/**
  * While the kernel disagrees (the prompt is still being drawn, the command runs), asked again
  * after this long at first…
  */
@@ -51,14 +57,15 @@ export function endAgreed(session: Session, endAt: number): true | CheckResult<n
   }
   const seen = agreedAt.get(session);
   if (seen && seen.outputAt === session.lastOutputAt && seen.activityAt === session.lastActivityAt) {
-    if (now - seen.at >= END_CONFIRM_MS) {
+    if (now - seen.at >= END_CONFIRM_MS || session.backendHandle.outputDrained?.() === true) {
       agreedAt.delete(session);
       return true;
     }
     return { retryInMs: END_CONFIRM_MS - (now - seen.at) };
   }
   agreedAt.set(session, { at: now, outputAt: session.lastOutputAt, activityAt: session.lastActivityAt });
-  return { retryInMs: END_CONFIRM_MS };
+  // The first look often comes while output is being delivered, when nothing can be drained yet.
+  return { retryInMs: session.backendHandle.outputDrained ? END_CONFIRM_DRAINED_MS : END_CONFIRM_MS };
 }
 
 /**
