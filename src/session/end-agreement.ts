@@ -28,8 +28,8 @@ import type { CheckResult } from "./wait.ts";
 const END_CONFIRM_MS = 3;
 /**
  * Where the backend can tell that nothing the shell wrote is still on its way (outputDrained: the
- * kernel's buffer polled empty, our reader waiting), the second look comes as soon as a timer can
- * fire, and agrees without the margin when nothing is on its way; otherwise it waits the margin out.
+ * kernel's buffer polled empty, our reader waiting), the second look comes in the next event-loop
+ * turn (wait.ts), and agrees without the margin when nothing is on its way; else it waits it out.
  */
 const END_CONFIRM_DRAINED_MS = 0;
 /**
@@ -57,11 +57,13 @@ export function endAgreed(session: Session, endAt: number): true | CheckResult<n
   }
   const seen = agreedAt.get(session);
   if (seen && seen.outputAt === session.lastOutputAt && seen.activityAt === session.lastActivityAt) {
-    if (now - seen.at >= END_CONFIRM_MS || session.backendHandle.outputDrained?.() === true) {
+    const backend = session.backendHandle;
+    if (now - seen.at >= END_CONFIRM_MS || backend.outputDrained?.() === true) {
       agreedAt.delete(session);
       return true;
     }
-    return { retryInMs: END_CONFIRM_MS - (now - seen.at) };
+    // Not drained yet: our reader may be between two reads for a turn (reader.ts), or bytes are on their way.
+    return { retryInMs: backend.outputDrained ? END_CONFIRM_DRAINED_MS : END_CONFIRM_MS - (now - seen.at) };
   }
   agreedAt.set(session, { at: now, outputAt: session.lastOutputAt, activityAt: session.lastActivityAt });
   // The first look often comes while output is being delivered, when nothing can be drained yet.
