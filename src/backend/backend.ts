@@ -76,7 +76,8 @@ export interface Backend {
   /**
    * Every byte the program wrote before this call has reached the session: none waits in the
    * kernel (on Linux a poll of the master first runs the tty's pending flip-buffer work) and none
-   * in our reader. Called from a task of its own (a timer), not while output is being delivered.
+   * in our reader. Asked from a task of its own (a timer, the next event-loop turn), not while
+   * output is being delivered.
    * Absent, or false, where that cannot be told.
    */
   outputDrained?(): boolean;
