@@ -9,6 +9,7 @@
  * The 10 busy sessions are opened once, before the steps (the first of them starts the daemon),
  * and sit idle except during each step's busy phase: they print a short line every 10 ms (about 100 lines/s each) until ctrl+c.
  */
+import { readFileSync } from "node:fs";
 import { McpServer, type ServerSpec } from "../lib/mcp.ts";
 import { PtyhubShell } from "../lib/shells.ts";
 import { fmt, median, p95 } from "../lib/stats.ts";
@@ -47,6 +48,8 @@ interface Step {
   idleCpu: number | null;
   busyCpu: number | null;
   wrong: string[];
+  /** The 1-minute load average when the step's measurements began (steps run one after another). */
+  load: string;
 }
 
 const BASE = 1;
@@ -103,10 +106,12 @@ async function runSteps(spec: ServerSpec, steps: readonly number[], samples: num
         idleCpu: null,
         busyCpu: null,
         wrong: [],
+        load: "",
       };
       if (n === BASE) step.opens.push(firstOpen);
       while (idleCount < n) step.opens.push(await open(`s${idleCount++}`));
       await Bun.sleep(SETTLE_MS);
+      step.load = readFileSync("/proc/loadavg", "latin1").split(" ")[0] ?? "?";
       step.rss = await steadyRss(server);
       step.idleCpu = await cpuPercentOver(server, cpuMs);
       await shell.exec("echo hi", "hi"); // untimed: the first call after a pause wakes what slept
@@ -163,7 +168,12 @@ export async function scaleSessions(ctx: Ctx): Promise<MetricResult> {
           openBase,
           i === 0 ? "s0, the daemon already running" : `opens ${from}–${s.sessions}`,
         ),
-        latencyRow(label("echo hi idle", s.sessions), s.idle, idleBase, "term_exec in session s0, all others idle"),
+        latencyRow(
+          label("echo hi idle", s.sessions),
+          s.idle,
+          idleBase,
+          `term_exec in session s0, all others idle; load ${s.load}`,
+        ),
         latencyRow(
           label(`echo hi, ${BUSY_SESSIONS} busy`, s.sessions),
           s.busy,
@@ -210,6 +220,7 @@ export async function scaleSessions(ctx: Ctx): Promise<MetricResult> {
   }
   const last = measured[measured.length - 1]!;
   res.notes.push(
+    "The steps run one after another, not interleaved: a change of the machine's load between them (the load at each step is in the idle row's note) moves the ratios too.",
     `At ${last.sessions} sessions: \`echo hi\` idle median ${fmt(median(last.idle), "ms")} (p95 ${fmt(p95(last.idle), "ms")}) against ${fmt(median(base.idle), "ms")} at 1; with ${BUSY_SESSIONS} busy ${fmt(median(last.busy), "ms")} (p95 ${fmt(p95(last.busy), "ms")}).`,
   );
   return res;
