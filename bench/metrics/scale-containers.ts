@@ -217,7 +217,7 @@ export async function scaleContainers(ctx: Ctx): Promise<MetricResult> {
           unit: "MB",
           samples: [],
           value: s.ptyhubRss,
-          note: `MCP server + host daemon in all (${fmt(baseRss, "MB")} before the first open, which starts the daemon)`,
+          note: `MCP server + host daemon in all (${fmt(baseRss, "MB")} before the first open, which starts it)`,
         },
         {
           subject: `ptyhub on the host per container, ${s.containers}`,
@@ -244,9 +244,14 @@ export async function scaleContainers(ctx: Ctx): Promise<MetricResult> {
       ]),
     });
     const last = measured[measured.length - 1]!;
+    const ranAs = ctx.binary
+      ? `the compiled binary (${ctx.binaryHow})`
+      : "bun src/cli.ts: the first persistent open compiled it";
+    const medianOf = (subject: string) => fmt(median(last.rows[subject]!.samples), "ms");
     res.notes.push(
-      `ptyhub ran as ${ctx.binary ? `the compiled binary (${ctx.binaryHow})` : "bun src/cli.ts: the first persistent open compiled it"}; image ${image} from ${IMAGE_CACHE_DIR}.`,
-      `At ${last.containers} containers, \`echo hi\` medians: persistent ${fmt(median(last.rows[PERSIST]!.samples), "ms")}, plain exec ${fmt(median(last.rows[PLAIN]!.samples), "ms")}, docker exec CLI ${fmt(median(last.rows[CLI]!.samples), "ms")}.`,
+      `ptyhub ran as ${ranAs}; image ${image} from ${IMAGE_CACHE_DIR}.`,
+      `At ${last.containers} containers, \`echo hi\` medians: persistent ${medianOf(PERSIST)}, ` +
+        `plain exec ${medianOf(PLAIN)}, docker exec CLI ${medianOf(CLI)}.`,
       "The CLI's own memory is not counted: each call is a new short-lived process.",
     );
     return res;

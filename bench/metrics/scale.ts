@@ -7,7 +7,8 @@
  * row at one session, measured in the same run.
  *
  * The 10 busy sessions are opened once, before the steps (the first of them starts the daemon),
- * and sit idle except during each step's busy phase: they print a short line every 10 ms (about 100 lines/s each) until ctrl+c.
+ * and sit idle except during each step's busy phase: they print a short line every 10 ms (about
+ * 100 lines/s each) until ctrl+c.
  */
 import { readFileSync } from "node:fs";
 import { McpServer, type ServerSpec } from "../lib/mcp.ts";
@@ -220,8 +221,11 @@ export async function scaleSessions(ctx: Ctx): Promise<MetricResult> {
   }
   const last = measured[measured.length - 1]!;
   res.notes.push(
-    "The steps run one after another, not interleaved: a change of the machine's load between them (the load at each step is in the idle row's note) moves the ratios too.",
-    `At ${last.sessions} sessions: \`echo hi\` idle median ${fmt(median(last.idle), "ms")} (p95 ${fmt(p95(last.idle), "ms")}) against ${fmt(median(base.idle), "ms")} at 1; with ${BUSY_SESSIONS} busy ${fmt(median(last.busy), "ms")} (p95 ${fmt(p95(last.busy), "ms")}).`,
+    "The steps run one after another, not interleaved: a change of the machine's load between them " +
+      "(the load at each step is in the idle row's note) moves the ratios too.",
+    `At ${last.sessions} sessions: \`echo hi\` idle median ${fmt(median(last.idle), "ms")} ` +
+      `(p95 ${fmt(p95(last.idle), "ms")}) against ${fmt(median(base.idle), "ms")} at 1; ` +
+      `with ${BUSY_SESSIONS} busy ${fmt(median(last.busy), "ms")} (p95 ${fmt(p95(last.busy), "ms")}).`,
   );
   return res;
 }
