@@ -32,6 +32,8 @@ import { serial } from "./metrics/serial.ts";
 import { httpVsStdio } from "./metrics/http.ts";
 import { inputWait } from "./metrics/input-wait.ts";
 import { taskWake } from "./metrics/task-wake.ts";
+import { scaleSessions } from "./metrics/scale.ts";
+import { scaleContainers } from "./metrics/scale-containers.ts";
 
 const METRICS = [
   "latency",
@@ -45,6 +47,8 @@ const METRICS = [
   "keystroke",
   "input",
   "taskwake",
+  "scale",
+  "containers",
 ] as const;
 type MetricId = (typeof METRICS)[number];
 
@@ -146,7 +150,7 @@ async function main(): Promise<number> {
   const want = (id: MetricId) => !args.only || args.only.includes(id);
   let binary: ServerSpec | null = null;
   let binaryHow = "";
-  if (want("coldstart") || want("memory")) {
+  if (want("coldstart") || want("memory") || want("containers")) {
     const b = ensureBinary(log);
     if (b.ok) {
       binary = { label: "ptyhub-binary", command: b.value, args: [], env: ptyhubEnv };
@@ -197,6 +201,8 @@ async function main(): Promise<number> {
     ["input", async () => [await inputWait(ctx)]],
     ["keystroke", async () => [await keystroke(ctx)]],
     ["taskwake", async () => [await taskWake(ctx)]],
+    ["scale", async () => [await scaleSessions(ctx)]],
+    ["containers", async () => [await scaleContainers(ctx)]],
   ];
   for (const [id, run] of runners) {
     if (!want(id)) continue;

@@ -20,7 +20,7 @@ export function renderTable(t: Table): string {
   const withRatio = t.rows.some((r) => r.baseline && byName.has(r.baseline) && r.subject !== r.baseline);
   if (t.kind === "latency") {
     const head = ["subject", "n", "median", "p95", "max"];
-    if (withRatio) head.push("× ptyhub");
+    if (withRatio) head.push(t.ratioHead ?? "× ptyhub");
     if (withCorrect) head.push("correct");
     head.push("note");
     lines.push(
@@ -46,7 +46,7 @@ export function renderTable(t: Table): string {
     }
   } else {
     const head = ["subject", "value"];
-    if (withRatio) head.push("× ptyhub");
+    if (withRatio) head.push(t.ratioHead ?? "× ptyhub");
     head.push("note");
     lines.push(
       `| ${head.join(" | ")} |`,

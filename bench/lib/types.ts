@@ -21,7 +21,7 @@ export interface Ctx {
 /** One line of a metric's table: a subject (and mode) with its samples. */
 export interface Row {
   subject: string;
-  unit: "ms" | "MB" | "tokens" | "chars";
+  unit: "ms" | "MB" | "tokens" | "chars" | "%";
   samples: number[];
   /** Summary value when it is not the median of samples (e.g. a peak, a difference). */
   value?: number | null;
@@ -39,6 +39,8 @@ export interface Table {
   rows: Row[];
   /** Which statistics to show: latency-like (median, p95) or single values. */
   kind: "latency" | "value";
+  /** Heading of the ratio column (rows' `baseline`); "× ptyhub" unless the baseline is something else. */
+  ratioHead?: string;
 }
 
 export interface Check {

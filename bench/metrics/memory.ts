@@ -14,6 +14,7 @@ import { PtyaiShell, PtyhubShell } from "../lib/shells.ts";
 import { fmt, max, median, p95 } from "../lib/stats.ts";
 import { emptyResult, peer, type Ctx, type MetricResult, type Row } from "../lib/types.ts";
 import { twoFloods } from "./memory-two-floods.ts";
+import { cpuPercentOver, steadyRss } from "../lib/usage.ts";
 
 export const TARGET_IDLE_MB = 60;
 export const TARGET_PER_SESSION_MB = 1.5;
@@ -30,16 +31,6 @@ const SESSIONS = 20;
 /** Let a server finish start-up work and settle before reading its RSS. */
 let SETTLE_MS = 1500;
 const SAMPLE_EVERY_MS = 50;
-
-async function steadyRss(server: McpServer): Promise<number | null> {
-  const samples: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const r = server.rssAll().total;
-    if (r !== null) samples.push(r);
-    await Bun.sleep(100);
-  }
-  return median(samples);
-}
 
 /** Samples a server's RSS every SAMPLE_EVERY_MS until stopped; keeps the peak. */
 function rssSampler(server: McpServer): { stop: () => { peak: number | null; samples: number[] } } {
@@ -86,10 +77,7 @@ async function idleRound(spec: ServerSpec, kind: "ptyhub" | "ptyai"): Promise<Id
     }
     await Bun.sleep(SETTLE_MS);
     const withSessions = await steadyRss(server);
-    const cpu0 = server.cpuAll();
-    await Bun.sleep(IDLE_CPU_WINDOW_MS); // the measured interval itself
-    const cpu1 = server.cpuAll();
-    const idleCpuPct = cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) / (IDLE_CPU_WINDOW_MS / 1000)) * 100 : null;
+    const idleCpuPct = await cpuPercentOver(server, IDLE_CPU_WINDOW_MS);
     return { idle, one, withSessions, helpers: server.rssAll().helpers, idleCpuPct };
   } finally {
     await server.close();

@@ -74,6 +74,14 @@ export interface Backend {
    */
   foregroundLeaderWatchesTty?(): boolean | null;
   /**
+   * Every byte the program wrote before this call has reached the session: none waits in the
+   * kernel (on Linux a poll of the master first runs the tty's pending flip-buffer work) and none
+   * in our reader. Asked from a task of its own (a timer, the next event-loop turn), not while
+   * output is being delivered.
+   * Absent, or false, where that cannot be told.
+   */
+  outputDrained?(): boolean;
+  /**
    * The working directory of the foreground group's leader (the shell a typed line goes to), read
    * from the kernel rather than from marks a program could print; null where not visible.
    */

@@ -24,6 +24,17 @@ const USER_SWITCHERS = new Set(["su", "runuser", "doas"]);
  * out of sight.
  */
 export function foregroundShell(session: Session, alone = true): PosixShellFamily | null {
+  return foregroundShellAndLeader(session, alone)?.family ?? null;
+}
+
+/** The foreground group's leader as process-tree.ts reads it: its pid and command name. */
+export type GroupLeader = NonNullable<ReturnType<typeof groupLeader>>;
+
+/** foregroundShell's answer with the group's leader it read on the way (su's, behind `su -`). */
+export function foregroundShellAndLeader(
+  session: Session,
+  alone = true,
+): { family: PosixShellFamily; leader: GroupLeader } | null {
   if (
     session.exit ||
     session.integration === "none" ||
@@ -38,13 +49,13 @@ export function foregroundShell(session: Session, alone = true): PosixShellFamil
   const family = shellFamilyOf(leader);
   // `bash script.sh` leads the group as "bash" too; its `read -e` must never get the install line.
   if (family !== null && !interactiveShellArgs(commandArgs(head.pid) ?? [])) return null;
-  if (family !== null && (family !== "sh" || !alone)) return family;
+  if (family !== null && (family !== "sh" || !alone)) return { family, leader: head };
   if (family === null && !USER_SWITCHERS.has(leader)) return null;
   const names = (session.backendHandle.foregroundCommands?.() ?? []).filter((n) => !USER_SWITCHERS.has(n));
-  if (family === "sh") return names.length === 1 ? family : null;
+  if (family === "sh") return names.length === 1 ? { family, leader: head } : null;
   const shells = names.map((n) => shellFamilyOf(n)).filter((f) => f !== null);
   if (shells.length !== 1) return null;
-  return shells[0] === "sh" && alone && names.length > 1 ? null : shells[0]!;
+  return shells[0] === "sh" && alone && names.length > 1 ? null : { family: shells[0]!, leader: head };
 }
 
 /** Options of bash, zsh and fish that take the next argument as their value. */

@@ -12,9 +12,8 @@
  * What it cannot tell: a forged mark followed by the shell waiting in a line editor of the
  * command's own (`read -e`, `vared`), which is the shell waiting for keys all the same.
  */
-import { groupLeader } from "../util/process-tree.ts";
 import { shellFamilyOf } from "../terminal/shell-integration.ts";
-import { foregroundShell } from "./bare-shell.ts";
+import { foregroundShellAndLeader } from "./bare-shell.ts";
 import type { Session } from "./session.ts";
 import type { CheckResult } from "./wait.ts";
 
@@ -26,6 +25,12 @@ import type { CheckResult } from "./wait.ts";
  * a 10 ms confirmation after 15 ms of quiet (as the tty-wait check uses) made it 34 ms.
  */
 const END_CONFIRM_MS = 3;
+/**
+ * Where the backend can tell that nothing the shell wrote is still on its way (outputDrained: the
+ * kernel's buffer polled empty, our reader waiting), the second look comes in the next event-loop
+ * turn (wait.ts), and agrees without the margin when nothing is on its way; else it waits it out.
+ */
+const END_CONFIRM_DRAINED_MS = 0;
 /**
  * While the kernel disagrees (the prompt is still being drawn, the command runs), asked again
  * after this long at first…
@@ -44,21 +49,30 @@ const agreedAt = new WeakMap<Session, { at: number; outputAt: number; activityAt
 export function endAgreed(session: Session, endAt: number): true | CheckResult<never> {
   if (!session.endsNeedAgreement || session.exit) return true;
   const now = Date.now();
+  const backend = session.backendHandle;
+  const seen = agreedAt.get(session);
+  const since =
+    seen && seen.outputAt === session.lastOutputAt && seen.activityAt === session.lastActivityAt ? seen.at : null;
+  // A later look, within the margin, agrees only once drained: until then the kernel is not asked
+  // again (our reader may be between two reads for a turn, reader.ts, or bytes are on their way).
+  const drained = since !== null && backend.outputDrained?.() === true;
+  if (since !== null && backend.outputDrained && !drained && now - since < END_CONFIRM_MS)
+    return { retryInMs: END_CONFIRM_DRAINED_MS };
   if (!shellWaitsForKeys(session)) {
     agreedAt.delete(session);
     const backoff = Math.round((now - endAt) / 8);
     return { retryInMs: Math.min(END_RECHECK_MAX_MS, Math.max(END_RECHECK_MIN_MS, backoff)) };
   }
-  const seen = agreedAt.get(session);
-  if (seen && seen.outputAt === session.lastOutputAt && seen.activityAt === session.lastActivityAt) {
-    if (now - seen.at >= END_CONFIRM_MS) {
+  if (since !== null) {
+    if (drained || now - since >= END_CONFIRM_MS) {
       agreedAt.delete(session);
       return true;
     }
-    return { retryInMs: END_CONFIRM_MS - (now - seen.at) };
+    return { retryInMs: END_CONFIRM_MS - (now - since) };
   }
   agreedAt.set(session, { at: now, outputAt: session.lastOutputAt, activityAt: session.lastActivityAt });
-  return { retryInMs: END_CONFIRM_MS };
+  // The first look often comes while output is being delivered, when nothing can be drained yet.
+  return { retryInMs: backend.outputDrained ? END_CONFIRM_DRAINED_MS : END_CONFIRM_MS };
 }
 
 /**
@@ -69,12 +83,11 @@ export function endAgreed(session: Session, endAt: number): true | CheckResult<n
  * the shell leading the group in its editor's mode is taken as the answer.
  */
 function shellWaitsForKeys(session: Session): boolean {
-  const family = foregroundShell(session, false);
-  if (family === null || session.pid === null) return false;
+  // The leader comes from the same read of the foreground group as the shell's family.
+  const shell = foregroundShellAndLeader(session, false);
+  if (shell === null || session.pid === null) return false;
+  const { family, leader } = shell;
   if (family !== "sh" && session.backendHandle.ttyModes()?.canonical === true) return false;
-  const group = session.backendHandle.foregroundGroup?.() ?? null;
-  const leader = group === null ? null : groupLeader(session.pid, group);
-  if (leader === null) return false;
   // `su -`: the leader is su, waiting for the shell beside it in its group; that shell is asked.
   const answer =
     shellFamilyOf(leader.comm) !== null

@@ -6,6 +6,7 @@
 import type { Session } from "./session.ts";
 import { CancelledError } from "../api/errors.ts";
 
+/** `retryInMs: 0` asks for the next event-loop turn (after pending I/O), not a 1 ms timer. */
 export type CheckResult<T> = { done: T } | { retryInMs: number } | null;
 export type Check<T> = () => CheckResult<T>;
 
@@ -14,16 +15,29 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * Next-turn looks in a row before a look waits at least a millisecond: a check that keeps asking
+ * for 0 then polls at timer pace instead of spinning the event loop.
+ */
+const NEXT_TURN_LOOKS_IN_A_ROW = 2;
+
 /** Resolves with the check's verdict, or "timeout" at the deadline. Rejects when cancelled. */
 export function waitFor<T>(session: Session, check: Check<T>, opts: WaitOptions): Promise<T | "timeout"> {
   return new Promise<T | "timeout">((resolve, reject) => {
     let settled = false;
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let nextTurn: ReturnType<typeof setImmediate> | undefined;
+    let nextTurnsInARow = 0;
+    const cancelRetry = () => {
+      clearTimeout(retryTimer);
+      if (nextTurn !== undefined) clearImmediate(nextTurn);
+      nextTurn = undefined;
+    };
     let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
     const cleanup = () => {
       settled = true;
       unsubscribe();
-      clearTimeout(retryTimer);
+      cancelRetry();
       clearTimeout(deadlineTimer);
       opts.signal?.removeEventListener("abort", onAbort);
     };
@@ -37,13 +51,19 @@ export function waitFor<T>(session: Session, check: Check<T>, opts: WaitOptions)
         reject(err);
         return;
       }
-      clearTimeout(retryTimer);
+      cancelRetry();
       if (result === null) return;
       if ("done" in result) {
         cleanup();
         resolve(result.done);
         return;
       }
+      if (result.retryInMs <= 0 && nextTurnsInARow < NEXT_TURN_LOOKS_IN_A_ROW) {
+        nextTurnsInARow++;
+        nextTurn = setImmediate(evaluate);
+        return;
+      }
+      nextTurnsInARow = 0;
       retryTimer = setTimeout(evaluate, Math.max(1, result.retryInMs));
     };
     const onAbort = () => {

@@ -190,6 +190,11 @@ export class LocalBackend implements Backend {
     return readLocalModes(this.pty.slavePath);
   }
 
+  outputDrained(): boolean {
+    if (process.platform !== "linux" || this.exitInfo || this.masterClosed) return false;
+    return this.reader.idle && !libc.readableNow(this.pty.master);
+  }
+
   foregroundGroup(): number | null {
     if (this.exitInfo || this.masterClosed) return null;
     return libc.tcgetpgrp(this.pty.master);

@@ -8,6 +8,9 @@ import { FFIType, ptr, CString, type Pointer } from "bun:ffi";
 import { AppError } from "../../../api/errors.ts";
 import { openLibc, type Libc } from "../../../util/libc.ts";
 
+/** poll(2)'s "data to read" event, the same on Linux and macOS. */
+const POLLIN = 0x1;
+
 const SYMBOLS = {
   grantpt: { args: [FFIType.i32], returns: FFIType.i32 },
   unlockpt: { args: [FFIType.i32], returns: FFIType.i32 },
@@ -15,6 +18,7 @@ const SYMBOLS = {
   ioctl: { args: [FFIType.i32, FFIType.u64, FFIType.ptr], returns: FFIType.i32 },
   tcgetattr: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
   tcgetpgrp: { args: [FFIType.i32], returns: FFIType.i32 },
+  poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
   setsid: { args: [], returns: FFIType.i32 },
   execvp: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
   signal: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.ptr },
@@ -81,6 +85,18 @@ export const libc = {
   /** Fills `termios` (sized for the platform); false when fd is not (or no longer) a terminal. */
   tcgetattr(fd: number, termios: Uint8Array): boolean {
     return load().symbols.tcgetattr(fd, ptr(termios)) === 0;
+  },
+  /**
+   * Whether `fd` has input to read now (poll, no wait). On a Linux tty this first runs the
+   * pending flip-buffer work (n_tty_poll), so bytes the other side wrote before the call count.
+   */
+  readableNow(fd: number): boolean {
+    // struct pollfd: int fd; short events; short revents.
+    const pollfd = new ArrayBuffer(8);
+    new Int32Array(pollfd, 0, 1)[0] = fd;
+    const shorts = new Int16Array(pollfd, 4, 2);
+    shorts[0] = POLLIN;
+    return load().symbols.poll(ptr(pollfd), 1, 0) > 0 && ((shorts[1] ?? 0) & POLLIN) !== 0;
   },
   /** The terminal's foreground process group, or null. */
   tcgetpgrp(fd: number): number | null {

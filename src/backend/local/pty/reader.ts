@@ -35,6 +35,7 @@ export class PtyReader {
   private readonly pacer = new FloodPacer();
   /** Resolves when reading ended: end of file, EIO (the slave side is gone everywhere), or cancel. */
   readonly ended: Promise<void>;
+  private waiting = false;
 
   constructor(fd: number, onChunk: (data: Uint8Array) => void) {
     this.reader = Bun.file(fd).stream().getReader();
@@ -45,7 +46,9 @@ export class PtyReader {
     try {
       for (;;) {
         // A rejected read is EIO: every slave descriptor is closed, which is the PTY's end of file.
+        this.waiting = true;
         const result = await this.reader.read().catch(() => null);
+        this.waiting = false;
         if (!result || result.done || this.cancelled) return;
         const chunk = result.value;
         this.pacer.arrived(performance.now());
@@ -62,6 +65,15 @@ export class PtyReader {
     } finally {
       this.pacer.dispose();
     }
+  }
+
+  /**
+   * Everything read so far has been handed to the consumer: the pump waits for the next read.
+   * A read that resolved wakes the pump in the same microtask checkpoint, so in a later task
+   * this is false whenever bytes taken from the fd are still on their way to the consumer.
+   */
+  get idle(): boolean {
+    return this.waiting && !this.cancelled;
   }
 
   /** Stops reading and releases Bun's dup of the master (which lets the kernel hang up the tty). */
