@@ -51,7 +51,7 @@ async function attach(ws: Viewer): Promise<void> {
   try {
     const r = await c.control(
       "attach",
-      { session: d.session, cols: d.cols, rows: d.rows, resize: false },
+      { session: d.session, cols: d.cols, rows: d.rows, resize: false, via: "web" },
       { clientId: `web:${d.session}` },
     );
     sendJson(ws, { type: "hello", session: r.session, cols: r.cols, rows: r.rows, screen: r.screen, exit: r.exit });

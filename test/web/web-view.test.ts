@@ -107,14 +107,14 @@ describe.skipIf(!HAVE_CHROMIUM)(`web view in chromium (${HAVE_CHROMIUM ? "chromi
     const typed = await waitFor(
       async () => {
         const r = await page.evaluate(`fetch("/api/audit/${SESSION}").then((r) => r.json()).then((j) => j.entries)`);
-        return (r as { event: string; who: string; text?: string }[]).find(
-          (e) => e.event === "typed" && e.who.startsWith("human") && e.text?.includes("human-$((20+3))"),
+        return (r as { event: string; who: string; via: string; text?: string }[]).find(
+          (e) => e.event === "typed" && e.who === "human (web view)" && e.text?.includes("human-$((20+3))"),
         );
       },
       SHOWN_WITHIN_MS,
       "the human's line in the audit trail",
     );
-    expect(typed.who).toStartWith("human");
+    expect(typed.via).toBe("web");
     const screen = (await agent.ok("term_read", { session: SESSION, mode: "screen" })).output as string;
     expect(screen).toContain("human-23");
   });
