@@ -21,6 +21,7 @@ import { OnDemandSchemaValidator } from "./schema-validator.ts";
 import { callTool, preloadToolDefs } from "./call-tool.ts";
 import { elicitOnSecretPage } from "./secret-page/url-elicit.ts";
 import { markUnasked } from "./unasked.ts";
+import { rendersApps, withTerminalView } from "./app-view.ts";
 import type { ElicitResult } from "../api/elicit.ts";
 
 const log = logger("mcp");
@@ -81,7 +82,7 @@ export function createMcpServer(opts: ServerOptions): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const tools = await toolsForForm(client().form);
     preloadToolDefs();
-    return { tools };
+    return { tools: rendersApps(server.getClientCapabilities()) ? withTerminalView(tools) : tools };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -127,7 +128,7 @@ export function createMcpServer(opts: ServerOptions): Server {
   });
 
   // An HTTP server makes one MCP server per client session: each stops listening when it closes.
-  const unsubscribe = registerResources(server, opts.host);
+  const unsubscribe = registerResources(server, opts.host, () => rendersApps(server.getClientCapabilities()));
   server.onclose = unsubscribe;
   return server;
 }

@@ -11,3 +11,7 @@ declare module "@xterm/xterm/lib/xterm.mjs" {
   const text: string;
   export default text;
 }
+declare module "@modelcontextprotocol/ext-apps/app-with-deps" {
+  const text: string;
+  export default text;
+}
