@@ -8,6 +8,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ElicitResult } from "../api/elicit.ts";
+import { logger } from "../log.ts";
+
+const log = logger("web");
 
 /** How long a question waits for a human in the web view before it counts as unanswered. */
 export const QUESTION_TTL_MS = 5 * 60_000;
@@ -87,6 +90,7 @@ export class PendingQuestions {
   answer(id: string, allow: boolean): boolean {
     const w = this.waiting.get(id);
     if (!w) return false;
+    log.info(`question ${id} from ${w.question.client} ${allow ? "approved" : "declined"} in the web view`);
     const content = Object.fromEntries(w.keys.map((k) => [k, allow]));
     w.settle(allow ? { action: "accept", content } : { action: "decline" });
     return true;
