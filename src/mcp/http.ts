@@ -276,7 +276,10 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       if (webPath && url !== null) {
         const inside = peers?.sessionOf(srv.requestIP(req)) ?? null;
         if (inside !== null) return insideRefusal(req, inside);
-        return web.fetch(req, url, srv);
+        // A post's body within the same deadline as /mcp's (a GET may become a WebSocket: left as it is).
+        const whole = req.method === "POST" ? await withBodyWithin(req, BODY_DEADLINE_MS) : req;
+        if (whole === null) return jsonError(408, "Request Timeout: the request body came too slowly");
+        return web.fetch(whole, url, srv);
       }
       if (opts.token !== null && !bearerMatches(req.headers.get("authorization"), opts.token)) {
         return jsonError(401, "Unauthorized: send Authorization: Bearer <token>", {

@@ -48,6 +48,20 @@ async function attach(ws: Viewer): Promise<void> {
   }
   if (d.closed) return c.close();
   d.daemon = c;
+  // Listening before the attach call: output frames that arrive with its result (one read can
+  // carry both) are held until the screen they follow has been sent.
+  let held: (Uint8Array | Record<string, unknown>)[] | null = [];
+  const forward = (frame: Uint8Array | Record<string, unknown>) => {
+    if (d.closed) return;
+    if (held) held.push(frame);
+    else if (frame instanceof Uint8Array) ws.send(frame);
+    else sendJson(ws, frame);
+  };
+  c.onOutput(forward);
+  c.onExit((f) => forward({ type: "exit", exit_code: f.exit_code, reason: f.reason }));
+  c.onClose(() => {
+    if (!d.closed) ws.close(1011, "the daemon went away");
+  });
   try {
     const r = await c.control(
       "attach",
@@ -60,13 +74,9 @@ async function attach(ws: Viewer): Promise<void> {
     ws.close(1011, "attach failed");
     return;
   }
-  c.onOutput((bytes) => {
-    if (!d.closed) ws.send(bytes);
-  });
-  c.onExit((f) => sendJson(ws, { type: "exit", exit_code: f.exit_code, reason: f.reason }));
-  c.onClose(() => {
-    if (!d.closed) ws.close(1011, "the daemon went away");
-  });
+  const early = held;
+  held = null;
+  for (const frame of early) forward(frame);
 }
 
 function onMessage(ws: Viewer, message: string | Buffer): void {
