@@ -94,7 +94,8 @@ export async function runServeCommand(args: string[]): Promise<number> {
   else if (token.source === "env") lines.push("auth: Authorization: Bearer $PTYHUB_HTTP_TOKEN");
   else lines.push(`auth: Authorization: Bearer <token in ${token.path}>${token.created ? " (generated now)" : ""}`);
   lines.push(
-    `web view (one-time login link, ${LOGIN_CODE_TTL_MS / 60_000} min; \`ptyhub web\` prints another): ${server.webLink()}`,
+    `web view (one-time login link, ${LOGIN_CODE_TTL_MS / 60_000} min; \`ptyhub web\` prints another): ` +
+      server.webLink(),
   );
   lines.push(`origins allowed: ${[...server.origins].join(" ")}`);
   process.stdout.write(lines.join("\n") + "\n");

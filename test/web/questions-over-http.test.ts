@@ -54,7 +54,7 @@ describe("the guard's questions in the web view", () => {
     expect(r.error?.message).toContain("Nobody was asked");
   });
 
-  test("a client that declines by itself: the question waits in the web view; a decline there is the human's", async () => {
+  test("a client declining by itself: the question waits in the web view, where a human declines", async () => {
     const codex = await connectHttp(server.url, server.token, {
       clientName: "codex-mcp-client",
       elicit: () => ({ action: "decline" }),
