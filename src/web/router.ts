@@ -25,6 +25,10 @@ export const NEW_LINK_PATH = "/login/new";
 const TERMINAL_PATH = "/ws/term/";
 /** The window a viewer that names none is assumed to have. */
 const DEFAULT_VIEW = { cols: 80, rows: 24 };
+/** After a login from another site's link: on to `/` at once. */
+const MOVE_ON_HTML =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">' +
+  '<meta http-equiv="refresh" content="0;url=/"><title>ptyhub</title></head><body><a href="/">ptyhub</a></body></html>';
 
 export interface WebViewOptions {
   host: SessionHost;
@@ -61,11 +65,18 @@ export function createWebView(opts: WebViewOptions): WebView {
   const questions = new PendingQuestions();
   const newLink = (base: string) => `${base}${LOGIN_PATH}?code=${login.newCode()}`;
 
-  const redeem = (url: URL): Response => {
+  const redeem = (req: Request, url: URL): Response => {
     const cookie = login.redeem(url.searchParams.get("code") ?? "");
     if (cookie === null) return webAnswer(403, LOGGED_OUT_HTML, { "Content-Type": "text/html; charset=utf-8" });
+    const setCookie = { "Set-Cookie": loginCookie(cookie, opts.tls) };
+    // A link followed from another site (a chat in a browser tab): a redirect would still be that
+    // site's navigation, which a SameSite=Strict cookie is not sent with, so this page moves on
+    // by itself instead (a meta refresh: no script), as a navigation of its own.
+    const site = req.headers.get("sec-fetch-site");
+    if (site === "cross-site" || site === "same-site")
+      return webAnswer(200, MOVE_ON_HTML, { ...setCookie, "Content-Type": "text/html; charset=utf-8" });
     // 303 to `/`: the code leaves the address bar and the history at once (it is spent anyway).
-    return webAnswer(303, null, { Location: "/", "Set-Cookie": loginCookie(cookie, opts.tls) });
+    return webAnswer(303, null, { ...setCookie, Location: "/" });
   };
 
   return {
@@ -87,7 +98,7 @@ export function createWebView(opts: WebViewOptions): WebView {
           return jsonAnswer(401, { error: "send Authorization: Bearer <token>" });
         return jsonAnswer(200, { url: newLink(url.origin) });
       }
-      if (path === LOGIN_PATH) return req.method === "GET" ? redeem(url) : textAnswer(405, "GET the link");
+      if (path === LOGIN_PATH) return req.method === "GET" ? redeem(req, url) : textAnswer(405, "GET the link");
       if (!login.loggedIn(req)) {
         if (path === "/") return webAnswer(401, LOGGED_OUT_HTML, { "Content-Type": "text/html; charset=utf-8" });
         return jsonAnswer(401, { error: "log in with the link `ptyhub web` prints" });

@@ -82,6 +82,35 @@ describe.skipIf(!HAVE_CHROMIUM)(`web view in chromium (${HAVE_CHROMIUM ? "chromi
     expect(again.status).toBe(403);
   });
 
+  test("a link followed from another site's page logs in too (no redirect the Strict cookie would miss)", async () => {
+    const other = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async () => {
+        const res = await fetch(`${new URL(server.url).origin}/login/new`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${server.token}` },
+        });
+        const { url } = (await res.json()) as { url: string };
+        return new Response(`<!doctype html><a id="go" href="${url}">open ptyhub</a>`, {
+          headers: { "Content-Type": "text/html" },
+        });
+      },
+    });
+    const fresh = await browser.createBrowserContext();
+    try {
+      const p = await fresh.newPage();
+      // localhost is another site than 127.0.0.1 (the link's): the click is a cross-site navigation.
+      await p.goto(`http://localhost:${other.port}/`);
+      await Promise.all([p.waitForNavigation(), p.click("#go")]);
+      await p.waitForSelector("#sessions", { timeout: SHOWN_WITHIN_MS });
+      expect(new URL(p.url()).pathname).toBe("/");
+    } finally {
+      await fresh.close();
+      other.stop(true);
+    }
+  });
+
   test("the session list shows the agent's session; its live terminal matches term_read's screen", async () => {
     await page.waitForSelector(`#sessions tr[data-session="${SESSION}"]`, { timeout: SHOWN_WITHIN_MS });
     await page.click(`#sessions tr[data-session="${SESSION}"]`);
