@@ -160,8 +160,11 @@ describe.skipIf(!HAVE_CHROMIUM)(`web view in chromium (${HAVE_CHROMIUM ? "chromi
       SHOWN_WITHIN_MS,
       "the session at 100x30",
     );
-    const cols = await page.evaluate(`document.querySelectorAll("#terminal .xterm-rows > div").length`);
-    expect(cols).toBe(30);
+    const shownRows = () => page.evaluate(`document.querySelectorAll("#terminal .xterm-rows > div").length`);
+    expect(await shownRows()).toBe(30);
+    // A resize the view did not make (the agent's term_resize): the view follows it.
+    await agent.ok("term_resize", { session: SESSION, cols: 90, rows: 26 });
+    await waitFor(async () => (await shownRows()) === 26, SHOWN_WITHIN_MS, "the view at the agent's 26 rows");
   });
 
   test("a guard question the agent's client cannot ask waits in the web view; approving it runs the line", async () => {

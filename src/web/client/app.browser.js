@@ -34,8 +34,9 @@ async function refreshSessions() {
     for (const text of [s.session, s.state, s.exit_code ?? "", s.kind, `${s.cols}x${s.rows}`]) cell(row, String(text));
     row.addEventListener("click", () => select(s.session));
     body.append(row);
-    if (s.session === selected)
-      $("view-state").textContent = `${s.state}${s.exit_code === null ? "" : ` · exit ${s.exit_code}`}`;
+    if (s.session !== selected) continue;
+    $("view-state").textContent = `${s.state}${s.exit_code === null ? "" : ` · exit ${s.exit_code}`}`;
+    live?.follow(s.cols, s.rows);
   }
   $("status").textContent = `${sessions.length} session${sessions.length === 1 ? "" : "s"}`;
 }

@@ -55,6 +55,12 @@ export function openLive(container, session, onState) {
       term.resize(cols, rows);
       listeners.size(cols, rows);
     },
+    /** The session's size as listed: the view follows a resize it did not make (term_resize). */
+    follow(cols, rows) {
+      if (cols === term.cols && rows === term.rows) return;
+      term.resize(cols, rows);
+      listeners.size(cols, rows);
+    },
     close() {
       ws.close();
       term.dispose();
