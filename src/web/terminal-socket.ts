@@ -85,17 +85,19 @@ function onMessage(ws: Viewer, message: string | Buffer): void {
   try {
     frame = JSON.parse(typeof message === "string" ? message : message.toString("utf8"));
   } catch {
-    return sendJson(ws, { type: "error", message: "frames are JSON" });
+    sendJson(ws, { type: "error", message: "frames are JSON" });
+    return;
   }
   switch (frame.type) {
     case "takeover":
     case "release":
       d.takeover = frame.type === "takeover";
       log.info(`web viewer of ${d.session}: ${d.takeover ? "took over" : "read-only again"}`);
-      return sendJson(ws, { type: "mode", takeover: d.takeover });
+      sendJson(ws, { type: "mode", takeover: d.takeover });
+      return;
     case "input":
-      if (!d.takeover) return sendJson(ws, { type: "error", message: "read-only: take over to type" });
-      if (typeof frame.data !== "string" || !d.daemon) return;
+      if (!d.takeover) sendJson(ws, { type: "error", message: "read-only: take over to type" });
+      if (!d.takeover || typeof frame.data !== "string" || !d.daemon) return;
       d.daemon.send({ type: "input", data: Buffer.from(frame.data, "utf8").toString("base64") });
       return;
     case "resize":
@@ -104,7 +106,7 @@ function onMessage(ws: Viewer, message: string | Buffer): void {
       d.daemon.send({ type: "resize", cols: frame.cols, rows: frame.rows });
       return;
     default:
-      return sendJson(ws, { type: "error", message: `unknown frame type ${String(frame.type).slice(0, 40)}` });
+      sendJson(ws, { type: "error", message: `unknown frame type ${String(frame.type).slice(0, 40)}` });
   }
 }
 

@@ -14,7 +14,7 @@ term.open($("terminal"));
 let session = null;
 let takeover = false;
 let shown = "";
-let timer = null;
+let polling = false;
 
 async function refresh() {
   if (session === null) return;
@@ -46,7 +46,9 @@ function follow(result) {
   session = named;
   $("session").textContent = named;
   void refresh();
-  timer ??= setInterval(() => void refresh().catch(() => undefined), REFRESH_MS);
+  if (polling) return;
+  polling = true;
+  setInterval(() => void refresh().catch(() => undefined), REFRESH_MS);
 }
 
 app.ontoolresult = follow;
@@ -56,13 +58,17 @@ $("takeover").addEventListener("click", () => {
   $("mode").textContent = takeover ? "you are typing into this session" : "read-only";
   if (takeover) term.focus();
 });
+function say(text) {
+  $("mode").textContent = text;
+}
+
 /** Keys go out one call after another, in the order typed. */
 let sending = Promise.resolve();
 term.onData((text) => {
   if (!takeover || session === null) return;
   sending = sending
     .then(() => app.callServerTool({ name: "term_send", arguments: { session, text, enter: false } }))
-    .then((r) => (r.isError ? ($("mode").textContent = r.content?.[0]?.text ?? "not sent") : refresh()))
-    .catch((err) => ($("mode").textContent = `not sent: ${err.message}`));
+    .then((r) => (r.isError ? say(r.content?.[0]?.text ?? "not sent") : refresh()))
+    .catch((err) => say(`not sent: ${err.message}`));
 });
 await app.connect();
