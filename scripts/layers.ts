@@ -23,6 +23,8 @@ export const LAYERS: string[][] = [
   ["guard"],
   ["audit"],
   ["host"],
+  // The web view (issue 38): a human's browser on the host's sessions, served by mcp's HTTP server.
+  ["web"],
   ["mcp"],
   ["daemon"],
   ["attach", "install"],

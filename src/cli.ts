@@ -15,6 +15,8 @@ Usage:
   ptyhub                          stdio MCP server (what an MCP client launches)
   ptyhub serve --http [--host 127.0.0.1] [--port 6420]
                                   MCP over Streamable HTTP at /mcp (bearer token, Origin checked)
+  ptyhub web [--port N | --url URL]
+                                  a one-time link that logs a browser in to serve --http's web view
   ptyhub daemon [--status|--stop] the session host; normally started on demand
   ptyhub ls [--json]              list persistent sessions
   ptyhub attach SESSION [--resize]

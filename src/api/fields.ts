@@ -91,3 +91,7 @@ export const jobNotices = z
   .describe("The shell's notices of background jobs that ended meanwhile ([1]+ Done …): not this command's output.");
 
 export const viaEnum = z.enum(["exit", "shell", "marker", "until", "tty", "prompt", "settle", "timeout"]);
+
+/** Where a human types into a session from: `ptyhub attach`, or the web view's take-over. */
+export const HUMAN_VIAS = ["attach", "web"] as const;
+export type HumanVia = (typeof HUMAN_VIAS)[number];

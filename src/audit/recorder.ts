@@ -5,6 +5,7 @@
  * Secrets given with term_secret are never written, and text typed while the terminal hid its
  * echo (a password prompt) is replaced by a note.
  */
+import type { HumanVia } from "../api/fields.ts";
 import type { Session } from "../session/session.ts";
 import type { HostEvent } from "../api/host.ts";
 
@@ -32,6 +33,8 @@ const SIGNAL_KEYS: ReadonlyMap<string, string> = new Map([
 /** How often old trails are looked for (the retention itself is a setting). */
 const PRUNE_INTERVAL_MS = 6 * 60 * 60 * 1000;
 export const HUMAN = "human (ptyhub attach)";
+/** Who the trail names for each way a human types in. */
+const HUMAN_WHO: Record<HumanVia, string> = { attach: HUMAN, web: "human (web view)" };
 const HIDDEN_INPUT = "[hidden: typed while the terminal did not echo]";
 
 interface Watched {
@@ -41,6 +44,7 @@ interface Watched {
   /** A human's keystrokes since their last Enter. */
   human: string;
   humanHidden: boolean;
+  humanVia: HumanVia;
   /** A command's start mark was seen and its end not yet (prompts also end with an end mark). */
   inCommand: boolean;
 }
@@ -124,10 +128,13 @@ export class SessionAudit {
   }
 
   /** Keystrokes of a human attached to the session, written a line at a time. */
-  humanInput(session: Session, data: Uint8Array): void {
+  humanInput(session: Session, data: Uint8Array, via: HumanVia = "attach"): void {
     if (!this.trail.enabled) return;
     const w = this.watched.get(session.id);
     if (!w) return;
+    // A line is the typist's who finishes it: one from another place first goes as it is.
+    if (w.humanVia !== via) this.flushHuman(w, false);
+    w.humanVia = via;
     const text = this.decoder.decode(data, { stream: true });
     // Echo off in canonical mode hides the line even before the program reads it (state running).
     const modes = session.backendHandle.ttyModes();
@@ -147,8 +154,8 @@ export class SessionAudit {
     const text = w.humanHidden ? HIDDEN_INPUT : w.session.redact(w.human);
     this.trail.record(w.session.id, {
       event: "typed",
-      who: HUMAN,
-      via: "attach",
+      who: HUMAN_WHO[w.humanVia],
+      via: w.humanVia,
       text,
       enter,
       ...(key ? { keys: [key] } : {}),
@@ -166,6 +173,7 @@ export class SessionAudit {
       lastMark: session.lastMarkSeq,
       unsubscribe: () => {},
       human: "",
+      humanVia: "attach",
       humanHidden: false,
       inCommand: false,
     };

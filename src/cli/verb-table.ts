@@ -10,6 +10,10 @@ export const VERBS: Record<string, Verb> = {
     const { runServeCommand } = await import("../mcp/serve.ts");
     return runServeCommand(args);
   },
+  async web(args) {
+    const { runWebCommand } = await import("../web/web-command.ts");
+    return runWebCommand(args);
+  },
   async daemon(args) {
     const { runDaemonCommand } = await import("../daemon/main.ts");
     return runDaemonCommand(args);

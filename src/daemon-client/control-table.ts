@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { AppError } from "../api/errors.ts";
-import { sessionId } from "../api/fields.ts";
+import { HUMAN_VIAS, sessionId } from "../api/fields.ts";
 import { describeIssues } from "../api/issues.ts";
 
 const none = z.object({});
@@ -36,6 +36,8 @@ const attachInput = z.object({
   resize: z.boolean().optional(),
   /** A remote ptyhub's byte offset (src/backend/ssh/persist): raw bytes from there instead of a redrawn screen. */
   since: z.number().int().min(0).optional(),
+  /** Where the human types from, as the audit trail names it (default: `ptyhub attach`). */
+  via: z.enum(HUMAN_VIAS).optional(),
 });
 
 const attachOutput = z.object({

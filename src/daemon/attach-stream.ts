@@ -116,6 +116,7 @@ export function attachClient(c: Client, f: CallFrame, host: LocalHost, replayLog
   let attached = true;
   c.attachment = {
     session: s,
+    via: p.via ?? "attach",
     detach: () => {
       if (!attached) return;
       attached = false;

@@ -2,6 +2,7 @@
  * What the daemon keeps per connected client: its hello, its calls under way, the results it has
  * not acknowledged, the elicitations it was asked, the session it is attached to, its key proof.
  */
+import type { HumanVia } from "../api/fields.ts";
 import type { Conn } from "../daemon-client/conn.ts";
 import type { ElicitAnswer, HelloFrame } from "../daemon-client/protocol.ts";
 import { AppError } from "../api/errors.ts";
@@ -10,6 +11,8 @@ import type { Session } from "../session/session.ts";
 
 export interface Attachment {
   session: Session;
+  /** Where the attached human types from (the audit trail names it). */
+  via: HumanVia;
   detach(): void;
 }
 

@@ -497,9 +497,9 @@ export class DaemonServer {
       }
       case "input": {
         const s = c.attachment?.session;
-        if (s && !s.exit) {
+        if (c.attachment && s && !s.exit) {
           const data = fromBase64(f.data);
-          this.host.recordHumanInput(s, data);
+          this.host.recordHumanInput(s, data, c.attachment.via);
           s.write(data);
         }
         return;

@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config/config.ts";
 import type { CallContext } from "../api/host.ts";
+import type { HumanVia } from "../api/fields.ts";
 import type { SessionManager } from "../session/manager.ts";
 import type { OpenParams } from "../backend/descriptor.ts";
 import type { Session } from "../session/session.ts";
@@ -67,10 +68,10 @@ export class TypingGate {
     if (p.command !== undefined && kindOfParams(p).runsProgram) this.audit.starting(id, ctx.clientId, openedLine(p));
   }
 
-  /** A human typed into the session through `ptyhub attach`. */
-  humanInput(session: Session, data: Uint8Array): void {
+  /** A human typed into the session through `ptyhub attach` or the web view. */
+  humanInput(session: Session, data: Uint8Array, via: HumanVia): void {
     this.accepted.noteHuman(session);
-    this.audit.humanInput(session, data);
+    this.audit.humanInput(session, data, via);
   }
 
   dispose(): void {

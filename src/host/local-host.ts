@@ -5,6 +5,7 @@
  * names, alive or not, or the default one; the typing gate for what it types) and the entry, checks its result against the table's output, and writes
  * one trace line per call (debug level: PTYHUB_LOG_LEVEL=debug).
  */
+import type { HumanVia } from "../api/fields.ts";
 import type { Config } from "../config/config.ts";
 import type { CallContext, HostEvent } from "../api/host.ts";
 import {
@@ -95,9 +96,9 @@ export class LocalHost implements OwningHost {
     this.gate.dispose();
   }
 
-  /** A human typed into `session` through `ptyhub attach` (for the audit trail). */
-  recordHumanInput(session: Session, data: Uint8Array): void {
-    this.gate.humanInput(session, data);
+  /** A human typed into `session` through `ptyhub attach` or the web view (for the audit trail). */
+  recordHumanInput(session: Session, data: Uint8Array, via: HumanVia = "attach"): void {
+    this.gate.humanInput(session, data, via);
   }
 
   onSessionEvent(listener: (event: HostEvent) => void): () => void {

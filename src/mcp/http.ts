@@ -28,6 +28,8 @@ import { classifyMessage } from "./invalid-request.ts";
 import { questionsFor } from "./era/new-era-server.ts";
 import { answerNewEra, newEraBody } from "./era/http-new-era.ts";
 import type { NewEraOptions } from "./era/new-era-server.ts";
+import { createWebView } from "../web/router.ts";
+import type { TerminalSocketData } from "../web/terminal-socket.ts";
 
 const log = logger("http");
 
@@ -88,6 +90,8 @@ export interface HttpServer {
   readonly url: string;
   readonly port: number;
   readonly origins: ReadonlySet<string>;
+  /** A new one-time login link to the web view at `/` (src/web). */
+  webLink(): string;
   /** Closes every MCP session and stops listening. */
   close(): Promise<void>;
 }
@@ -120,9 +124,20 @@ function jsonError(status: number, message: string, headers: Record<string, stri
   return Response.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, { status, headers });
 }
 
+/** 403 for a request sent by a program running inside ptyhub session `inside` (http-peer.ts). */
+function insideRefusal(req: Request, inside: string): Response {
+  log.warn(`403 ${req.method} from a program inside session ${inside}`);
+  return jsonError(
+    403,
+    `Forbidden: ptyhub refuses requests from programs running inside its own sessions (this one runs in ` +
+      `session ${inside}); use ptyhub from a terminal of your own`,
+  );
+}
+
 export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
   const sessions = new Map<string, McpSession>();
   let closing = false;
+  const web = createWebView({ host: app.host, token: opts.token, tls: opts.tls !== null });
 
   const newSession = (): McpSession => {
     let id = "";
@@ -147,6 +162,7 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       resultForm: app.config.result_form,
       // The secret page is on this machine's loopback: offered only to clients that share it.
       secretPageTtlMs: isLoopbackHost(opts.host) ? app.config.secret_page_ttl_ms : undefined,
+      humanQuestions: web.questions,
     });
     const entry: McpSession = { server, transport, lastActive: Date.now(), streams: 0 };
     return entry;
@@ -231,11 +247,12 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
     return res;
   };
 
-  const server = Bun.serve({
+  const server = Bun.serve<TerminalSocketData>({
     hostname: opts.host,
     port: opts.port,
     maxRequestBodySize: opts.maxBodyBytes,
     idleTimeout: IDLE_TIMEOUT_S,
+    websocket: web.websocket,
     ...(opts.tls ? { tls: { cert: Bun.file(opts.tls.cert), key: Bun.file(opts.tls.key) } } : {}),
     fetch: async (req, srv) => {
       // pendingRequests counts this request and every open SSE stream.
@@ -246,8 +263,9 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       // the request names no server we are, so it is the Host check's to refuse, not a 500.
       const url = URL.parse(req.url);
       const health = url?.pathname === HEALTH_PATH;
-      if (url !== null && url.pathname !== MCP_PATH && !health)
-        return jsonError(404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+      const webPath = url !== null && web.handles(url.pathname);
+      if (url !== null && url.pathname !== MCP_PATH && !health && !webPath)
+        return jsonError(404, `Not found: the MCP endpoint is ${MCP_PATH}, the web view is /`);
       const refusal =
         guard.refusal(req) ??
         (url === null ? `host ${String(req.headers.get("host")).slice(0, 200)} is no URL's` : null);
@@ -257,20 +275,22 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
       }
       // Readiness: after the Origin/Host checks, before the token (probes hold none; it tells nothing).
       if (health) return healthAnswer(req);
+      // The web view logs in by its own one-time link and cookie (src/web/login.ts), not the token.
+      if (webPath && url !== null) {
+        const inside = peers?.sessionOf(srv.requestIP(req)) ?? null;
+        if (inside !== null) return insideRefusal(req, inside);
+        // A post's body within the same deadline as /mcp's (a GET may become a WebSocket: left as it is).
+        const whole = req.method === "POST" ? await withBodyWithin(req, BODY_DEADLINE_MS) : req;
+        if (whole === null) return jsonError(408, "Request Timeout: the request body came too slowly");
+        return web.fetch(whole, url, srv);
+      }
       if (opts.token !== null && !bearerMatches(req.headers.get("authorization"), opts.token)) {
         return jsonError(401, "Unauthorized: send Authorization: Bearer <token>", {
           "WWW-Authenticate": 'Bearer realm="ptyhub"',
         });
       }
       const inside = peers?.sessionOf(srv.requestIP(req)) ?? null;
-      if (inside !== null) {
-        log.warn(`403 ${req.method} from a program inside session ${inside}`);
-        return jsonError(
-          403,
-          `Forbidden: ptyhub refuses requests from programs running inside its own sessions (this one runs in ` +
-            `session ${inside}); use ptyhub from a terminal of your own`,
-        );
-      }
+      if (inside !== null) return insideRefusal(req, inside);
       try {
         const whole = await withBodyWithin(req, BODY_DEADLINE_MS);
         if (whole === null) {
@@ -295,10 +315,12 @@ export function startHttpServer(app: App, opts: HttpOptions): HttpServer {
   peers = new HttpPeers(port);
   guard = createGuard({ host: opts.host, port, tls: opts.tls !== null, extraOrigins: opts.allowedOrigins });
   const shownHost = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+  const base = `${opts.tls ? "https" : "http"}://${shownHost}:${port}`;
   return {
-    url: `${opts.tls ? "https" : "http"}://${shownHost}:${port}${MCP_PATH}`,
+    url: `${base}${MCP_PATH}`,
     port,
     origins: guard.origins,
+    webLink: () => web.newLink(base),
     async close() {
       closing = true;
       const all = [...sessions.values()];

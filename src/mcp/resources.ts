@@ -16,6 +16,7 @@ import { AppError } from "../api/errors.ts";
 import type { HostEvent, SessionHost } from "../api/host.ts";
 import { logger } from "../log.ts";
 import { quote } from "../util/quote.ts";
+import { readTerminalView, TERMINAL_VIEW_RESOURCE } from "./app-view.ts";
 
 const log = logger("resources");
 
@@ -110,12 +111,23 @@ export function changedBy(event: HostEvent): { uris: string[]; listChanged: bool
 }
 
 /** Returns the unsubscription from the host's events, for when this server closes. */
-export function registerResources(server: Server, host: SessionHost): () => void {
+/** `rendersApps`: whether the client shows MCP Apps views, which adds the terminal view (app-view.ts). */
+export function registerResources(
+  server: Server,
+  host: SessionHost,
+  rendersApps: () => boolean = () => false,
+): () => void {
   const subscribed = new Set<string>();
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => listResources(host));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const listed = await listResources(host);
+    return rendersApps() ? { resources: [...listed.resources, TERMINAL_VIEW_RESOURCE] } : listed;
+  });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => listResourceTemplates());
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(host, request.params.uri));
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    async (request) => readTerminalView(request.params.uri) ?? readResource(host, request.params.uri),
+  );
 
   // completion/complete: the session names that start with what was typed, for the templates' {session}.
   server.setRequestHandler(CompleteRequestSchema, async (request) => {

@@ -14,6 +14,7 @@ import { startHttpServer } from "./http.ts";
 import { isLoopbackHost } from "./http-guard.ts";
 import { resolveHttpToken } from "../config/http-token.ts";
 import { parseVerbArgs, UsageError } from "../util/verb-args.ts";
+import { LOGIN_CODE_TTL_MS } from "../web/login.ts";
 
 const log = logger("serve");
 
@@ -22,7 +23,8 @@ const DEFAULT_HOST = "127.0.0.1";
 export const SERVE_USAGE = `usage: ptyhub serve --http [--host 127.0.0.1] [--port 6420] [--tls-cert FILE --tls-key FILE]
                     [--allow-origin URL]... [--insecure-no-auth]
 
-Serves MCP over Streamable HTTP at /mcp. Clients send "Authorization: Bearer <token>"; the token
+Serves MCP over Streamable HTTP at /mcp, and a web view of the sessions at / (log in with the
+one-time link printed at start, or by \`ptyhub web\`). Clients send "Authorization: Bearer <token>"; the token
 is PTYHUB_HTTP_TOKEN, else generated once and kept in a 0600 file whose path is printed.
   --host ADDR          listen address (default 127.0.0.1; anything else exposes a shell to that network)
   --port N             listen port (default: config http_port, 6420; 0 picks a free one)
@@ -91,6 +93,10 @@ export async function runServeCommand(args: string[]): Promise<number> {
   if (!token) lines.push("auth: NONE (--insecure-no-auth)");
   else if (token.source === "env") lines.push("auth: Authorization: Bearer $PTYHUB_HTTP_TOKEN");
   else lines.push(`auth: Authorization: Bearer <token in ${token.path}>${token.created ? " (generated now)" : ""}`);
+  lines.push(
+    `web view (one-time login link, ${LOGIN_CODE_TTL_MS / 60_000} min; \`ptyhub web\` prints another): ` +
+      server.webLink(),
+  );
   lines.push(`origins allowed: ${[...server.origins].join(" ")}`);
   process.stdout.write(lines.join("\n") + "\n");
   // Serve until a signal ends the process (handleShutdown exits it).

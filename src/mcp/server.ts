@@ -21,6 +21,7 @@ import { OnDemandSchemaValidator } from "./schema-validator.ts";
 import { callTool, preloadToolDefs } from "./call-tool.ts";
 import { elicitOnSecretPage, formFallbackMessage } from "./secret-page/url-elicit.ts";
 import { markUnasked } from "./unasked.ts";
+import { rendersApps, withTerminalView } from "./app-view.ts";
 import type { ElicitResult } from "../api/elicit.ts";
 
 const log = logger("mcp");
@@ -46,6 +47,18 @@ export interface ServerOptions {
    * Absent: secrets are asked in forms only (a client that may not share this machine's loopback).
    */
   secretPageTtlMs?: number;
+  /**
+   * Where a yes/no question goes when this client cannot ask the human, or refused without asking
+   * (unasked.ts): the web view's pending questions (src/web/questions.ts), while one is open.
+   */
+  humanQuestions?: HumanQuestions;
+}
+
+/** Questions a human answers outside the MCP client. */
+export interface HumanQuestions {
+  /** Whether a human is there to answer now. */
+  watched(): boolean;
+  ask(message: string, schema: Record<string, unknown>, client: string, signal?: AbortSignal): Promise<ElicitResult>;
 }
 
 export function createMcpServer(opts: ServerOptions): Server {
@@ -64,14 +77,19 @@ export function createMcpServer(opts: ServerOptions): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const tools = await toolsForForm(client().form);
     preloadToolDefs();
-    return { tools };
+    return { tools: rendersApps(server.getClientCapabilities()) ? withTerminalView(tools) : tools };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const caps = server.getClientCapabilities();
+    const clientId = opts.clientId?.() ?? `mcp-${process.pid}`;
+    const human = opts.humanQuestions;
+    /** The question put to the human in the web view instead, when one is open there. */
+    const askHuman = (message: string, schema: Record<string, unknown>, secret: boolean | undefined) =>
+      human && !secret && human.watched() ? human.ask(message, schema, clientId, extra.signal) : null;
     const ctx: ToolContext = {
       host: opts.host,
-      clientId: opts.clientId?.() ?? `mcp-${process.pid}`,
+      clientId,
       signal: extra.signal,
       delivered: opts.delivered?.(extra.requestId),
       elicit: caps?.elicitation
@@ -92,16 +110,20 @@ export function createMcpServer(opts: ServerOptions): Server {
               const r = await server.elicitInput(params.data, { signal: extra.signal });
               return { action: r.action, content: r.content as Record<string, unknown> | undefined };
             };
-            const answer = await asked();
-            return markUnasked(answer, performance.now() - askedAt, client().label ?? client().name);
+            const answer = markUnasked(await asked(), performance.now() - askedAt, client().label ?? client().name);
+            return (answer.unaskedWhy && askHuman(message, requestedSchema, options?.secret)) || answer;
           }
-        : undefined,
+        : human?.watched()
+          ? (message, requestedSchema, options) =>
+              askHuman(message, requestedSchema, options?.secret) ??
+              Promise.reject(new Error("this MCP client cannot ask, and no web view is open"))
+          : undefined,
     };
     return callTool(request.params.name, request.params.arguments, ctx, client());
   });
 
   // An HTTP server makes one MCP server per client session: each stops listening when it closes.
-  const unsubscribe = registerResources(server, opts.host);
+  const unsubscribe = registerResources(server, opts.host, () => rendersApps(server.getClientCapabilities()));
   server.onclose = unsubscribe;
   return server;
 }

@@ -1,0 +1,74 @@
+// The MCP Apps view of a session (src/web/mcp-app.ts), shown by the host beside a term_open or
+// term_exec result: the session's screen, kept current by term_read calls through the host, its
+// state and last exit code. Read-only until "Take over": then what is typed goes to the session
+// through term_send (so the guard judges it, as anything sent through the MCP client).
+// `App` (@modelcontextprotocol/ext-apps) and `Terminal` (@xterm/xterm) are defined before this.
+
+/** How often the screen is read again while the view is open. */
+const REFRESH_MS = 1000;
+
+const $ = (id) => document.getElementById(id);
+const app = new App({ name: "ptyhub terminal", version: "1" });
+const term = new Terminal({ cols: 80, rows: 24, fontSize: 13, convertEol: true });
+term.open($("terminal"));
+let session = null;
+let takeover = false;
+let shown = "";
+let polling = false;
+
+async function refresh() {
+  if (session === null) return;
+  const r = await app.callServerTool({ name: "term_read", arguments: { session, mode: "screen" } });
+  const s = r.structuredContent;
+  if (!s || r.isError) {
+    $("state").textContent = r.content?.[0]?.text ?? "unreadable";
+    return;
+  }
+  $("state").textContent = s.state;
+  showExit(s.exit_code);
+  if (s.output !== shown) {
+    shown = s.output;
+    term.reset();
+    term.write(s.output);
+    if (s.cursor) term.write(`\x1b[${s.cursor.row + 1};${s.cursor.col + 1}H`);
+  }
+}
+
+/** The last exit code known: the shown tool result's, then any a screen read reports. */
+function showExit(code) {
+  if (typeof code === "number") $("exit").textContent = `exit ${code}`;
+}
+
+function follow(result) {
+  const named = result?.structuredContent?.session;
+  if (typeof named !== "string") return;
+  showExit(result.structuredContent.exit_code);
+  session = named;
+  $("session").textContent = named;
+  void refresh();
+  if (polling) return;
+  polling = true;
+  setInterval(() => void refresh().catch(() => undefined), REFRESH_MS);
+}
+
+app.ontoolresult = follow;
+$("takeover").addEventListener("click", () => {
+  takeover = !takeover;
+  $("takeover").textContent = takeover ? "Give back" : "Take over";
+  $("mode").textContent = takeover ? "you are typing into this session" : "read-only";
+  if (takeover) term.focus();
+});
+function say(text) {
+  $("mode").textContent = text;
+}
+
+/** Keys go out one call after another, in the order typed. */
+let sending = Promise.resolve();
+term.onData((text) => {
+  if (!takeover || session === null) return;
+  sending = sending
+    .then(() => app.callServerTool({ name: "term_send", arguments: { session, text, enter: false } }))
+    .then((r) => (r.isError ? say(r.content?.[0]?.text ?? "not sent") : refresh()))
+    .catch((err) => say(`not sent: ${err.message}`));
+});
+await app.connect();
