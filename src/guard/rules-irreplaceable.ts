@@ -135,9 +135,9 @@ export const IRREPLACEABLE_RULE: Rule = {
     "crontab -r",
   check({ inv }, ctx) {
     const [program = "", ...args] = inv.argv;
-    if (program === "crontab") {
+    if (program === "crontab" || program === "fcrontab") {
       const o = options(args);
-      return o.short.has("r") && !o.short.has("i") ? "crontab -r deletes every cron job, with no copy" : null;
+      return o.short.has("r") && !o.short.has("i") ? `${program} -r deletes every cron job, with no copy` : null;
     }
     const keys = secretFileLost(program, args, ctx);
     if (keys) return keys;

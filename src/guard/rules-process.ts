@@ -36,8 +36,9 @@ const PKILL_VALUED = new Set(["-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "-
 const BY_USER = /^(-[uU].*|--(user|uid|euid)(=.*)?)$/;
 /** Patterns that match every process name (`.`, `.*`, `''`, `^`). */
 const MATCHES_ALL = /^(\^?\.[*+]?\$?|\^|\$|\^\$?|)$/;
-/** Processes whose loss stops the machine, every login, or every shell (the agent's own among them). */
-const VITAL_PROCESS = /^(init|systemd|sshd|dbus-daemon|login|(ba|z|da|k|fi)?sh|Xorg|Xwayland|gnome-shell)$/;
+/** Processes whose loss stops the machine, every login, scheduled work, or every shell (the agent's own among them). */
+const VITAL_PROCESS =
+  /^(init|systemd|sshd|cron|crond|atd|dbus-daemon|login|(ba|z|da|k|fi)?sh|Xorg|Xwayland|gnome-shell)$/;
 
 /** The names or patterns a pkill/killall is given, and whether it selects by user. */
 function killSelection(args: string[]): { names: string[]; byUser: boolean } {

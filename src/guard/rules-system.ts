@@ -30,8 +30,8 @@ const HOME_AUTH =
 const CRITICAL = new RegExp(
   "^/etc/(passwd|shadow|group|gshadow|sudoers|sudoers\\.d/.+|fstab|crypttab|pam\\.d/.+|ssh/sshd_config(\\.d/.+)?|" +
     "hosts|resolv\\.conf|hostname|nsswitch\\.conf|login\\.defs|shells|security/.+|ld\\.so\\.(conf|preload)|" +
-    "default/grub|crontab|cron\\.(d|daily|hourly|weekly|monthly)/.+|environment|profile|bash\\.bashrc|inittab|" +
-    "systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|ssh/ssh_host_.+_key)$|^/var/spool/cron/.+",
+    "default/grub|crontab|anacrontab|cron\\.(d|daily|hourly|weekly|monthly)/.+|environment|profile|bash\\.bashrc|inittab|" +
+    "systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|ssh/ssh_host_.+|systemd/system/(.+\\.timer|timers\\.target\\.wants/.+))$|^/var/spool/cron/.+",
 );
 /** The programs and libraries the system runs (not /usr/local): deleted, moved or overwritten, nothing starts. */
 const SYSTEM_PROGRAM = /^\/(usr\/)?(s?bin|lib(32|64|x32)?|libexec)\/.+|^\/boot\/.+/;
@@ -168,6 +168,24 @@ function sedEmpties(args: string[], ctx: RuleContext): string | null {
   return files.map((w) => systemFile(w, ctx)).find((f) => f !== null) ?? null;
 }
 
+/**
+ * `journalctl --vacuum-time=1s`, `--vacuum-size=1`: the whole system journal deleted. A vacuum
+ * that keeps days or megabytes of it is routine; one that keeps seconds, minutes or bytes is not.
+ */
+function journalVacuumed(program: string, args: string[]): string | null {
+  if (program !== "journalctl") return null;
+  const value = (name: string) => {
+    const at = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+    if (at === -1) return null;
+    return args[at]!.includes("=") ? args[at]!.slice(name.length + 1) : (args[at + 1] ?? "");
+  };
+  const time = value("--vacuum-time");
+  const size = value("--vacuum-size");
+  const tinyTime = time !== null && /^\d+\s*(s|sec|seconds?|m|min|minutes?|ms|us)?$/i.test(time);
+  const tinySize = size !== null && /^\d+\s*([bk]|kb)?$/i.test(size);
+  return tinyTime || tinySize ? "journalctl --vacuum deletes the whole system journal" : null;
+}
+
 export const EMPTY_SYSTEM_FILE_RULE: Rule = {
   id: "empty-system-file",
   summary:
@@ -176,7 +194,7 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
     "overwriting, moving, linking over, chmod or deleting /etc/passwd, shadow, sudoers, hosts, system programs",
   check({ inv }, ctx) {
     const [program = "", ...args] = inv.argv;
-    const critical = overwritesCritical(program, args, inv, ctx);
+    const critical = overwritesCritical(program, args, inv, ctx) ?? journalVacuumed(program, args);
     if (critical) return critical;
     if (program === "truncate" && truncatesToZero(args)) {
       const file = options(args)
