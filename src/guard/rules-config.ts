@@ -80,7 +80,7 @@ function listsTimers(argv: string[]): boolean {
   );
 }
 
-/** `systemctl stop $(systemctl list-timers …)`, `systemctl list-timers … | xargs systemctl disable`: every timer. */
+/** `systemctl stop $(systemctl list-timers …)`, `… list-timers | xargs systemctl disable`: every timer. */
 function stopsListedTimers({ inv, pipeline, index }: RuleInput): string | null {
   const call = inv.argv[0] === "systemctl" ? systemctlCall(inv.argv.slice(1)) : null;
   if (call === null || !SYSTEMCTL_OFF.has(call.verb)) return null;
@@ -130,7 +130,7 @@ const SSH_PORT = /^(22(\/tcp)?|ssh|openssh)$/i;
 
 /** iptables' options that narrow a rule to some traffic: a source, an interface, a protocol, a port, a state. */
 const IPTABLES_NARROWS =
-  /^(-s|--source|--src|-i|--in-interface|-o|--out-interface|-m|--match|--dport|--dports|--destination-port|--sport|-p|--protocol|-d|--destination)$/;
+  /^(-s|--source|--src|-i|--in-interface|-o|--out-interface|-m|--match|--d?ports?|--destination-port|--sport|-p|--protocol|-d|--destination)$/;
 
 /**
  * `iptables -I INPUT -j DROP`, `iptables -A INPUT -p tcp --dport 22 -j REJECT`: a rule that drops

@@ -30,8 +30,9 @@ const HOME_AUTH =
 const CRITICAL = new RegExp(
   "^/etc/(passwd|shadow|group|gshadow|sudoers|sudoers\\.d/.+|fstab|crypttab|pam\\.d/.+|ssh/sshd_config(\\.d/.+)?|" +
     "hosts|resolv\\.conf|hostname|nsswitch\\.conf|login\\.defs|shells|security/.+|ld\\.so\\.(conf|preload)|" +
-    "default/grub|crontab|anacrontab|cron\\.(d|daily|hourly|weekly|monthly)/.+|environment|profile|bash\\.bashrc|inittab|" +
-    "systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|ssh/ssh_host_.+|systemd/system/(.+\\.timer|timers\\.target\\.wants/.+))$|^/var/spool/cron/.+",
+    "default/grub|crontab|anacrontab|cron\\.(d|daily|hourly|weekly|monthly)/.+|environment|profile|bash\\.bashrc|" +
+    "inittab|systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|ssh/ssh_host_.+|" +
+    "systemd/system/(.+\\.timer|timers\\.target\\.wants/.+))$|^/var/spool/cron/.+",
 );
 /** The programs and libraries the system runs (not /usr/local): deleted, moved or overwritten, nothing starts. */
 const SYSTEM_PROGRAM = /^\/(usr\/)?(s?bin|lib(32|64|x32)?|libexec)\/.+|^\/boot\/.+/;
