@@ -129,8 +129,10 @@ const RULES_RESTORE = /^(ip6?tables-restore(-legacy|-nft)?)$/;
 const SSH_PORT = /^(22(\/tcp)?|ssh|openssh)$/i;
 
 /** iptables' options that narrow a rule to some traffic: a source, an interface, a protocol, a port, a state. */
-const IPTABLES_NARROWS =
-  /^(-s|--source|--src|-i|--in-interface|-o|--out-interface|-m|--match|--d?ports?|--destination-port|--sport|-p|--protocol|-d|--destination)$/;
+const IPTABLES_NARROWS = new RegExp(
+  "^(-s|--source|--src|-i|--in-interface|-o|--out-interface|-m|--match|--d?ports?|--destination-port|--sport|" +
+    "-p|--protocol|-d|--destination)$",
+);
 
 /**
  * `iptables -I INPUT -j DROP`, `iptables -A INPUT -p tcp --dport 22 -j REJECT`: a rule that drops
