@@ -129,7 +129,9 @@ function cloud(program: string, args: string[]): string | null {
       return "aws s3 rb --force deletes a bucket and its objects";
     if (service === "s3" && op === "sync" && o.long.has("delete"))
       return "aws s3 sync --delete deletes what the source lacks";
-    if (/^(delete|terminate|remove|deregister)-/.test(op ?? "")) return `aws ${service} ${op} deletes a cloud resource`;
+    if (/^(delete|terminate|remove|deregister)-|^schedule-key-deletion$/.test(op ?? "")) {
+      return `aws ${service} ${op} deletes a cloud resource`;
+    }
     return null;
   }
   if (program === "gsutil") {
@@ -152,7 +154,7 @@ function cloud(program: string, args: string[]): string | null {
 const PLATFORM_DELETES: Record<string, RegExp> = {
   gh: /^(repo|release) delete\b/,
   glab: /^(repo|release) delete\b/,
-  vault: /^(secrets disable|kv (metadata delete|destroy)|delete)\b/,
+  vault: /^(secrets disable|kv (metadata delete|destroy|delete)|delete)\b/,
   nomad: /^job stop\b.*\bpurge\b|^(job|namespace) (purge|delete)\b/,
   argocd: /^(app|proj|cluster) delete\b/,
   flux: /^(uninstall|delete)\b/,
@@ -162,7 +164,8 @@ const PLATFORM_DELETES: Record<string, RegExp> = {
   k3d: /^cluster delete\b/,
   vercel: /^(remove|rm)\b/,
   netlify: /^sites:delete\b/,
-  virsh: /^(undefine\b.*\bremove-all-storage|vol-delete|pool-delete)\b/,
+  // `virsh destroy` pulls the virtual machine's plug: what it had not written is lost.
+  virsh: /^(undefine\b.*\bremove-all-storage|vol-delete|pool-delete|destroy)\b/,
 };
 
 function platformDelete(program: string, args: string[]): string | null {

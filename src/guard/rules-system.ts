@@ -100,7 +100,7 @@ function systemFile(word: string, ctx: RuleContext): string | null {
 }
 
 /** Commands that write nothing, so their `>` empties the file: `:`, `true`, `cat /dev/null`, `echo -n`, `printf ''`. */
-function printsNothing(argv: string[]): boolean {
+export function printsNothing(argv: string[]): boolean {
   const [program = "", ...args] = argv;
   if (program === "" || program === ":" || program === "true") return true;
   if (program === "cat") return args.length > 0 && args.every((a) => a === "/dev/null");
@@ -111,7 +111,7 @@ function printsNothing(argv: string[]): boolean {
 }
 
 /** `truncate -s 0`, `-s0`, `--size=0`, `-s -999999` (shrinking to nothing). */
-function truncatesToZero(args: string[]): boolean {
+export function truncatesToZero(args: string[]): boolean {
   for (const [i, a] of args.entries()) {
     const size = a === "-s" || a === "--size" ? args[i + 1] : /^(-s|--size=)(.+)$/.exec(a)?.[2];
     if (size !== undefined && /^(0+[KMGkmg]?B?|-\d+.*)$/.test(size)) return true;
