@@ -113,10 +113,7 @@ const STOPPED: Record<string, [string, string][]> = {
     ["tsh ssh root@node 'rm -rf /'", "rm-recursive-root"],
     ["docker-machine ssh m1 'sudo rm -rf /'", "rm-recursive-root"],
     ["et host -c 'rm -rf /'", "rm-recursive-root"],
-    [
-      "aws ssm send-command --document-name AWS-RunShellScript --parameters 'commands=[\"rm -rf /\"]' --instance-ids i1",
-      "rm-recursive-root",
-    ],
+    ["aws ssm send-command --parameters 'commands=[\"rm -rf /\"]' --instance-ids i1", "rm-recursive-root"],
     [
       'aws ssm send-command --parameters \'{"commands":["dd if=/dev/zero of=/dev/xvda"]}\' --instance-ids i-1',
       "dd-device",
@@ -149,6 +146,29 @@ const STOPPED: Record<string, [string, string][]> = {
     ["docker run --rm -v ~/.ssh:/keys alpine rm -rf /keys", "irreplaceable-delete"],
     ["kubectl debug node/n1 -it --image=busybox -- chroot /host rm -rf /", "rm-recursive-root"],
     ["kubectl debug node/n1 -it --image=busybox -- rm -rf /host/var/lib/kubelet", "rm-recursive-root"],
+  ],
+  // Force pushes to branches named at run time, git's dashed programs and -c
+  // aliases, branch deletion by -D or from a listing, tags deleted on the remote, git rm of all.
+  git: [
+    ["cd ../onmain && git push -f", "git-force-push"],
+    ["git push -f origin $(git rev-parse --abbrev-ref HEAD)", "git-force-push"],
+    ["git push --force origin `git branch --show-current`", "git-force-push"],
+    ['git push -f origin "$BRANCH"', "git-force-push"],
+    ["git-filter-repo --path secrets --invert-paths", "git-history"],
+    ["git -c alias.nuke='reset --hard' nuke", "git-discard-work"],
+    ["git -c alias.wipe='clean -fdx' wipe", "git-discard-work"],
+    ["git branch -D feature/x", "git-history"],
+    ["git branch --delete --force spike", "git-history"],
+    ["git branch | grep -v main | xargs git branch -D", "git-history"],
+    ["git branch -f main HEAD~5", "git-history"],
+    ["git push origin --delete tag v1.0", "git-history"],
+    ["git push origin :refs/tags/v2.3.1", "git-history"],
+    ["git push --delete origin v1.2.0", "git-history"],
+    ["git tag | xargs git push --delete origin", "git-history"],
+    ["git rm -rf .", "git-discard-work"],
+    ["git rm -r '*'", "git-discard-work"],
+    ["git submodule deinit -f --all", "git-history"],
+    ["gh api -X DELETE repos/me/app", "git-history"],
   ],
 };
 
@@ -232,6 +252,24 @@ const PASSES: Record<string, string[]> = {
     "echo uptime | ssh host sudo -s",
     "crictl ps",
     "tsh ssh root@node uptime",
+  ],
+  git: [
+    "git push origin feature/x",
+    "git -C ../onmain push origin feature/y --force",
+    "git push -u origin $(git rev-parse --abbrev-ref HEAD)",
+    "git branch -d feature/old",
+    "git branch -f feature/x HEAD~1",
+    "git branch -m main old-main",
+    "git push origin -d feature/x",
+    "git tag -a v1.0 -m release",
+    "git push origin v1.0",
+    "git rm -r --cached .",
+    "git rm -rf --cached node_modules",
+    "git rm src/old.ts",
+    "git submodule deinit lib/x",
+    "git -c alias.st=status st",
+    "gh api repos/me/app",
+    "git-lfs pull",
   ],
 };
 
