@@ -18,7 +18,8 @@ const CRITICAL_SERVICE = new RegExp(
   "^(ssh|sshd|openssh(-server)?|dropbear|firewalld|ufw|iptables|ip6tables|nftables|netfilter-persistent|" +
     "NetworkManager|network|networking|systemd-networkd|systemd-resolved|wpa_supplicant|dbus|dbus-broker|" +
     "systemd-journald|systemd-logind|cron|crond|cronie|anacron|atd|auditd|polkit|apparmor|selinux|fail2ban|" +
-    "sssd|nscd|rsyslog|syslog|docker|containerd|kubelet|getty|serial-getty|systemd-timesyncd|chronyd)" +
+    "sssd|nscd|rsyslog|syslog|docker|containerd|kubelet|getty|serial-getty|systemd-timesyncd|chronyd|ntpd?|" +
+    "ntpsec|unattended-upgrades)" +
     "(@[^.]*)?(\\.(service|socket))?$",
 );
 /** A timer is a scheduled job; a glob (`'*'`, `ssh*`) names every unit it matches. */
@@ -26,7 +27,7 @@ const TIMER_OR_GLOB = /(\.timer$|[*?[])/;
 /** systemctl verbs that stop a unit now or from the next boot on. */
 const SYSTEMCTL_OFF = new Set(["stop", "disable", "mask", "kill"]);
 /** SysV-style tools: `service NAME stop`, `update-rc.d NAME disable`, `chkconfig NAME off`. */
-const SERVICE_OFF = /^(stop|disable|remove|off|delete)$/;
+const SERVICE_OFF = /^(stop|disable|remove|off|delete|del)$/;
 
 /** runit's and upstart's verbs that stop a service (`sv down`, `sv force-stop`, `initctl stop`). */
 const SUPERVISOR_OFF = /^(down|stop|exit|kill|force-stop|force-shutdown|shutdown|disable)$/;
@@ -370,6 +371,57 @@ function selinuxConfigDisabled(program: string, args: string[], inv: Invocation)
   return writes && /SELINUX=(disabled|permissive)/.test(text) ? "SELinux is turned off from the next boot" : null;
 }
 
+/** Packages the machine cannot boot, log in, become root, reach or schedule without. */
+const VITAL_PACKAGE = new RegExp(
+  "^(openssh(-server)?|ssh|sudo|systemd|systemd-sysv|libc6|glibc|libc-bin|coreutils|bash|dash|util-linux|login|" +
+    "passwd|shadow|libpam.*|pam|apt|dpkg|rpm|yum|dnf|pacman|linux-image.*|linux|kernel(-core)?|grub.*|" +
+    "network-manager|NetworkManager|netplan\\.io|iproute2|cron|cronie|init|systemd-networkd)(:\\w+)?$",
+);
+/** Package managers and the words that remove packages. */
+const PACKAGE_REMOVE: Record<string, RegExp> = {
+  apt: /^(remove|purge|autoremove)$/,
+  "apt-get": /^(remove|purge|autoremove)$/,
+  aptitude: /^(remove|purge)$/,
+  yum: /^(remove|erase|autoremove)$/,
+  dnf: /^(remove|erase|autoremove)$/,
+  zypper: /^(remove|rm)$/,
+  apk: /^del$/,
+  snap: /^remove$/,
+  brew: /^(uninstall|remove|rm)$/,
+};
+
+/** `apt purge openssh-server`, `dnf remove sudo`, `dpkg --purge --force-all libc6`, `rpm -e --nodeps glibc`. */
+function vitalPackageRemoved(program: string, args: string[]): string | null {
+  const words = args.filter((a) => !a.startsWith("-"));
+  const verb = PACKAGE_REMOVE[program];
+  const removes =
+    (verb !== undefined && verb.test(words[0] ?? "")) ||
+    (program === "pacman" && args.some((a) => /^-R/.test(a))) ||
+    (program === "dpkg" && args.some((a) => /^(-r|-P|--remove|--purge)$/.test(a))) ||
+    (program === "rpm" && args.some((a) => /^(-e|--erase)$/.test(a)));
+  if (!removes) return null;
+  const forced = args.some((a) => /^--(force-all|force-remove-essential|nodeps)$/.test(a));
+  const vital = words.slice(verb !== undefined ? 1 : 0).find((w) => VITAL_PACKAGE.test(w));
+  if (vital) return `${program} removes ${vital}: the machine may not boot, log in or be reached`;
+  return forced ? `${program} removes packages past their dependency checks` : null;
+}
+
+/** `setcap cap_setuid+ep /usr/bin/python3`: a program given root's powers, for anyone who runs it. */
+function rootCapabilityGranted(program: string, args: string[]): string | null {
+  if (program !== "setcap" || args.includes("-r")) return null;
+  const caps = args.find((a) =>
+    /cap_(setuid|setgid|sys_admin|dac_override|dac_read_search|sys_ptrace|sys_module)/i.test(a),
+  );
+  return caps && /[+=][a-z]*[ep]/i.test(caps) ? `setcap ${caps} lets anyone running the program act as root` : null;
+}
+
+/** `timedatectl set-ntp false`: the clock no longer kept in time (certificates, logs, tokens drift). */
+function timeSyncOff(program: string, args: string[]): string | null {
+  return program === "timedatectl" && args[0] === "set-ntp" && /^(false|no|0|off)$/i.test(args[1] ?? "")
+    ? "timedatectl set-ntp false stops time synchronisation"
+    : null;
+}
+
 export const SYSTEM_CONFIG_RULE: Rule = {
   id: "system-config",
   summary:
@@ -386,6 +438,9 @@ export const SYSTEM_CONFIG_RULE: Rule = {
       otherSchedulers(program, args, input.inv) ??
       firewallDropped(program, args, input.inv) ??
       accountDestroyed(program, args) ??
+      vitalPackageRemoved(program, args) ??
+      rootCapabilityGranted(program, args) ??
+      timeSyncOff(program, args) ??
       rootShellRemoved(program, args) ??
       unitLinkedToNull(program, args) ??
       selinuxConfigDisabled(program, args, input.inv) ??

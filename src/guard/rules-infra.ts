@@ -11,7 +11,7 @@ import { options } from "./options.ts";
 const KUBE_WHOLE =
   /^(namespaces?|ns|projects?|nodes?|no|persistentvolumes?|pv|customresourcedefinitions?|crds?)(\/.*)?$/i;
 /** Kinds that hold data or credentials: deleting one loses what it stored, in any namespace. */
-const KUBE_DATA = /^(statefulsets?|sts|persistentvolumeclaims?|pvc|secrets?)(\/.*)?$/i;
+const KUBE_DATA = /^(statefulsets?|sts|persistentvolumeclaims?|pvc|secrets?|cronjobs?|cj)(\/.*)?$/i;
 /** Namespaces that serve users: anything deleted there is an outage. */
 const PROD_NAMESPACE = /^(prod|production|prd|live)([-_].*)?$/i;
 /** kubectl's global options that take a value: skipped to find the verb. */

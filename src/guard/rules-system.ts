@@ -30,8 +30,9 @@ const HOME_AUTH =
 const CRITICAL = new RegExp(
   "^/etc/(passwd|shadow|group|gshadow|sudoers|sudoers\\.d/.+|fstab|crypttab|pam\\.d/.+|ssh/sshd_config(\\.d/.+)?|" +
     "hosts|resolv\\.conf|hostname|nsswitch\\.conf|login\\.defs|shells|security/.+|ld\\.so\\.(conf|preload)|" +
-    "default/grub|crontab|anacrontab|cron\\.(d|daily|hourly|weekly|monthly)/.+|environment|profile|bash\\.bashrc|" +
-    "inittab|systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|ssh/ssh_host_.+|" +
+    "default/grub|crontab|anacrontab|cron\\.(d|daily|hourly|weekly|monthly)(/.+)?|rc\\.local|environment|" +
+    "profile|bash\\.bashrc|inittab|systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|" +
+    "ssh/ssh_host_.+|" +
     "systemd/system/(.+\\.timer|timers\\.target\\.wants/.+))$|^/var/spool/cron/.+",
 );
 /** The programs and libraries the system runs (not /usr/local): deleted, moved or overwritten, nothing starts. */
@@ -71,7 +72,11 @@ function overwritesCritical(program: string, args: string[], inv: Invocation, ct
   // `ln -sf X /etc/passwd` replaces the file with a link; without -f ln refuses an existing file.
   else if (program === "ln" && (o.short.has("f") || o.long.has("force"))) files = o.operands.slice(-1);
   // chmod/chown of /etc/shadow or sudo: readable by all, or nobody may log in or gain root.
-  else if (/^(chmod|chown|chgrp|chattr)$/.test(program)) files = o.operands.slice(1).filter((w) => !inHome(w, ctx));
+  else if (/^(chmod|chown|chgrp|chattr)$/.test(program)) {
+    // A mode spelled like an option (`chmod -x FILE`) leaves every operand a file.
+    const dashMode = program === "chmod" && args.some((a) => /^-[rwxXst]+$/.test(a));
+    files = o.operands.slice(dashMode ? 0 : 1).filter((w) => !inHome(w, ctx));
+  }
   // Installing a program over one in /usr/bin (`install x /usr/bin/x`, `ln -sf python3 …/python`) is
   // routine setup; deleting, shredding or chmod-ing one is not.
   const programs = !/^(tee|cp|install|ln|rsync)$/.test(program);
@@ -124,6 +129,8 @@ const SED_DELETES_ALL = /^(1,\$)?d$|^\/(\.\*|\^|\$|)\/d$/;
 
 /** Files that decide who may log in or gain root. */
 const AUTH_FILE = /^\/etc\/(passwd|shadow|group|gshadow|sudoers(\.d\/.+)?|pam\.d\/.+|ssh\/sshd_config(\.d\/.+)?)$/;
+/** The cron tables: an in-place edit comments out or deletes scheduled jobs. */
+const CRON_TABLE = /^\/etc\/(crontab|anacrontab|cron\.d\/.+)$|^\/var\/spool\/cron\/.+/;
 const isAuthFile = (path: string | null): path is string => path !== null && AUTH_FILE.test(path);
 
 /** `echo 'x ALL=(ALL) NOPASSWD: ALL' >> /etc/sudoers`, `tee -a /etc/passwd`: an account or a grant of root added. */
@@ -229,6 +236,12 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
             .find(isAuthFile)
         : null;
       if (auth) return `sed -i rewrites ${auth}, which decides who may log in`;
+      const table = inPlace(args)
+        ? options(args)
+            .operands.map((w) => resolveWord(w, ctx))
+            .find((p) => p !== null && CRON_TABLE.test(p))
+        : undefined;
+      if (table) return `sed -i rewrites the cron table ${table}: scheduled jobs changed or gone`;
     }
     if (!printsNothing(inv.argv)) return null;
     const emptied = inv.source.redirects.find((r) => (r.op === ">" || r.op === ">|") && systemFile(r.target, ctx));
