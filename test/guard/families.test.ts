@@ -253,6 +253,19 @@ const STOPPED: Record<string, [string, string][]> = {
     ['rm -rf "$BUILD_DIR/"', "rm-recursive-root"],
     ["rm -rf $STEAMROOT/*", "rm-recursive-root"],
   ],
+  // Pids picked out of a full listing by column, the agent's own shell, fuser -k, vital daemons.
+  process: [
+    ["ps aux | awk '{print $2}' | xargs kill -9", "kill-all"],
+    ["ps -ef | awk 'NR>1{print $2}' | xargs kill", "kill-all"],
+    ["kill -9 $$", "kill-all"],
+    ["kill -9 $PPID", "kill-all"],
+    ["kill -9 $(lsof -t -i :22)", "kill-all"],
+    ["kill $(cat /var/run/sshd.pid)", "kill-all"],
+    ["fuser -km /", "kill-all"],
+    ["fuser -k 22/tcp", "kill-all"],
+    ["pkill -9 dockerd", "kill-all"],
+    ["killall kubelet", "kill-all"],
+  ],
 };
 
 const PASSES: Record<string, string[]> = {
@@ -389,6 +402,14 @@ const PASSES: Record<string, string[]> = {
     "python3 - <<'E'\nprint(1)\nE",
     'rm -rf "$(dirname "$0")/build"',
     'docker run -v "$HOME/.cache:/cache" img rm -rf /cache/x',
+  ],
+  process: [
+    "ps -e | grep java | xargs kill",
+    "ps aux | grep node | awk '{print $2}' | xargs kill",
+    "kill $(cat app.pid)",
+    "fuser -k 8080/tcp",
+    "fuser -v /",
+    "pkill -9 node",
   ],
 };
 
