@@ -15,6 +15,8 @@ const HISTORY_FILE = new RegExp(
   "^(\\.(bash|zsh|sh|ksh|python|psql|mysql|sqlite|node_repl|irb|rediscli|mongosh|lesshst)_history|" +
     "\\.histfile|fish_history)$",
 );
+/** A shell's startup files: the person's own settings, deleted or emptied. */
+const STARTUP_FILE = /^\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|kshrc|cshrc|tcshrc)$/;
 /** Terraform's state: the only record of which real resources the configuration manages. */
 const TF_STATE = /(^terraform\.tfstate|\.tfstate(\.backup)?$|^terraform\.tfstate\.d$)/;
 /** Folders of the home that hold a person's own documents, photos and media. */
@@ -35,6 +37,7 @@ function recordLost(word: string, ctx: RuleContext, personal: boolean): string |
   const file = fileOf(word, ctx);
   if (file === null) return null;
   if (HISTORY_FILE.test(file.base)) return `${word}, a shell or client history`;
+  if (file.inHome !== null && STARTUP_FILE.test(file.inHome)) return `${word}, the shell's startup settings`;
   if (TF_STATE.test(file.base)) return `${word}, Terraform's record of the real resources it manages`;
   if (personal && file.inHome !== null && PERSONAL_FOLDER.test(file.inHome)) return `${word}, a person's own file`;
   return null;

@@ -32,8 +32,11 @@ const CRITICAL = new RegExp(
     "hosts|resolv\\.conf|hostname|nsswitch\\.conf|login\\.defs|shells|security/.+|ld\\.so\\.(conf|preload)|" +
     "default/grub|crontab|anacrontab|cron\\.(d|daily|hourly|weekly|monthly)(/.+)?|rc\\.local|environment|" +
     "profile|bash\\.bashrc|inittab|systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|" +
-    "ssh/ssh_host_.+|" +
-    "systemd/system/(.+\\.timer|timers\\.target\\.wants/.+))$|^/var/spool/cron/.+",
+    "ssh/ssh_host_.+|machine-id|os-release|ld\\.so\\.cache|apt/sources\\.list|pam\\.d|sudoers\\.d|" +
+    "systemd/system/(.+\\.timer|timers\\.target\\.wants/.+|[^/]+\\.wants/.+))$|^/var/spool/cron/.+|" +
+    "^/var/lib/(dpkg/status|rpm/.+)$|" +
+    // Who logged in, failed to, or became root: the records an intrusion is traced by.
+    "^/var/log/(wtmp|btmp|lastlog|faillog|auth\\.log.*|secure.*|audit/.+)$",
 );
 /** The programs and libraries the system runs (not /usr/local): deleted, moved or overwritten, nothing starts. */
 const SYSTEM_PROGRAM = /^\/(usr\/)?(s?bin|lib(32|64|x32)?|libexec)\/.+|^\/boot\/.+/;
@@ -47,11 +50,14 @@ function inHome(word: string, ctx: RuleContext): boolean {
   return resolveWord(word, ctx)?.startsWith(`${ctx.home}/`) === true;
 }
 
+/** A glob straight in /etc (`rm /etc/*.conf`): a batch of the system's own settings at once. */
+const ETC_GLOB = /^\/etc\/[^/]*[*?[][^/]*$/;
+
 /** The critical file `word` names (resolved), or null. */
 function criticalFile(word: string, ctx: RuleContext, programs = true): string | null {
   const path = resolveWord(word, ctx);
   if (path === null) return null;
-  if (CRITICAL.test(path) || (programs && SYSTEM_PROGRAM.test(path))) return path;
+  if (CRITICAL.test(path) || ETC_GLOB.test(path) || (programs && SYSTEM_PROGRAM.test(path))) return path;
   return path.startsWith(`${ctx.home}/`) && HOME_CRITICAL.test(path.slice(ctx.home.length)) ? path : null;
 }
 
@@ -206,7 +212,7 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
     if (critical) return critical;
     if (program === "truncate" && truncatesToZero(args)) {
       const file = options(args)
-        .operands.map((w) => systemFile(w, ctx))
+        .operands.map((w) => systemFile(w, ctx) ?? criticalFile(w, ctx, false))
         .find((f) => f !== null);
       if (file) return `truncate empties ${file}`;
     }

@@ -229,6 +229,24 @@ function programOnStdin(program: string, args: string[], stdin: string | null): 
   return operands.length === 0 || operands[0] === "-" ? { flag, code: stdin } : null;
 }
 
+/** Files every new shell runs: `~/.bashrc`, `~/.profile`, `/etc/profile.d/x.sh`, `/etc/bash.bashrc` … */
+const STARTUP_FILE = new RegExp(
+  String.raw`(^|\/)\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|kshrc)$|` +
+    String.raw`^\/etc\/(profile(\.d\/.+)?|bash\.bashrc|zsh\/zshrc)$`,
+);
+
+/** The text a pipeline writes into a startup file (by `>`, `>>` or `tee`), when the line says what it is. */
+function startupText(stages: SimpleCommand[], cmd: SimpleCommand, argv: string[]): string[] {
+  const tee = argv[0] === "tee";
+  const intoStartup =
+    cmd.redirects.some((r) => /^>>?$|^>\|$/.test(r.op) && STARTUP_FILE.test(r.target)) ||
+    (tee && argv.slice(1).some((a) => STARTUP_FILE.test(a)));
+  if (!intoStartup) return [];
+  // What the command itself prints (`echo …`), or for tee what it is fed.
+  const text = tee ? pipelineText(stages.slice(0, -1)) : pipelineText(stages);
+  return text === null ? [] : [text];
+}
+
 /** Standard input named as a file. */
 const STDIN_FILE = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
 
@@ -255,6 +273,10 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
         for (const body of inv.argv.slice(1).map((a) => /^[^=\s]+=(.+)$/s.exec(a)?.[1])) {
           if (body) out.push(...invocations(parseShellLine(body), depth + 1));
         }
+      }
+      // `echo 'rm -rf ~' >> ~/.bashrc`: text written into a shell's startup file runs in every new shell.
+      for (const line of startupText(pipeline.slice(0, i + 1), cmd, inv.argv)) {
+        out.push(...invocations(parseShellLine(line), depth + 1));
       }
       // `trap '…' EXIT`, `bind -x`, a git alias running `!…`: lines run later, judged now.
       for (const line of deferredLines(inv.argv)) out.push(...invocations(parseShellLine(line), depth + 1));

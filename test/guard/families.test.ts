@@ -266,6 +266,23 @@ const STOPPED: Record<string, [string, string][]> = {
     ["pkill -9 dockerd", "kill-all"],
     ["killall kubelet", "kill-all"],
   ],
+  // System files beyond the auth files: package databases, machine identity, globs in /etc, the
+  // login records, a shell's startup files deleted, emptied or given a line to run.
+  "system-files": [
+    ["sudo rm /etc/*.conf", "empty-system-file"],
+    ["sudo rm /etc/machine-id", "empty-system-file"],
+    ["sudo rm /var/lib/dpkg/status", "empty-system-file"],
+    ["> /etc/apt/sources.list", "empty-system-file"],
+    ["sudo mv /etc/pam.d /tmp", "empty-system-file"],
+    ["sudo rm /etc/systemd/system/multi-user.target.wants/*", "empty-system-file"],
+    ["sudo truncate -s 0 /var/log/auth.log", "empty-system-file"],
+    ["sudo shred /var/log/wtmp", "empty-system-file"],
+    ["> /var/log/lastlog", "empty-system-file"],
+    ["echo > ~/.bashrc", "irreplaceable-delete"],
+    ["rm ~/.bashrc ~/.profile", "irreplaceable-delete"],
+    ["echo 'rm -rf ~' >> ~/.bashrc", "rm-recursive-root"],
+    ["echo 'rm -rf /' | sudo tee -a /etc/profile.d/x.sh", "rm-recursive-root"],
+  ],
 };
 
 const PASSES: Record<string, string[]> = {
@@ -410,6 +427,15 @@ const PASSES: Record<string, string[]> = {
     "fuser -k 8080/tcp",
     "fuser -v /",
     "pkill -9 node",
+  ],
+  "system-files": [
+    "echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc",
+    "rm /var/log/app.log",
+    "truncate -s 0 /var/log/nginx/access.log",
+    "rm /etc/nginx/sites-enabled/default",
+    "cat /etc/machine-id",
+    "cp ~/.bashrc ~/.bashrc.bak",
+    "last -f /var/log/wtmp",
   ],
 };
 
