@@ -27,7 +27,8 @@ const GLOBAL_VALUED = new Set([
 ]);
 /** Container and cluster tools whose `exec` runs a command inside. */
 const EXEC_TOOLS = new Set([
-  ...["docker", "podman", "nerdctl", "kubectl", "oc", "lxc", "incus", "docker-compose", "crictl", "finch"],
+  ...["docker", "podman", "nerdctl", "kubectl", "k", "kubecolor", "oc", "lxc", "incus", "docker-compose", "crictl"],
+  "finch",
 ]);
 /** Subcommand words that may stand between the tool and `exec`/`run`. */
 const EXEC_GROUPS = new Set(["container", "compose"]);
@@ -130,7 +131,10 @@ function otherRemote(program: string, args: string[]): string | null {
   if (runner !== null) return runner;
   if (program === "ansible") return ansibleCommand(args);
   // `salt '*' cmd.run 'rm -rf /'`: the argument after cmd.run.
-  if (program === "salt" || program === "salt-ssh") return args[args.indexOf("cmd.run") + 1] ?? null;
+  if (program === "salt" || program === "salt-ssh") {
+    const at = args.findIndex((a) => /^cmd\.(run\w*|shell)$/.test(a));
+    return at === -1 ? null : (args[at + 1] ?? null);
+  }
   const valued = FANOUT_VALUED[program];
   if (valued) return trailingCommand(args, valued);
   // `multipass exec VM -- cmd`, `mosh host -- cmd`, `gcloud compute ssh VM -- cmd`: after the `--`.
@@ -152,8 +156,10 @@ export function remoteLine(argv: string[]): string | null {
   const other = otherRemote(program, argv.slice(1));
   if (other !== null) return other;
   if (program === "tmux") return tmuxLine(argv.slice(1));
-  if (program === "vagrant" && argv[1] === "ssh") {
-    return commandFlag(argv.slice(1));
+  // `vagrant ssh -c '…'` or `vagrant ssh -- …`; `az ssh vm … -- …`.
+  if ((program === "vagrant" && argv[1] === "ssh") || (program === "az" && argv[1] === "ssh")) {
+    const dash = argv.indexOf("--");
+    return commandFlag(argv.slice(1)) ?? (dash === -1 ? null : argv.slice(dash + 1).join(" ") || null);
   }
   if (!EXEC_TOOLS.has(program)) return null;
   // `docker exec`, `docker container exec`, `docker compose exec`, `kubectl exec`, `lxc exec`, and

@@ -216,8 +216,11 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
         .find((f) => f !== null);
       if (file) return `truncate empties ${file}`;
     }
-    if ((program === "cp" || program === "dd") && args.some((a) => /^(if=)?\/dev\/(null|zero|u?random)$/.test(a))) {
-      const target = program === "dd" ? args.find((a) => a.startsWith("of="))?.slice(3) : args[args.length - 1];
+    const copies = program === "cp" || program === "dd" || program === "scp";
+    if (copies && args.some((a) => /^(if=)?\/dev\/(null|zero|u?random)$/.test(a))) {
+      // `scp /dev/null host:/etc/passwd`: the same file on the other host.
+      const last = args[args.length - 1]?.replace(/^[^/:]*:(?=\/)/, "");
+      const target = program === "dd" ? args.find((a) => a.startsWith("of="))?.slice(3) : last;
       const file = target === undefined ? null : systemFile(target, ctx);
       if (file) return `${program} of /dev/null empties ${file}`;
     }

@@ -164,6 +164,14 @@ const STOPPED: Record<string, [string, string][]> = {
     ["docker run --rm -v ~/.ssh:/keys alpine rm -rf /keys", "irreplaceable-delete"],
     ["kubectl debug node/n1 -it --image=busybox -- chroot /host rm -rf /", "rm-recursive-root"],
     ["kubectl debug node/n1 -it --image=busybox -- rm -rf /host/var/lib/kubelet", "rm-recursive-root"],
+    ["k exec -it pod -- rm -rf /", "rm-recursive-root"],
+    ["az ssh vm -n x -g rg -- rm -rf /", "rm-recursive-root"],
+    ["vagrant ssh -- rm -rf /", "rm-recursive-root"],
+    ["salt '*' cmd.run_all 'rm -rf /'", "rm-recursive-root"],
+    ["rsync -a --delete empty/ host:/", "rm-recursive-root"],
+    ["rsync -a --delete /tmp/empty/ root@host:/etc/", "rm-recursive-root"],
+    ["rsync -av --delete ./ user@host:", "rm-recursive-root"],
+    ["scp /dev/null root@host:/etc/passwd", "empty-system-file"],
   ],
   // Force pushes to branches named at run time, git's dashed programs and -c
   // aliases, branch deletion by -D or from a listing, tags deleted on the remote, git rm of all.
@@ -374,6 +382,11 @@ const PASSES: Record<string, string[]> = {
     "echo uptime | ssh host sudo -s",
     "crictl ps",
     "tsh ssh root@node uptime",
+    "rsync -av --delete build/ web:/var/www/html/",
+    "rsync -a --delete dist/ host:app/",
+    "rsync -a src/ host:/",
+    "scp file.txt host:/tmp/",
+    "k get pods",
   ],
   git: [
     "git push origin feature/x",
