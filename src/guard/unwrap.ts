@@ -11,6 +11,7 @@ import { withPositional } from "./positional.ts";
 import { findExecLines, foundPaths, withXargsInput, xargsItems } from "./find-exec.ts";
 import { runnerLines } from "./line-runners.ts";
 import { deferredLines } from "./deferred-lines.ts";
+import { scheduledCommands } from "./cron-lines.ts";
 import { recordWrites, writtenScript } from "./written-scripts.ts";
 
 /** A program about to run, after its wrappers are peeled off. */
@@ -275,7 +276,12 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
         }
       }
       // `echo 'rm -rf ~' >> ~/.bashrc`: text written into a shell's startup file runs in every new shell.
-      for (const line of startupText(pipeline.slice(0, i + 1), cmd, inv.argv)) {
+      // `echo '0 3 * * * rm -rf /var/backups' | crontab -`: a cron entry's command runs later, unattended.
+      const later = [
+        ...startupText(pipeline.slice(0, i + 1), cmd, inv.argv),
+        ...scheduledCommands(pipeline.slice(0, i + 1), cmd, inv.argv),
+      ];
+      for (const line of later) {
         out.push(...invocations(parseShellLine(line), depth + 1));
       }
       // `trap '…' EXIT`, `bind -x`, a git alias running `!…`: lines run later, judged now.

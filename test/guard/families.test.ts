@@ -80,6 +80,11 @@ const STOPPED: Record<string, [string, string][]> = {
     ["sudo rpm -e --nodeps glibc", "system-config"],
     ["sudo setcap cap_setuid+ep /usr/bin/python3", "system-config"],
     ["kubectl delete cronjob nightly-backup", "infra-destroy"],
+    // A destructive command scheduled: judged as the command it will run.
+    ["echo '0 3 * * * rm -rf /var/backups' | crontab -", "rm-recursive-root"],
+    ["(crontab -l; echo '@reboot rm -rf ~') | crontab -", "rm-recursive-root"],
+    ["crontab - <<< '0 0 * * * kill -9 -1'", "kill-all"],
+    ["echo '*/5 * * * * root dd if=/dev/zero of=/dev/sda' | sudo tee /etc/cron.d/wipe", "dd-device"],
   ],
   // Records that are not trees (histories, Terraform state, backups, snapshots, keys generated
   // over), wallets, bare repositories and a .git's insides, mounted disks, a person's own files.
@@ -336,6 +341,8 @@ const PASSES: Record<string, string[]> = {
     "chmod -x ./script.sh",
     "sed -n '1,5p' /etc/crontab",
     "kubectl get cronjobs",
+    "(crontab -l; echo '0 * * * * rm -rf /tmp/cache') | crontab -",
+    "crontab - <<< '0 3 * * * /usr/local/bin/backup.sh'",
   ],
   irreplaceable: [
     "rm ~/Downloads/x.iso",
