@@ -94,7 +94,12 @@ function judgeLine(
   // `PROMPT_COMMAND='…'`, `PS1='$(…)'`: what the shell runs before each prompt from now on.
   for (const text of promptLines(parsed.assignments)) judge(parseShellLine(text));
   // A function called with arguments (`f() { rm -rf "$1"; }; f /`): its body with them put in.
-  for (const body of calledBodies(line, parsed)) judge(parseShellLine(body));
+  for (const body of calledBodies(line, parsed)) {
+    const called = parseShellLine(body);
+    judge(called);
+    // `f() { local d=$1; rm -rf "$d"; }; f /`: the body's own variables, set from the arguments.
+    for (const expanded of expandAssignments(body, called.assignments)) judge(parseShellLine(expanded));
+  }
   // Variables the line sets (`d=/; rm -rf $d`, `c=rm; $c -rf /`, `for d in /etc /usr`) are expanded
   // as the shell will, and the line judged again with each value they take.
   for (const expanded of expandAssignments(line, parsed.assignments)) {

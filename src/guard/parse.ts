@@ -500,7 +500,12 @@ function recordReads(given: string[], stdin: string | null, into: { name: string
 function recordAssignments(words: string[], into: { name: string; value: string }[]): void {
   // `for NAME in WORDS`: NAME takes each word in turn.
   if ((words[0] === "for" || words[0] === "select") && words[2] === "in" && /^[A-Za-z_]\w*$/.test(words[1] ?? "")) {
-    for (const value of words.slice(3)) into.push({ name: words[1]!, value });
+    for (const word of words.slice(3)) {
+      // `for d in "${t[@]}"`: each item of an array the line set before.
+      const list = /^\$\{(\w+)\[[@*]\]\}$/.exec(word);
+      const items = list ? into.findLast((a) => a.name === `${list[1]}[@]`)?.value.split(" ") : undefined;
+      for (const value of items ?? [word]) into.push({ name: words[1]!, value });
+    }
     return;
   }
   // `set -- a b c` (or `set a b c`) sets the positional parameters `$1`… and `$@`.

@@ -216,7 +216,7 @@ function commandOption(argv: string[]): string | undefined {
 }
 
 /** The user's shell named by its variable: `$SHELL`, `${SHELL}`, `$BASH`, `$0` of an interactive shell. */
-const SHELL_VARIABLE = /^(\$\{?(SHELL|BASH)\}?|\$0)$/;
+const SHELL_VARIABLE = /^(\$\{?(SHELL|BASH|0)\}?)$/;
 
 /** Interpreters and the option that gives them a one-line program (one-liners.ts reads it there). */
 const PROGRAM_FLAG: Record<string, string> = { python: "-c", perl: "-e", ruby: "-e", node: "-e", php: "-r", lua: "-e" };

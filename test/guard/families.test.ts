@@ -265,6 +265,9 @@ const STOPPED: Record<string, [string, string][]> = {
     ["PS1='$(rm -rf ~)'", "rm-recursive-root"],
     ['rm -rf "$BUILD_DIR/"', "rm-recursive-root"],
     ["rm -rf $STEAMROOT/*", "rm-recursive-root"],
+    ['declare -a t=("/etc" "/usr"); for d in "${t[@]}"; do rm -rf "$d"; done', "rm-recursive-root"],
+    ['f() { local d=$1; rm -rf "$d"; }; f /', "rm-recursive-root"],
+    ["${0} -c 'rm -rf /'", "rm-recursive-root"],
   ],
   // Pids picked out of a full listing by column, the agent's own shell, fuser -k, vital daemons.
   process: [
@@ -439,6 +442,8 @@ const PASSES: Record<string, string[]> = {
     "python3 - <<'E'\nprint(1)\nE",
     'rm -rf "$(dirname "$0")/build"',
     'docker run -v "$HOME/.cache:/cache" img rm -rf /cache/x',
+    'declare -a t=(build dist); for d in "${t[@]}"; do rm -rf "$d"; done',
+    'f() { local d=$1; rm -rf "$d"; }; f build',
   ],
   process: [
     "ps -e | grep java | xargs kill",
