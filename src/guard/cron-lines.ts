@@ -1,8 +1,8 @@
 /**
  * Commands scheduled in a cron table, for unwrap.ts: what `crontab -` is fed
  * (`echo '0 3 * * * rm -rf /var/backups' | crontab -`, `(crontab -l; echo '@reboot …') | crontab -`)
- * and what is written into /etc/crontab or /etc/cron.d (with their user field). Each entry's command
- * runs later, unattended, so the guard judges it now.
+ * and what is written into /etc/crontab or /etc/cron.d (with their user field); and the Exec lines
+ * of a systemd unit file written on the line. Each runs later, unattended, so the guard judges it now.
  */
 import type { SimpleCommand } from "./parse.ts";
 import { pipelineText } from "./piped-text.ts";
@@ -10,6 +10,11 @@ import { pipelineText } from "./piped-text.ts";
 /** Five time fields or an `@keyword`, then (in the system tables) a user, then the command. */
 const USER_ENTRY = /^\s*(?:@\w+|(?:\S+\s+){5})\S+\s+(.+)$/;
 const ENTRY = /^\s*(?:@\w+|(?:\S+\s+){5})(.+)$/;
+/** A systemd unit file: its Exec lines run when the unit (or its timer) starts. */
+const UNIT_FILE =
+  /\/systemd\/(system|user)\/[^/]+\.(service|timer|socket|path)$|\.config\/systemd\/user\/[^/]+\.service$/;
+/** `ExecStart=`, `ExecStartPre=`, `ExecStop=` …, with systemd's prefixes (`-`, `@`, `+`, `!`). */
+const EXEC_LINE = /^\s*Exec\w*\s*=\s*[-@+!:]*(.+)$/;
 /** The system's cron tables, whose entries name a user before the command. */
 const SYSTEM_TABLE = /^\/etc\/(crontab|cron\.d\/.+)$/;
 
@@ -33,6 +38,15 @@ function printedParts(cmd: SimpleCommand, stages: SimpleCommand[]): string {
 
 /** The cron entries' commands that `cmd` (the last of `stages`) installs, or none. */
 export function scheduledCommands(stages: SimpleCommand[], cmd: SimpleCommand, argv: string[]): string[] {
+  // `cat > /etc/systemd/system/x.service <<EOF … ExecStart=/bin/rm -rf / …`: what the unit will run.
+  const intoUnit =
+    cmd.redirects.some((r) => /^>>?$/.test(r.op) && UNIT_FILE.test(r.target)) ||
+    (argv[0] === "tee" && argv.slice(1).some((a) => UNIT_FILE.test(a)));
+  if (intoUnit) {
+    const text = argv[0] === "tee" ? (cmd.stdin ?? pipelineText(stages.slice(0, -1))) : pipelineText(stages);
+    const execs = (text ?? "").split("\n").map((l) => EXEC_LINE.exec(l)?.[1]);
+    return execs.filter((c): c is string => c !== undefined);
+  }
   if (argv[0] === "crontab") {
     const file = argv.slice(1).filter((a, i, all) => a !== "-u" && all[i - 1] !== "-u" && a !== "-")[0];
     if (file !== undefined || stages.length < 2) return cmd.stdin === null ? [] : entryCommands(cmd.stdin, false);

@@ -85,6 +85,11 @@ const STOPPED: Record<string, [string, string][]> = {
     ["(crontab -l; echo '@reboot rm -rf ~') | crontab -", "rm-recursive-root"],
     ["crontab - <<< '0 0 * * * kill -9 -1'", "kill-all"],
     ["echo '*/5 * * * * root dd if=/dev/zero of=/dev/sda' | sudo tee /etc/cron.d/wipe", "dd-device"],
+    ["cat > /etc/systemd/system/x.service <<'E'\n[Service]\nExecStart=/bin/rm -rf /\nE", "rm-recursive-root"],
+    [
+      "printf '[Service]\\nExecStart=-/bin/dd if=/dev/zero of=/dev/sda\\n' | sudo tee /etc/systemd/system/w.service",
+      "dd-device",
+    ],
   ],
   // Records that are not trees (histories, Terraform state, backups, snapshots, keys generated
   // over), wallets, bare repositories and a .git's insides, mounted disks, a person's own files.
@@ -346,6 +351,7 @@ const PASSES: Record<string, string[]> = {
     "kubectl get cronjobs",
     "(crontab -l; echo '0 * * * * rm -rf /tmp/cache') | crontab -",
     "crontab - <<< '0 3 * * * /usr/local/bin/backup.sh'",
+    "cat > /etc/systemd/system/app.service <<'E'\n[Service]\nExecStart=/usr/bin/node /srv/app.js\nE",
   ],
   irreplaceable: [
     "rm ~/Downloads/x.iso",
