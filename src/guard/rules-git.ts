@@ -41,6 +41,13 @@ function branchDeletes(o: Options): string | null {
     const moved = !o.short.has("d") && !o.long.has("delete") && sharedBranch(o.operands[0] ?? "");
     if (moved) return `git branch --force moves the shared branch ${o.operands[0]}: its commits are dropped`;
   }
+  // `git branch -M feature main`: a rename onto a shared branch replaces it.
+  const renamedOnto =
+    o.short.has("M") || ((o.short.has("m") || o.long.has("move")) && (o.short.has("f") || o.long.has("force")));
+  const onto = o.operands[o.operands.length - 1] ?? "";
+  // With one name it renames the current branch (`git branch -M main`, as a new repository does): kept.
+  if (renamedOnto && o.operands.length === 2 && sharedBranch(onto))
+    return `git branch -M replaces the shared branch ${onto}`;
   if (!(o.short.has("d") || o.short.has("D") || o.long.has("delete"))) return null;
   const shared = o.operands.find(sharedBranch);
   if (shared) return `git branch deletes the shared branch ${shared}`;
@@ -71,6 +78,21 @@ function historyLost(sub: string, o: Options, args: string[]): string | null {
     case "submodule":
       return o.operands[0] === "deinit" && (o.short.has("f") || o.long.has("force"))
         ? "git submodule deinit --force deletes the submodules' work trees and their changes"
+        : null;
+    // `git checkout -B main X`, `git switch -C main X`: the shared branch reset to X, its own commits dropped.
+    case "checkout":
+    case "switch": {
+      const flag = sub === "checkout" ? "B" : "C";
+      const at = args.indexOf(`-${flag}`);
+      const branch = at === -1 ? (args.find((a) => a.startsWith("--force-create="))?.slice(15) ?? null) : args[at + 1];
+      return branch && sharedBranch(branch) && o.operands.length > 1
+        ? `git ${sub} -${flag} resets the shared branch ${branch}: its own commits are dropped`
+        : null;
+    }
+    // `git lfs migrate import --everything`: every commit of every branch rewritten.
+    case "lfs":
+      return o.operands[0] === "migrate" && /^(import|export)$/.test(o.operands[1] ?? "") && o.long.has("everything")
+        ? "git lfs migrate --everything rewrites every commit of every branch"
         : null;
     case "worktree":
       return o.operands[0] === "remove" && (o.short.has("f") || o.long.has("force"))

@@ -205,6 +205,10 @@ const STOPPED: Record<string, [string, string][]> = {
     ["git rm -r '*'", "git-discard-work"],
     ["git submodule deinit -f --all", "git-history"],
     ["gh api -X DELETE repos/me/app", "git-history"],
+    ["git branch -M feature main", "git-history"],
+    ["git checkout -B main origin/main", "git-history"],
+    ["git switch -C master origin/master", "git-history"],
+    ["git lfs migrate import --everything --include='*.psd'", "git-history"],
   ],
   // Assignments by prefix, env/sudo, arrays by element, +=, read -a, mapfile, indirect ${!x},
   // chained values, ${PATH:0:1}; decoders (base32, gunzip, sed s///, tr, in-code base64); printers
@@ -421,6 +425,11 @@ const PASSES: Record<string, string[]> = {
     "git -c alias.st=status st",
     "gh api repos/me/app",
     "git-lfs pull",
+    "git branch -M main",
+    "git branch -m old new",
+    "git checkout -B feature/y origin/feature/y",
+    "git switch -c main2",
+    "git lfs migrate info",
   ],
   indirection: [
     "trap 'rm -f /tmp/lock' EXIT",
