@@ -91,6 +91,10 @@ function judgeLine(
     for (const text of judgeParsed(p, ctx, rules, add)) scripts.add(text);
   };
   judge(parsed);
+  // A shell loop that never ends and starts a background job each time: `while true; do sleep 1 & done`.
+  if (!rules.disabled.has(FORK_BOMB_RULE) && ENDLESS_BACKGROUND_LOOP.test(line)) {
+    add(FORK_BOMB_RULE, "fork bomb: an endless loop starts a background job on each pass");
+  }
   // `PROMPT_COMMAND='…'`, `PS1='$(…)'`: what the shell runs before each prompt from now on.
   for (const text of promptLines(parsed.assignments)) judge(parseShellLine(text));
   // A function called with arguments (`f() { rm -rf "$1"; }; f /`): its body with them put in.
@@ -227,10 +231,15 @@ const FORK_LOOP = new RegExp(
   [
     // `fork while fork`, `fork until 0`
     String.raw`\bfork\b[\s()]*\b(while|until)\b[\s(]*(\d|true|fork)`,
-    // `while(1) fork(`, `while True: os.fork(`, `for(;;) fork(`
-    String.raw`\b(while\s*[(]?\s*(1|true|True)\s*[)]?\s*[:{]?|for\s*\(\s*;\s*;\s*\))\s*[\w.]*fork\s*\(`,
+    // `while(1) fork(`, `while True: os.fork(`, `for(;;) fork(`, perl's `while(1){fork}`
+    String.raw`\b(while\s*[(]?\s*(1|true|True)\s*[)]?\s*[:{]?|for\s*\(\s*;\s*;\s*\))\s*[\w.]*fork\s*(\(|[;}])`,
+    // ruby's `loop { fork }`, `loop do fork end`
+    String.raw`\bloop\s*(\{|do)\s*[\w.]*fork\b`,
   ].join("|"),
 );
+
+/** `while true; do CMD & done` (`:`, `[ 1 ]`, `until false`): a new process each pass, none waited for. */
+const ENDLESS_BACKGROUND_LOOP = /\b(while\s+(true|:|\[\s*1\s*\])|until\s+false)\s*;?\s*do\s+[^;]*[^&]&\s*;?\s*done\b/;
 
 /** Builtins that move the shell: what follows on the line runs in the new directory. */
 const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd", "chdir"]);

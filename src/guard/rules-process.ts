@@ -38,8 +38,8 @@ const BY_USER = /^(-[uU].*|--(user|uid|euid)(=.*)?)$/;
 const MATCHES_ALL = /^(\^?\.[*+]?\$?|\^|\$|\^\$?|)$/;
 /** Processes whose loss stops the machine, every login, scheduled work, or every shell (the agent's own among them). */
 const VITAL_PROCESS = new RegExp(
-  "^(init|systemd|sshd|cron|crond|atd|dockerd|containerd|kubelet|dbus-daemon|login|(ba|z|da|k|fi)?sh|" +
-    "Xorg|Xwayland|gnome-shell)$",
+  "^(init|systemd(-logind|-journald|-udevd)?|sshd|cron|crond|atd|dockerd|containerd|kubelet|dbus-daemon|login|" +
+    "(ba|z|da|k|fi)?sh|Xorg|Xwayland|gnome-shell|gdm3?|sddm|lightdm)$",
 );
 
 /** The names or patterns a pkill/killall is given, and whether it selects by user. */

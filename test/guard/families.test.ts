@@ -290,6 +290,12 @@ const STOPPED: Record<string, [string, string][]> = {
     ["fuser -k 22/tcp", "kill-all"],
     ["pkill -9 dockerd", "kill-all"],
     ["killall kubelet", "kill-all"],
+    ["sudo pkill -9 -x systemd-logind", "kill-all"],
+    ["sudo pkill -9 gdm", "kill-all"],
+    ["perl -e 'while(1){fork}'", "fork-bomb"],
+    ["ruby -e 'loop { fork }'", "fork-bomb"],
+    ["while true; do sleep 1 & done", "fork-bomb"],
+    ["until false; do yes > /dev/null & done", "fork-bomb"],
   ],
   // System files beyond the auth files: package databases, machine identity, globs in /etc, the
   // login records, a shell's startup files deleted, emptied or given a line to run.
@@ -467,6 +473,11 @@ const PASSES: Record<string, string[]> = {
     "fuser -k 8080/tcp",
     "fuser -v /",
     "pkill -9 node",
+    "while true; do sleep 1; done",
+    "while read l; do echo $l & done < f",
+    "for i in 1 2 3; do job $i & done; wait",
+    "ruby -e 'loop { puts 1 }'",
+    "while false; do sleep 1 & done",
   ],
   "system-files": [
     "echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc",
