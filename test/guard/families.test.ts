@@ -297,6 +297,23 @@ const STOPPED: Record<string, [string, string][]> = {
     ["while true; do sleep 1 & done", "fork-bomb"],
     ["until false; do yes > /dev/null & done", "fork-bomb"],
   ],
+  // Frameworks' and migration tools' resets of the whole database; restores that drop first.
+  datastore: [
+    ["rails db:drop", "datastore-wipe"],
+    ["RAILS_ENV=production bundle exec rake db:reset", "datastore-wipe"],
+    ["python manage.py flush --noinput", "datastore-wipe"],
+    ["php artisan migrate:fresh --seed", "datastore-wipe"],
+    ["npx prisma migrate reset --force", "datastore-wipe"],
+    ["npx prisma db push --force-reset", "datastore-wipe"],
+    ["knex migrate:rollback --all", "datastore-wipe"],
+    ["alembic downgrade base", "datastore-wipe"],
+    ["sequelize db:drop", "datastore-wipe"],
+    ["flyway clean", "datastore-wipe"],
+    ["mix ecto.reset", "datastore-wipe"],
+    ["mongorestore --drop dump/", "datastore-wipe"],
+    ["pg_restore --clean -d prod dump.sql", "datastore-wipe"],
+    ['curl -X POST es:9200/logs/_delete_by_query -d \'{"query":{"match_all":{}}}\'', "datastore-wipe"],
+  ],
   // System files beyond the auth files: package databases, machine identity, globs in /etc, the
   // login records, a shell's startup files deleted, emptied or given a line to run.
   "system-files": [
@@ -478,6 +495,17 @@ const PASSES: Record<string, string[]> = {
     "for i in 1 2 3; do job $i & done; wait",
     "ruby -e 'loop { puts 1 }'",
     "while false; do sleep 1 & done",
+  ],
+  datastore: [
+    "rails db:migrate",
+    "python manage.py migrate",
+    "php artisan migrate",
+    "npx prisma migrate dev",
+    "alembic downgrade -1",
+    "mongorestore dump/",
+    "pg_restore -d prod dump.sql",
+    "knex migrate:rollback",
+    'curl -X POST es:9200/logs/_delete_by_query -d \'{"query":{"term":{"user":"x"}}}\'',
   ],
   "system-files": [
     "echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc",
