@@ -35,11 +35,12 @@ const STACK_DESTROY: Record<string, RegExp> = {
   cdktf: /^destroy$/,
   serverless: /^remove$/,
   sls: /^remove$/,
+  sam: /^delete$/,
 };
 /** Cloud CLIs whose `… delete` verbs delete a resource (gcloud, az, doctl, …). */
 const CLOUD_DELETERS = new Set([
   ...["gcloud", "az", "doctl", "linode-cli", "hcloud", "scw", "exo", "ibmcloud", "openstack", "oci", "eksctl"],
-  ...["heroku", "fly", "flyctl", "vultr-cli", "civo", "influx"],
+  ...["heroku", "fly", "flyctl", "vultr-cli", "civo", "influx", "firebase"],
 ]);
 /** A cloud CLI's verbs that delete: `delete`, `destroy`, `apps:destroy`, `delete-batch`, `purge`. */
 const CLOUD_DELETE_VERB = /^(delete|destroy|delete-batch|purge|[\w-]+:(destroy|delete|reset))$/;
@@ -75,7 +76,17 @@ function kubectl(program: string, args: string[]): string | null {
   if (k?.verb === "drain" && args.some((a) => /^--(force|delete-(emptydir|local)-data)$/.test(a))) {
     return `${program} drain --force evicts every pod of the node and deletes their local data`;
   }
+  // `kubectl scale deploy --all --replicas=0`, or to zero in a production namespace: nothing serves.
+  const toZero = args.some((a, i) => a === "--replicas=0" || (a === "--replicas" && args[i + 1] === "0"));
+  if (k?.verb === "scale" && toZero) {
+    const ns = kubeNamespace(args);
+    if (args.includes("--all") || (ns !== null && PROD_NAMESPACE.test(ns))) {
+      return `${program} scale --replicas=0 stops every pod it names${ns ? ` in ${ns}` : ""}`;
+    }
+  }
   if (k?.verb !== "delete") return null;
+  // `--dry-run=client|server` only shows what would be deleted.
+  if (args.some((a) => /^--dry-run(=(client|server))?$/.test(a))) return null;
   const o = options(k.rest);
   if (o.long.has("all") || k.rest.includes("-A") || o.long.has("all-namespaces")) {
     return `${program} delete --all deletes every resource of that kind`;
@@ -108,6 +119,8 @@ function docker(program: string, args: string[], source: SimpleCommand): string 
   if (group === "system" && verb === "prune" && o.long.has("volumes")) {
     return `${program} system prune --volumes deletes every unused volume and its data`;
   }
+  if (group === "stack" && /^(rm|remove|down)$/.test(verb ?? ""))
+    return `${program} stack rm removes every service of the stack`;
   if (group === "volume" && (verb === "prune" || verb === "rm" || verb === "remove")) {
     return `${program} volume ${verb} deletes volumes and their data`;
   }
@@ -129,6 +142,9 @@ function cloud(program: string, args: string[]): string | null {
       return "aws s3 rb --force deletes a bucket and its objects";
     if (service === "s3" && op === "sync" && o.long.has("delete"))
       return "aws s3 sync --delete deletes what the source lacks";
+    // `aws ecs update-service --desired-count 0`, an autoscaling group to 0: nothing left running.
+    const zero = args.some((a, i) => /^--desired-(count|capacity)$/.test(a) && args[i + 1] === "0");
+    if (zero) return `aws ${service} ${op} scales to zero: nothing left running`;
     if (/^(delete|terminate|remove|deregister)-|^schedule-key-deletion$/.test(op ?? "")) {
       return `aws ${service} ${op} deletes a cloud resource`;
     }

@@ -314,6 +314,17 @@ const STOPPED: Record<string, [string, string][]> = {
     ["pg_restore --clean -d prod dump.sql", "datastore-wipe"],
     ['curl -X POST es:9200/logs/_delete_by_query -d \'{"query":{"match_all":{}}}\'', "datastore-wipe"],
   ],
+  // Scaling to nothing, manifests given whole, stacks of other tools.
+  infrastructure: [
+    ["kubectl scale deploy --all --replicas=0 -n prod", "infra-destroy"],
+    ["kubectl scale deployment api --replicas=0 -n production", "infra-destroy"],
+    ["kubectl delete -R -f k8s/", "infra-destroy"],
+    ["sam delete --no-prompts", "infra-destroy"],
+    ["docker stack rm prod", "infra-destroy"],
+    ["firebase projects:delete x", "infra-destroy"],
+    ["aws ecs update-service --cluster prod --service api --desired-count 0", "infra-destroy"],
+    ["aws autoscaling update-auto-scaling-group --auto-scaling-group-name asg --desired-capacity 0", "infra-destroy"],
+  ],
   // System files beyond the auth files: package databases, machine identity, globs in /etc, the
   // login records, a shell's startup files deleted, emptied or given a line to run.
   "system-files": [
@@ -506,6 +517,16 @@ const PASSES: Record<string, string[]> = {
     "pg_restore -d prod dump.sql",
     "knex migrate:rollback",
     'curl -X POST es:9200/logs/_delete_by_query -d \'{"query":{"term":{"user":"x"}}}\'',
+  ],
+  infrastructure: [
+    "kubectl delete -f pod.yaml",
+    "kubectl delete ns staging --dry-run=client",
+    "kubectl scale deploy api --replicas=0",
+    "kubectl scale deploy api --replicas=3 -n prod",
+    "aws ecs update-service --cluster c --service s --desired-count 2",
+    "docker stack ls",
+    "sam deploy",
+    "firebase deploy",
   ],
   "system-files": [
     "echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc",
