@@ -101,9 +101,12 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
     const fileName = /^[^.].*\.[A-Za-z0-9]{1,4}$/.test(last); // `~/notes.txt` is a file, not a tree
     // What is in ~/Downloads came from somewhere and can be fetched again; the whole folder is judged.
     if (parts.length > 1 && FETCHED_AGAIN.has(parts[0]!)) return null;
+    // GOPATH's src holds a person's own checkouts; the rest of ~/go is the module cache and binaries.
+    const ownCode = /^go\/src(\/|$)/.test(inHome);
     const rebuilt =
-      [...RECREATABLE].some((r) => inHome === r || inHome.startsWith(`${r}/`)) ||
-      parts.some((p) => BUILD_OUTPUT.has(p));
+      !ownCode &&
+      ([...RECREATABLE].some((r) => inHome === r || inHome.startsWith(`${r}/`)) ||
+        parts.some((p) => BUILD_OUTPUT.has(p)));
     // A directory of the home, at any depth, is someone's own work, unless a build or a cache makes it again.
     if (!rebuilt && !fileName)
       return `${path}, ${parts.length === 1 ? "a whole directory" : "a directory"} of the home`;

@@ -117,6 +117,7 @@ const STOPPED: Record<string, [string, string][]> = {
     ["pass rm -r work", "irreplaceable-delete"],
     ["rm -rf ~/.bitcoin", "irreplaceable-delete"],
     ["rm ~/backup/wallet.dat", "irreplaceable-delete"],
+    ["rm -rf ~/go/src/github.com/me/app", "irreplaceable-delete"],
     ["rm -rf ~/.ethereum/keystore", "irreplaceable-delete"],
     ["rm -rf /srv/git/project.git", "irreplaceable-delete"],
     ["rm -rf .git/objects", "irreplaceable-delete"],
@@ -393,6 +394,7 @@ const PASSES: Record<string, string[]> = {
   ],
   irreplaceable: [
     "rm ~/Downloads/x.iso",
+    "rm -rf ~/go/pkg/mod",
     "rm -rf .terraform",
     "terraform state list",
     "borg prune --keep-daily 7 /backups/repo",
