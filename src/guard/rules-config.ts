@@ -395,7 +395,7 @@ function vitalPackageRemoved(program: string, args: string[]): string | null {
   const words = args.filter((a) => !a.startsWith("-"));
   const verb = PACKAGE_REMOVE[program];
   const removes =
-    (verb !== undefined && verb.test(words[0] ?? "")) ||
+    verb?.test(words[0] ?? "") === true ||
     (program === "pacman" && args.some((a) => /^-R/.test(a))) ||
     (program === "dpkg" && args.some((a) => /^(-r|-P|--remove|--purge)$/.test(a))) ||
     (program === "rpm" && args.some((a) => /^(-e|--erase)$/.test(a)));

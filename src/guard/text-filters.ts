@@ -79,7 +79,7 @@ const PRINTS_LITERAL: [RegExp, RegExp][] = [
   [/^(awk|gawk|mawk|nawk)$/, new RegExp(String.raw`^\s*BEGIN\s*\{\s*print\s*\(?\s*(?:${LITERAL})\s*\)?\s*;?\s*\}\s*$`)],
 ];
 
-function unescape(text: string): string {
+function decodeLiteral(text: string): string {
   return text.replace(/\\(.)/g, (_m, c: string) => ({ n: "\n", t: "\t" })[c] ?? c);
 }
 
@@ -91,7 +91,7 @@ function printedLiteral(argv: string[]): string | null {
   for (const [family, pattern] of PRINTS_LITERAL) {
     if (!family.test(program)) continue;
     const m = pattern.exec(code);
-    if (m) return `${unescape(m[1] ?? m[2] ?? "")}\n`;
+    if (m) return `${decodeLiteral(m[1] ?? m[2] ?? "")}\n`;
   }
   return null;
 }
