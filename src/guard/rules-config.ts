@@ -315,8 +315,10 @@ function crontabEmptied({ inv, pipeline, index }: RuleInput): string | null {
 
 /** `atq | awk '{print $1}' | xargs atrm`: every job the queue lists, removed. */
 function atQueueEmptied({ inv, pipeline, index }: RuleInput): string | null {
-  if (inv.argv[0] !== "atrm") return null;
-  return pipeline.slice(0, index).some((f) => f.argv[0] === "atq") ? "atrm removes every queued at job" : null;
+  // `at -r`/`at -d` remove jobs as atrm does; `at -l` lists them as atq does.
+  const removes = inv.argv[0] === "atrm" || (inv.argv[0] === "at" && inv.argv.some((a) => a === "-r" || a === "-d"));
+  const lists = (argv: string[]) => argv[0] === "atq" || (argv[0] === "at" && argv.includes("-l"));
+  return removes && pipeline.slice(0, index).some((f) => lists(f.argv)) ? "atrm removes every queued at job" : null;
 }
 
 /** A unit file linked to /dev/null is masked: `ln -s /dev/null /etc/systemd/system/cron.service`. */

@@ -361,8 +361,17 @@ function resolve(
     for (const line of code === null ? [] : codeShellLines(code, program)) {
       out.push(...invocations(parseShellLine(line), depth + 1));
     }
+    // `ssh host bash -s < <(echo '…')`: standard input read from a process substitution whose text is known.
+    const fromProcess =
+      cmd.redirects.some((r) => r.op === "<" && r.target === "") && cmd.nested.length === 1
+        ? cmd.nested[0]!.pipelines.length === 1
+          ? pipelineText(cmd.nested[0]!.pipelines[0]!)
+          : null
+        : null;
     const scheduled =
-      (STDIN_SCHEDULERS.has(program) && !argv.includes("-f")) || runsRemoteStdin(argv) ? (cmd.stdin ?? piped) : null;
+      (STDIN_SCHEDULERS.has(program) && !argv.includes("-f")) || runsRemoteStdin(argv)
+        ? (cmd.stdin ?? piped ?? fromProcess)
+        : null;
     const text =
       script ||
       (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) ||
