@@ -13,6 +13,8 @@ import { downloadedThenRun } from "./download-run.ts";
 import { GUARD_RULE_IDS, type GuardRuleId } from "../config/guard-rule-ids.ts";
 import { withDefaultValues, withKnownSubstitutions } from "./substitution.ts";
 import { DATASTORE_RULE, storeWipe } from "./rules-datastore.ts";
+import { unsetVariableRoots } from "./unset-variables.ts";
+import { promptLines } from "./deferred-lines.ts";
 
 export interface Finding {
   rule: string;
@@ -36,6 +38,7 @@ export interface RuleSet {
 export const FORK_BOMB_RULE: GuardRuleId = "fork-bomb";
 export const SQL_RULE: GuardRuleId = "sql-destroy";
 const PIPE_TO_SHELL_RULE: GuardRuleId = "pipe-to-shell";
+const ROOT_RULE: GuardRuleId = "rm-recursive-root";
 
 export function ruleSet(opts: { disable?: string[]; patterns?: PatternRule[] } = {}): RuleSet {
   const disabled = new Set(opts.disable ?? []);
@@ -58,7 +61,7 @@ export function classifyShellLine(line: string, ctx: RuleContext, rules: RuleSet
     if (!seen.has(key)) findings.push({ rule, reason });
     seen.add(key);
   };
-  judgeLine(line, ctx, rules, add, 0);
+  judgeLine(line, ctx, rules, add, 0, new Set());
   return findings;
 }
 
@@ -69,15 +72,38 @@ const MAX_SCRIPT_DEPTH = 3;
  * Judges `line` and the versions of it the shell would run: variables, functions and substitutions
  * it gives put in. The scripts it hands to shells, hosts or containers get the same, in turn.
  */
-function judgeLine(line: string, ctx: RuleContext, rules: RuleSet, add: Add, depth: number): void {
+function judgeLine(
+  line: string,
+  ctx: RuleContext,
+  rules: RuleSet,
+  add: Add,
+  depth: number,
+  outerAssigned: ReadonlySet<string>,
+): void {
   const parsed = parseShellLine(line);
+  // `rm -rf "$DIR/"` with DIR set nowhere on the line (nor in the line around this script).
+  const assigned = new Set([...outerAssigned, ...parsed.assignments.map((a) => a.name.replace(/\[@\]$/, ""))]);
+  if (rules.builtin.some((r) => r.id === ROOT_RULE)) {
+    for (const why of unsetVariableRoots(invocations(parsed), assigned)) add(ROOT_RULE, why);
+  }
   const scripts = new Set<string>();
   const judge = (p: ReturnType<typeof parseShellLine>): void => {
     for (const text of judgeParsed(p, ctx, rules, add)) scripts.add(text);
   };
   judge(parsed);
+  // A shell loop that never ends and starts a background job each time: `while true; do sleep 1 & done`.
+  if (!rules.disabled.has(FORK_BOMB_RULE) && ENDLESS_BACKGROUND_LOOP.test(line)) {
+    add(FORK_BOMB_RULE, "fork bomb: an endless loop starts a background job on each pass");
+  }
+  // `PROMPT_COMMAND='…'`, `PS1='$(…)'`: what the shell runs before each prompt from now on.
+  for (const text of promptLines(parsed.assignments)) judge(parseShellLine(text));
   // A function called with arguments (`f() { rm -rf "$1"; }; f /`): its body with them put in.
-  for (const body of calledBodies(line, parsed)) judge(parseShellLine(body));
+  for (const body of calledBodies(line, parsed)) {
+    const called = parseShellLine(body);
+    judge(called);
+    // `f() { local d=$1; rm -rf "$d"; }; f /`: the body's own variables, set from the arguments.
+    for (const expanded of expandAssignments(body, called.assignments)) judge(parseShellLine(expanded));
+  }
   // Variables the line sets (`d=/; rm -rf $d`, `c=rm; $c -rf /`, `for d in /etc /usr`) are expanded
   // as the shell will, and the line judged again with each value they take.
   for (const expanded of expandAssignments(line, parsed.assignments)) {
@@ -86,7 +112,11 @@ function judgeLine(line: string, ctx: RuleContext, rules: RuleSet, add: Add, dep
   // Substitutions whose output the line gives (`$(echo rm) -rf /`): judged as what they print;
   // `${X:-/}` as its default, which the shell uses when X is unset.
   const defaulted = withDefaultValues(line);
-  if (defaulted !== null) judge(parseShellLine(defaulted));
+  if (defaulted !== null) {
+    const again = parseShellLine(defaulted);
+    judge(again);
+    for (const expanded of expandAssignments(defaulted, again.assignments)) judge(parseShellLine(expanded));
+  }
   const substituted = withKnownSubstitutions(defaulted ?? line);
   if (substituted !== null) {
     const again = parseShellLine(substituted);
@@ -97,7 +127,7 @@ function judgeLine(line: string, ctx: RuleContext, rules: RuleSet, add: Add, dep
   }
   if (depth >= MAX_SCRIPT_DEPTH) return;
   // The nested script itself was judged with its line; its expansions are judged here.
-  for (const text of scripts) if (text !== line) judgeLine(text, ctx, rules, add, depth + 1);
+  for (const text of scripts) if (text !== line) judgeLine(text, ctx, rules, add, depth + 1, assigned);
 }
 
 /**
@@ -105,6 +135,9 @@ function judgeLine(line: string, ctx: RuleContext, rules: RuleSet, add: Add, dep
  * quoted, `"$@"`/`"${a[@]}"`, whose words stay words, so the quotes go with the use.
  */
 function variableUse(name: string): RegExp {
+  // `${a[1]}`, `${m[cmd]}`: one element, named with its braces.
+  const element = /^(\w+)\[([^\]@*]+)\]$/.exec(name);
+  if (element) return new RegExp(`\\$\\{${element[1]}\\[["']?${element[2]!.replace(/\W/g, "\\$&")}["']?\\]\\}`, "g");
   const array = /^(\w+)\[@\]$/.exec(name);
   const list = array !== null || name === "@";
   const pattern = array ? `${array[1]}\\[[@*]\\]` : name === "@" ? "[@*]" : name;
@@ -123,9 +156,18 @@ const MAX_EXPANSIONS = 32;
 function expandAssignments(line: string, assignments: { name: string; value: string }[]): string[] {
   if (assignments.length === 0) return [];
   const values = new Map<string, string[]>();
-  for (const { name, value } of assignments) values.set(name, [...(values.get(name) ?? []), value]);
+  for (const { name, value } of assignments) {
+    // `f=/; g=$f`: a value that uses a variable set before it takes that variable's value.
+    let v = value;
+    for (const [earlier, vs] of values) v = v.replace(variableUse(earlier), () => vs[vs.length - 1]!);
+    values.set(name, [...(values.get(name) ?? []), v]);
+  }
   const substitute = (choice: Map<string, string>): string => {
-    let out = line;
+    // `${!ref}` is the variable whose name ref holds: `x=HOME; rm -rf ${!x}` is `${HOME}`.
+    let out = line.replace(/\$\{!([A-Za-z_]\w*)\}/g, (m, ref: string) => {
+      const target = choice.get(ref);
+      return target !== undefined && /^[A-Za-z_]\w*$/.test(target) ? `\${${target}}` : m;
+    });
     for (const [name, value] of choice) out = out.replace(variableUse(name), () => value);
     return out;
   };
@@ -189,10 +231,15 @@ const FORK_LOOP = new RegExp(
   [
     // `fork while fork`, `fork until 0`
     String.raw`\bfork\b[\s()]*\b(while|until)\b[\s(]*(\d|true|fork)`,
-    // `while(1) fork(`, `while True: os.fork(`, `for(;;) fork(`
-    String.raw`\b(while\s*[(]?\s*(1|true|True)\s*[)]?\s*[:{]?|for\s*\(\s*;\s*;\s*\))\s*[\w.]*fork\s*\(`,
+    // `while(1) fork(`, `while True: os.fork(`, `for(;;) fork(`, perl's `while(1){fork}`
+    String.raw`\b(while\s*[(]?\s*(1|true|True)\s*[)]?\s*[:{]?|for\s*\(\s*;\s*;\s*\))\s*[\w.]*fork\s*(\(|[;}])`,
+    // ruby's `loop { fork }`, `loop do fork end`
+    String.raw`\bloop\s*(\{|do)\s*[\w.]*fork\b`,
   ].join("|"),
 );
+
+/** `while true; do CMD & done` (`:`, `[ 1 ]`, `until false`): a new process each pass, none waited for. */
+const ENDLESS_BACKGROUND_LOOP = /\b(while\s+(true|:|\[\s*1\s*\])|until\s+false)\s*;?\s*do\s+[^;]*[^&]&\s*;?\s*done\b/;
 
 /** Builtins that move the shell: what follows on the line runs in the new directory. */
 const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd", "chdir"]);

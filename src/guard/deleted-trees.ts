@@ -50,9 +50,11 @@ export function deletedTrees(inv: Invocation): DeletedTree[] {
     // --dry-run (-n) only lists what it would delete.
     if (![...o.long].some((l) => RSYNC_DELETE.test(l)) || o.short.has("n") || o.long.has("dry-run")) return [];
     const destination = o.operands[o.operands.length - 1];
-    // A remote destination (`host:path`) is another machine's tree: not resolved here.
-    if (o.operands.length < 2 || destination === undefined || /^[^/]*:/.test(destination)) return [];
-    return [{ word: destination, how: "rsync --delete deletes everything the source lacks in", ontoRootOnly: true }];
+    if (o.operands.length < 2 || destination === undefined) return [];
+    // A remote destination (`host:path`, `host:` for its home): judged as the same path there.
+    const remote = /^[^/]*:(.*)$/.exec(destination);
+    const word = remote ? remote[1] || "~" : destination;
+    return [{ word, how: "rsync --delete deletes everything the source lacks in", ontoRootOnly: true }];
   }
   const code = programText(inv.argv);
   if (code === null) return [];

@@ -67,9 +67,24 @@ export function foundPaths(before: Words[]): string | null {
   return (starts.length > 0 ? starts : ["."]).map(under).join(" ");
 }
 
-/** xargs's command given the words it read: put where `{}` stands (`-I {}`), else appended. */
-export function withXargsInput(command: string[], words: string[]): string[] {
+/** xargs's command given the words it read: put where the replace string stands (`-I {}`), else appended. */
+export function withXargsInput(command: string[], words: string[], replace = "{}"): string[] {
   if (words.length === 0) return command;
-  if (command.some((w) => w.includes("{}"))) return command.map((w) => w.replaceAll("{}", words[0]!));
+  if (command.some((w) => w.includes(replace))) return command.map((w) => w.replaceAll(replace, words[0]!));
   return [...command, ...words];
+}
+
+/**
+ * What xargs reads as items, and its replace string: blank-separated words by default; with `-0`
+ * the NUL-separated items, with `-d C` those between C, with `-I R` (or `-i`) whole lines.
+ */
+export function xargsItems(argv: string[], input: string): { items: string[]; replace: string } {
+  const value = (names: RegExp) => argv.find((_a, i) => names.test(argv[i - 1] ?? ""));
+  const joined = argv.find((a) => /^(-I.|--replace=)/.test(a));
+  const replace =
+    value(/^(-I|--replace)$/) ?? joined?.replace(/^(-I|--replace=)/, "") ?? (argv.includes("-i") ? "{}" : null);
+  const delimiter = argv.includes("-0") || argv.includes("--null") ? "\0" : value(/^(-d|--delimiter)$/);
+  const separator = delimiter !== undefined ? delimiter.replace(/^\\n$/, "\n") : replace !== null ? "\n" : null;
+  const items = separator === null ? input.split(/\s+/) : input.replace(/\n$/, "").split(separator);
+  return { items: items.filter(Boolean), replace: replace ?? "{}" };
 }

@@ -39,8 +39,13 @@ export function resolveWord(word: string, ctx: PathContext): string | null {
   // `/home/$USER`: the user is the one whose home it is.
   w = w.replace(USER_VARIABLE, posix.basename(ctx.home));
   w = w.replace(HOME_TRIMMED, (_m, op: string, pattern: string) => trimSuffix(ctx.home, op, pattern));
-  // The working directory by any name: `$PWD/../..`, `$(pwd)/x`, `~+`.
-  if (ctx.cwd !== null) w = w.replace(CWD_WORD, ctx.cwd);
+  // The working directory by any name: `$PWD/../..`, `$(pwd)/x`, `~+`; `${PWD%%/*}` trimmed like $HOME.
+  if (ctx.cwd !== null) {
+    const cwd = ctx.cwd;
+    w = w
+      .replace(CWD_WORD, cwd)
+      .replace(PWD_TRIMMED, (_m, op: string, pattern: string) => trimSuffix(cwd, op, pattern));
+  }
   if (w.includes("$") || w.includes("`")) return null;
   if (!w.startsWith("/")) {
     if (ctx.cwd === null) return null;
@@ -59,6 +64,7 @@ const HOME_VARIABLE = /^(\$HOME|\$\{HOME(:?[?=-][^}]*)?\})(?=\/|$)/;
 const USER_VARIABLE = /\$(USER|LOGNAME)(?![A-Za-z0-9_])|\$\{(USER|LOGNAME)\}/g;
 /** `${HOME%/}`, `${HOME%%/*}`: $HOME with a suffix pattern removed. */
 const HOME_TRIMMED = /^\$\{HOME(%%?)([^}]*)\}(?=\/|$)/;
+const PWD_TRIMMED = /^\$\{PWD(%%?)([^}]*)\}(?=\/|$)/;
 const CWD_WORD = /^(\$PWD(?![A-Za-z0-9_])|\$\{PWD\}|\$\(pwd\)|`pwd`|~\+(?=\/|$))/;
 
 /** `${VAR%PATTERN}` (shortest suffix) and `${VAR%%PATTERN}` (longest) as the shell computes them. */

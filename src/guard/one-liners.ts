@@ -17,7 +17,10 @@ const CODE_OPTIONS: Record<string, string[]> = {
   bun: ["-e", "--eval", "-p", "--print"],
   php: ["-r"],
   lua: ["-e"],
+  luajit: ["-e"],
   osascript: ["-e"],
+  Rscript: ["-e"],
+  julia: ["-e", "-E", "--eval"],
 };
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
 /** awk's options that take a value (`-F :`, `-v x=1`): its program is the first other word. */
@@ -73,7 +76,7 @@ const HOME_EXPR = new RegExp(
 /** Calls that delete a tree: Python, Perl, Ruby, Node/Bun/Deno, PHP. */
 const TREE_DELETERS = new RegExp(
   String.raw`\b(?:shutil\.rmtree|rmtree|remove_tree|rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|` +
-    String.raw`rmSync|rmdirSync|promises\.rm|fs\.rm|rimraf(?:\.sync)?|Deno\.remove)(?:\s*\(\s*|\s+(?=['"]))`,
+    String.raw`rmSync|rmdirSync|promises\.rm|fs\.rm|rimraf(?:\.sync)?|Deno\.remove(?:Sync)?)(?:\s*\(\s*|\s+(?=['"]))`,
   "g",
 );
 /** Node's and Deno's removals delete a tree only when told so. */
@@ -107,7 +110,8 @@ export function codeTreeDeletions(code: string): string[] {
 
 /** Calls that run a shell line given as one string. */
 const SHELL_CALLS =
-  String.raw`\b(?:os\.system|os\.popen|system|popen|exec|execSync|shell_exec|passthru|spawn|spawnSync|` +
+  String.raw`\b(?:os\.system|os\.popen|os\.execute|io\.popen|system2?|popen|exec|execSync|shell_exec|passthru|` +
+  String.raw`spawn|spawnSync|os\.exec[lv]p?e?|` +
   String.raw`subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|do shell script)`;
 /** A call given one string (a shell line) or several (`system "rm", "-rf", "/"`: an argv). */
 const SHELL_STRING = new RegExp(`${SHELL_CALLS}\\s*\\(?\\s*((?:${STRING})(?:\\s*,\\s*(?:${STRING}))*)`, "g");
@@ -121,21 +125,46 @@ function literals(list: string): string[] {
   return [...list.matchAll(new RegExp(STRING, "g"))].map((m) => m[1] ?? m[2] ?? "");
 }
 
-/** Languages in which backticks run a shell line (in JavaScript they are only a string). */
-const BACKTICK_SHELLS = /^(perl|ruby|php)/;
+/** Languages in which backticks run a shell line (in JavaScript they are only a string; julia's run a command). */
+const BACKTICK_SHELLS = /^(perl|ruby|php|julia)/;
+/** zx's and Bun's shell: `$\`rm -rf /\``, `Bun.$\`…\``. */
+const TAGGED_SHELL = /(?:^|[^\w$])\$`([^`]*)`/g;
+
+/**
+ * Decoding calls given a base64 literal — `b64decode('…')`, `decode_base64("…")`, `Buffer.from('…',
+ * 'base64')`, `atob('…')`, `Base64.decode64('…')` — as the literal of what they decode to.
+ */
+const BASE64_DECODERS = String.raw`(?:\b(?:base64\.)?b64decode|\bdecode_base64|\batob|\bBase64\.(?:strict_)?decode64)`;
+const BASE64_CALL = new RegExp(
+  String.raw`${BASE64_DECODERS}\(\s*(?:${STRING})\s*\)(?:\.decode\([^)]*\))?|` +
+    String.raw`\bBuffer\.from\(\s*(?:${STRING})\s*,\s*['"]base64['"]\s*\)(?:\.toString\([^)]*\))?`,
+  "g",
+);
+
+function withDecodedLiterals(code: string): string {
+  return code.replace(BASE64_CALL, (whole, ...groups: (string | undefined)[]) => {
+    const encoded = groups.slice(0, 4).find((g) => typeof g === "string");
+    if (encoded === undefined || !/^[A-Za-z0-9+/=\s]*$/.test(encoded)) return whole;
+    const text = Buffer.from(encoded, "base64").toString("latin1");
+    return JSON.stringify(text);
+  });
+}
 
 /** The shell lines `program`'s code runs, as far as its string literals say. */
-export function codeShellLines(code: string, program: string): string[] {
+export function codeShellLines(given: string, program: string): string[] {
+  const code = withDecodedLiterals(given);
   const out: string[] = [];
   for (const m of code.matchAll(SHELL_STRING)) {
     const words = literals(m[1] ?? "");
     out.push(words.length === 1 ? words[0]! : argvLine(words));
   }
   for (const m of code.matchAll(ARGV_LIST)) {
-    const head = m[1] ? literals(m[1]) : [];
+    // `os.execvp("rm", ["rm", "-rf", "/"])`: the list is the whole argv, its first word the program again.
+    const head = m[1] && !/exec[lv]p?e?\s*\($/.test(m[0].slice(0, m[0].indexOf("(") + 1)) ? literals(m[1]) : [];
     out.push(argvLine([...head, ...literals(m[4] ?? "")]));
   }
   if (BACKTICK_SHELLS.test(program)) for (const m of code.matchAll(BACKTICKS)) out.push(m[1] ?? m[2] ?? m[3] ?? "");
   for (const m of code.matchAll(AWK_TO_SHELL)) out.push(m[1] ?? m[2] ?? "");
+  if (/^(node|nodejs|bun|deno)/.test(program)) for (const m of code.matchAll(TAGGED_SHELL)) out.push(m[1] ?? "");
   return out.filter((l) => l.trim() !== "");
 }

@@ -457,14 +457,37 @@ const DECLARING = new Set(["export", "declare", "local", "readonly", "typeset"])
  * Builtins that set variables from text the line gives: `read c <<< rm` (words of its input, the
  * last variable taking the rest) and `printf -v c FORMAT` (the formatted text, %s filled in).
  */
-function recordReads(words: string[], stdin: string | null, into: { name: string; value: string }[]): void {
+function recordReads(given: string[], stdin: string | null, into: { name: string; value: string }[]): void {
+  // `IFS=' ' read -ra a`: the assignments before the builtin set its environment, not its words.
+  const start = given.findIndex((w) => !ASSIGNMENT.test(w));
+  const words = start === -1 ? [] : given.slice(start);
   if (words[0] === "printf" && words[1] === "-v" && words[2] !== undefined && words[3] !== undefined) {
     let k = 0;
     const args = words.slice(4);
     into.push({ name: words[2], value: words[3].replace(/%[sb]/g, () => args[k++] ?? "") });
     return;
   }
+  // `mapfile -t a <<< $'rm\n-rf\n/'`, `readarray a`: an array of the input's lines.
+  if ((words[0] === "mapfile" || words[0] === "readarray") && stdin !== null) {
+    const name = words.slice(1).find((w, i, all) => /^[A-Za-z_]\w*$/.test(w) && !/^-[dnOsuC]$/.test(all[i - 1] ?? ""));
+    const lines = stdin.replace(/\n$/, "").split("\n");
+    into.push(
+      { name: `${name ?? "MAPFILE"}[@]`, value: lines.join(" ") },
+      { name: name ?? "MAPFILE", value: lines[0] ?? "" },
+    );
+    return;
+  }
   if (words[0] !== "read" || stdin === null) return;
+  // `read -a a <<< 'rm -rf /'` (also bundled, `-ra`): an array of the input's words.
+  const arrayAt = words.findIndex((w) => /^-[a-zA-Z]*a$/.test(w));
+  if (arrayAt !== -1 && words[arrayAt + 1] !== undefined) {
+    const items = stdin.trim().split(/\s+/);
+    into.push(
+      { name: `${words[arrayAt + 1]}[@]`, value: items.join(" ") },
+      { name: words[arrayAt + 1]!, value: items[0] ?? "" },
+    );
+    return;
+  }
   const names = words.slice(1).filter((w) => /^[A-Za-z_]\w*$/.test(w));
   const values = stdin.trim().split(/\s+/);
   for (const [n, name] of names.entries()) {
@@ -477,7 +500,12 @@ function recordReads(words: string[], stdin: string | null, into: { name: string
 function recordAssignments(words: string[], into: { name: string; value: string }[]): void {
   // `for NAME in WORDS`: NAME takes each word in turn.
   if ((words[0] === "for" || words[0] === "select") && words[2] === "in" && /^[A-Za-z_]\w*$/.test(words[1] ?? "")) {
-    for (const value of words.slice(3)) into.push({ name: words[1]!, value });
+    for (const word of words.slice(3)) {
+      // `for d in "${t[@]}"`: each item of an array the line set before.
+      const list = /^\$\{(\w+)\[[@*]\]\}$/.exec(word);
+      const items = list ? into.findLast((a) => a.name === `${list[1]}[@]`)?.value.split(" ") : undefined;
+      for (const value of items ?? [word]) into.push({ name: words[1]!, value });
+    }
     return;
   }
   // `set -- a b c` (or `set a b c`) sets the positional parameters `$1`… and `$@`.
@@ -487,18 +515,42 @@ function recordAssignments(words: string[], into: { name: string; value: string 
     into.push({ name: "@", value: params.join(" ") });
     return;
   }
-  const args = DECLARING.has(words[0] ?? "") ? words.slice(1).filter((w) => !w.startsWith("-")) : words;
-  if (args.length === 0 || !args.every((w) => ASSIGNMENT.test(w))) return;
+  // `env D=/ sh -c …`, `sudo -E D=/ sh -c …`: the assignments after the wrapper set the command's environment.
+  const unwrapped = /^(env|sudo|doas)$/.test(words[0] ?? "") ? words.slice(1).filter((w) => !w.startsWith("-")) : words;
+  const declared = DECLARING.has(unwrapped[0] ?? "") ? unwrapped.slice(1).filter((w) => !w.startsWith("-")) : unwrapped;
+  // `TARGET=/ sh -c 'rm -rf "$TARGET"'`: assignments before a command set its environment.
+  const leading = declared.findIndex((w) => !ASSIGNMENT.test(w));
+  const args = leading === -1 ? declared : declared.slice(0, leading);
+  if (args.length === 0) return;
+  // The value a name had last (`a+=(…)` appends to it).
+  const previous = (name: string) => into.findLast((a) => a.name === name)?.value;
   for (const w of args) {
     const eq = w.indexOf("=");
+    const appends = w[eq - 1] === "+";
     const name = w.slice(0, eq).replace(/\[.*$|\+$/, "");
     const value = w.slice(eq + 1);
-    // `a=(rm -rf /)`: an array; `${a[@]}` is its words, `$a` the first of them.
+    // `arr[2]=/`: one element of an array; `${arr[@]}` is all of them, in order.
+    const index = /^[A-Za-z_]\w*\[(\d+)\]/.exec(w.slice(0, eq))?.[1];
+    if (index !== undefined) {
+      const items = (previous(`${name}[@]`) ?? "").split(" ").filter(Boolean);
+      items[Number(index)] = value;
+      into.push({ name: `${name}[${index}]`, value }, { name: `${name}[@]`, value: items.filter(Boolean).join(" ") });
+      if (index === "0") into.push({ name, value });
+      continue;
+    }
+    // `a=(rm -rf /)`: an array; `${a[@]}` is its words, `$a` the first of them. `a+=(x)` adds words.
     const array = /^\(([\s\S]*)\)$/.exec(value);
     if (array) {
-      const items = parseShellLine(array[1]!).pipelines[0]?.[0]?.argv ?? [];
+      const added = parseShellLine(array[1]!).pipelines[0]?.[0]?.argv ?? [];
+      const before = appends ? (previous(`${name}[@]`) ?? "").split(" ").filter(Boolean) : [];
+      const items = [...before, ...added];
       into.push({ name: `${name}[@]`, value: items.join(" ") }, { name, value: items[0] ?? "" });
-    } else into.push({ name, value });
+      // `${a[1]}`: each element by its index (`[key]=value` items of an associative array by key).
+      for (const [n, item] of items.entries()) {
+        const keyed = /^\[([^\]]+)\]=(.*)$/s.exec(item);
+        into.push(keyed ? { name: `${name}[${keyed[1]}]`, value: keyed[2]! } : { name: `${name}[${n}]`, value: item });
+      }
+    } else into.push({ name, value: appends ? `${previous(name) ?? ""}${value}` : value });
   }
 }
 

@@ -3,7 +3,9 @@
  * `echo`/`printf` of words, through `cat`, `tee`, `base64 -d` (`openssl base64 -d`), `xxd -r -p`, `rev`. A shell fed
  * that text (`echo cm0gLXJmIC8= | base64 -d | sh`) runs it, so the guard parses it as a script.
  */
+import { posix } from "node:path";
 import type { SimpleCommand } from "./parse.ts";
+import { filterOutput } from "./text-filters.ts";
 
 /** Where a looked-up program is said to be: only its base name matters to the rules. */
 const PROGRAM_DIR = "/usr/bin";
@@ -29,7 +31,11 @@ function printf(args: string[]): string {
   let out = "";
   let i = 0;
   do {
-    out += decodeEscapes(format).replace(/%[sb]/g, () => rest[i++] ?? "");
+    // %s puts an argument in as it is; %b decodes its escapes first.
+    out += decodeEscapes(format).replace(/%[sb]/g, (spec) => {
+      const arg = rest[i++] ?? "";
+      return spec === "%b" ? decodeEscapes(arg) : arg;
+    });
   } while (i > 0 && i < rest.length);
   return out;
 }
@@ -40,11 +46,71 @@ function fromBase64(text: string): string | null {
   return Buffer.from(clean, "base64").toString("latin1");
 }
 
+/** RFC 4648 base32 (`base32 -d`). */
+function fromBase32(text: string): string | null {
+  const clean = text.replace(/[\s=]+/g, "").toUpperCase();
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  if (!/^[A-Z2-7]*$/.test(clean)) return null;
+  let bits = "";
+  for (const c of clean) bits += alphabet.indexOf(c).toString(2).padStart(5, "0");
+  const bytes = bits.match(/.{8}/g) ?? [];
+  return String.fromCharCode(...bytes.map((b) => parseInt(b, 2)));
+}
+
+function gunzipped(text: string): string | null {
+  try {
+    return Buffer.from(Bun.gunzipSync(Buffer.from(text, "latin1"))).toString("latin1");
+  } catch {
+    return null;
+  }
+}
+
+/** `sed 's/A/B/[g]'` (any delimiter, one or more `-e` scripts); null for any other sed program. */
+function sedSubstitute(args: string[], text: string): string | null {
+  const scripts = args.filter((a, i) => !a.startsWith("-") || args[i - 1] === "-e").filter((a) => a !== "-e");
+  if (scripts.length === 0 || args.some((a) => /^-[a-zA-Z]*[inf]/.test(a) && a !== "-e")) return null;
+  let out = text;
+  for (const script of scripts) {
+    const m = /^s(.)((?:(?!\1).)*)\1((?:(?!\1).)*)\1(g?)$/.exec(script);
+    if (!m) return null;
+    const pattern = new RegExp(
+      m[2]!.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === "." || c === "*" || c === "^" || c === "$" ? c : `\\${c}`)),
+      m[4] === "g" ? "g" : "",
+    );
+    out = out
+      .split("\n")
+      .map((l) => l.replace(pattern, m[3]!.replace(/\$/g, "$$$$")))
+      .join("\n");
+  }
+  return out;
+}
+
 /** What one command prints given `input` on stdin (null: unknown). */
 function outputOf(cmd: SimpleCommand, input: string | null): string | null {
   const [program = "", ...args] = cmd.argv;
   const stdin = cmd.stdin ?? input;
+  // `(echo rm -rf /) | sh`: a subshell prints what its one pipeline prints.
+  if (cmd.argv.length === 0) {
+    const inner = cmd.nested.length === 1 ? cmd.nested[0]!.pipelines : [];
+    return inner.length === 1 ? pipelineText(inner[0]!) : null;
+  }
+  const filtered = filterOutput(baseName(program).replace(/(?<=^(python|perl|ruby|node))[\d.]+$/, ""), args, stdin);
+  if (filtered !== undefined) return filtered;
   switch (baseName(program)) {
+    // `$(realpath ~)`, `$(readlink -f /)`: the path itself, which the rules resolve.
+    case "realpath":
+    case "readlink": {
+      const paths = args.filter((a) => !a.startsWith("-"));
+      const canonical = program === "realpath" || args.some((a) => /^-[a-zA-Z]*[fem]/.test(a));
+      return canonical && paths.length === 1 ? `${paths[0]}\n` : null;
+    }
+    // `$(dirname "$PWD")`: a variable's parent is `$VAR/..`, which the rules resolve; a path's, its dirname.
+    case "dirname": {
+      const paths = args.filter((a) => !a.startsWith("-"));
+      if (paths.length !== 1) return null;
+      const path = paths[0]!.replace(/\/+$/, "");
+      return /^(\$\{?\w+\}?|\$\(pwd\)|~)$/.test(path) ? `${path}/..\n` : `${posix.dirname(path)}\n`;
+    }
     case "echo": {
       const flags = args.filter((a) => /^-[neE]+$/.test(a));
       const words = args.slice(flags.length).join(" ");
@@ -56,8 +122,24 @@ function outputOf(cmd: SimpleCommand, input: string | null): string | null {
     case "tee":
       return args.some((a) => !a.startsWith("-")) && baseName(program) === "cat" ? null : stdin;
     case "base64":
-    case "basenc":
-      return args.some((a) => /^(-d|-D|--decode)$/.test(a)) && stdin !== null ? fromBase64(stdin) : null;
+    case "basenc": {
+      // `-d`, `-D` (macOS), bundled `-di`, `--decode`; basenc `--base32 -d`.
+      const decodes = args.some((a) => /^-[a-zA-Z]*[dD][a-zA-Z]*$|^--decode$/.test(a));
+      if (!decodes || stdin === null) return null;
+      return args.includes("--base32") ? fromBase32(stdin) : fromBase64(stdin);
+    }
+    case "base32":
+      return args.some((a) => /^-[a-zA-Z]*d[a-zA-Z]*$|^--decode$/.test(a)) && stdin !== null ? fromBase32(stdin) : null;
+    // `… | base64 -d | gunzip | sh`: compressed text, decompressed.
+    case "gunzip":
+    case "zcat":
+    case "gzip":
+      return (program !== "gzip" || args.some((a) => /^-[a-zA-Z]*d/.test(a))) && stdin !== null
+        ? gunzipped(stdin)
+        : null;
+    // `sed 's/x/r/'`: the substitutions of a plain s command, over what it reads.
+    case "sed":
+      return stdin === null ? null : sedSubstitute(args, stdin);
     // `openssl base64 -d` / `openssl enc -base64 -d`: the same decoding by another tool.
     case "openssl":
       return /^(base64|enc)$/.test(args[0] ?? "") && args.includes("-d") && stdin !== null ? fromBase64(stdin) : null;

@@ -4,6 +4,7 @@
  * judges the inner command (parsed as a shell line: ssh hands its words to the remote shell).
  */
 import { argvLine } from "./shell-quote.ts";
+import { otherRunnerLine } from "./remote-runners.ts";
 
 /** ssh's options that take a value (OpenSSH ssh(1)): the host is the first word after them. */
 const SSH_VALUED = new Set("BbcDEeFIiJLlmOoPpQRSWw".split(""));
@@ -25,7 +26,10 @@ const GLOBAL_VALUED = new Set([
   ...["-f", "--file", "-p", "--project-name", "--project-directory", "--env-file", "--profile", "-s", "--server"],
 ]);
 /** Container and cluster tools whose `exec` runs a command inside. */
-const EXEC_TOOLS = new Set(["docker", "podman", "nerdctl", "kubectl", "oc", "lxc", "incus", "docker-compose"]);
+const EXEC_TOOLS = new Set([
+  ...["docker", "podman", "nerdctl", "kubectl", "k", "kubecolor", "oc", "lxc", "incus", "docker-compose", "crictl"],
+  "finch",
+]);
 /** Subcommand words that may stand between the tool and `exec`/`run`. */
 const EXEC_GROUPS = new Set(["container", "compose"]);
 
@@ -123,9 +127,14 @@ function trailingCommand(args: string[], valued: Set<string>): string | null {
 
 /** Remote runners besides ssh and containers: ansible, salt, pdsh, multipass, mosh, gcloud compute ssh. */
 function otherRemote(program: string, args: string[]): string | null {
+  const runner = otherRunnerLine(program, args);
+  if (runner !== null) return runner;
   if (program === "ansible") return ansibleCommand(args);
   // `salt '*' cmd.run 'rm -rf /'`: the argument after cmd.run.
-  if (program === "salt" || program === "salt-ssh") return args[args.indexOf("cmd.run") + 1] ?? null;
+  if (program === "salt" || program === "salt-ssh") {
+    const at = args.findIndex((a) => /^cmd\.(run\w*|shell)$/.test(a));
+    return at === -1 ? null : (args[at + 1] ?? null);
+  }
   const valued = FANOUT_VALUED[program];
   if (valued) return trailingCommand(args, valued);
   // `multipass exec VM -- cmd`, `mosh host -- cmd`, `gcloud compute ssh VM -- cmd`: after the `--`.
@@ -147,22 +156,74 @@ export function remoteLine(argv: string[]): string | null {
   const other = otherRemote(program, argv.slice(1));
   if (other !== null) return other;
   if (program === "tmux") return tmuxLine(argv.slice(1));
-  if (program === "vagrant" && argv[1] === "ssh") {
-    return commandFlag(argv.slice(1));
+  // `vagrant ssh -c '…'` or `vagrant ssh -- …`; `az ssh vm … -- …`.
+  if ((program === "vagrant" && argv[1] === "ssh") || (program === "az" && argv[1] === "ssh")) {
+    const dash = argv.indexOf("--");
+    return commandFlag(argv.slice(1)) ?? (dash === -1 ? null : argv.slice(dash + 1).join(" ") || null);
   }
   if (!EXEC_TOOLS.has(program)) return null;
   // `docker exec`, `docker container exec`, `docker compose exec`, `kubectl exec`, `lxc exec`, and
   // `docker run IMAGE CMD`, `kubectl run … -- CMD`: the command runs in the container.
-  const at = argv.findIndex((a, i) => i >= 1 && (a === "exec" || a === "run"));
+  // `kubectl debug node/N -it --image=… -- CMD` runs CMD in a pod on the node, whose / is at /host.
+  const at = argv.findIndex((a, i) => i >= 1 && (a === "exec" || a === "run" || a === "debug"));
   const between = argv.slice(1, at);
   // `kubectl -n prod exec …`: a global option's value stands between the tool and `exec`.
   const isOption = (w: string, i: number) => w.startsWith("-") || GLOBAL_VALUED.has(between[i - 1] ?? "");
   if (at === -1 || !between.every((w, i) => EXEC_GROUPS.has(w) || isOption(w, i))) return null;
-  return execCommand(argv.slice(at + 1));
+  const inner = execCommand(argv.slice(at + 1));
+  if (inner === null) return null;
+  const nodeDebug = argv[at] === "debug" && argv.some((a) => a.startsWith("node/"));
+  // `docker run -v /:/host … rm -rf /host/etc`: the host's paths under the names the container gives them.
+  const mounts = nodeDebug
+    ? [{ source: "/", target: "/host" }]
+    : argv[at] === "run"
+      ? bindMounts(argv.slice(at + 1))
+      : [];
+  return withHostPaths(inner, mounts);
+}
+
+/** A bind mount of a host path into a container: what the container calls `target` is `source` here. */
+interface Mount {
+  source: string;
+  target: string;
+}
+
+/** `-v SRC:DST[:ro]`, `--volume=SRC:DST`, `--mount type=bind,source=SRC,target=DST` of a `run`. */
+function bindMounts(args: string[]): Mount[] {
+  const mounts: Mount[] = [];
+  for (const [i, a] of args.entries()) {
+    const volume = /^(-v|--volume)$/.test(a) ? args[i + 1] : /^--volume=(.*)$/.exec(a)?.[1];
+    const [source, target] = (volume ?? "").split(":");
+    if (source && target?.startsWith("/") && !/^[\w.-]+$/.test(source)) mounts.push({ source, target });
+    const mount = a === "--mount" ? args[i + 1] : /^--mount=(.*)$/.exec(a)?.[1];
+    const field = (names: string) => new RegExp(`(?:^|,)(?:${names})=([^,]+)`).exec(mount ?? "")?.[1];
+    const [src, dst] = [field("source|src"), field("target|destination|dst")];
+    if (src && dst) mounts.push({ source: src, target: dst });
+  }
+  return mounts;
+}
+
+/** `line` with each mount's container path, where a word starts with it, put back as the host's path. */
+function withHostPaths(line: string, mounts: Mount[]): string {
+  let out = line;
+  // Longest targets first: `/host/etc` before `/host`.
+  for (const m of [...mounts].sort((a, b) => b.target.length - a.target.length)) {
+    const target = m.target.replace(/\/+$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const source = m.source.replace(/\/+$/, "");
+    out = out.replace(
+      new RegExp(`(^|[\\s'"=])${target}(?=/|[\\s'"]|$)`, "g"),
+      (_m, lead: string) => `${lead}${source || "/"}`,
+    );
+  }
+  return out.replace(/(^|[\s'"=])\/\/+/g, "$1/");
 }
 
 /** A remote command that is a shell reading its script from standard input: `bash`, `sh -s`, `bash -s -- x`. */
-const STDIN_SHELL = /^(\S*\/)?(ba|da|z|k|mk|a)?sh( -[a-zA-Z]*s[a-zA-Z]*)?( --.*)?$/;
+const STDIN_SHELL = new RegExp(
+  // `sudo -i`, `sudo -s`, `sudo su -`, `sudo bash`: a root shell reading the same input.
+  "^(sudo( -[a-zA-Z]*[is][a-zA-Z]*)?( -u \\S+)?|(sudo( -\\S+)* )?su( -| -l| root)*|" +
+    "(sudo( -\\S+)* )?(\\S*/)?(ba|da|z|k|mk|a)?sh( -[a-zA-Z]*s[a-zA-Z]*)?( --.*)?)$",
+);
 
 /**
  * Does what is piped into `argv` run as shell lines there? `echo '…' | ssh host` (a login shell

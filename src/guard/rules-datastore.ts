@@ -4,6 +4,7 @@
  * an Elasticsearch index DELETE, Cypher's `MATCH (n) DETACH DELETE n` — given as arguments, on
  * standard input, or typed at the client's prompt.
  */
+import { schemaReset } from "./schema-resets.ts";
 import type { Rule } from "./rule-types.ts";
 import { options } from "./options.ts";
 
@@ -101,8 +102,12 @@ export const DATASTORE_RULE: Rule = {
   check({ inv, pipeline, index }) {
     const [program = "", ...args] = inv.argv;
     if (program === "etcdctl") return etcdWipe(args);
+    // `_delete_by_query` with `match_all`: every document of the index, deleted one by one.
+    const everyDocument = args.some((a) => a.includes("_delete_by_query")) && args.some((a) => a.includes("match_all"));
+    if (/^(curl|http|xh)$/.test(program) && everyDocument)
+      return "_delete_by_query of match_all deletes every document";
     if (program === "curl" || program === "http" || program === "xh") return searchIndexDelete(args);
-    const tool = storeToolWipe(program, args);
+    const tool = storeToolWipe(program, args) ?? schemaReset(inv.argv);
     if (tool) return tool;
     // `echo flush_all | nc host 11211`: memcached's text protocol, typed through a socket tool.
     const socket = /^(nc|ncat|netcat|telnet|socat)$/.test(program);

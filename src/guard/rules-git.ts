@@ -14,21 +14,46 @@ function sharedBranch(ref: string): boolean {
   return SHARED_BRANCH.test(ref.replace(/^refs\/heads\//, ""));
 }
 
-/** `git push --delete main`, `git push origin :main`, `git push --prune`: branches deleted on the remote. */
+/** A published tag: `refs/tags/…`, or a version's name (`v1.2.0`, `2024.01`, `release-3`). */
+const TAG = /^(refs\/tags\/.+|v?\d+(\.\d+)+([-+.].*)?)$/;
+
+/** `git push --delete main`, `git push origin :main`, `git push --prune`: branches or tags deleted on the remote. */
 function pushDeletes(o: Options): string | null {
   if (o.long.has("prune")) return "git push --prune deletes every remote branch that has no local copy";
-  const refspecs = o.operands.slice(1);
+  const refspecs = o.operands.slice(1).filter((r) => r !== "tag");
   const deleting = o.long.has("delete") || o.short.has("d");
   const deleted = deleting ? refspecs : refspecs.filter((r) => r.startsWith(":")).map((r) => r.slice(1));
   const shared = deleted.find(sharedBranch);
-  return shared ? `git push deletes the shared branch ${shared} on the remote` : null;
+  if (shared) return `git push deletes the shared branch ${shared} on the remote`;
+  // `git push origin --delete tag v1.0`: the word `tag` names what follows as a tag.
+  const tag = deleted.find((r) => TAG.test(r)) ?? (o.operands.includes("tag") && deleting ? refspecs[0] : undefined);
+  return tag ? `git push deletes the published tag ${tag} on the remote` : null;
 }
 
-/** What `git branch` deletes of the shared branches (`-d`, `-D`, `--delete`). */
+/**
+ * What `git branch` deletes or moves: a shared branch (`-d`, `-D`, `--delete`; `-f main HEAD~5`
+ * moves it back), or any branch with `-D` (`--delete --force`), whose commits may be merged nowhere.
+ */
 function branchDeletes(o: Options): string | null {
+  const forced =
+    o.short.has("D") || ((o.short.has("d") || o.long.has("delete")) && (o.short.has("f") || o.long.has("force")));
+  if (o.short.has("f") || o.long.has("force")) {
+    const moved = !o.short.has("d") && !o.long.has("delete") && sharedBranch(o.operands[0] ?? "");
+    if (moved) return `git branch --force moves the shared branch ${o.operands[0]}: its commits are dropped`;
+  }
+  // `git branch -M feature main`: a rename onto a shared branch replaces it.
+  const renamedOnto =
+    o.short.has("M") || ((o.short.has("m") || o.long.has("move")) && (o.short.has("f") || o.long.has("force")));
+  const onto = o.operands[o.operands.length - 1] ?? "";
+  // With one name it renames the current branch (`git branch -M main`, as a new repository does): kept.
+  if (renamedOnto && o.operands.length === 2 && sharedBranch(onto))
+    return `git branch -M replaces the shared branch ${onto}`;
   if (!(o.short.has("d") || o.short.has("D") || o.long.has("delete"))) return null;
   const shared = o.operands.find(sharedBranch);
-  return shared ? `git branch deletes the shared branch ${shared}` : null;
+  if (shared) return `git branch deletes the shared branch ${shared}`;
+  return forced && o.operands.length > 0
+    ? `git branch -D deletes ${o.operands.join(" ")} even if merged nowhere`
+    : null;
 }
 
 function historyLost(sub: string, o: Options, args: string[]): string | null {
@@ -49,6 +74,26 @@ function historyLost(sub: string, o: Options, args: string[]): string | null {
     case "update-ref":
     case "symbolic-ref":
       return o.short.has("d") || o.long.has("delete") ? `git ${sub} -d deletes a ref by hand` : null;
+    // `git submodule deinit -f --all`: every submodule's work tree, its changes with it.
+    case "submodule":
+      return o.operands[0] === "deinit" && (o.short.has("f") || o.long.has("force"))
+        ? "git submodule deinit --force deletes the submodules' work trees and their changes"
+        : null;
+    // `git checkout -B main X`, `git switch -C main X`: the shared branch reset to X, its own commits dropped.
+    case "checkout":
+    case "switch": {
+      const flag = sub === "checkout" ? "B" : "C";
+      const at = args.indexOf(`-${flag}`);
+      const branch = at === -1 ? (args.find((a) => a.startsWith("--force-create="))?.slice(15) ?? null) : args[at + 1];
+      return branch && sharedBranch(branch) && o.operands.length > 1
+        ? `git ${sub} -${flag} resets the shared branch ${branch}: its own commits are dropped`
+        : null;
+    }
+    // `git lfs migrate import --everything`: every commit of every branch rewritten.
+    case "lfs":
+      return o.operands[0] === "migrate" && /^(import|export)$/.test(o.operands[1] ?? "") && o.long.has("everything")
+        ? "git lfs migrate --everything rewrites every commit of every branch"
+        : null;
     case "worktree":
       return o.operands[0] === "remove" && (o.short.has("f") || o.long.has("force"))
         ? "git worktree remove --force deletes the worktree's uncommitted changes"
@@ -64,14 +109,30 @@ export const GIT_HISTORY_RULE: Rule = {
     "destroying git history or refs: deleting main/master (here or on the remote), git stash drop, " +
     "reflog expire, gc --prune=now, git prune, filter-branch/filter-repo/bfg, update-ref -d",
   check({ inv }, ctx: RuleContext) {
+    // `gh api -X DELETE repos/OWNER/REPO`: the repository deleted through the API.
+    if (
+      inv.argv[0] === "gh" &&
+      inv.argv[1] === "api" &&
+      /^repos\/[^/]+\/[^/]+\/?$/.test(inv.argv.find((a) => a.startsWith("repos/")) ?? "")
+    ) {
+      const method = inv.argv.find((_a, i) => /^(-X|--method)$/.test(inv.argv[i - 1] ?? "")) ?? "";
+      if (/^delete$/i.test(method)) return "gh api DELETE deletes the repository, its history and issues";
+    }
     // The BFG Repo-Cleaner rewrites every commit as filter-repo does (`bfg --delete-files id_rsa`).
     if (inv.argv[0] === "bfg" && inv.argv.some((a) => /^--(delete|strip|replace)/.test(a))) {
       return "bfg rewrites the whole history";
     }
-    if (inv.argv[0] !== "git") return null;
     const git = gitCommand(inv.argv, ctx);
     if (!git) return null;
     const o = options(git.args);
+    // `git branch | grep -v main | xargs git branch -D`: the names come from a listing, all of them.
+    const listed = inv.source.argv[0] === "xargs" && o.operands.length <= (git.sub === "push" ? 1 : 0);
+    if (listed && git.sub === "push" && (o.long.has("delete") || o.short.has("d"))) {
+      return "git push --delete of every ref a listing printed";
+    }
+    if (listed && git.sub === "branch" && (o.short.has("D") || o.short.has("d") || o.long.has("delete"))) {
+      return "git branch -d of every branch a listing printed";
+    }
     if (git.sub === "push") return pushDeletes(o);
     if (git.sub === "branch") return branchDeletes(o);
     return historyLost(git.sub, o, git.args);

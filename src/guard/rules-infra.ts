@@ -11,7 +11,7 @@ import { options } from "./options.ts";
 const KUBE_WHOLE =
   /^(namespaces?|ns|projects?|nodes?|no|persistentvolumes?|pv|customresourcedefinitions?|crds?)(\/.*)?$/i;
 /** Kinds that hold data or credentials: deleting one loses what it stored, in any namespace. */
-const KUBE_DATA = /^(statefulsets?|sts|persistentvolumeclaims?|pvc|secrets?)(\/.*)?$/i;
+const KUBE_DATA = /^(statefulsets?|sts|persistentvolumeclaims?|pvc|secrets?|cronjobs?|cj)(\/.*)?$/i;
 /** Namespaces that serve users: anything deleted there is an outage. */
 const PROD_NAMESPACE = /^(prod|production|prd|live)([-_].*)?$/i;
 /** kubectl's global options that take a value: skipped to find the verb. */
@@ -35,11 +35,12 @@ const STACK_DESTROY: Record<string, RegExp> = {
   cdktf: /^destroy$/,
   serverless: /^remove$/,
   sls: /^remove$/,
+  sam: /^delete$/,
 };
 /** Cloud CLIs whose `… delete` verbs delete a resource (gcloud, az, doctl, …). */
 const CLOUD_DELETERS = new Set([
   ...["gcloud", "az", "doctl", "linode-cli", "hcloud", "scw", "exo", "ibmcloud", "openstack", "oci", "eksctl"],
-  ...["heroku", "fly", "flyctl", "vultr-cli", "civo", "influx"],
+  ...["heroku", "fly", "flyctl", "vultr-cli", "civo", "influx", "firebase"],
 ]);
 /** A cloud CLI's verbs that delete: `delete`, `destroy`, `apps:destroy`, `delete-batch`, `purge`. */
 const CLOUD_DELETE_VERB = /^(delete|destroy|delete-batch|purge|[\w-]+:(destroy|delete|reset))$/;
@@ -75,7 +76,17 @@ function kubectl(program: string, args: string[]): string | null {
   if (k?.verb === "drain" && args.some((a) => /^--(force|delete-(emptydir|local)-data)$/.test(a))) {
     return `${program} drain --force evicts every pod of the node and deletes their local data`;
   }
+  // `kubectl scale deploy --all --replicas=0`, or to zero in a production namespace: nothing serves.
+  const toZero = args.some((a, i) => a === "--replicas=0" || (a === "--replicas" && args[i + 1] === "0"));
+  if (k?.verb === "scale" && toZero) {
+    const ns = kubeNamespace(args);
+    if (args.includes("--all") || (ns !== null && PROD_NAMESPACE.test(ns))) {
+      return `${program} scale --replicas=0 stops every pod it names${ns ? ` in ${ns}` : ""}`;
+    }
+  }
   if (k?.verb !== "delete") return null;
+  // `--dry-run=client|server` only shows what would be deleted.
+  if (args.some((a) => /^--dry-run(=(client|server))?$/.test(a))) return null;
   const o = options(k.rest);
   if (o.long.has("all") || k.rest.includes("-A") || o.long.has("all-namespaces")) {
     return `${program} delete --all deletes every resource of that kind`;
@@ -108,6 +119,8 @@ function docker(program: string, args: string[], source: SimpleCommand): string 
   if (group === "system" && verb === "prune" && o.long.has("volumes")) {
     return `${program} system prune --volumes deletes every unused volume and its data`;
   }
+  if (group === "stack" && /^(rm|remove|down)$/.test(verb ?? ""))
+    return `${program} stack rm removes every service of the stack`;
   if (group === "volume" && (verb === "prune" || verb === "rm" || verb === "remove")) {
     return `${program} volume ${verb} deletes volumes and their data`;
   }
@@ -129,7 +142,12 @@ function cloud(program: string, args: string[]): string | null {
       return "aws s3 rb --force deletes a bucket and its objects";
     if (service === "s3" && op === "sync" && o.long.has("delete"))
       return "aws s3 sync --delete deletes what the source lacks";
-    if (/^(delete|terminate|remove|deregister)-/.test(op ?? "")) return `aws ${service} ${op} deletes a cloud resource`;
+    // `aws ecs update-service --desired-count 0`, an autoscaling group to 0: nothing left running.
+    const zero = args.some((a, i) => /^--desired-(count|capacity)$/.test(a) && args[i + 1] === "0");
+    if (zero) return `aws ${service} ${op} scales to zero: nothing left running`;
+    if (/^(delete|terminate|remove|deregister)-|^schedule-key-deletion$/.test(op ?? "")) {
+      return `aws ${service} ${op} deletes a cloud resource`;
+    }
     return null;
   }
   if (program === "gsutil") {
@@ -152,7 +170,7 @@ function cloud(program: string, args: string[]): string | null {
 const PLATFORM_DELETES: Record<string, RegExp> = {
   gh: /^(repo|release) delete\b/,
   glab: /^(repo|release) delete\b/,
-  vault: /^(secrets disable|kv (metadata delete|destroy)|delete)\b/,
+  vault: /^(secrets disable|kv (metadata delete|destroy|delete)|delete)\b/,
   nomad: /^job stop\b.*\bpurge\b|^(job|namespace) (purge|delete)\b/,
   argocd: /^(app|proj|cluster) delete\b/,
   flux: /^(uninstall|delete)\b/,
@@ -162,7 +180,8 @@ const PLATFORM_DELETES: Record<string, RegExp> = {
   k3d: /^cluster delete\b/,
   vercel: /^(remove|rm)\b/,
   netlify: /^sites:delete\b/,
-  virsh: /^(undefine\b.*\bremove-all-storage|vol-delete|pool-delete)\b/,
+  // `virsh destroy` pulls the virtual machine's plug: what it had not written is lost.
+  virsh: /^(undefine\b.*\bremove-all-storage|vol-delete|pool-delete|destroy)\b/,
 };
 
 function platformDelete(program: string, args: string[]): string | null {

@@ -10,9 +10,11 @@ import type { Rule, RuleContext } from "./rule-types.ts";
 import { resolveWord } from "./judged-paths.ts";
 import { deletedTrees } from "./deleted-trees.ts";
 import { options } from "./options.ts";
+import { lostRecord } from "./lost-records.ts";
 
 /** Directories of the home that hold keys, tokens and credentials: lost with no way to make them again. */
 const SECRETS = [
+  ...[".bitcoin", ".ethereum", ".electrum", ".monero", ".vault-token", ".config/sops", ".local/share/password-store"],
   ...[".ssh", ".gnupg", ".aws", ".kube", ".azure", ".docker", ".password-store", ".pki", ".netrc"],
   ...[".config/gcloud", ".config/gh", ".local/share/keyrings", ".gitconfig", ".git-credentials", ".pgpass"],
 ];
@@ -35,6 +37,8 @@ const BUILD_OUTPUT = new Set([
 ]);
 /** Directories of the home whose entries were downloaded: each can be fetched again. */
 const FETCHED_AGAIN = new Set(["Downloads"]);
+/** A mounted disk's root or a folder on it: /media/USER/DISK[/X], /run/media/USER/DISK[/X], /Volumes/DISK/X. */
+const MOUNTED_DISK = /^\/(run\/)?media\/[^/]+\/[^/]+(\/[^/]+)?$|^\/(Volumes|mnt)\/[^/]+\/[^/]+$/;
 /** Key files that ssh writes again by itself: not credentials. */
 const REGENERATED = /^\.ssh\/known_hosts(\.old)?$/;
 
@@ -54,6 +58,13 @@ function isSecretDir(word: string, ctx: RuleContext): boolean {
   );
 }
 
+/** Is `word` a person's own folder of the home (`~/Pictures`) or in one? */
+function inPersonalFolder(word: string, ctx: RuleContext): boolean {
+  const path = resolveWord(word, ctx);
+  const inHome = path?.startsWith(`${ctx.home}/`) ? path.slice(ctx.home.length + 1) : null;
+  return inHome !== null && PERSONAL.some((d) => inHome === d || inHome.startsWith(`${d}/`));
+}
+
 /** Is `dir` the session's own workspace — below the home, not the home or above it (`cd ~` makes it home)? */
 function inWorkspace(path: string, ctx: RuleContext): boolean {
   const cwd = ctx.cwd;
@@ -71,6 +82,11 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
   if (secretsOnly) return null;
   // A repository's .git is all of its history, its branches and stashes: in the workspace too.
   if (posix.basename(path) === ".git") return `${path}, a git repository's whole history`;
+  // A bare repository (`/srv/git/app.git`), or the objects and refs inside a .git.
+  if (/.\.git$/.test(posix.basename(path)) && !/^\/(var\/)?tmp\//.test(path)) return `${path}, a bare git repository`;
+  if (/(^|\/)\.git\/(objects|refs|logs)(\/|$)/.test(path)) return `${path}, a git repository's history`;
+  // A disk mounted for a person (`/media/dev/Backup`, `/run/media/dev/usb/photos`): what is on it.
+  if (MOUNTED_DISK.test(path)) return `${path}, the files of a mounted disk`;
   // The working directory and what is in it are the session's own workspace (`find . -delete`).
   if (inWorkspace(path, ctx)) return null;
   if (inHome !== null && path.startsWith(`${ctx.home}/`)) {
@@ -85,9 +101,12 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
     const fileName = /^[^.].*\.[A-Za-z0-9]{1,4}$/.test(last); // `~/notes.txt` is a file, not a tree
     // What is in ~/Downloads came from somewhere and can be fetched again; the whole folder is judged.
     if (parts.length > 1 && FETCHED_AGAIN.has(parts[0]!)) return null;
+    // GOPATH's src holds a person's own checkouts; the rest of ~/go is the module cache and binaries.
+    const ownCode = /^go\/src(\/|$)/.test(inHome);
     const rebuilt =
-      [...RECREATABLE].some((r) => inHome === r || inHome.startsWith(`${r}/`)) ||
-      parts.some((p) => BUILD_OUTPUT.has(p));
+      !ownCode &&
+      ([...RECREATABLE].some((r) => inHome === r || inHome.startsWith(`${r}/`)) ||
+        parts.some((p) => BUILD_OUTPUT.has(p)));
     // A directory of the home, at any depth, is someone's own work, unless a build or a cache makes it again.
     if (!rebuilt && !fileName)
       return `${path}, ${parts.length === 1 ? "a whole directory" : "a directory"} of the home`;
@@ -101,7 +120,8 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
 /** Tools that delete or overwrite the files they are given, one by one (no `-r` needed for a key). */
 const FILE_DESTROYERS = new Set(["rm", "unlink", "shred", "srm", "wipe"]);
 /** Names of private keys and keystores. */
-const KEY_FILE = /^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(key|pem|p12|pfx|jks|keystore|kdbx|gpg|asc)|.+_rsa)$/;
+const KEY_FILE =
+  /^(wallet\.dat|id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(key|pem|p12|pfx|jks|keystore|kdbx|gpg|asc)|.+_rsa)$/;
 /** gpg's options that delete secret keys from the keyring. */
 const GPG_DELETES_SECRET = /^--delete-secret-(and-public-)?keys?$/;
 
@@ -133,17 +153,18 @@ export const IRREPLACEABLE_RULE: Rule = {
     "deleting what cannot be recreated: ~/.ssh, ~/.gnupg, ~/.aws, ~/.kube … (any file in them, in any home), " +
     "gpg secret keys, ~/.config, a directory of the home, a .git, a repository outside the working directory, " +
     "crontab -r",
-  check({ inv }, ctx) {
+  check(input, ctx) {
+    const { inv } = input;
     const [program = "", ...args] = inv.argv;
-    if (program === "crontab") {
+    if (program === "crontab" || program === "fcrontab") {
       const o = options(args);
-      return o.short.has("r") && !o.short.has("i") ? "crontab -r deletes every cron job, with no copy" : null;
+      return o.short.has("r") && !o.short.has("i") ? `${program} -r deletes every cron job, with no copy` : null;
     }
-    const keys = secretFileLost(program, args, ctx);
+    const keys = secretFileLost(program, args, ctx) ?? lostRecord(input, ctx);
     if (keys) return keys;
     for (const tree of deletedTrees(inv)) {
       // `find DIR -name … -delete` deletes what matches, not the tree; keys are judged all the same.
-      if (tree.filtered && !isSecretDir(tree.word, ctx)) continue;
+      if (tree.filtered && !isSecretDir(tree.word, ctx) && !inPersonalFolder(tree.word, ctx)) continue;
       const resolved = resolveWord(tree.word, ctx);
       if (resolved === null) continue;
       // `~/.ssh/*` deletes what is in ~/.ssh: judged as the directory.

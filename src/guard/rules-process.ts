@@ -36,8 +36,11 @@ const PKILL_VALUED = new Set(["-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "-
 const BY_USER = /^(-[uU].*|--(user|uid|euid)(=.*)?)$/;
 /** Patterns that match every process name (`.`, `.*`, `''`, `^`). */
 const MATCHES_ALL = /^(\^?\.[*+]?\$?|\^|\$|\^\$?|)$/;
-/** Processes whose loss stops the machine, every login, or every shell (the agent's own among them). */
-const VITAL_PROCESS = /^(init|systemd|sshd|dbus-daemon|login|(ba|z|da|k|fi)?sh|Xorg|Xwayland|gnome-shell)$/;
+/** Processes whose loss stops the machine, every login, scheduled work, or every shell (the agent's own among them). */
+const VITAL_PROCESS = new RegExp(
+  "^(init|systemd(-logind|-journald|-udevd)?|sshd|cron|crond|atd|dockerd|containerd|kubelet|dbus-daemon|login|" +
+    "(ba|z|da|k|fi)?sh|Xorg|Xwayland|gnome-shell|gdm3?|sddm|lightdm)$",
+);
 
 /** The names or patterns a pkill/killall is given, and whether it selects by user. */
 function killSelection(args: string[]): { names: string[]; byUser: boolean } {
@@ -79,8 +82,26 @@ function listsEveryProcess(argv: string[]): boolean {
   }
   // `pidof sshd`, `pidof systemd`: the pids of what logins or the machine run on.
   if (program === "pidof") return args.some((a) => VITAL_PROCESS.test(a));
+  // `cat /var/run/sshd.pid`: a vital daemon's pid file; `lsof -t -i :22`: whatever serves ssh.
+  if (program === "cat") return args.some((a) => VITAL_PROCESS.test(/([^/]+)\.pid$/.exec(a)?.[1] ?? ""));
+  if (program === "lsof") return args.some((a) => /^(tcp)?:(22|ssh)$/.test(a.replace(/^-i/, "")));
   // `ps -e`, `ps -A`, `ps ax`, `ps aux`: every process on the machine.
   return program === "ps" && args.some((a) => /^-?[a-zA-Z]*[eA][a-zA-Z]*$/.test(a) || /^a?u?x$/.test(a));
+}
+
+/**
+ * Commands that only pick a column or drop a header line: after a listing of everything
+ * (`ps aux | awk '{print $2}'`, `| tail -n +2 | cut -c1-6`) they still print every pid.
+ */
+function keepsEveryRow(argv: string[]): boolean {
+  const [program = "", ...args] = argv;
+  if (/^(awk|gawk|mawk)$/.test(program)) {
+    const code = args.find((a) => !a.startsWith("-")) ?? "";
+    return /^\s*(NR\s*>\s*1\s*)?\{\s*print\s+\$\d+\s*;?\s*\}\s*$/.test(code);
+  }
+  if (program === "cut" || program === "tr") return true;
+  if (program === "tail") return args.some((a) => /^\+\d$/.test(a) || a === "-n+2");
+  return program === "sed" && args.length === 1 && /^1d$/.test(args[0]!);
 }
 
 /** `kill $(pgrep .)`, `ps -e -o pid= | xargs kill`: the pids come from a listing of everything. */
@@ -89,8 +110,13 @@ function killsListedProcesses({ inv, pipeline, index }: RuleInput): boolean {
   const printsAll = (p: SimpleCommand[]) => p.length > 0 && listsEveryProcess(p[p.length - 1]!.argv);
   const nested = (cmd: SimpleCommand): boolean =>
     cmd.nested.some((line) => line.pipelines.some((p) => printsAll(p) || p.some(nested)));
-  const feeder = pipeline[index - 1];
-  return nested(inv.source) || (feeder !== undefined && listsEveryProcess(feeder.argv));
+  // The listing feeds kill directly, or through commands that only pick the pid column.
+  let at = index - 1;
+  while (at > 0 && keepsEveryRow(pipeline[at]!.argv)) at--;
+  const feeder = pipeline[at];
+  const direct = feeder !== undefined && listsEveryProcess(feeder.argv);
+  const viaColumn = index - 1 > at && feeder !== undefined && listsEveryProcess(feeder.argv);
+  return nested(inv.source) || direct || viaColumn;
 }
 
 export const KILL_ALL_RULE: Rule = {
@@ -101,6 +127,11 @@ export const KILL_ALL_RULE: Rule = {
   check(input) {
     const [program = "", ...args] = input.inv.argv;
     if (program === "killall5") return "killall5 signals every process";
+    // `fuser -k /` (`-km /home`), `fuser -k 22/tcp`: every process using the root or home, or serving ssh.
+    if (program === "fuser" && args.some((a) => /^-[a-zA-Z]*k/.test(a))) {
+      const target = args.find((a) => /^(\/|\/home\/?|~|\$HOME|22\/tcp|ssh\/tcp)$/.test(a));
+      if (target) return `fuser -k ${target} kills every process using it`;
+    }
     if (program === "pkill" || program === "killall") return killsByName(program, args);
     if (
       program === "loginctl" &&
@@ -115,6 +146,9 @@ export const KILL_ALL_RULE: Rule = {
     if (pids.includes("1")) return "kill 1 signals init: the machine stops or restarts";
     // Pid 0 (or this shell's own group, `-$$`) is every process of the group: the agent's shell too.
     if (pids.some((p) => p === "0" || p === "-$$")) return "kill 0 signals the shell's whole process group";
+    // `kill -9 $$`, `kill $PPID`: the shell the agent types into, or what runs it.
+    if (pids.some((p) => /^(\$\$|\$PPID|\$\{PPID\})$/.test(p)))
+      return `kill ${pids.join(" ")} ends the agent's own shell`;
     return killsListedProcesses(input) ? "kill signals every process a listing of all of them printed" : null;
   },
 };

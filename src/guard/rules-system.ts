@@ -30,8 +30,13 @@ const HOME_AUTH =
 const CRITICAL = new RegExp(
   "^/etc/(passwd|shadow|group|gshadow|sudoers|sudoers\\.d/.+|fstab|crypttab|pam\\.d/.+|ssh/sshd_config(\\.d/.+)?|" +
     "hosts|resolv\\.conf|hostname|nsswitch\\.conf|login\\.defs|shells|security/.+|ld\\.so\\.(conf|preload)|" +
-    "default/grub|crontab|cron\\.(d|daily|hourly|weekly|monthly)/.+|environment|profile|bash\\.bashrc|inittab|" +
-    "systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|ssh/ssh_host_.+_key)$|^/var/spool/cron/.+",
+    "default/grub|crontab|anacrontab|cron\\.(d|daily|hourly|weekly|monthly)(/.+)?|rc\\.local|environment|" +
+    "profile|bash\\.bashrc|inittab|systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|" +
+    "ssh/ssh_host_.+|machine-id|os-release|ld\\.so\\.cache|apt/sources\\.list|pam\\.d|sudoers\\.d|" +
+    "systemd/system/(.+\\.timer|timers\\.target\\.wants/.+|[^/]+\\.wants/.+))$|^/var/spool/cron/.+|" +
+    "^/var/lib/(dpkg/status|rpm/.+)$|" +
+    // Who logged in, failed to, or became root: the records an intrusion is traced by.
+    "^/var/log/(wtmp|btmp|lastlog|faillog|auth\\.log.*|secure.*|audit/.+)$",
 );
 /** The programs and libraries the system runs (not /usr/local): deleted, moved or overwritten, nothing starts. */
 const SYSTEM_PROGRAM = /^\/(usr\/)?(s?bin|lib(32|64|x32)?|libexec)\/.+|^\/boot\/.+/;
@@ -45,11 +50,14 @@ function inHome(word: string, ctx: RuleContext): boolean {
   return resolveWord(word, ctx)?.startsWith(`${ctx.home}/`) === true;
 }
 
+/** A glob straight in /etc (`rm /etc/*.conf`): a batch of the system's own settings at once. */
+const ETC_GLOB = /^\/etc\/[^/]*[*?[][^/]*$/;
+
 /** The critical file `word` names (resolved), or null. */
 function criticalFile(word: string, ctx: RuleContext, programs = true): string | null {
   const path = resolveWord(word, ctx);
   if (path === null) return null;
-  if (CRITICAL.test(path) || (programs && SYSTEM_PROGRAM.test(path))) return path;
+  if (CRITICAL.test(path) || ETC_GLOB.test(path) || (programs && SYSTEM_PROGRAM.test(path))) return path;
   return path.startsWith(`${ctx.home}/`) && HOME_CRITICAL.test(path.slice(ctx.home.length)) ? path : null;
 }
 
@@ -70,7 +78,11 @@ function overwritesCritical(program: string, args: string[], inv: Invocation, ct
   // `ln -sf X /etc/passwd` replaces the file with a link; without -f ln refuses an existing file.
   else if (program === "ln" && (o.short.has("f") || o.long.has("force"))) files = o.operands.slice(-1);
   // chmod/chown of /etc/shadow or sudo: readable by all, or nobody may log in or gain root.
-  else if (/^(chmod|chown|chgrp|chattr)$/.test(program)) files = o.operands.slice(1).filter((w) => !inHome(w, ctx));
+  else if (/^(chmod|chown|chgrp|chattr)$/.test(program)) {
+    // A mode spelled like an option (`chmod -x FILE`) leaves every operand a file.
+    const dashMode = program === "chmod" && args.some((a) => /^-[rwxXst]+$/.test(a));
+    files = o.operands.slice(dashMode ? 0 : 1).filter((w) => !inHome(w, ctx));
+  }
   // Installing a program over one in /usr/bin (`install x /usr/bin/x`, `ln -sf python3 …/python`) is
   // routine setup; deleting, shredding or chmod-ing one is not.
   const programs = !/^(tee|cp|install|ln|rsync)$/.test(program);
@@ -99,7 +111,7 @@ function systemFile(word: string, ctx: RuleContext): string | null {
 }
 
 /** Commands that write nothing, so their `>` empties the file: `:`, `true`, `cat /dev/null`, `echo -n`, `printf ''`. */
-function printsNothing(argv: string[]): boolean {
+export function printsNothing(argv: string[]): boolean {
   const [program = "", ...args] = argv;
   if (program === "" || program === ":" || program === "true") return true;
   if (program === "cat") return args.length > 0 && args.every((a) => a === "/dev/null");
@@ -110,7 +122,7 @@ function printsNothing(argv: string[]): boolean {
 }
 
 /** `truncate -s 0`, `-s0`, `--size=0`, `-s -999999` (shrinking to nothing). */
-function truncatesToZero(args: string[]): boolean {
+export function truncatesToZero(args: string[]): boolean {
   for (const [i, a] of args.entries()) {
     const size = a === "-s" || a === "--size" ? args[i + 1] : /^(-s|--size=)(.+)$/.exec(a)?.[2];
     if (size !== undefined && /^(0+[KMGkmg]?B?|-\d+.*)$/.test(size)) return true;
@@ -123,6 +135,8 @@ const SED_DELETES_ALL = /^(1,\$)?d$|^\/(\.\*|\^|\$|)\/d$/;
 
 /** Files that decide who may log in or gain root. */
 const AUTH_FILE = /^\/etc\/(passwd|shadow|group|gshadow|sudoers(\.d\/.+)?|pam\.d\/.+|ssh\/sshd_config(\.d\/.+)?)$/;
+/** The cron tables: an in-place edit comments out or deletes scheduled jobs. */
+const CRON_TABLE = /^\/etc\/(crontab|anacrontab|cron\.d\/.+)$|^\/var\/spool\/cron\/.+/;
 const isAuthFile = (path: string | null): path is string => path !== null && AUTH_FILE.test(path);
 
 /** `echo 'x ALL=(ALL) NOPASSWD: ALL' >> /etc/sudoers`, `tee -a /etc/passwd`: an account or a grant of root added. */
@@ -168,6 +182,24 @@ function sedEmpties(args: string[], ctx: RuleContext): string | null {
   return files.map((w) => systemFile(w, ctx)).find((f) => f !== null) ?? null;
 }
 
+/**
+ * `journalctl --vacuum-time=1s`, `--vacuum-size=1`: the whole system journal deleted. A vacuum
+ * that keeps days or megabytes of it is routine; one that keeps seconds, minutes or bytes is not.
+ */
+function journalVacuumed(program: string, args: string[]): string | null {
+  if (program !== "journalctl") return null;
+  const value = (name: string) => {
+    const at = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+    if (at === -1) return null;
+    return args[at]!.includes("=") ? args[at]!.slice(name.length + 1) : (args[at + 1] ?? "");
+  };
+  const time = value("--vacuum-time");
+  const size = value("--vacuum-size");
+  const tinyTime = time !== null && /^\d+\s*(s|sec|seconds?|m|min|minutes?|ms|us)?$/i.test(time);
+  const tinySize = size !== null && /^\d+\s*([bk]|kb)?$/i.test(size);
+  return tinyTime || tinySize ? "journalctl --vacuum deletes the whole system journal" : null;
+}
+
 export const EMPTY_SYSTEM_FILE_RULE: Rule = {
   id: "empty-system-file",
   summary:
@@ -176,16 +208,19 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
     "overwriting, moving, linking over, chmod or deleting /etc/passwd, shadow, sudoers, hosts, system programs",
   check({ inv }, ctx) {
     const [program = "", ...args] = inv.argv;
-    const critical = overwritesCritical(program, args, inv, ctx);
+    const critical = overwritesCritical(program, args, inv, ctx) ?? journalVacuumed(program, args);
     if (critical) return critical;
     if (program === "truncate" && truncatesToZero(args)) {
       const file = options(args)
-        .operands.map((w) => systemFile(w, ctx))
+        .operands.map((w) => systemFile(w, ctx) ?? criticalFile(w, ctx, false))
         .find((f) => f !== null);
       if (file) return `truncate empties ${file}`;
     }
-    if ((program === "cp" || program === "dd") && args.some((a) => /^(if=)?\/dev\/(null|zero|u?random)$/.test(a))) {
-      const target = program === "dd" ? args.find((a) => a.startsWith("of="))?.slice(3) : args[args.length - 1];
+    const copies = program === "cp" || program === "dd" || program === "scp";
+    if (copies && args.some((a) => /^(if=)?\/dev\/(null|zero|u?random)$/.test(a))) {
+      // `scp /dev/null host:/etc/passwd`: the same file on the other host.
+      const last = args[args.length - 1]?.replace(/^[^/:]*:(?=\/)/, "");
+      const target = program === "dd" ? args.find((a) => a.startsWith("of="))?.slice(3) : last;
       const file = target === undefined ? null : systemFile(target, ctx);
       if (file) return `${program} of /dev/null empties ${file}`;
     }
@@ -210,6 +245,12 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
             .find(isAuthFile)
         : null;
       if (auth) return `sed -i rewrites ${auth}, which decides who may log in`;
+      const table = inPlace(args)
+        ? options(args)
+            .operands.map((w) => resolveWord(w, ctx))
+            .find((p) => p !== null && CRON_TABLE.test(p))
+        : undefined;
+      if (table) return `sed -i rewrites the cron table ${table}: scheduled jobs changed or gone`;
     }
     if (!printsNothing(inv.argv)) return null;
     const emptied = inv.source.redirects.find((r) => (r.op === ">" || r.op === ">|") && systemFile(r.target, ctx));

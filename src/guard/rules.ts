@@ -249,7 +249,6 @@ export const BUILTIN_RULES: Rule[] = [
     id: "git-force-push",
     summary: "git push --force (or +refspec) to a shared branch (main, master, develop, release…, production…)",
     check({ inv }, ctx) {
-      if (inv.argv[0] !== "git") return null;
       const git = gitCommand(inv.argv, ctx);
       if (git?.sub !== "push") return null;
       const o = options(git.args);
@@ -266,6 +265,8 @@ export const BUILTIN_RULES: Rule[] = [
       const targets = refspecs.length > 0 ? refspecs.map(destination) : [git.dir ? ctx.gitBranch(git.dir) : null];
       for (const t of targets) {
         if (t === null) return "git push --force to the current branch, which could not be checked (it may be shared)";
+        // `$(git branch --show-current)`, `"$BRANCH"`: a branch named only when the line runs, maybe a shared one.
+        if (/[$`]/.test(t)) return `git push --force to ${t}, a branch that could not be checked (it may be shared)`;
         if (t.includes("*")) return `git push --force of ${t} rewrites every matching branch, shared ones too`;
         if (
           SHARED_BRANCH.test(t) ||
@@ -281,7 +282,6 @@ export const BUILTIN_RULES: Rule[] = [
     id: "git-discard-work",
     summary: "git reset --hard, git clean -f, git checkout/restore of everything, with uncommitted changes",
     check({ inv }, ctx) {
-      if (inv.argv[0] !== "git") return null;
       const git = gitCommand(inv.argv, ctx);
       if (!git) return null;
       const o = options(git.args);
@@ -300,6 +300,9 @@ export const BUILTIN_RULES: Rule[] = [
         what = "git clean -f deletes";
       } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree && !onlyIndex(git.sub, o)) {
         what = `git ${git.sub} of the whole tree throws away`;
+      } else if (git.sub === "rm" && wholeTree && !o.long.has("cached") && (o.short.has("r") || forced)) {
+        // `git rm -rf .`: every tracked file deleted from the work tree, changes with them.
+        what = "git rm of the whole tree deletes";
       } else return null;
       const status = git.dir === null ? null : ctx.gitStatus(git.dir);
       if (status === "") return null;

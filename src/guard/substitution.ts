@@ -74,7 +74,10 @@ export function withKnownSubstitutions(line: string): string | null {
 const DEFAULT_VALUE = /\$\{(?!HOME\b)[A-Za-z_]\w*:?[-=]([^}$`]*)\}/g;
 
 /** `line` with each default value put in for its variable (unset, as the line does not set it); null when none. */
+/** `${PATH:0:1}`, `${HOME::1}`: the first character of an absolute path, which is `/`. */
+const FIRST_OF_PATH = /\$\{(PATH|HOME|PWD|SHELL|TMPDIR):0?:1\}/g;
+
 export function withDefaultValues(line: string): string | null {
-  const out = line.replace(DEFAULT_VALUE, (_m, word: string) => word);
+  const out = line.replace(DEFAULT_VALUE, (_m, word: string) => word).replace(FIRST_OF_PATH, "/");
   return out === line ? null : out;
 }

@@ -8,7 +8,10 @@ import { pipelineText } from "./piped-text.ts";
 import { remoteLine, runsRemoteStdin } from "./remote.ts";
 import { codeShellLines, programText } from "./one-liners.ts";
 import { withPositional } from "./positional.ts";
-import { findExecLines, foundPaths, withXargsInput } from "./find-exec.ts";
+import { findExecLines, foundPaths, withXargsInput, xargsItems } from "./find-exec.ts";
+import { runnerLines } from "./line-runners.ts";
+import { deferredLines } from "./deferred-lines.ts";
+import { scheduledCommands } from "./cron-lines.ts";
 import { recordWrites, writtenScript } from "./written-scripts.ts";
 
 /** A program about to run, after its wrappers are peeled off. */
@@ -100,6 +103,8 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; joined?:
   // Hands ssh its password: the command after it is the ssh that runs.
   sshpass: { valued: ["-p", "-f", "-d", "-P"] },
   "host-spawn": { valued: [] },
+  "dbus-launch": { valued: ["--config-file"] },
+  "dbus-run-session": { valued: ["--config-file", "--dbus-daemon"] },
   "xvfb-run": { valued: ["-n", "-s", "-f", "-e", "-p", "--server-num", "--server-args"] },
 };
 
@@ -154,6 +159,9 @@ function peel(argv: string[]): string[] | null {
     }
     break;
   }
+  // `sudo -s`, `sudo -i` with no command: a root shell, reading what is piped to it.
+  const shellFlag = argv.slice(1, i).some((a) => /^-[a-zA-Z]*[si][a-zA-Z]*$/.test(a));
+  if ((name === "sudo" || name === "doas") && i >= argv.length && shellFlag) return ["sh"];
   return argv.slice(i);
 }
 
@@ -188,6 +196,11 @@ function shellScript(argv: string[], stdin: string | null): string | null {
     if (a === "--") break;
     if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command")
       return withPositional(argv[i + 1] ?? "", argv.slice(i + 2));
+    // `sh -s / <<< 'rm -rf "$1"'`: the script on stdin, the words after -s its positional parameters.
+    if (/^-[a-zA-Z]*s[a-zA-Z]*$/.test(a) && stdin !== null) {
+      const rest = argv.slice(i + 1);
+      return withPositional(stdin, [argv[0]!, ...(rest[0] === "--" ? rest.slice(1) : rest)]);
+    }
     // A script file is not ours to read, unless it names standard input (`bash /dev/stdin <<< …`).
     if (!a.startsWith("-") && !a.startsWith("+")) return STDIN_FILE.test(a) ? stdin : null;
   }
@@ -200,6 +213,39 @@ function commandOption(argv: string[]): string | undefined {
   const c = argv.findIndex((a) => /^-[a-zA-Z]*c$/.test(a) || a === "--command");
   if (c !== -1) return argv[c + 1];
   return argv.find((a) => a.startsWith("--command="))?.slice("--command=".length);
+}
+
+/** The user's shell named by its variable: `$SHELL`, `${SHELL}`, `$BASH`, `$0` of an interactive shell. */
+const SHELL_VARIABLE = /^(\$\{?(SHELL|BASH|0)\}?)$/;
+
+/** Interpreters and the option that gives them a one-line program (one-liners.ts reads it there). */
+const PROGRAM_FLAG: Record<string, string> = { python: "-c", perl: "-e", ruby: "-e", node: "-e", php: "-r", lua: "-e" };
+
+/** The program an interpreter given no script file (or `-`) reads on standard input, when the line says it. */
+function programOnStdin(program: string, args: string[], stdin: string | null): { flag: string; code: string } | null {
+  const flag = PROGRAM_FLAG[program.replace(/[\d.]+$/, "")];
+  if (flag === undefined || stdin === null) return null;
+  if (args.some((a) => a === "-c" || a === "-e" || a === "-r" || a === "-E")) return null;
+  const operands = args.filter((a) => !a.startsWith("-") || a === "-");
+  return operands.length === 0 || operands[0] === "-" ? { flag, code: stdin } : null;
+}
+
+/** Files every new shell runs: `~/.bashrc`, `~/.profile`, `/etc/profile.d/x.sh`, `/etc/bash.bashrc` … */
+const STARTUP_FILE = new RegExp(
+  String.raw`(^|\/)\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|kshrc)$|` +
+    String.raw`^\/etc\/(profile(\.d\/.+)?|bash\.bashrc|zsh\/zshrc)$`,
+);
+
+/** The text a pipeline writes into a startup file (by `>`, `>>` or `tee`), when the line says what it is. */
+function startupText(stages: SimpleCommand[], cmd: SimpleCommand, argv: string[]): string[] {
+  const tee = argv[0] === "tee";
+  const intoStartup =
+    cmd.redirects.some((r) => /^>>?$|^>\|$/.test(r.op) && STARTUP_FILE.test(r.target)) ||
+    (tee && argv.slice(1).some((a) => STARTUP_FILE.test(a)));
+  if (!intoStartup) return [];
+  // What the command itself prints (`echo …`), or for tee what it is fed.
+  const text = tee ? pipelineText(stages.slice(0, -1)) : pipelineText(stages);
+  return text === null ? [] : [text];
 }
 
 /** Standard input named as a file. */
@@ -229,6 +275,17 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
           if (body) out.push(...invocations(parseShellLine(body), depth + 1));
         }
       }
+      // `echo 'rm -rf ~' >> ~/.bashrc`: text written into a shell's startup file runs in every new shell.
+      // `echo '0 3 * * * rm -rf /var/backups' | crontab -`: a cron entry's command runs later, unattended.
+      const later = [
+        ...startupText(pipeline.slice(0, i + 1), cmd, inv.argv),
+        ...scheduledCommands(pipeline.slice(0, i + 1), cmd, inv.argv),
+      ];
+      for (const line of later) {
+        out.push(...invocations(parseShellLine(line), depth + 1));
+      }
+      // `trap '…' EXIT`, `bind -x`, a git alias running `!…`: lines run later, judged now.
+      for (const line of deferredLines(inv.argv)) out.push(...invocations(parseShellLine(line), depth + 1));
       // `find DIR … -exec CMD {} +` runs CMD on what lies under DIR: judged as CMD given DIR.
       for (const line of findExecLines(inv.argv)) out.push(...invocations(parseShellLine(line), depth + 1));
     }
@@ -259,8 +316,8 @@ function resolve(
     // `find /etc … | xargs rm -rf` removes what lies under /etc.
     const name = baseName(argv[0]!);
     const input = name === "xargs" ? (cmd.stdin ?? piped ?? found) : null;
-    const words = input === null ? [] : input.split(/\s+/).filter(Boolean);
-    argv = withXargsInput(inner, words);
+    const read = input === null ? { items: [], replace: "{}" } : xargsItems(argv, input);
+    argv = withXargsInput(inner, read.items, read.replace);
     // watch hands its words, joined, to `sh -c`: `watch 'rm -rf /'` is a line, not a program name.
     if (WRAPPERS[name]?.joined && argv.length > 0) {
       out.push(...invocations(parseShellLine(argv.join(" ")), depth + 1));
@@ -269,18 +326,31 @@ function resolve(
   }
   // Assignments after a wrapper (`sudo FOO=1 rm …`) are not the program either.
   while (argv.length > 1 && ENV_ASSIGNMENT.test(argv[0]!)) argv = argv.slice(1);
-  const program = baseName(argv[0] ?? "");
+  // `$SHELL -c …`, `"$BASH" -c …`: the user's shell by its variable.
+  const program = SHELL_VARIABLE.test(argv[0] ?? "") ? "sh" : baseName(argv[0] ?? "");
+  // `xterm -e rm -rf /`, `parallel rm -rf ::: /`: the lines they run, judged as typed.
+  const runs = depth < MAX_UNWRAP_DEPTH ? runnerLines(program, argv.slice(1), cmd.stdin ?? piped) : null;
+  if (runs !== null) {
+    for (const line of runs) out.push(...invocations(parseShellLine(line), depth + 1));
+    return { argv: [program, ...argv.slice(1)], source: cmd };
+  }
+  // `python3 - <<'E' … E`, `echo '…' | perl`: an interpreter reading its program on stdin runs that text.
+  const stdinProgram = programOnStdin(program, argv.slice(1), cmd.stdin ?? piped);
+  if (stdinProgram !== null) argv = [argv[0]!, stdinProgram.flag, stdinProgram.code];
   if (argv.length > 0 && depth < MAX_UNWRAP_DEPTH) {
     const runsScript = program === "eval" || program === "source" || program === "." || SHELLS.has(program);
     const sourced = program === "source" || program === ".";
+    // `echo … | su`, `su - root <<< …`: su with no -c is a login shell reading its input.
+    const suShell = program === "su" && commandOption(argv) === undefined ? (cmd.stdin ?? piped) : null;
     const script =
-      program === "eval"
+      suShell ??
+      (program === "eval"
         ? argv.slice(1).join(" ")
         : SHELLS.has(program)
           ? shellScript(argv, cmd.stdin ?? piped)
           : sourced && STDIN_FILE.test(argv[1] ?? "")
             ? (cmd.stdin ?? piped)
-            : null;
+            : null);
     // `eval "$(echo … | base64 -d)"`, `sh -c "$(printf …)"`: the substitution's text is known, so is the script.
     for (const line of runsScript ? cmd.nested : []) {
       const text = line.pipelines.length === 1 ? pipelineText(line.pipelines[0]!) : null;
@@ -291,8 +361,17 @@ function resolve(
     for (const line of code === null ? [] : codeShellLines(code, program)) {
       out.push(...invocations(parseShellLine(line), depth + 1));
     }
+    // `ssh host bash -s < <(echo '…')`: standard input read from a process substitution whose text is known.
+    const fromProcess =
+      cmd.redirects.some((r) => r.op === "<" && r.target === "") && cmd.nested.length === 1
+        ? cmd.nested[0]!.pipelines.length === 1
+          ? pipelineText(cmd.nested[0]!.pipelines[0]!)
+          : null
+        : null;
     const scheduled =
-      (STDIN_SCHEDULERS.has(program) && !argv.includes("-f")) || runsRemoteStdin(argv) ? (cmd.stdin ?? piped) : null;
+      (STDIN_SCHEDULERS.has(program) && !argv.includes("-f")) || runsRemoteStdin(argv)
+        ? (cmd.stdin ?? piped ?? fromProcess)
+        : null;
     const text =
       script ||
       (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) ||

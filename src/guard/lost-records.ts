@@ -1,0 +1,137 @@
+/**
+ * Records a person cannot make again that are not whole trees, for the irreplaceable-delete rule:
+ * shell histories, Terraform state, backups and snapshots (borg, restic, snapper, timeshift, Time
+ * Machine, btrfs/zfs, Windows shadow copies), a private key generated over, a keychain, a password
+ * store's folder, and files in the folders of a person's own documents.
+ */
+import { posix } from "node:path";
+import type { RuleContext, RuleInput } from "./rule-types.ts";
+import { resolveWord } from "./judged-paths.ts";
+import { options } from "./options.ts";
+import { printsNothing, truncatesToZero } from "./rules-system.ts";
+
+/** Shell and client histories: a record of what was done, kept nowhere else. */
+const HISTORY_FILE = new RegExp(
+  "^(\\.(bash|zsh|sh|ksh|python|psql|mysql|sqlite|node_repl|irb|rediscli|mongosh|lesshst)_history|" +
+    "\\.histfile|fish_history)$",
+);
+/** A shell's startup files: the person's own settings, deleted or emptied. */
+const STARTUP_FILE = /^\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|kshrc|cshrc|tcshrc)$/;
+/** Terraform's state: the only record of which real resources the configuration manages. */
+const TF_STATE = /(^terraform\.tfstate|\.tfstate(\.backup)?$|^terraform\.tfstate\.d$)/;
+/** Folders of the home that hold a person's own documents, photos and media. */
+const PERSONAL_FOLDER = /^(Documents|Desktop|Pictures|Photos|Music|Videos|Movies|Dropbox|OneDrive)\//;
+/** Tools that delete the files they are given. */
+const REMOVERS = /^(rm|unlink|shred|srm|wipe)$/;
+
+/** What a file word names, by its base name and its place below the home (null when unknown). */
+function fileOf(word: string, ctx: RuleContext): { base: string; inHome: string | null } | null {
+  const path = resolveWord(word, ctx);
+  if (path === null) return null;
+  const inHome = path.startsWith(`${ctx.home}/`) ? path.slice(ctx.home.length + 1) : null;
+  return { base: posix.basename(path), inHome };
+}
+
+/** Why losing the file `word` loses a record nobody can make again, or null. */
+function recordLost(word: string, ctx: RuleContext, personal: boolean): string | null {
+  const file = fileOf(word, ctx);
+  if (file === null) return null;
+  if (HISTORY_FILE.test(file.base)) return `${word}, a shell or client history`;
+  if (file.inHome !== null && STARTUP_FILE.test(file.inHome)) return `${word}, the shell's startup settings`;
+  if (TF_STATE.test(file.base)) return `${word}, Terraform's record of the real resources it manages`;
+  if (personal && file.inHome !== null && PERSONAL_FOLDER.test(file.inHome)) return `${word}, a person's own file`;
+  return null;
+}
+
+/** `rm ~/.bash_history`, `truncate -s 0 ~/.zsh_history`, `> ~/.bash_history`, `rm terraform.tfstate`. */
+function recordsDeleted({ inv }: RuleInput, ctx: RuleContext): string | null {
+  const [program = "", ...args] = inv.argv;
+  const emptied = printsNothing(inv.argv) ? inv.source.redirects.filter((r) => r.op === ">" || r.op === ">|") : [];
+  for (const r of emptied) {
+    const why = recordLost(r.target, ctx, false);
+    if (why) return `the redirection empties ${why}`;
+  }
+  const o = options(args);
+  const files = REMOVERS.test(program) || (program === "truncate" && truncatesToZero(args)) ? o.operands : [];
+  // A person's files one by one; their folders deleted whole are judged as trees (build outputs spared).
+  const personal = !(o.short.has("r") || o.short.has("R") || o.long.has("recursive"));
+  for (const w of files) {
+    const why = recordLost(w, ctx, personal);
+    if (why) return `${program} destroys ${why}`;
+  }
+  return null;
+}
+
+/** Backup and snapshot tools, and the words that delete what they keep. */
+const BACKUP_DELETES: Record<string, RegExp> = {
+  borg: /^delete\b/,
+  borgmatic: /^delete\b/,
+  snapper: /(^| )(delete|rm|remove)\b/,
+  timeshift: /--delete(-all)?\b/,
+  tmutil: /^(delete|deletelocalsnapshots|deleteinprogress)\b/,
+  vssadmin: /^delete shadows\b/i,
+  wbadmin: /^delete (catalog|backup|systemstatebackup)\b/i,
+};
+
+/** `borg delete repo`, `snapper delete 1-100`, `btrfs subvolume delete /snapshots/*`, `restic forget --keep-last 0`. */
+function backupsDeleted(program: string, args: string[]): string | null {
+  const words = args.filter((a) => !a.startsWith("-")).join(" ");
+  const pattern = BACKUP_DELETES[program.replace(/\.exe$/i, "")];
+  if (pattern && (pattern.test(words) || pattern.test(args.join(" "))))
+    return `${program} deletes backups or snapshots`;
+  if (program === "btrfs" && /^(subvolume|sub|su) (delete|del)\b/.test(words) && /snap/i.test(words)) {
+    return "btrfs subvolume delete deletes snapshots";
+  }
+  if (
+    program === "zfs" &&
+    /^destroy\b/.test(words) &&
+    (words.includes("@") || args.some((a) => /^-[a-zA-Z]*[rR]/.test(a)))
+  ) {
+    return "zfs destroy deletes snapshots or whole datasets";
+  }
+  // restic forget keeps what its --keep-* options say: keeping none of them forgets every snapshot.
+  const keeps = args.flatMap((a, i) =>
+    /^--keep-/.test(a) ? [a.includes("=") ? a.split("=")[1]! : (args[i + 1] ?? "")] : [],
+  );
+  if (program === "restic" && /^forget\b/.test(words) && keeps.length > 0 && keeps.every((k) => /^0+[a-z]*$/.test(k))) {
+    return "restic forget keeps no snapshot";
+  }
+  return null;
+}
+
+/** Does what is piped or given to the command answer `y`: `yes |`, `echo y |`, `<<< y`? */
+function answersYes({ inv, pipeline, index }: RuleInput): boolean {
+  const feeder = pipeline[index - 1]?.argv;
+  const said = (argv: string[] | undefined) =>
+    argv !== undefined &&
+    (argv[0] === "yes" || (/^(echo|printf)$/.test(argv[0] ?? "") && /^y/i.test(argv[argv.length - 1] ?? "")));
+  return said(feeder) || /^y/i.test(inv.source.stdin ?? "");
+}
+
+/** Private keys, keychains and password stores replaced or deleted by their own tools. */
+function keysReplaced(input: RuleInput, ctx: RuleContext): string | null {
+  const [program = "", ...args] = input.inv.argv;
+  // `yes | ssh-keygen -f ~/.ssh/id_rsa …`: the "Overwrite?" question answered, the old key gone.
+  if (program === "ssh-keygen" && answersYes(input)) {
+    const key = args.find((_a, i) => args[i - 1] === "-f");
+    const readOnly = args.some((a) => /^-[ylRFpcBLe]$/.test(a));
+    const path = key === undefined ? null : resolveWord(key, ctx);
+    if (!readOnly && (path === null || path.startsWith(`${ctx.home}/.ssh/`) || key === undefined)) {
+      return "ssh-keygen writes over an existing private key";
+    }
+  }
+  if (program === "security" && /^delete-keychain$/.test(args[0] ?? ""))
+    return "security delete-keychain deletes a keychain";
+  // `pass rm -r work`: a folder of the password store.
+  const recursive = options(args).short.has("r") || options(args).long.has("recursive");
+  if ((program === "pass" || program === "gopass") && /^(rm|remove|delete)$/.test(args[0] ?? "") && recursive) {
+    return `${program} rm -r deletes a folder of stored passwords`;
+  }
+  return null;
+}
+
+/** The record, backup or key the invocation destroys, or null. */
+export function lostRecord(input: RuleInput, ctx: RuleContext): string | null {
+  const [program = "", ...args] = input.inv.argv;
+  return recordsDeleted(input, ctx) ?? backupsDeleted(program, args) ?? keysReplaced(input, ctx);
+}
