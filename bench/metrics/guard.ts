@@ -9,7 +9,7 @@ import { classifyShellLine, ruleSet } from "../../src/guard/classify.ts";
 import type { RuleContext } from "../../src/guard/rules.ts";
 import { dangerous, harmless } from "../../test/guard/corpus.ts";
 import { fmt, p95 } from "../lib/stats.ts";
-import { heldOutScores } from "../lib/guard-heldout.ts";
+import { HELD_OUT_CORPORA, heldOutScores } from "../lib/guard-heldout.ts";
 import { emptyResult, type Ctx, type MetricResult } from "../lib/types.ts";
 
 /** The issue's bound: the parse of a typical line stays well under a millisecond. */
@@ -61,16 +61,18 @@ export async function guard(ctx: Ctx): Promise<MetricResult> {
     actual: fmt(worst, "ms"),
     met: worst === null ? null : worst < TARGET_P95_MS,
   });
-  const heldOut = heldOutScores();
-  res.checks.push({
-    goal: `held-out corpus recall ≥ ${TARGET_HELDOUT_RECALL} (${heldOut.dangerous} dangerous lines)`,
-    actual: heldOut.recall.toFixed(3),
-    met: heldOut.recall >= TARGET_HELDOUT_RECALL,
-  });
-  res.checks.push({
-    goal: `held-out corpus precision ≥ ${TARGET_HELDOUT_PRECISION} (of ${heldOut.stopped} stopped)`,
-    actual: heldOut.precision.toFixed(3),
-    met: heldOut.precision >= TARGET_HELDOUT_PRECISION,
-  });
+  for (const [name, path] of Object.entries(HELD_OUT_CORPORA)) {
+    const heldOut = heldOutScores(path);
+    res.checks.push({
+      goal: `held-out corpus (${name}) recall ≥ ${TARGET_HELDOUT_RECALL} (${heldOut.dangerous} dangerous lines)`,
+      actual: heldOut.recall.toFixed(3),
+      met: heldOut.recall >= TARGET_HELDOUT_RECALL,
+    });
+    res.checks.push({
+      goal: `held-out corpus (${name}) precision ≥ ${TARGET_HELDOUT_PRECISION} (of ${heldOut.stopped} stopped)`,
+      actual: heldOut.precision.toFixed(3),
+      met: heldOut.precision >= TARGET_HELDOUT_PRECISION,
+    });
+  }
   return res;
 }
