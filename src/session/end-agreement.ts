@@ -14,6 +14,7 @@
  */
 import { groupLeader } from "../util/process-tree.ts";
 import { shellFamilyOf } from "../terminal/shell-integration.ts";
+import { shellDescriptor } from "../terminal/shells/all-shells.ts";
 import { foregroundShell } from "./bare-shell.ts";
 import type { Session } from "./session.ts";
 import type { CheckResult } from "./wait.ts";
@@ -71,7 +72,7 @@ export function endAgreed(session: Session, endAt: number): true | CheckResult<n
 function shellWaitsForKeys(session: Session): boolean {
   const family = foregroundShell(session, false);
   if (family === null || session.pid === null) return false;
-  if (family !== "sh" && session.backendHandle.ttyModes()?.canonical === true) return false;
+  if (!shellDescriptor(family)!.canonicalPrompt && session.backendHandle.ttyModes()?.canonical === true) return false;
   const group = session.backendHandle.foregroundGroup?.() ?? null;
   const leader = group === null ? null : groupLeader(session.pid, group);
   if (leader === null) return false;

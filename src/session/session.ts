@@ -10,6 +10,7 @@ import { Emulator, type Pos } from "../terminal/emulator.ts";
 import type { HeadCapture } from "../terminal/history.ts";
 import { classify, type SessionState } from "../terminal/classify.ts";
 import { OSC_MARK_ID, parseMark, type Integration, type ShellFamily } from "../terminal/shell-integration.ts";
+import { shellDescriptor } from "../terminal/shells/all-shells.ts";
 import { logger } from "../log.ts";
 import { Emitter } from "../util/emitter.ts";
 import { Secrets } from "./redaction.ts";
@@ -509,7 +510,10 @@ export class Session {
    */
   private promptNeedsFreshRow(endAt: Pos, command: CommandRecord): boolean {
     return (
-      this.family === "bash" && endAt.col > 0 && !this.emulator.altScreen && this.markSeqAtWrite < command.startSeq
+      shellDescriptor(this.family)?.promptAtColumnZero === true &&
+      endAt.col > 0 &&
+      !this.emulator.altScreen &&
+      this.markSeqAtWrite < command.startSeq
     );
   }
 
