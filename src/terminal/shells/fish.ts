@@ -17,10 +17,10 @@ export const FISH = defineShell({
     argv: [shellPath, "-i", "--init-command", `source ${quoteFish(`${dir}/fish.fish`)}`],
     env: {},
   }),
-  verdictChannel: false,
+  verdictChannel: true,
   hooks: {
     script: SCRIPT,
-    after: "set -g __ptyhub_nonce (command head -n 1 <&3 2>/dev/null)\n",
+    after: "set -g __ptyhub_chan $__ptyhub_lines[2]\n",
     definedBy: "__ptyhub_prompt",
   },
   jobNotice: /^fish: Job \d+, '.*' (?:has ended|has stopped|terminated by signal .+)$/,

@@ -20,7 +20,7 @@ export const ZSH = defineShell({
     argv: [shellPath, "-i"],
     env: { ...(env.ZDOTDIR ? { PTYHUB_USER_ZDOTDIR: env.ZDOTDIR } : {}), ZDOTDIR: `${dir}/zsh` },
   }),
-  verdictChannel: false,
+  verdictChannel: true,
   hooks: {
     script: ZSHRC,
     after: `[[ -r "\${ZDOTDIR:-$HOME}/.zshrc" ]] && source "\${ZDOTDIR:-$HOME}/.zshrc"\n`,
