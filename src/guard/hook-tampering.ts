@@ -6,6 +6,7 @@
  */
 import type { Finding } from "./classify.ts";
 import { VERDICT_FD } from "../terminal/shell-scripts.ts";
+import { parseShellLine, type ParsedLine } from "./parse.ts";
 
 export const TAMPERING_FINDING: Finding = {
   rule: "guard-evasion",
@@ -38,12 +39,46 @@ const OUR_DEFINITION = /\b__ptyhub_\w*[ \t]*\([ \t]*\)|\bfunction[ \t]+__ptyhub_
 /** An assignment to one of our variables (`__ptyhub_in_prompt=1` would make the trap wave all through). */
 const OUR_ASSIGNMENT = /(^|[\s;&|(])__ptyhub_\w*(\[[^\]]*\])?\+?=/;
 /** Builtins that set, unset or change the attributes of the names they are given. */
-const NAME_WRITERS =
-  /\b(unset|declare|typeset|local|readonly|export|read|mapfile|readarray|printf|let|getopts|unfunction|unhash|set)\b/;
+const NAME_WRITERS = new Set(
+  ["unset", "declare", "typeset", "local", "readonly", "export", "read", "mapfile", "readarray", "printf"].concat([
+    "let",
+    "getopts",
+    "unfunction",
+    "unhash",
+    "set",
+  ]),
+);
+/** `declare -f`/`-F`/`-p` only print: the forms that read a hook's text. */
+const PRINT_ONLY_BUILTINS = new Set(["declare", "typeset"]);
+const PRINT_ONLY_OPTION = /^-[fFp]+$/;
+/** Words before a builtin that still run it (`builtin unset …`). */
+const RUNS_BUILTIN = new Set(["builtin", "command"]);
+/** A read of one of our variables (`$__ptyhub_nonce`, `${__ptyhub_nonce}`): reading changes nothing. */
+const OUR_EXPANSION = /\$\{?__ptyhub_\w*/g;
+
+/**
+ * A simple command of the line, in it or nested, that writes one of our names: a name writer
+ * given `__ptyhub_…` as written (not `$__ptyhub_…`, a read), other than the print-only forms. Per
+ * command: zsh and fish judge a whole line, where a read may sit beside a `set` of another name.
+ */
+function writesOurName(parsed: ParsedLine): boolean {
+  return parsed.pipelines.some((pipeline) =>
+    pipeline.some((command) => {
+      const argv = RUNS_BUILTIN.has(command.argv[0] ?? "") ? command.argv.slice(1) : command.argv;
+      const [name = "", ...args] = argv;
+      if (NAME_WRITERS.has(name) && args.some((a) => a.replace(OUR_EXPANSION, "").includes("__ptyhub_"))) {
+        const options = args.filter((a) => a.startsWith("-"));
+        const printOnly =
+          PRINT_ONLY_BUILTINS.has(name) && options.length > 0 && options.every((o) => PRINT_ONLY_OPTION.test(o));
+        if (!printOnly) return true;
+      }
+      return command.nested.some(writesOurName);
+    }),
+  );
+}
+
 /** fish's and zsh's `functions` erasing or copying over one of ours (printing it is reading). */
 const FUNCTIONS_CHANGED = /\bfunctions\b[^\n]*[ \t](-e|--erase|-c|--copy)\b[^\n]*__ptyhub_/;
-/** `declare -f`/`-F`/`-p` only print: the forms that read a hook's text. */
-const PRINT_ONLY = /\b(declare|typeset)[ \t]+-[fFp]+([ \t]|$)(?![^\n]*[ \t]-[a-zA-Z]*[^fFp\s])/;
 /** Builtins switched off or loaded (`enable -n read` would leave the trap's read to a program). */
 const ENABLE = /(^|[\s;&|(])(enable|disable)\b/;
 /**
@@ -73,6 +108,6 @@ export function hookTampering(text: string): Finding | null {
   ];
   if (patterns.some((pattern) => pattern.test(text))) return TAMPERING_FINDING;
   if (text.replace(/_/g, "").toLowerCase().includes(ZSH_TRACE_OPTION)) return TAMPERING_FINDING;
-  if (text.includes("__ptyhub_") && NAME_WRITERS.test(text) && !PRINT_ONLY.test(text)) return TAMPERING_FINDING;
+  if (text.includes("__ptyhub_") && writesOurName(parseShellLine(text))) return TAMPERING_FINDING;
   return null;
 }

@@ -40,6 +40,7 @@ describe("hook tampering", () => {
     "functions -e __ptyhub_check_run",
     "functions --erase __ptyhub_judge",
     "set -e __ptyhub_judging",
+    "set -g __ptyhub_judging; echo $__ptyhub_nonce",
     "bind \\cg execute",
     "bind \\cg 'commandline -f execute'",
     "block -g",
@@ -60,6 +61,8 @@ describe("hook tampering", () => {
     "unset FOO",
     "echo DEBUG",
     "functions __ptyhub_enter",
+    "set n $__ptyhub_nonce; printf '%s' $n",
+    'printf %s "${__ptyhub_nonce}"',
     "bind \\cg 'git status'",
     "echo blocked",
   ];
