@@ -566,8 +566,6 @@ export class Session {
       };
     } else if (mark.kind === "end") {
       this.currentPhase = "prompt";
-      // No command of the line asks any more: a turn its asker took to its death is given back.
-      this.backend.restoreVerdictTurn?.();
       record.exitCode = mark.exitCode;
       record.cwd = mark.cwd;
       if (mark.cwd) this.currentCwd = mark.cwd;

@@ -71,7 +71,7 @@ export interface ShellLaunch {
   env: Record<string, string>;
   /** What the shell reads on NONCE_FD at its start (the nonce's line): never in env or argv. */
   nonceInput: string;
-  /** The shell asks the guard about each command it is about to run, on NONCE_FD kept open (bash). */
+  /** The shell asks the guard about each command it is about to run, on NONCE_FD kept open (its descriptor says so). */
   verdictChannel: boolean;
   integration: Integration;
   family: PosixShellFamily;

@@ -28,7 +28,8 @@ export const NONCE_FD = 3;
 
 /**
  * The second line on NONCE_FD when ptyhub keeps that socket open as the channel for the guard's
- * verdicts on commands the shell is about to run (bash: the script moves it to descriptor 63).
+ * verdicts on commands the shell is about to run (bash moves it to descriptor 63, zsh to one it
+ * picks; fish keeps it on NONCE_FD).
  */
 export const VERDICT_CHANNEL_LINE = "verdicts";
 

@@ -21,6 +21,10 @@ import { startMcp, type McpClient } from "../helpers/mcp-client.ts";
 const SETTLE_MS = 5000;
 /** A call that only types (no Enter): long enough for the line editor to take the keys. */
 const TYPED_MS = 1000;
+/** Rounds of a line whose processes ask at once: a garbled answer shows in one of a few. */
+const CONCURRENT_ROUNDS = 5;
+/** Well under the shell's wait for an answer (20 s): a garbled answer would run into it. */
+const CONCURRENT_BOUND_MS = 10_000;
 /** Bound on a barrier line's run (ran()) on a loaded machine. */
 const BARRIER_WAIT_MS = 20_000;
 /** One read's wait for the barrier's output; an earlier command's end may cut it short. */
@@ -216,6 +220,25 @@ for (const [shell, cases] of Object.entries(SHELLS)) {
       const failed = await mcp.ok("term_exec", { session, command: "false" });
       expect(failed).toMatchObject({ status: "done", exit_code: 1 });
     });
+
+    test.skipIf(shell !== "zsh")(
+      "the parts of a pipeline and a background subshell that ask at once each get their answer",
+      async () => {
+        // zsh asks in every process; one asks at a time (the turn pipe, made one byte again by the
+        // shell at its prompt). Each round well within the shell's 20 s wait for an answer.
+        for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
+          const r = await mcp.ok("term_exec", {
+            session,
+            command: `{ echo a1; echo a2; } | { cat; echo b1; }; (sleep 0.03; echo c1) & wait; echo round-${round}`,
+            timeout_ms: CONCURRENT_BOUND_MS,
+          });
+          expect(r).toMatchObject({ status: "done", exit_code: 0 });
+          expect(r.output).toContain(`a1\na2\nb1`);
+          expect(r.output).toContain(`c1`);
+          expect(r.output).toContain(`round-${round}`);
+        }
+      },
+    );
 
     test("a line typed ahead while a command runs is run too: verdicts never take the terminal's input", async () => {
       const first = await mcp.ok("term_exec", { session, command: "sleep 1; echo first", timeout_ms: 200 });

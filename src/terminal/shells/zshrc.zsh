@@ -29,6 +29,12 @@ __ptyhub_precmd() {
   __ptyhub_in_prompt=1
   if [[ "$__ptyhub_refused" == 1 ]]; then __ptyhub_status=126; __ptyhub_refused=0; fi
   __ptyhub_judged=()
+  # The turn made one byte again, by the shell at its prompt (see the bash script).
+  if [[ -n "$__ptyhub_judging" ]]; then
+    local __ptyhub_x
+    while IFS= builtin read -r -k 1 -t 0 -u $__ptyhub_tfd __ptyhub_x 2>/dev/null; do :; done
+    builtin print -rn -u $__ptyhub_gfd -- t
+  fi
   local p="${PWD//\%/%25}"
   p="${p//;/%3B}"; p="${p//$'\n'/%0A}"; p="${p//$'\a'/%07}"; p="${p//$'\e'/%1B}"
   printf '\033]6973;%s;D;%s;%s\007' "$__ptyhub_nonce" "$__ptyhub_status" "$p"
@@ -117,12 +123,7 @@ if [[ -n "$__ptyhub_nonce" ]]; then
   # First in line, so the status it reads is the command's, not another hook's.
   precmd_functions=(__ptyhub_precmd $precmd_functions __ptyhub_ps1)
   preexec_functions+=(__ptyhub_preexec)
-  if [[ "$__ptyhub_chan" == verdicts ]]; then
-    __ptyhub_judging=1
-    setopt debug_before_cmd
-    # builtin: a function of the same name (setopt() { :; }) must not take the skip's place.
-    trap '__ptyhub_trap "$ZSH_DEBUG_CMD" || builtin setopt err_exit' DEBUG
-  fi
+  [[ "$__ptyhub_chan" == verdicts ]] && __ptyhub_judging=1
 fi
 # Without the guard's channel, nothing uses its descriptors: let them go.
 if [[ -z "$__ptyhub_judging" ]]; then
@@ -140,3 +141,9 @@ for __ptyhub_f in __ptyhub_precmd __ptyhub_preexec __ptyhub_ps1 __ptyhub_judge; 
   functions[$__ptyhub_f]="${functions[$__ptyhub_f]//\$__ptyhub_gfd/$__ptyhub_gfd}"
 done
 unset __ptyhub_f __ptyhub_nonce __ptyhub_chan __ptyhub_vfd __ptyhub_tfd __ptyhub_gfd
+# The trap last: the lines above are ours, not a line the user's shell accepted.
+if [[ -n "$__ptyhub_judging" ]]; then
+  setopt debug_before_cmd
+  # builtin: a function of the same name (setopt() { :; }) must not take the skip's place.
+  trap '__ptyhub_trap "$ZSH_DEBUG_CMD" || builtin setopt err_exit' DEBUG
+fi
