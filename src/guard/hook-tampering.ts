@@ -1,8 +1,9 @@
 /**
  * Commands that would switch off the guard's look at what the shell is about to run (bash's and
  * zsh's DEBUG trap, fish's Enter binding and fish_preexec handler: src/terminal/shells/): refused
- * like a destructive command, since the rest of the line would run unjudged. Reading the hooks (`declare -f __ptyhub_precmd`, `"$__ptyhub_nonce"`) is no
- * reason to refuse: it changes nothing, and the end marks are checked by the kernel anyway.
+ * like a destructive command, since the rest of the line would run unjudged. Reading the hooks
+ * (`declare -f __ptyhub_precmd`, `"$__ptyhub_nonce"`) is no reason to refuse: it changes nothing,
+ * and the end marks are checked by the kernel anyway.
  */
 import type { Finding } from "./classify.ts";
 import { VERDICT_FD } from "../terminal/shell-scripts.ts";
@@ -21,12 +22,12 @@ const DEBUG_TRAP = /\btrap\b(?![ \t]+-p\b)[^\n]*\bDEBUG\b/;
  */
 const TRACE_OFF =
   /\bshopt\b[^\n]*[ \t]-u\b[^\n]*\b(extdebug|promptvars)\b|\bset\b[^\n]*[ \t](\+T\b|\+o[ \t]+functrace\b)/;
-/**
- * zsh: the option that runs the trap before a command (not after it, when it could skip nothing),
- * and TRAPDEBUG, whose definition replaces the trap.
- */
+/** zsh: TRAPDEBUG, whose definition replaces the trap. */
 const ZSH_TRAP_REPLACED = /\bTRAPDEBUG\b/;
-/** zsh's option names ignore case and underscores: `NO_DEBUG_BEFORE_CMD`, `nodebugbeforecmd`. */
+/**
+ * zsh: the option that runs the trap before a command (after it, the trap could skip nothing).
+ * Option names ignore case and underscores: `NO_DEBUG_BEFORE_CMD`, `nodebugbeforecmd`.
+ */
 const ZSH_TRACE_OPTION = "debugbeforecmd";
 /**
  * fish: a binding or a function that executes the line itself, not through our Enter binding

@@ -79,7 +79,8 @@ export function defineShell<const F extends string>(descriptor: ShellDescriptor<
  * as PTYHUB_DIR): nothing stays behind on the host.
  */
 export const REMOTE_CLEANUP_POSIX = `if [ -n "$PTYHUB_DIR" ]; then rm -rf -- "$PTYHUB_DIR"; fi; unset PTYHUB_DIR\n`;
-export const REMOTE_CLEANUP_FISH = `if set -q PTYHUB_DIR; and test -n "$PTYHUB_DIR"\n    rm -rf -- $PTYHUB_DIR\nend\nset -e PTYHUB_DIR\n`;
+export const REMOTE_CLEANUP_FISH =
+  'if set -q PTYHUB_DIR; and test -n "$PTYHUB_DIR"\n    rm -rf -- $PTYHUB_DIR\nend\nset -e PTYHUB_DIR\n';
 
 /** `script` with `old` replaced by `replacement`; throws when the script no longer has `old`. */
 export function replacePart(script: string, old: string, replacement: string, where: string): string {
