@@ -50,39 +50,40 @@ end
 # above. Enter tells: an unfinished line gets a P mark; a refused one is reported like a command
 # that failed (start, fish's own error, end with its parser's status) and cleared.
 function __ptyhub_enter
-    commandline --is-valid
+    # builtin: a function named commandline or printf must not stand in for them.
+    builtin commandline --is-valid
     switch $status
         case 1
-            set -l line (commandline)
-            commandline -r ''
-            printf '\n\e]6973;%s;C\a' $__ptyhub_nonce
-            printf '%s\n' $line | fish --no-execute 2>&1
+            set -l line (builtin commandline)
+            builtin commandline -r ''
+            builtin printf '\n\e]6973;%s;C\a' $__ptyhub_nonce
+            builtin printf '%s\n' $line | fish --no-execute 2>&1
             set -l s $pipestatus[2]
             set -l p (string replace -a '%' '%25' -- $PWD | string replace -a ';' '%3B')
-            printf '\e]6973;%s;D;%s;%s\a\e]6973;%s;A\a' $__ptyhub_nonce $s "$p" $__ptyhub_nonce
-            commandline -f repaint
+            builtin printf '\e]6973;%s;D;%s;%s\a\e]6973;%s;A\a' $__ptyhub_nonce $s "$p" $__ptyhub_nonce
+            builtin commandline -f repaint
             return
         case 2
-            printf '\e]6973;%s;P\a' $__ptyhub_nonce
-            commandline -f execute
+            builtin printf '\e]6973;%s;P\a' $__ptyhub_nonce
+            builtin commandline -f execute
             return
     end
-    set -l line (commandline | string collect)
+    set -l line (builtin commandline | string collect)
     if set -q __ptyhub_judging; and string length -q -- (string trim -- $line)
         if not __ptyhub_judge $line
             # Refused: reported like a command that failed with 126 (start, the refusal, end), and
             # cleared; the line never reaches fish's execution.
-            commandline -r ''
-            printf '\n\e]6973;%s;C\a' $__ptyhub_nonce
-            printf 'ptyhub guard: %s, not run: %s\n' $__ptyhub_why (string replace -a \n ' ' -- $line)
+            builtin commandline -r ''
+            builtin printf '\n\e]6973;%s;C\a' $__ptyhub_nonce
+            builtin printf 'ptyhub guard: %s, not run: %s\n' $__ptyhub_why (string replace -a \n ' ' -- $line)
             set -l p (string replace -a '%' '%25' -- $PWD | string replace -a ';' '%3B')
-            printf '\e]6973;%s;D;126;%s\a\e]6973;%s;A\a' $__ptyhub_nonce "$p" $__ptyhub_nonce
-            commandline -f repaint
+            builtin printf '\e]6973;%s;D;126;%s\a\e]6973;%s;A\a' $__ptyhub_nonce "$p" $__ptyhub_nonce
+            builtin commandline -f repaint
             return
         end
         set -g __ptyhub_let_through $line
     end
-    commandline -f execute
+    builtin commandline -f execute
 end
 
 # The guard's look at the line fish accepted (src/guard/accepted-line.ts; see the bash script for
