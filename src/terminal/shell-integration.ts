@@ -10,13 +10,20 @@ import { dirname, join } from "node:path";
 import { ensureOwnedDir, runtimeDir } from "../paths.ts";
 import { ensureOwnedFile } from "./owned-file.ts";
 import { OSC_MARK_ID } from "./shell-scripts.ts";
-import { type PosixShellFamily, SHELLS, shellDescriptor, shellFamilyOf } from "./shells/all-shells.ts";
+import {
+  POSIX_SHELL_FAMILIES,
+  type PosixShellFamily,
+  SHELLS,
+  shellDescriptor,
+  shellFamilyOf,
+} from "./shells/all-shells.ts";
 import type { Integration } from "./shells/descriptor.ts";
 import {
   CMD_END_FILE,
   CMD_END_SCRIPT,
   cmdCommandLine,
   pwshCommandLine,
+  WINDOWS_SHELL_FAMILIES,
   type WindowsShellFamily,
 } from "./windows-shells.ts";
 
@@ -24,6 +31,13 @@ export { OSC_MARK_ID, shellFamilyOf, type Integration, type PosixShellFamily };
 
 /** The POSIX shells (shells/all-shells.ts), and cmd.exe and PowerShell on a pseudo console (windows-shells.ts). */
 export type ShellFamily = PosixShellFamily | WindowsShellFamily;
+
+const SHELL_FAMILIES = new Set<string>([...POSIX_SHELL_FAMILIES, ...WINDOWS_SHELL_FAMILIES]);
+
+/** `value` names a shell family ptyhub integrates with (what the daemon's attach answer may carry). */
+export function isShellFamily(value: unknown): value is ShellFamily {
+  return typeof value === "string" && SHELL_FAMILIES.has(value);
+}
 
 export function newNonce(): string {
   return randomBytes(12).toString("hex");
