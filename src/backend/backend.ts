@@ -38,8 +38,6 @@ export interface Backend {
    * the shell never asks.
    */
   sendVerdict?(line: string): void;
-  /** The shell is at its prompt: the verdict channel's turn is made whole again (verdict-channel.ts). */
-  restoreVerdictTurn?(): void;
   resize(cols: number, rows: number): void;
   /** Ends the program (and everything it started). Idempotent; resolves when it is gone. */
   close(signal?: CloseSignal): Promise<ExitInfo>;

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { AppError } from "../api/errors.ts";
 import { HUMAN_VIAS, sessionId } from "../api/fields.ts";
 import { describeIssues } from "../api/issues.ts";
+import { isShellFamily, type ShellFamily } from "../terminal/shell-integration.ts";
 
 const none = z.object({});
 
@@ -54,7 +55,8 @@ const attachOutput = z.object({
   replay: z.string().optional(),
   nonce: z.string().optional(),
   integration: z.enum(["shell", "marker", "none"]).optional(),
-  family: z.enum(["bash", "zsh", "fish", "sh", "cmd", "pwsh"]).nullable().optional(),
+  // The shell families of src/terminal/shells/all-shells.ts and windows-shells.ts.
+  family: z.custom<ShellFamily>(isShellFamily, "a shell family").nullable().optional(),
 });
 
 const CONTROL = {

@@ -4,6 +4,7 @@
  * reported by the integration's mark rather than guessed from a prompt or a timeout.
  */
 import { shellFamilyOf } from "../terminal/shell-integration.ts";
+import { shellDescriptor } from "../terminal/shells/all-shells.ts";
 import { errorText, type Finding, findingsOf } from "./finding.ts";
 import { runInShell } from "./session-probe.ts";
 
@@ -36,7 +37,7 @@ export async function checkShell(name: string, path: string): Promise<Finding> {
       `Open it with term_open {command: "${name}"} and drive it with term_send; use bash, zsh or fish for term_exec.`,
     );
   }
-  const command = name === "fish" ? FISH_PROBE_COMMAND : PROBE_COMMAND;
+  const command = shellDescriptor(shellFamilyOf(path))?.syntax === "fish" ? FISH_PROBE_COMMAND : PROBE_COMMAND;
   try {
     const run = await runInShell(path, command);
     if (!MARKED_ENDS.has(run.via)) {

@@ -4,7 +4,8 @@
  * more keys than any model: transposing, case changes, undo, yanking what an earlier call killed,
  * `insert-comment` with an argument (which submits without a CR), `edit-and-execute-command`,
  * `bind -x` and macros. So the shell reports each command of a line it accepted, before it runs
- * it (bash: a DEBUG trap under `extdebug`, shell-scripts.ts), as a J mark with the nonce, and
+ * it (bash: a DEBUG trap under `extdebug`; zsh: a DEBUG trap; fish: the whole line, from its
+ * Enter binding and fish_preexec; src/terminal/shells/), as a J mark with the nonce, and
  * waits on a private channel (never the terminal's input) for the answer this module sends back;
  * a command refused is skipped and the rest of its line with it.
  *
@@ -15,6 +16,7 @@
  */
 import type { Session } from "../session/session.ts";
 import type { Guard, GuardDecision } from "./guard.ts";
+import { storedCommands } from "./stored-commands.ts";
 
 /** The sessions a gate serves, as far as this check needs them. */
 export interface SessionSource {
@@ -66,7 +68,8 @@ export class AcceptedLines {
   }
 
   private allowed(session: Session, text: string): boolean {
-    const findings = this.guard.judgeAccepted(session, text);
+    // With the commands the line stores for later (a fish key binding's), which run unasked.
+    const findings = [text, ...storedCommands(text)].flatMap((line) => this.guard.judgeAccepted(session, line));
     if (findings.length === 0) return true;
     const ready = latestReady(session);
     if (this.humanAt.get(session) === ready) return true;

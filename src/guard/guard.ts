@@ -3,6 +3,7 @@
  * when the human confirms it through MCP elicitation. Nothing the model sends can skip this: the
  * only ways around it are the human's (the settings file, or typing it in `ptyhub attach`).
  */
+import { SHELLS } from "../terminal/shells/all-shells.ts";
 import { hookTampering } from "./hook-tampering.ts";
 import { join } from "node:path";
 import { AppError } from "../api/errors.ts";
@@ -55,7 +56,9 @@ export interface TypedInput {
  * to one (a login on another host or container, a multiplexer).
  */
 const SHELL_HOSTS = new Set([
-  ...["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox", "toybox", "tcsh", "csh", "yash"],
+  // The shells ptyhub integrates with (their descriptors), and others it does not.
+  ...SHELLS.flatMap((shell) => shell.names),
+  ...["busybox", "toybox", "tcsh", "csh", "yash"],
   ...["ssh", "mosh-client", "telnet", "su", "sudo", "doas", "login", "docker", "podman", "kubectl", "lxc"],
   ...["nsenter", "chroot", "script", "sshpass", "tmux", "screen", "nix-shell", "env", "unshare", "systemd-run"],
 ]);

@@ -5,6 +5,7 @@
 import { commandArgs, groupLeader } from "../util/process-tree.ts";
 import { kindDescriptor } from "../backend/registry/kinds.ts";
 import { shellFamilyOf, type PosixShellFamily } from "../terminal/shell-integration.ts";
+import { SHELLS, shellDescriptor } from "../terminal/shells/all-shells.ts";
 import type { Session } from "./session.ts";
 
 /**
@@ -49,29 +50,33 @@ export function foregroundShellAndLeader(
   const family = shellFamilyOf(leader);
   // `bash script.sh` leads the group as "bash" too; its `read -e` must never get the install line.
   if (family !== null && !interactiveShellArgs(commandArgs(head.pid) ?? [])) return null;
-  if (family !== null && (family !== "sh" || !alone)) return { family, leader: head };
+  if (family !== null && (!shellDescriptor(family)!.canonicalPrompt || !alone)) return { family, leader: head };
   if (family === null && !USER_SWITCHERS.has(leader)) return null;
   const names = (session.backendHandle.foregroundCommands?.() ?? []).filter((n) => !USER_SWITCHERS.has(n));
-  if (family === "sh") return names.length === 1 ? { family, leader: head } : null;
+  if (family !== null) return names.length === 1 ? { family, leader: head } : null;
   const shells = names.map((n) => shellFamilyOf(n)).filter((f) => f !== null);
   if (shells.length !== 1) return null;
-  return shells[0] === "sh" && alone && names.length > 1 ? null : { family: shells[0]!, leader: head };
+  return shellDescriptor(shells[0]!)!.canonicalPrompt && alone && names.length > 1
+    ? null
+    : { family: shells[0]!, leader: head };
 }
 
-/** Options of bash, zsh and fish that take the next argument as their value. */
-const OPTIONS_WITH_VALUE = new Set(["--rcfile", "--init-file", "-o", "+o", "-O", "+O", "-C", "--init-command"]);
 /** Options that make a shell run a command instead of reading the terminal. */
 const COMMAND_OPTIONS = new Set(["-c", "--command"]);
 
 /**
  * Whether a shell's arguments (argv[0] first) make it interactive: options only. A script path
  * or a `-c` command means it runs that, even when it reads a line from the terminal meanwhile.
+ * The options that take a value are the shell's own (its descriptor), or any shell's when argv[0]
+ * names none (a shell started under another name).
  */
 export function interactiveShellArgs(argv: readonly string[]): boolean {
+  const shell = shellDescriptor(shellFamilyOf(argv[0] ?? ""));
+  const withValue = shell ? shell.optionsWithValue : SHELLS.flatMap((s) => s.optionsWithValue);
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i]!;
     if (COMMAND_OPTIONS.has(arg) || /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg)) return false;
-    if (OPTIONS_WITH_VALUE.has(arg)) i++;
+    if (withValue.includes(arg)) i++;
     else if (arg === "--") return i === argv.length - 1;
     else if (!arg.startsWith("-") && !arg.startsWith("+")) return false;
   }
@@ -100,10 +105,11 @@ export function bareShell(session: Session): PosixShellFamily | null {
   if (session.phase === "running" && leadsAsHookedShell(session)) return null;
   const family = foregroundShell(session);
   if (!family || (unmarked && family === session.family)) return null;
-  if (family === "sh") return session.state() === "prompt" ? family : null;
+  const shell = shellDescriptor(family)!;
+  if (shell.canonicalPrompt) return session.state() === "prompt" ? family : null;
   const tty = session.backendHandle.ttyModes();
   if (!tty || tty.canonical) return null;
-  return session.emulator.bracketedPaste || family === "fish" || session.state() === "prompt" ? family : null;
+  return session.emulator.bracketedPaste || shell.rawEditorAlways || session.state() === "prompt" ? family : null;
 }
 
 /**

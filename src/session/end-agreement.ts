@@ -13,6 +13,7 @@
  * command's own (`read -e`, `vared`), which is the shell waiting for keys all the same.
  */
 import { shellFamilyOf } from "../terminal/shell-integration.ts";
+import { shellDescriptor } from "../terminal/shells/all-shells.ts";
 import { foregroundShellAndLeader } from "./bare-shell.ts";
 import type { Session } from "./session.ts";
 import type { CheckResult } from "./wait.ts";
@@ -87,7 +88,7 @@ function shellWaitsForKeys(session: Session): boolean {
   const shell = foregroundShellAndLeader(session, false);
   if (shell === null || session.pid === null) return false;
   const { family, leader } = shell;
-  if (family !== "sh" && session.backendHandle.ttyModes()?.canonical === true) return false;
+  if (!shellDescriptor(family)!.canonicalPrompt && session.backendHandle.ttyModes()?.canonical === true) return false;
   // `su -`: the leader is su, waiting for the shell beside it in its group; that shell is asked.
   const answer =
     shellFamilyOf(leader.comm) !== null

@@ -13,7 +13,10 @@ export interface JudgeRequest {
   no: string;
 }
 
-/** The line that carries the verdict to the shell (bash reads it from VERDICT_FD). */
+/**
+ * The line that carries the verdict to the shell, on the verdict channel (bash reads it on
+ * VERDICT_FD, zsh on a descriptor of its own, fish on NONCE_FD).
+ */
 export function verdictLine(request: JudgeRequest, allowed: boolean): string {
   return `${allowed ? request.yes : request.no}\n`;
 }

@@ -1,5 +1,5 @@
 /**
- * The shell's questions (J marks: bash asks before each command it runs, shell-scripts.ts) cut
+ * The shell's questions (J marks: bash and zsh ask before each command they run, fish before each line) cut
  * out of its output before anything else sees it. They are ptyhub's, not the program's, and they
  * come between two commands of one line: left in, one could split a character the first command
  * left unfinished from the rest the second prints (the emulator drops a UTF-8 sequence an escape

@@ -2,7 +2,7 @@
  * term_exec on a serial line. A local sh gets its marker functions through $ENV and an SSH shell
  * through a setup channel; a serial line has neither: the shell at the far end (a board's
  * console, usually busybox ash) is already running. So the first term_exec types one line that
- * defines the same marker functions as a local sh session (shell-scripts.ts, SH_SCRIPT) and
+ * defines the same marker functions as a local sh session (shells/sh.ts, SH_SCRIPT) and
  * prints a prompt mark; once that mark comes back, the session completes commands on markers
  * with exact exit codes. The typed line starts with a space (kept out of bash/zsh history with
  * ignorespace); its echo shows the nonce as text, but a mark needs a real ESC byte, which an
@@ -15,7 +15,7 @@
  */
 import { AppError } from "../api/errors.ts";
 import type { Session } from "./session.ts";
-import { SH_SCRIPT } from "../terminal/shell-scripts.ts";
+import { SH_SCRIPT } from "../terminal/shells/sh.ts";
 import { waitFor } from "./wait.ts";
 import { waitForPromptDrawn } from "./ready.ts";
 import { atOurPrompt } from "./bare-shell.ts";

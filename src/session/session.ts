@@ -11,6 +11,7 @@ import { Emulator, type Pos } from "../terminal/emulator.ts";
 import type { HeadCapture } from "../terminal/history.ts";
 import { classify, type SessionState } from "../terminal/classify.ts";
 import { OSC_MARK_ID, parseMark, type Integration, type ShellFamily } from "../terminal/shell-integration.ts";
+import { shellDescriptor } from "../terminal/shells/all-shells.ts";
 import { logger } from "../log.ts";
 import { Emitter } from "../util/emitter.ts";
 import { Secrets } from "./redaction.ts";
@@ -515,7 +516,10 @@ export class Session {
    */
   private promptNeedsFreshRow(endAt: Pos, command: CommandRecord): boolean {
     return (
-      this.family === "bash" && endAt.col > 0 && !this.emulator.altScreen && this.markSeqAtWrite < command.startSeq
+      shellDescriptor(this.family)?.promptAtColumnZero === true &&
+      endAt.col > 0 &&
+      !this.emulator.altScreen &&
+      this.markSeqAtWrite < command.startSeq
     );
   }
 
@@ -568,8 +572,6 @@ export class Session {
       };
     } else if (mark.kind === "end") {
       this.currentPhase = "prompt";
-      // No command of the line asks any more: a turn its asker took to its death is given back.
-      this.backend.restoreVerdictTurn?.();
       record.exitCode = mark.exitCode;
       record.cwd = mark.cwd;
       if (mark.cwd) this.currentCwd = mark.cwd;

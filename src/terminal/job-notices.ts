@@ -12,20 +12,7 @@
  */
 import type { Item, Line } from "./render.ts";
 import type { ShellFamily } from "./shell-integration.ts";
-
-/** bash and POSIX sh (dash: `[1] + Done`): a capitalised status; `Running` is only ever listed. */
-const POSIX_NOTICE = /^\[\d+\] ?[-+ ]? +(?!Running\b)[A-Z][\w ()/-]*? +\S.*$/;
-/** zsh: a lowercase status, optionally after the pid (`setopt longlistjobs`); `running` is listed. */
-const ZSH_NOTICE = /^\[\d+\] +[-+]? +(?:\d+ +)?(?!running\b)[a-z][a-z0-9 -]*?(?: \(core dumped\))? +\S.*$/;
-const FISH_NOTICE = /^fish: Job \d+, '.*' (?:has ended|has stopped|terminated by signal .+)$/;
-
-/** Windows shells print no job notices. */
-const NOTICES: Partial<Record<ShellFamily, RegExp>> = {
-  bash: POSIX_NOTICE,
-  sh: POSIX_NOTICE,
-  zsh: ZSH_NOTICE,
-  fish: FISH_NOTICE,
-};
+import { shellDescriptor } from "./shells/all-shells.ts";
 
 /** Commands whose own output is the job table (`jobs`, `jobs -l`, `builtin jobs`). */
 const LISTS_JOBS = /^\s*(?:builtin\s+|command\s+)?jobs\b/;
@@ -37,7 +24,9 @@ export interface SplitNotices {
 
 /** Takes the shell's job notices out of a command's output items (see the module comment). */
 export function splitJobNotices(items: Item[], family: ShellFamily | null, command: string): SplitNotices {
-  const pattern = family ? NOTICES[family] : null;
+  // Each shell's own notice (its descriptor); Windows shells print none.
+  const shell = shellDescriptor(family);
+  const pattern = shell?.jobNotice ?? null;
   if (!pattern || LISTS_JOBS.test(command)) return { items, notices: [] };
   const notices: string[] = [];
   const kept: Item[] = [];
@@ -49,7 +38,7 @@ export function splitJobNotices(items: Item[], family: ShellFamily | null, comma
     notices.push(item.text.replace(/\s+$/, ""));
     // fish opens its notice with a blank line of its own: that line goes with it.
     const before = kept[kept.length - 1];
-    if (family === "fish" && before && isBlank(before)) kept.pop();
+    if (shell?.noticeAfterBlankLine && before && isBlank(before)) kept.pop();
   }
   return notices.length > 0 ? { items: kept, notices } : { items, notices };
 }

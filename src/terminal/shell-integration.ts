@@ -6,40 +6,37 @@
  * (windows-shells.ts); any other program gets none and is driven with term_send.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { basename, join } from "node:path";
+import { dirname, join } from "node:path";
 import { ensureOwnedDir, runtimeDir } from "../paths.ts";
 import { ensureOwnedFile } from "./owned-file.ts";
-import { BASH_SCRIPT, FISH_SCRIPT, OSC_MARK_ID, SH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC } from "./shell-scripts.ts";
+import { OSC_MARK_ID } from "./shell-scripts.ts";
+import {
+  POSIX_SHELL_FAMILIES,
+  type PosixShellFamily,
+  SHELLS,
+  shellDescriptor,
+  shellFamilyOf,
+} from "./shells/all-shells.ts";
+import type { Integration } from "./shells/descriptor.ts";
 import {
   CMD_END_FILE,
   CMD_END_SCRIPT,
   cmdCommandLine,
   pwshCommandLine,
+  WINDOWS_SHELL_FAMILIES,
   type WindowsShellFamily,
 } from "./windows-shells.ts";
 
-export { OSC_MARK_ID };
+export { OSC_MARK_ID, shellFamilyOf, type Integration, type PosixShellFamily };
 
-/** The POSIX shells, started with the scripts of shell-scripts.ts. */
-export type PosixShellFamily = "bash" | "zsh" | "fish" | "sh";
-/** cmd.exe and PowerShell on a pseudo console (windows-shells.ts). */
+/** The POSIX shells (shells/all-shells.ts), and cmd.exe and PowerShell on a pseudo console (windows-shells.ts). */
 export type ShellFamily = PosixShellFamily | WindowsShellFamily;
-export type Integration = "shell" | "marker" | "none";
 
-const SHELL_FAMILIES: Record<string, PosixShellFamily> = {
-  bash: "bash",
-  zsh: "zsh",
-  fish: "fish",
-  sh: "sh",
-  dash: "sh",
-  ash: "sh",
-  ksh: "sh",
-  mksh: "sh",
-  ksh93: "sh",
-};
+const SHELL_FAMILIES = new Set<string>([...POSIX_SHELL_FAMILIES, ...WINDOWS_SHELL_FAMILIES]);
 
-export function shellFamilyOf(executable: string): PosixShellFamily | null {
-  return SHELL_FAMILIES[basename(executable).replace(/^-/, "")] ?? null;
+/** `value` names a shell family ptyhub integrates with (what the daemon's attach answer may carry). */
+export function isShellFamily(value: unknown): value is ShellFamily {
+  return typeof value === "string" && SHELL_FAMILIES.has(value);
 }
 
 export function newNonce(): string {
@@ -53,20 +50,16 @@ export function newNonce(): string {
  * (owned-file.ts). A few stats and reads of small files.
  */
 export function scriptDir(): string {
-  const all = [BASH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC, FISH_SCRIPT, SH_SCRIPT, CMD_END_SCRIPT].join("\0");
+  const files: Record<string, string> = { [CMD_END_FILE]: CMD_END_SCRIPT };
+  for (const shell of SHELLS) Object.assign(files, shell.files);
+  const all = Object.entries(files).flat().join("\0");
   const dir = ensureOwnedDir(
     join(runtimeDir(), `shell-${createHash("sha256").update(all).digest("hex").slice(0, 12)}`),
   );
-  ensureOwnedDir(join(dir, "zsh"));
-  const files: Record<string, string> = {
-    "bash.rc": BASH_SCRIPT,
-    "zsh/.zshenv": ZSH_ZSHENV,
-    "zsh/.zshrc": ZSH_ZSHRC,
-    "fish.fish": FISH_SCRIPT,
-    "sh.rc": SH_SCRIPT,
-    [CMD_END_FILE]: CMD_END_SCRIPT,
-  };
-  for (const [name, text] of Object.entries(files)) ensureOwnedFile(join(dir, name), text);
+  for (const [name, text] of Object.entries(files)) {
+    if (name.includes("/")) ensureOwnedDir(join(dir, dirname(name)));
+    ensureOwnedFile(join(dir, name), text);
+  }
   return dir;
 }
 
@@ -92,7 +85,7 @@ export interface ShellLaunch {
   env: Record<string, string>;
   /** What the shell reads on NONCE_FD at its start (the nonce's line): never in env or argv. */
   nonceInput: string;
-  /** The shell asks the guard about each command it is about to run, on NONCE_FD kept open (bash). */
+  /** The shell asks the guard about each command it is about to run, on NONCE_FD kept open (its descriptor says so). */
   verdictChannel: boolean;
   integration: Integration;
   family: PosixShellFamily;
@@ -100,37 +93,16 @@ export interface ShellLaunch {
 
 /** argv and environment that start `shellPath` interactively with integration installed. */
 export function shellLaunch(shellPath: string, nonce: string, env: Record<string, string>): ShellLaunch {
-  const family = shellFamilyOf(shellPath) ?? "sh";
-  const dir = scriptDir();
-  const extra: Record<string, string> = {};
-  const nonceInput = `${nonce}\n`;
-  switch (family) {
-    case "bash": {
-      const argv = [shellPath, "--rcfile", join(dir, "bash.rc"), "-i"];
-      return { argv, env: extra, nonceInput, verdictChannel: true, integration: "shell", family };
-    }
-    case "zsh":
-      if (env.ZDOTDIR) extra.PTYHUB_USER_ZDOTDIR = env.ZDOTDIR;
-      extra.ZDOTDIR = join(dir, "zsh");
-      return { argv: [shellPath, "-i"], env: extra, nonceInput, verdictChannel: false, integration: "shell", family };
-    case "fish":
-      return {
-        argv: [shellPath, "-i", "--init-command", `source ${quoteFish(join(dir, "fish.fish"))}`],
-        env: extra,
-        nonceInput,
-        verdictChannel: false,
-        integration: "shell",
-        family,
-      };
-    case "sh":
-      if (env.ENV) extra.PTYHUB_USER_ENV = env.ENV;
-      extra.ENV = join(dir, "sh.rc");
-      return { argv: [shellPath, "-i"], env: extra, nonceInput, verdictChannel: false, integration: "marker", family };
-  }
-}
-
-function quoteFish(s: string): string {
-  return `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+  const shell = shellDescriptor(shellFamilyOf(shellPath)) ?? shellDescriptor("sh")!;
+  const { argv, env: extra } = shell.launch(shellPath, scriptDir(), env);
+  return {
+    argv,
+    env: extra,
+    nonceInput: `${nonce}\n`,
+    verdictChannel: shell.verdictChannel,
+    integration: shell.integration,
+    family: shell.family,
+  };
 }
 
 /** Single-quotes for POSIX shells: 'it'\''s'. */
@@ -151,7 +123,7 @@ export function commandLine(command: string, family: ShellFamily, integration: I
   if (multiLine) {
     const escaped = command.replace(/\\/g, "\\\\").replace(/\r?\n/g, "\\n");
     line =
-      family === "fish"
+      shellDescriptor(family)?.syntax === "fish"
         ? `eval (printf %b ${quotePosix(escaped)} | string collect)`
         : `eval "$(printf %b ${quotePosix(escaped)})"`;
   }

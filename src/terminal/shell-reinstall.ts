@@ -16,28 +16,22 @@
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { BASH_SCRIPT, FISH_SCRIPT, OSC_MARK_ID, SH_SCRIPT, ZSH_ZSHRC } from "./shell-scripts.ts";
+import { OSC_MARK_ID } from "./shell-scripts.ts";
 import { quotePosix, type Integration, type PosixShellFamily } from "./shell-integration.ts";
+import { shellDescriptor } from "./shells/all-shells.ts";
+import type { ShellDescriptor } from "./shells/descriptor.ts";
 
-/** Where each startup script's hooks begin: everything before loads the user's own files. */
-const HOOKS_AFTER: Record<PosixShellFamily, [script: string, anchor: string]> = {
-  bash: [BASH_SCRIPT, `if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi\n`],
-  zsh: [ZSH_ZSHRC, `[[ -r "\${ZDOTDIR:-$HOME}/.zshrc" ]] && source "\${ZDOTDIR:-$HOME}/.zshrc"\n`],
-  fish: [FISH_SCRIPT, "set -g __ptyhub_nonce (command head -n 1 <&3 2>/dev/null)\n"],
-  sh: [SH_SCRIPT, "  unset ENV\nfi\n"],
-};
-
-/** The hooks part of a family's startup script (throws when the script no longer has its anchor). */
-function hooksOf(family: PosixShellFamily): string {
-  const [script, anchor] = HOOKS_AFTER[family];
-  const at = script.indexOf(anchor);
-  if (at < 0) throw new Error(`${family} integration script changed: update HOOKS_AFTER`);
-  return script.slice(at + anchor.length);
+/** The hooks part of a shell's startup script (throws when the script no longer has its anchor). */
+function hooksOf(shell: ShellDescriptor): string {
+  const { script, after } = shell.hooks;
+  const at = script.indexOf(after);
+  if (at < 0) throw new Error(`${shell.family} integration script changed: update its descriptor's hooks.after`);
+  return script.slice(at + after.length);
 }
 
 /** The completion strategy a shell family gets: hooks, or per-command markers (POSIX sh). */
 export function integrationOf(family: PosixShellFamily): Integration {
-  return family === "sh" ? "marker" : "shell";
+  return shellDescriptor(family)!.integration;
 }
 
 export interface Reinstall {
@@ -48,32 +42,25 @@ export interface Reinstall {
   line: string;
 }
 
-/** A function every family's hooks define: present means the shell has them already. */
-const HOOKED_BY: Record<PosixShellFamily, string> = {
-  bash: "__ptyhub_precmd",
-  zsh: "__ptyhub_precmd",
-  fish: "__ptyhub_prompt",
-  sh: "__ptyhub_c",
-};
-
 /**
  * The script and the typed line that install `family`'s hooks into a running shell. A shell that
  * has them already (its ready mark was merely late) is left as it is: twice installed, every
  * prompt would report two ends.
  */
 export function reinstallFor(family: PosixShellFamily, nonce: string, dir: string): Reinstall {
+  const shell = shellDescriptor(family)!;
   const path = join(dir, `reinstall-${randomBytes(6).toString("hex")}.${family}`);
   const quoted = quotePosix(path);
   const reinstalled = `'\\033]${OSC_MARK_ID};%s;R\\007'`;
-  const hooked = HOOKED_BY[family];
-  if (family === "fish") {
+  const hooked = shell.hooks.definedBy;
+  if (shell.syntax === "fish") {
     const script =
-      `if not functions -q ${hooked}\nset -g __ptyhub_nonce ${nonce}\n${hooksOf(family)}` +
+      `if not functions -q ${hooked}\nset -g __ptyhub_nonce ${nonce}\n${hooksOf(shell)}` +
       `printf ${reinstalled} ${nonce}\nend\ncommand rm -f -- ${quoted} 2>/dev/null\n`;
     return { path, script, line: ` test -r ${quoted}; and source ${quoted}` };
   }
   const script =
-    `if ! command -v ${hooked} >/dev/null 2>&1; then\n__ptyhub_nonce=${nonce}\n${hooksOf(family)}` +
+    `if ! command -v ${hooked} >/dev/null 2>&1; then\n__ptyhub_nonce=${nonce}\n${hooksOf(shell)}` +
     `printf ${reinstalled} ${nonce}\nfi\ncommand rm -f -- ${quoted} 2>/dev/null\n`;
   return { path, script, line: ` [ -r ${quoted} ] && . ${quoted}` };
 }

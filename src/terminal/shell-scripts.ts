@@ -1,6 +1,8 @@
 /**
- * Shell-integration scripts, kept as strings so the compiled binary carries them. Each script
- * first loads the user's own startup files (their rc still runs, untouched), then installs hooks
+ * What the shell-integration scripts print and read. The scripts are shell files in shells/, one
+ * descriptor per shell beside them (shells/all-shells.ts), imported as text so the compiled binary
+ * carries them, and read by shellcheck, `zsh -n` and `fish -n` (test/unit/shell-script-files.test.ts).
+ * Each script first loads the user's own startup files (their rc still runs, untouched), then installs hooks
  * that print marks: OSC 6973 ; <nonce> ; <kind> [; args] BEL.
  *   A        the prompt is about to be drawn
  *   B        the prompt is drawn (end of PS1): the line editor reads input now, so typed text
@@ -26,7 +28,8 @@ export const NONCE_FD = 3;
 
 /**
  * The second line on NONCE_FD when ptyhub keeps that socket open as the channel for the guard's
- * verdicts on commands the shell is about to run (bash: the script moves it to descriptor 63).
+ * verdicts on commands the shell is about to run (bash moves it to descriptor 63, zsh to one it
+ * picks; fish keeps it on NONCE_FD).
  */
 export const VERDICT_CHANNEL_LINE = "verdicts";
 
@@ -38,23 +41,3 @@ export const VERDICT_FD = 63;
  * answer came: ptyhub answers in milliseconds, but a loaded machine may stall it for seconds.
  */
 export const VERDICT_WAIT_S = 20;
-
-// The scripts are shell files beside this one (src/terminal/shells/), imported as text so the
-// compiled binary carries them, and so shellcheck (bash, sh), `zsh -n` and `fish -n` read them
-// (test/unit/shell-script-files.test.ts).
-import BASH_TEXT from "./shells/integration.bash" with { type: "text" };
-import ZSH_ENV_TEXT from "./shells/zshenv.zsh" with { type: "text" };
-import ZSH_RC_TEXT from "./shells/zshrc.zsh" with { type: "text" };
-import FISH_TEXT from "./shells/integration.fish" with { type: "text" };
-import SH_TEXT from "./shells/markers.sh" with { type: "text" };
-
-/** bash: loaded with --rcfile, so the usual rc files load from it. */
-export const BASH_SCRIPT: string = BASH_TEXT;
-/** zsh's .zshenv: chains to the user's. */
-export const ZSH_ZSHENV: string = ZSH_ENV_TEXT;
-/** zsh's .zshrc: loads the user's, then adds the hooks. */
-export const ZSH_ZSHRC: string = ZSH_RC_TEXT;
-/** fish: sourced by --init-command, after config.fish. */
-export const FISH_SCRIPT: string = FISH_TEXT;
-/** POSIX sh: loaded through $ENV, after the user's $ENV. */
-export const SH_SCRIPT: string = SH_TEXT;

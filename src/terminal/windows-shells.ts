@@ -16,6 +16,7 @@ import { AppError } from "../api/errors.ts";
 import { CMD_END_SCRIPT, PWSH_NONCE_ENV, PWSH_SCRIPT } from "./windows-shell-scripts.ts";
 
 export type WindowsShellFamily = "cmd" | "pwsh";
+export const WINDOWS_SHELL_FAMILIES: readonly WindowsShellFamily[] = ["cmd", "pwsh"];
 
 /** The end-marker batch file's name in the shell-script directory (shell-integration.ts). */
 export const CMD_END_FILE = "cmd-end.cmd";

@@ -43,6 +43,10 @@ beforeAll(async () => {
     persistent: false,
     env: { PATH: `${bin}:${process.env.PATH}`, VISUAL: "true", EDITOR: "true" },
   });
+  // The first prompt. Without it, on a loaded machine the first case's line was typed while bash
+  // still read its startup files, and the barrier's ctrl+u (ran()) erased it before readline
+  // took it: the rig's own case then logged nothing (the flake seen when run beside other tests).
+  expect(await mcp.ok("term_exec", { session: SESSION, command: "true" })).toMatchObject({ exit_code: 0 });
 });
 afterAll(async () => {
   await mcp.call("term_close", { session: SESSION });

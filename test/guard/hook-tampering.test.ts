@@ -1,5 +1,5 @@
 /**
- * The commands bash reports before it runs them that would switch the guard's look off
+ * The commands bash, zsh and fish report before they run them that would switch the guard's look off
  * (src/guard/hook-tampering.ts), and the near misses that only read the hooks or look alike.
  */
 import { describe, expect, test } from "bun:test";
@@ -26,6 +26,24 @@ describe("hook tampering", () => {
     "unset BASH_COMMAND",
     "unset -v FUNCNAME",
     "unset SRANDOM",
+    // zsh
+    "unsetopt debug_before_cmd",
+    "setopt no_debugbeforecmd",
+    "TRAPDEBUG() { :; }",
+    "__ptyhub_judge() { return 0; }",
+    "functions[__ptyhub_trap]='return 0'",
+    "unfunction __ptyhub_trap",
+    "disable -f __ptyhub_trap",
+    "disable setopt",
+    // fish
+    "function __ptyhub_enter; commandline -f execute; end",
+    "functions -e __ptyhub_check_run",
+    "functions --erase __ptyhub_judge",
+    "set -e __ptyhub_judging",
+    "set -g __ptyhub_judging; echo $__ptyhub_nonce",
+    "bind \\cg execute",
+    "bind \\cg 'commandline -f execute'",
+    "block -g",
   ];
   for (const line of refused) {
     test(`refused: ${line}`, () => expect(hookTampering(line)?.rule).toBe("guard-evasion"));
@@ -42,6 +60,11 @@ describe("hook tampering", () => {
     "exec {fd}< input",
     "unset FOO",
     "echo DEBUG",
+    "functions __ptyhub_enter",
+    "set n $__ptyhub_nonce; printf '%s' $n",
+    'printf %s "${__ptyhub_nonce}"',
+    "bind \\cg 'git status'",
+    "echo blocked",
   ];
   for (const line of allowed) {
     test(`allowed: ${line}`, () => expect(hookTampering(line)).toBeNull());

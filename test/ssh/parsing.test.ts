@@ -17,7 +17,8 @@ import {
   knownHostsName,
   knownTypes,
 } from "../../src/backend/ssh/known-hosts.ts";
-import { remoteBashRc, setupScript } from "../../src/backend/ssh/remote-shell.ts";
+import { setupScript } from "../../src/backend/ssh/remote-shell.ts";
+import { BASH } from "../../src/terminal/shells/bash.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ssh-parse-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -179,7 +180,7 @@ describe("known_hosts", () => {
 
 describe("remote setup script", () => {
   test("the login variant of the bash integration loads the profile files, not .bashrc directly", () => {
-    const rc = remoteBashRc();
+    const rc = BASH.remote.files["bash.rc"]!;
     expect(rc).toContain(". /etc/profile");
     expect(rc).toContain(".bash_profile");
     expect(rc).toContain("__ptyhub_precmd");

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { BACKEND_KINDS } from "../../src/api/kinds.ts";
 import { TOOLS } from "../../src/mcp/tools/all-tools.ts";
 import { LAYERS } from "../../scripts/layers.ts";
+import { POSIX_SHELL_FAMILIES, SHELLS } from "../../src/terminal/shells/all-shells.ts";
 
 const repo = join(import.meta.dir, "../..");
 const doc = readFileSync(join(repo, "docs/extending.md"), "utf8");
@@ -49,5 +50,15 @@ describe("docs/extending.md", () => {
     expect(listAfter("The tools")).toEqual(TOOLS.map((t) => t.name));
     const files = readdirSync(join(repo, "src/mcp/tools")).filter((f) => f !== "all-tools.ts");
     expect(files.length).toBe(TOOLS.length);
+  });
+
+  test("the shells it lists are the list's, each with its descriptor file and its script files", () => {
+    expect(listAfter("The shells")).toEqual([...POSIX_SHELL_FAMILIES]);
+    const scripts = readdirSync(join(repo, "src/terminal/shells"));
+    for (const shell of SHELLS) {
+      expect(existsSync(join(repo, "src/terminal/shells", `${shell.family}.ts`))).toBe(true);
+      for (const text of Object.values(shell.files))
+        expect(scripts.some((f) => readFileSync(join(repo, "src/terminal/shells", f), "utf8") === text)).toBe(true);
+    }
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { commandLine, parseMark, quotePosix, shellFamilyOf } from "../../src/terminal/shell-integration.ts";
+import {
+  commandLine,
+  isShellFamily,
+  parseMark,
+  quotePosix,
+  shellFamilyOf,
+} from "../../src/terminal/shell-integration.ts";
 
 describe("shell integration", () => {
   const nonce = "abc123";
@@ -30,6 +36,9 @@ describe("shell integration", () => {
     expect(shellFamilyOf("-zsh")).toBe("zsh");
     expect(shellFamilyOf("/usr/bin/dash")).toBe("sh");
     expect(shellFamilyOf("python3")).toBeNull();
+    // What the daemon's attach answer may name: every family of the lists, nothing else.
+    for (const family of ["bash", "zsh", "fish", "sh", "cmd", "pwsh"]) expect(isShellFamily(family)).toBe(true);
+    for (const other of ["dash", "csh", "", null, 3]) expect(isShellFamily(other)).toBe(false);
   });
 
   test("command lines: single lines as typed, multi-line folded, markers wrap in sh", () => {

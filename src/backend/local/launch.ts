@@ -35,7 +35,7 @@ export interface LaunchPlan {
   target: string;
   /** Given to the program on NONCE_FD at its start (an integrated shell's nonce), if any. */
   nonceInput?: string;
-  /** Keep NONCE_FD open for the guard's verdicts (an integrated bash: shell-integration.ts). */
+  /** Keep NONCE_FD open for the guard's verdicts (a shell whose descriptor says so: src/terminal/shells/). */
   verdictChannel?: boolean;
 }
 

@@ -177,10 +177,6 @@ export class LocalBackend implements Backend {
     this.verdicts?.send(line);
   }
 
-  restoreVerdictTurn(): void {
-    this.verdicts?.restoreTurn();
-  }
-
   resize(cols: number, rows: number): void {
     if (!this.exitInfo && !this.masterClosed) setWindowSize(this.pty.master, cols, rows);
   }

@@ -1,22 +1,24 @@
 /**
- * The private channel for the guard's verdicts on the commands bash is about to run
- * (shell-scripts.ts, src/guard/accepted-line.ts). Never the terminal: an answer written there
+ * The private channel for the guard's verdicts on what the shell is about to run (the scripts in
+ * src/terminal/shells/, src/guard/accepted-line.ts). Never the terminal: an answer written there
  * would be read among keys typed ahead. Two parts, both handed to the shell at its start:
  *
  * - the answers: NONCE_FD, the socket the nonce came on, kept open (the shell moves it to
- *   VERDICT_FD); ptyhub writes, the shell reads.
+ *   VERDICT_FD, zsh to one of its own, fish cannot move it); ptyhub writes, the shell reads.
  * - a turn: a pipe holding one byte (TOKEN_FDS). bash reads a socket one byte at a time, so two of
  *   its processes waiting at once (a pipeline of two `{ …; }`, a background subshell) would each
  *   take bytes of the other's answer and neither could read its own. A process takes the byte
  *   before it asks and puts it back after the answer: one asks at a time. The byte is lost when
- *   its holder dies mid-question (ctrl+c); at each prompt ptyhub makes it one byte again.
+ *   its holder dies mid-question (ctrl+c); at each prompt the shell makes it one byte again
+ *   (ptyhub cannot: the end mark it would do it at may reach it after the next line's first
+ *   question took the byte, and two bytes would let two processes ask at once). ptyhub puts the
+ *   first byte in and keeps no end of the pipe.
  *
  * Linux only (pipe2 with O_CLOEXEC, so other programs ptyhub starts do not inherit the pipe).
  */
-import { closeSync, readSync, writeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import { FFIType, ptr } from "bun:ffi";
 import { openLibc } from "../../util/libc.ts";
-import { readable } from "./pty/open.ts";
 import { logger } from "../../log.ts";
 
 const log = logger("verdicts");
@@ -50,9 +52,6 @@ export class VerdictChannel {
   private constructor(
     /** Our end of the answers' socket. */
     private readonly answers: number,
-    /** Our copies of the turn pipe's ends: to count the bytes in it and to put one back. */
-    private readonly turnRead: number,
-    private readonly turnWrite: number,
   ) {}
 
   /** A turn pipe for a shell about to start: its ends go into the child's stdio at TOKEN_FDS. */
@@ -60,11 +59,15 @@ export class VerdictChannel {
     return pipeCloexec();
   }
 
-  /** Takes over our end of the socket and the turn pipe once the shell has started; puts the first turn in. */
+  /**
+   * Takes over our end of the socket once the shell has started; puts the first turn in the pipe
+   * and closes our copies of its ends (the shell has its own).
+   */
   static open(answers: number, turn: [number, number]): VerdictChannel {
-    const channel = new VerdictChannel(answers, turn[0], turn[1]);
+    // When this throws, the caller still holds the ends, and closes them.
     writeSync(turn[1], TOKEN);
-    return channel;
+    for (const fd of turn) closeSync(fd);
+    return new VerdictChannel(answers);
   }
 
   send(line: string): void {
@@ -77,22 +80,9 @@ export class VerdictChannel {
     }
   }
 
-  /**
-   * The shell is at its prompt: exactly one turn in the pipe again. None left means its holder
-   * died mid-question; more than one, that a background holder put its turn back after one was
-   * added. (A background question in flight right now may then share its turn: at worst two
-   * answers are garbled, and both commands refused.)
-   */
-  restoreTurn(): void {
-    if (this.closed) return;
-    const count = readable(this.turnRead);
-    if (count === 0) writeSync(this.turnWrite, TOKEN);
-    else if (count > 1) readSync(this.turnRead, Buffer.alloc(count - 1));
-  }
-
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const fd of [this.answers, this.turnRead, this.turnWrite]) closeSync(fd);
+    closeSync(this.answers);
   }
 }

@@ -23,8 +23,8 @@ import type { Client, ClientChannel, ExecOptions, ShellOptions } from "ssh2";
 import { AppError } from "../../api/errors.ts";
 import type { ProgramSpec } from "../descriptor.ts";
 import { logger } from "../../log.ts";
-import { BASH_SCRIPT, FISH_SCRIPT, SH_SCRIPT, ZSH_ZSHENV, ZSH_ZSHRC } from "../../terminal/shell-scripts.ts";
 import { quotePosix, shellFamilyOf, type Integration, type ShellFamily } from "../../terminal/shell-integration.ts";
+import { type PosixShellFamily, SHELLS, shellDescriptor } from "../../terminal/shells/all-shells.ts";
 
 const log = logger("ssh-remote");
 
@@ -38,54 +38,8 @@ export const SETUP_PROGRAM =
 /** The setup line every POSIX host understands; the login shell (even fish or csh) passes it on intact. */
 const SETUP_COMMAND = `/bin/sh -c '${SETUP_PROGRAM}'`;
 
-const CLEANUP_SH = `if [ -n "$PTYHUB_DIR" ]; then rm -rf -- "$PTYHUB_DIR"; fi; unset PTYHUB_DIR\n`;
-
-/** What local bash sources (non-login) → what a login bash sources (bash(1), INVOCATION). */
-const BASH_LOCAL_RC = `if [ -r /etc/bash.bashrc ]; then . /etc/bash.bashrc; fi
-if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
-`;
-const BASH_LOGIN_RC = `# A remote session is a login: load what a login bash loads (which usually loads .bashrc).
-if [ -r /etc/profile ]; then . /etc/profile; fi
-if [ -r "$HOME/.bash_profile" ]; then . "$HOME/.bash_profile"
-elif [ -r "$HOME/.bash_login" ]; then . "$HOME/.bash_login"
-elif [ -r "$HOME/.profile" ]; then . "$HOME/.profile"; fi
-`;
-
-export function remoteBashRc(): string {
-  if (!BASH_SCRIPT.includes(BASH_LOCAL_RC)) throw new Error("bash integration script changed: update remoteBashRc");
-  return BASH_SCRIPT.replace(BASH_LOCAL_RC, BASH_LOGIN_RC) + CLEANUP_SH;
-}
-
-/** zsh -l reads $ZDOTDIR/.zprofile between .zshenv and .zshrc: chain to the user's. */
-const ZSH_ZPROFILE = `# ptyhub shell integration for zsh (.zprofile): load the user's .zprofile.
-ZDOTDIR="$__ptyhub_user_zdotdir"
-[[ -r "$ZDOTDIR/.zprofile" ]] && source "$ZDOTDIR/.zprofile"
-ZDOTDIR="$__ptyhub_zdotdir"
-`;
-
-function remoteFishRc(): string {
-  return (
-    FISH_SCRIPT + `if set -q PTYHUB_DIR; and test -n "$PTYHUB_DIR"\n    rm -rf -- $PTYHUB_DIR\nend\nset -e PTYHUB_DIR\n`
-  );
-}
-
-/** POSIX sh: emulate the login (profile files), then the user's $ENV, then the marker functions. */
-function remoteShRc(): string {
-  // The marker functions follow the loading of the user's $ENV, which ends here.
-  const envLoaded = "  unset ENV\nfi\n";
-  const found = SH_SCRIPT.indexOf(envLoaded);
-  if (found < 0) throw new Error("sh integration script changed: update remoteShRc");
-  const at = found + envLoaded.length;
-  return `# ptyhub markers for POSIX sh over SSH: loaded through $ENV.
-__ptyhub_nonce=
-{ IFS= read -r __ptyhub_nonce <&3; } 2>/dev/null
-exec 3<&-
-unset ENV
-if [ -r /etc/profile ]; then . /etc/profile; fi
-if [ -r "$HOME/.profile" ]; then . "$HOME/.profile"; fi
-if [ -n "$ENV" ] && [ -r "$ENV" ]; then . "$ENV"; fi
-${SH_SCRIPT.slice(at)}${CLEANUP_SH}`;
-}
+/** The boot script's `case` over the shells: each shell's descriptor says how it is exec'd. */
+const BOOT_SHELLS = SHELLS.map((shell) => `  ${shell.family})\n    ${shell.remote.boot} ;;\n`).join("");
 
 /** Runs on the session's PTY: `/bin/sh DIR/boot MODE SHELL`. */
 const BOOT = `# ptyhub: start the session's program from the files setup left in this directory.
@@ -118,21 +72,10 @@ fi
 exec 3< "$d/nonce"
 rm -f -- "$d/nonce"
 case $mode in
-  bash) exec "$shell" --rcfile "$d/bash.rc" -i ;;
-  zsh)
-    if [ -n "$ZDOTDIR" ]; then PTYHUB_USER_ZDOTDIR=$ZDOTDIR; export PTYHUB_USER_ZDOTDIR; fi
-    ZDOTDIR=$d/zsh
-    export ZDOTDIR
-    exec "$shell" -l -i ;;
-  fish) exec "$shell" -l -i --init-command "source '$d/fish.fish'" ;;
-  *)
-    ENV=$d/sh.rc
-    export ENV
-    exec "$shell" -i ;;
-esac
+${BOOT_SHELLS}esac
 `;
 
-export type RemoteMode = "bash" | "zsh" | "fish" | "sh" | "cmd";
+export type RemoteMode = PosixShellFamily | "cmd";
 
 export interface RemoteLaunchRequest extends ProgramSpec {
   agentForward: boolean;
@@ -162,13 +105,12 @@ export function setupScript(req: RemoteLaunchRequest, wantShell: string | null, 
   let s = "# ptyhub session setup\n";
   s += heredoc("boot", BOOT, tag);
   if (mode === "shell") {
-    s += heredoc("bash.rc", remoteBashRc(), tag);
-    s += `mkdir "$d/zsh"\n`;
-    s += heredoc("zsh/.zshenv", ZSH_ZSHENV, tag);
-    s += heredoc("zsh/.zprofile", ZSH_ZPROFILE, tag);
-    s += heredoc("zsh/.zshrc", ZSH_ZSHRC + CLEANUP_SH, tag);
-    s += heredoc("fish.fish", remoteFishRc(), tag);
-    s += heredoc("sh.rc", remoteShRc(), tag);
+    for (const shell of SHELLS)
+      for (const [name, text] of Object.entries(shell.remote.files)) {
+        const dir = name.includes("/") ? name.slice(0, name.lastIndexOf("/")) : null;
+        if (dir) s += `mkdir -p "$d/${dir}"\n`;
+        s += heredoc(name, text, tag);
+      }
   } else {
     const line = req.args !== undefined ? [req.command!, ...req.args].map(quotePosix).join(" ") : req.command!;
     s += heredoc("cmd", line, tag);
@@ -315,7 +257,7 @@ export interface BootPlan {
 }
 
 export function planBoot(req: ProgramSpec, plan: LaunchPlan, setup: SetupResult): BootPlan {
-  let family: ShellFamily | null = null;
+  let family: PosixShellFamily | null = null;
   let runMode: RemoteMode = "cmd";
   let shellPath = setup.shell;
   if (plan.mode === "shell") {
@@ -329,7 +271,7 @@ export function planBoot(req: ProgramSpec, plan: LaunchPlan, setup: SetupResult)
     runMode = family;
   }
   const argv = ["/bin/sh", `${setup.dir}/boot`, runMode, plan.mode === "shell" ? shellPath : "-"];
-  const integration: Integration = plan.mode === "cmd" ? "none" : family === "sh" ? "marker" : "shell";
+  const integration: Integration = plan.mode === "cmd" ? "none" : shellDescriptor(family)!.integration;
   const program =
     plan.mode === "cmd"
       ? req.args !== undefined

@@ -18,6 +18,14 @@ __ptyhub_precmd() {
   __ptyhub_in_prompt=1
   if [ "$__ptyhub_refused" = 1 ]; then __ptyhub_status=126; __ptyhub_refused=0; fi
   __ptyhub_judged=()
+  # The turn made one byte again (lost with an asker killed mid-question): by the shell, at its
+  # prompt, where none of its own commands asks. ptyhub cannot: the D mark it would do it at may
+  # reach it after the next line's first question took the turn, and two turns let two ask at once.
+  if [ -n "$__ptyhub_judging" ]; then
+    local __ptyhub_x
+    while IFS= read -r -t 0 -u 62 2>/dev/null; do IFS= read -r -N 1 -t 1 -u 62 __ptyhub_x 2>/dev/null || break; done
+    printf t >&61
+  fi
   local p="${PWD//%/%25}"
   p="${p//;/%3B}"; p="${p//$'\n'/%0A}"; p="${p//$'\a'/%07}"; p="${p//$'\e'/%1B}"
   printf '\033]6973;%s;D;%s;%s\007\033]6973;%s;A\007' "$__ptyhub_nonce" "$__ptyhub_status" "$p" "$__ptyhub_nonce"
