@@ -418,7 +418,7 @@ function ttyCheck(session: Session, asked?: TtyWait): Check {
   const quietFor = now - session.lastOutputAt;
   if (quietFor < TTY_QUIET_MS) return null;
   const wait = asked !== undefined ? asked : (session.backendHandle.foregroundTtyWait?.() ?? null);
-  if (wait === null || (wait === "timed" && quietFor < TTY_TIMED_QUIET_MS)) {
+  if (wait === null || (wait === "timed" && (quietFor < TTY_TIMED_QUIET_MS || answerDue(session)))) {
     ttySeen.delete(session);
     return null;
   }
@@ -429,6 +429,18 @@ function ttyCheck(session: Session, asked?: TtyWait): Check {
   }
   ttySeen.set(session, { at: now, outputAt: session.lastOutputAt, activityAt: session.lastActivityAt });
   return { retryInMs: TTY_CONFIRM_MS };
+}
+
+/**
+ * A wait with a time limit on a line below a typed one, no prompt drawn: an event loop with a
+ * timer due (node's REPL at `await` of a promise: epoll_wait over the tty with a timeout) still
+ * owes its answer and its prompt; it is not waiting for keys. A redraw timer (top, htop, vim)
+ * waits on the alternate screen, or with its cursor after text. Answered `reading` after 200 ms,
+ * the answer came with the next input (issue 36 item 3: the REPL oracle).
+ */
+function answerDue(session: Session): boolean {
+  const em = session.emulator;
+  return !em.altScreen && em.cursorPos().col === 0 && em.textBeforeCursor().trim() === "";
 }
 
 /** When to ask the kernel again: soon at first, rarely in a long wait; in time for a timed wait's quiet. */
