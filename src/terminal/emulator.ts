@@ -12,6 +12,7 @@ import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { RowHistory, type HeadCapture, type Row } from "./history.ts";
 import { BareCrFilter } from "./cr-filter.ts";
 import { StringBound } from "./string-bound.ts";
+import { markedRows } from "./highlight.ts";
 import { lineText, xtermCore, type XtermCore } from "./xterm-internals.ts";
 import { CR, FAST_PATH_MIN_BYTES, FAST_PATH_MIN_LINES, LF, pieceEnd, plainRun } from "./plain-scan.ts";
 
@@ -294,6 +295,12 @@ export class Emulator {
     const lines: string[] = [];
     for (let y = 0; y < this.xterm.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? "");
     return lines;
+  }
+
+  /** The visible screen as the model reads it: screenLines with highlighted spans marked (highlight.ts). */
+  markedScreenLines(): string[] {
+    this.materialize();
+    return markedRows(this.xterm.buffer.active, this.xterm.rows, this.xterm.cols);
   }
 
   /** The active screen's cursor, 1-based. */
