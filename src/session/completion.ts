@@ -75,6 +75,13 @@ const TTY_CONFIRM_MS = 10;
  */
 const TTY_RECHECK_MIN_MS = 20;
 const TTY_RECHECK_MAX_MS = 500;
+/**
+ * After typed text of which nothing at all came back, not even the echo, the kernel's "waits for
+ * the terminal" is believed only this long after the write: until then the program may not have
+ * been handed the input (see promptCheck). A program that reads without echo and prints nothing
+ * (a password typed without Enter) is answered this much later.
+ */
+const UNECHOED_TTY_MS = 1000;
 /** A program seen idle after its output is looked at again this much later before it counts as settled. */
 const IDLE_CONFIRM_MS = 100;
 
@@ -455,7 +462,14 @@ function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesA
   const now = Date.now();
   const quietFor = now - session.lastOutputAt;
   const nothing = (): Check => nothingYet(session, now - startedAt);
-  if (session.emulator.bytesIn === bytesAtStart) return nothing();
+  if (session.emulator.bytesIn === bytesAtStart) {
+    // Typed text with not even its echo back: the kernel may not have handed it to the program
+    // yet (a pty's input passes a kernel worker before the program can read it; on a busy machine
+    // that took longer than the tty check, and redis-cli's answer came with the next input).
+    const typed = (spec.typed?.text.length ?? 0) > 0;
+    if (typed && now - startedAt < UNECHOED_TTY_MS) return { retryInMs: TTY_RECHECK_MIN_MS };
+    return nothing();
+  }
   if (quietFor < PROMPT_QUIET_MS) return { retryInMs: PROMPT_QUIET_MS - quietFor };
   if (spec.produced && !spec.produced()) return nothing();
   const state = session.state();
