@@ -153,4 +153,43 @@ describe.if(process.platform === "linux")("highlighted spans against tmux captur
     await t.key("ctrl+c", "C-c");
     await t.close();
   });
+
+  test("htop: the selection bar is marked, and down moves it in the rows the model reads", async () => {
+    // By PID, with a long delay: the rows hold still between two refreshes.
+    const t = await Twin.start("htop", ["htop", "--sort-key", "PID", "-d", "100"]);
+    const rowsWithMarks = (rows: readonly string[][]) => rows.flatMap((r, i) => (r.length > 0 ? [i] : []));
+    const agreeOnRows = async (what: string, ready: (marked: string) => boolean) => {
+      await waitFor(
+        () => ready(t.ours().join("\n")),
+        SCREEN_WAIT_MS,
+        () => `ptyhub: ${what}:\n${t.ours().join("\n")}`,
+      );
+      let theirs: number[] = [];
+      const ours = () => rowsWithMarks(markedHighlights(t.ours()));
+      await waitFor(
+        async () => {
+          theirs = rowsWithMarks(await t.theirs());
+          return JSON.stringify(ours()) === JSON.stringify(theirs);
+        },
+        AGREE_MS,
+        what,
+      ).catch(() => {});
+      // Two htops show different processes and figures: the rows that hold highlights must agree.
+      expect({ what, rows: ours() }).toEqual({ what, rows: theirs });
+      return t.ours();
+    };
+    const bar = (rows: readonly string[]) => rows.findIndex((r) => /⟦\s*\d+ /.test(r));
+    const first = await agreeOnRows("htop drawn", (s) => /⟦ *PID/.test(s) && bar(s.split("\n")) >= 0);
+    const at = bar(first);
+    // What this client saw last, for the key's answer to be a diff against.
+    await host.read({ session: t.name, mode: "screen", max_tokens: 4000 }, ctx);
+    const r = await t.key("down", "Down");
+    const moved = await agreeOnRows("bar moved", (s) => bar(s.split("\n")) === at + 1);
+    expect(bar(moved)).toBe(at + 1);
+    // The key's answer no longer reads "no rows changed": the rows the bar left and reached.
+    expect(r.screen_mode).toBe("diff");
+    expect(r.screen).toMatch(new RegExp(`^ *${at + 2}\\|.*⟦`, "m"));
+    await t.key("q", "q");
+    await t.close();
+  });
 });
