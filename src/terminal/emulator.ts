@@ -52,7 +52,15 @@ export interface EmulatorOptions {
   resetLineOnBareCr?: () => boolean;
   /** The plain-text fast path (default on); tests turn it off to compare against the parser. */
   fastPath?: boolean;
+  /**
+   * Where the terminal's answer to a cursor position query (DSR 6, `ESC [ 6 n`) goes: to the
+   * program, as a terminal would send it. Without one, irb (reline) waits for it forever at start.
+   */
+  onCursorReport?: (report: string) => void;
 }
+
+/** The Device Status Report that asks for the cursor's position (CSI 6 n; CSI ? 6 n is another handler's). */
+const DSR_CURSOR_POSITION = 6;
 
 /** A lone CR, as a held one (see pendingScreen) goes to the bare-CR filter. */
 const CR_ONLY = new Uint8Array([CR]);
@@ -109,6 +117,16 @@ export class Emulator {
       const onOsc = opts.onOsc;
       this.xterm.parser.registerOscHandler(opts.oscId, (data) => {
         onOsc({ data, pos: this.cursorPos() });
+        return true;
+      });
+    }
+    if (opts.onCursorReport) {
+      const report = opts.onCursorReport;
+      // Answered mid-parse, where the query stands: the cursor is where the program left it then.
+      this.xterm.parser.registerCsiHandler({ final: "n" }, (params) => {
+        if (params.length !== 1 || params[0] !== DSR_CURSOR_POSITION) return false;
+        const buf = this.xterm.buffer.active;
+        report(`\x1b[${buf.cursorY + 1};${buf.cursorX + 1}R`);
         return true;
       });
     }

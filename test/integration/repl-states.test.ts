@@ -85,6 +85,17 @@ describe.if(process.platform === "linux")("REPL states", () => {
     await host.close({ session: "node-await" }, ctx);
   });
 
+  test("irb: it asks the terminal where the cursor is, is answered, and reaches its prompt", async () => {
+    // reline sends ESC [ 6 n at start and waits for the answer: unanswered, irb never drew a prompt
+    // and every input went unanswered (issue 36 item 3, irb).
+    const o = await host.open({ name: "irb", command: "irb" }, ctx);
+    expect(o).toMatchObject({ state: "prompt", output: expect.stringMatching(/irb\(main\):001:0>$/) });
+    const r = await host.send({ session: "irb", text: "6*7", ...sendDefaults }, ctx);
+    expect(r).toMatchObject({ state: "prompt", via: "prompt" });
+    expect(r.output).toStartWith("=> 42\n");
+    await host.close({ session: "irb" }, ctx);
+  });
+
   describe("redis-cli against a redis-server started here", () => {
     let port = 0;
     beforeAll(async () => {
