@@ -16,10 +16,12 @@ export type EchoState =
 /**
  * What a line editor may draw at the start of each further line of a multi-line input: a
  * continuation prompt (python `... `, node `... `, sqlite `   ...> `, psql `db-# ` or `db(# `, a
- * shell's `> `), or the primary prompt again where the REPL takes each pasted line as its own input
- * (python `>>> `). On an empty line its trailing blank is trimmed away (`...` alone).
+ * shell's `> `, irb `irb(main):002:1* `), or the primary prompt again where the REPL takes each
+ * pasted line as its own input (python `>>> `). On an empty line its trailing blank is trimmed away
+ * (`...` alone).
  */
-const CONTINUATION_PROMPT = /^(?:>>>|>|\.\.\.|[\w ]*\.\.\.>|[\w ]*>|[\w.-]*[=\-'"(*$^!]#)(?: |(?=\n|$))/;
+const CONTINUATION_PROMPT =
+  /^(?:>>>|>|\.\.\.|[\w ]*\.\.\.>|[\w ]*>|[\w.-]*[=\-'"(*$^!]#|\w+\([^)\n]*\):\d+:\d+[>*"'%])(?: |(?=\n|$))/;
 
 /** How the echo may have been drawn: each way the output at `i` can go on to show the rest of `expected`. */
 type Match = { end: number } | "pending" | "absent";
@@ -27,7 +29,7 @@ type Match = { end: number } | "pending" | "absent";
 export function stripEcho(output: string, sent: string, enter: boolean): EchoState {
   const expected = sent.replace(/\r\n?/g, "\n");
   if (expected.length === 0) return { status: "absent", rest: output };
-  const m = matchEcho(output, expected, 0, 0);
+  const m = echoFromStart(output, expected);
   if (m === "pending") return { status: "pending" };
   if (m === "absent") return { status: "absent", rest: output };
   let i = m.end;
@@ -41,6 +43,17 @@ export function stripEcho(output: string, sent: string, enter: boolean): EchoSta
     if (output[i] === "\n") i++;
   }
   return { status: "stripped", rest: output.slice(i) };
+}
+
+/**
+ * The echo at the start of the output, or behind a prompt there: a line editor that redraws a
+ * multi-line input redraws its first line with its prompt too (irb: `irb(main):002:1* def f(a)`).
+ */
+function echoFromStart(output: string, expected: string): Match {
+  const plain = matchEcho(output, expected, 0, 0);
+  if (plain !== "absent") return plain;
+  const prompt = CONTINUATION_PROMPT.exec(output.slice(0, 40));
+  return prompt ? matchEcho(output, expected, prompt[0].length, 0) : "absent";
 }
 
 /**

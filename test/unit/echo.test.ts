@@ -52,3 +52,11 @@ test("a block closed by an empty line: Enter's line with its bare continuation p
   expect(stripEcho(shown, sent, true)).toEqual({ status: "stripped", rest: "0\n1\n>>>" });
   expect(stripEcho("for i in range(2):\n...     print(i)\n...", sent, true)).toEqual({ status: "pending" });
 });
+
+test("irb redraws a pasted block behind its own prompts, the first line too", () => {
+  const sent = "def f(a)\n  a+1\nend";
+  const shown = "irb(main):002:1* def f(a)\nirb(main):003:1*   a+1\nirb(main):004:0> end\n=> :f\nirb(main):005:0>";
+  expect(stripEcho(shown, sent, true)).toEqual({ status: "stripped", rest: "=> :f\nirb(main):005:0>" });
+  // Output that merely starts like a prompt is not taken for an echo behind one.
+  expect(stripEcho("x> hello\n", "ls", true)).toEqual({ status: "absent", rest: "x> hello\n" });
+});
