@@ -75,6 +75,13 @@ const TTY_CONFIRM_MS = 10;
  */
 const TTY_RECHECK_MIN_MS = 20;
 const TTY_RECHECK_MAX_MS = 500;
+/**
+ * After typed text of which nothing at all came back, not even the echo, the kernel's "waits for
+ * the terminal" is believed only this long after the write: until then the program may not have
+ * been handed the input (see promptCheck). A program that reads without echo and prints nothing
+ * (a password typed without Enter) is answered this much later.
+ */
+const UNECHOED_TTY_MS = 1000;
 /** A program seen idle after its output is looked at again this much later before it counts as settled. */
 const IDLE_CONFIRM_MS = 100;
 
@@ -418,7 +425,7 @@ function ttyCheck(session: Session, asked?: TtyWait): Check {
   const quietFor = now - session.lastOutputAt;
   if (quietFor < TTY_QUIET_MS) return null;
   const wait = asked !== undefined ? asked : (session.backendHandle.foregroundTtyWait?.() ?? null);
-  if (wait === null || (wait === "timed" && quietFor < TTY_TIMED_QUIET_MS)) {
+  if (wait === null || (wait === "timed" && (quietFor < TTY_TIMED_QUIET_MS || answerDue(session)))) {
     ttySeen.delete(session);
     return null;
   }
@@ -429,6 +436,18 @@ function ttyCheck(session: Session, asked?: TtyWait): Check {
   }
   ttySeen.set(session, { at: now, outputAt: session.lastOutputAt, activityAt: session.lastActivityAt });
   return { retryInMs: TTY_CONFIRM_MS };
+}
+
+/**
+ * A wait with a time limit on a line below a typed one, no prompt drawn: an event loop with a
+ * timer due (node's REPL at `await` of a promise: epoll_wait over the tty with a timeout) still
+ * owes its answer and its prompt; it is not waiting for keys. A redraw timer (top, htop, vim)
+ * waits on the alternate screen, or with its cursor after text. Answered `reading` after 200 ms,
+ * the answer came with the next input (issue 36 item 3: the REPL oracle).
+ */
+function answerDue(session: Session): boolean {
+  const em = session.emulator;
+  return !em.altScreen && em.cursorPos().col === 0 && em.textBeforeCursor().trim() === "";
 }
 
 /** When to ask the kernel again: soon at first, rarely in a long wait; in time for a timed wait's quiet. */
@@ -443,7 +462,14 @@ function promptCheck(session: Session, spec: WaitSpec, startedAt: number, bytesA
   const now = Date.now();
   const quietFor = now - session.lastOutputAt;
   const nothing = (): Check => nothingYet(session, now - startedAt);
-  if (session.emulator.bytesIn === bytesAtStart) return nothing();
+  if (session.emulator.bytesIn === bytesAtStart) {
+    // Typed text with not even its echo back: the kernel may not have handed it to the program
+    // yet (a pty's input passes a kernel worker before the program can read it; on a busy machine
+    // that took longer than the tty check, and redis-cli's answer came with the next input).
+    const typed = (spec.typed?.text.length ?? 0) > 0;
+    if (typed && now - startedAt < UNECHOED_TTY_MS) return { retryInMs: TTY_RECHECK_MIN_MS };
+    return nothing();
+  }
   if (quietFor < PROMPT_QUIET_MS) return { retryInMs: PROMPT_QUIET_MS - quietFor };
   if (spec.produced && !spec.produced()) return nothing();
   const state = session.state();

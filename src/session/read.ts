@@ -127,12 +127,12 @@ export async function readSession(
       break;
     }
     case "screen": {
-      cursor.screen = em.screenLines();
+      cursor.screen = em.markedScreenLines();
       items = screenItems(cursor.screen);
       break;
     }
     case "diff": {
-      const now = em.screenLines();
+      const now = em.markedScreenLines();
       items = diffItems(cursor.screen, now);
       cursor.screen = now;
       break;

@@ -3,7 +3,8 @@
  * off each row and below the last row, runs of identical rows collapsed), or only the rows that
  * changed since this client last saw the screen, with their row numbers (term_read's `diff`).
  * term_send and term_exec answer with whichever is smaller and say which: a keystroke in vim then
- * costs the rows it changed, not the whole screen (issue 22).
+ * costs the rows it changed, not the whole screen (issue 22). Spans a program highlights by colour
+ * alone (a selection bar) are marked ⟦so⟧ (terminal/highlight.ts): moving one changes rows.
  */
 import { render, type Item } from "../terminal/render.ts";
 import type { Session } from "./session.ts";
@@ -39,7 +40,7 @@ export function diffItems(before: readonly string[] | null, now: readonly string
  * another size) gets the full rendering.
  */
 export function screenForClient(session: Session, clientId: string, maxTokens: number): ScreenView {
-  const now = session.emulator.screenLines();
+  const now = session.emulator.markedScreenLines();
   const cursor = session.cursor(clientId);
   const before = cursor.screen;
   cursor.screen = now;

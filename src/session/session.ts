@@ -135,6 +135,10 @@ export class Session {
       oscId: OSC_MARK_ID,
       onOsc: (ev) => this.onMark(ev.data, ev.pos),
       resetLineOnBareCr: () => this.integration !== "shell" || this.currentPhase !== "prompt",
+      // An attached human's terminal answers the query itself: a second answer would be typed input.
+      onCursorReport: (report) => {
+        if (this.attachedHumans === 0 && !this.exitInfo) this.backend.write(report);
+      },
     });
     this.readers = new ReadCursors(this.emulator);
     this.backend.onData((data) => this.onData(data));

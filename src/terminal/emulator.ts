@@ -12,6 +12,7 @@ import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { RowHistory, type HeadCapture, type Row } from "./history.ts";
 import { BareCrFilter } from "./cr-filter.ts";
 import { StringBound } from "./string-bound.ts";
+import { markedRows } from "./highlight.ts";
 import { lineText, xtermCore, type XtermCore } from "./xterm-internals.ts";
 import { CR, FAST_PATH_MIN_BYTES, FAST_PATH_MIN_LINES, LF, pieceEnd, plainRun } from "./plain-scan.ts";
 
@@ -51,7 +52,15 @@ export interface EmulatorOptions {
   resetLineOnBareCr?: () => boolean;
   /** The plain-text fast path (default on); tests turn it off to compare against the parser. */
   fastPath?: boolean;
+  /**
+   * Where the terminal's answer to a cursor position query (DSR 6, `ESC [ 6 n`) goes: to the
+   * program, as a terminal would send it. Without one, irb (reline) waits for it forever at start.
+   */
+  onCursorReport?: (report: string) => void;
 }
+
+/** The Device Status Report that asks for the cursor's position (CSI 6 n; CSI ? 6 n is another handler's). */
+const DSR_CURSOR_POSITION = 6;
 
 /** A lone CR, as a held one (see pendingScreen) goes to the bare-CR filter. */
 const CR_ONLY = new Uint8Array([CR]);
@@ -108,6 +117,16 @@ export class Emulator {
       const onOsc = opts.onOsc;
       this.xterm.parser.registerOscHandler(opts.oscId, (data) => {
         onOsc({ data, pos: this.cursorPos() });
+        return true;
+      });
+    }
+    if (opts.onCursorReport) {
+      const report = opts.onCursorReport;
+      // Answered mid-parse, where the query stands: the cursor is where the program left it then.
+      this.xterm.parser.registerCsiHandler({ final: "n" }, (params) => {
+        if (params.length !== 1 || params[0] !== DSR_CURSOR_POSITION) return false;
+        const buf = this.xterm.buffer.active;
+        report(`\x1b[${buf.cursorY + 1};${buf.cursorX + 1}R`);
         return true;
       });
     }
@@ -294,6 +313,12 @@ export class Emulator {
     const lines: string[] = [];
     for (let y = 0; y < this.xterm.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? "");
     return lines;
+  }
+
+  /** The visible screen as the model reads it: screenLines with highlighted spans marked (highlight.ts). */
+  markedScreenLines(): string[] {
+    this.materialize();
+    return markedRows(this.xterm.buffer.active, this.xterm.rows, this.xterm.cols);
   }
 
   /** The active screen's cursor, 1-based. */

@@ -72,6 +72,30 @@ describe.if(process.platform === "linux")("REPL states", () => {
     await host.close({ session: "node" }, ctx);
   });
 
+  test("node: `await` of a timer is answered with its value at the prompt, not `reading` before it", async () => {
+    await host.open({ name: "node-await", command: "node" }, ctx);
+    // While the promise is pending node's event loop waits over the tty with the timer's limit:
+    // that was taken for a wait for keys after 200 ms (issue 36 item 3, the REPL oracle).
+    const text = "await new Promise((r) => setTimeout(() => r('late'), 1000))";
+    const r = await host.send({ session: "node-await", text, ...sendDefaults }, ctx);
+    expect(r).toMatchObject({ state: "prompt", via: "prompt" });
+    expect(r.output).toStartWith("'late'\n");
+    const next = await host.send({ session: "node-await", text: "6*7", ...sendDefaults }, ctx);
+    expect(next.output).toStartWith("42\n");
+    await host.close({ session: "node-await" }, ctx);
+  });
+
+  test("irb: it asks the terminal where the cursor is, is answered, and reaches its prompt", async () => {
+    // reline sends ESC [ 6 n at start and waits for the answer: unanswered, irb never drew a prompt
+    // and every input went unanswered (issue 36 item 3, irb).
+    const o = await host.open({ name: "irb", command: "irb" }, ctx);
+    expect(o).toMatchObject({ state: "prompt", output: expect.stringMatching(/irb\(main\):001:0>$/) });
+    const r = await host.send({ session: "irb", text: "6*7", ...sendDefaults }, ctx);
+    expect(r).toMatchObject({ state: "prompt", via: "prompt" });
+    expect(r.output).toStartWith("=> 42\n");
+    await host.close({ session: "irb" }, ctx);
+  });
+
   describe("redis-cli against a redis-server started here", () => {
     let port = 0;
     beforeAll(async () => {

@@ -54,7 +54,8 @@ test("fish with a slow fish_postexec handler: term_exec answers done, not `input
 const NO_FINAL_NEWLINE = "printf '%s' partial-line";
 
 /** How each shell marks a partial last line on screen: zsh's PROMPT_EOL_MARK (`%`, `#` for root), fish's ⏎. */
-const EOL_MARKS: Record<string, RegExp> = { zsh: /partial-line[%#]/, fish: /partial-line⏎/ };
+// zsh draws its mark in reverse video: the screen the model reads marks it ⟦so⟧ (terminal/highlight.ts).
+const EOL_MARKS: Record<string, RegExp> = { zsh: /partial-line⟦?[%#]/, fish: /partial-line⏎/ };
 
 for (const shell of ["zsh", "fish"]) {
   // zsh (PROMPT_SP: `%`, or `#` for root) and fish (`⏎`) mark a last line left without a newline

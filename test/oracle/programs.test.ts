@@ -21,6 +21,7 @@ import { keygen, startSshd } from "../ssh/sshd.ts";
 import { sshUsable } from "./sshd.ts";
 import { normalize, SCREEN_WAIT_MS, TmuxServer, type TmuxPane } from "./tmux.ts";
 import { waitFor } from "../helpers/wait.ts";
+import { HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN } from "../../src/terminal/highlight.ts";
 
 const COLS = 80;
 const ROWS = 24;
@@ -176,7 +177,10 @@ class Twin {
         view[Number(m[1]) - 1] = m[2]!;
       }
     } else view.splice(0, view.length, ...expandRepeats((r.screen ?? "").split("\n")));
-    expect({ what, mode: r.screen_mode, rows: normalize(view) }).toEqual({
+    // The model's screen marks highlighted spans ⟦so⟧ (checked against tmux in highlight.test.ts);
+    // tmux's plain screen has no marks.
+    const unmarked = view.map((row) => row.replaceAll(HIGHLIGHT_OPEN, "").replaceAll(HIGHLIGHT_CLOSE, ""));
+    expect({ what, mode: r.screen_mode, rows: normalize(unmarked) }).toEqual({
       what,
       mode: r.screen_mode,
       rows: normalize(await this.pane.screen()),

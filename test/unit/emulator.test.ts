@@ -276,3 +276,14 @@ describe("screen clears keep absolute positions", () => {
     em.dispose();
   });
 });
+
+describe("terminal answers", () => {
+  test("a cursor position query is answered with where the cursor stands at the query", () => {
+    const reports: string[] = [];
+    const em = new Emulator({ cols: 80, rows: 24, onCursorReport: (r) => reports.push(r) });
+    em.ingest(enc.encode("first\r\nab\x1b[6nlater text\x1b[?6n"));
+    // Row 2, column 3 (after "ab"); the private form (DECXCPR) is not this query.
+    expect(reports).toEqual(["\x1b[2;3R"]);
+    em.dispose();
+  });
+});

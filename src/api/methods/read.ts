@@ -9,7 +9,8 @@ export const readInput = z.strictObject({
     .default("new")
     .describe(
       "new: output since your last read · screen: the visible screen · diff: only screen rows changed since your " +
-        "last screen/diff read · history: scrollback lines by number",
+        "last screen/diff read · history: scrollback lines by number. On screens, text highlighted only by colour " +
+        "(a selection bar, a search match) is marked ⟦so⟧",
     ),
   from: z.number().int().optional().describe("history: first line (1-based; negative counts from the end)."),
   to: z.number().int().optional().describe("history: last line (inclusive; negative counts from the end)."),
