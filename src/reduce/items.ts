@@ -12,18 +12,22 @@ import { reduceOrSay } from "./reducers.ts";
 export interface ReducedItems {
   items: Item[];
   note: string;
+  /** A reducer rewrote the lines (else `items` are the originals and the note says why not). */
+  reduced: boolean;
 }
 
 export function reduceItems(command: string, items: readonly Item[]): ReducedItems {
   const lines: Line[] = [];
   for (const it of items) {
     // Lines lost to the history limit before anyone read them cannot be reduced: say so.
-    if ("gap" in it) return { items: [...items], note: "not reduced: part of the output is no longer in history" };
+    if ("gap" in it) {
+      return { items: [...items], note: "not reduced: part of the output is no longer in history", reduced: false };
+    }
     lines.push({ text: it.text.trimEnd(), lineNo: it.lineNo });
   }
   const r = reduceOrSay(command, lines.map((l) => l.text).join("\n"));
-  if (r.text === null) return { items: [...items], note: r.note };
-  return { items: attribute(lines, r.text.split("\n")), note: r.note };
+  if (r.text === null) return { items: [...items], note: r.note, reduced: false };
+  return { items: attribute(lines, r.text.split("\n")), note: r.note, reduced: true };
 }
 
 /**

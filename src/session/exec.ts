@@ -32,7 +32,10 @@ export interface ExecParams {
   command: string;
   timeout_ms: number;
   max_tokens: number;
-  /** Rewrite known noisy output (src/reduce) before the budget applies. */
+  /**
+   * Rewrite known noisy output (src/reduce) before the budget applies: true always, false never;
+   * left out, only output the budget would otherwise cut (reduced instead of cut, and said so).
+   */
   reduce?: boolean;
 }
 
@@ -93,18 +96,28 @@ export async function execCommand(
       const installed = shell ? await installHooks(session, shell, leftMs, signal) : null;
       // A reducer reads the whole output; the budget then cuts what it left (reduce first).
       const budget = p.reduce ? undefined : p.max_tokens;
+      const itemsWithin = (b: number | undefined) =>
+        commandItems(session, verdict, seq0, typedAt, typedCapture, line, b, installed?.at ?? null);
       const items =
         verdict.kind === "redrawn"
           ? await cancelDroppedLine(session, verdict.mark, typedAt, line, signal)
-          : commandItems(session, verdict, seq0, typedAt, typedCapture, line, budget, installed?.at ?? null);
-      const own = splitJobNotices(items, session.family, p.command);
-      const reduction = p.reduce ? reduceItems(p.command, own.items) : null;
-      const rendered = render(
-        reduction ? reduction.items : own.items,
-        p.max_tokens,
-        (t) => session.redact(t),
-        fetchableFrom(session.emulator),
-      );
+          : itemsWithin(budget);
+      let own = splitJobNotices(items, session.family, p.command);
+      let reduction = p.reduce ? reduceItems(p.command, own.items) : null;
+      const renderItems = (its: Item[]) =>
+        render(its, p.max_tokens, (t) => session.redact(t), fetchableFrom(session.emulator));
+      let rendered = renderItems(reduction ? reduction.items : own.items);
+      // Output the budget cuts, of a command a reducer knows: reduced instead of cut, unless the
+      // call said `reduce: false`. The reducer reads the whole output; every line stays in history.
+      if (p.reduce === undefined && rendered.truncated && verdict.kind !== "redrawn") {
+        const whole = splitJobNotices(itemsWithin(undefined), session.family, p.command);
+        const instead = reduceItems(p.command, whole.items);
+        if (instead.reduced) {
+          own = whole;
+          reduction = { ...instead, note: `${instead.note}, instead of cutting` };
+          rendered = renderItems(instead.items);
+        }
+      }
       session.setCursor(clientId, session.emulator.cursorPos());
       const result: ExecResult = {
         session: session.id,

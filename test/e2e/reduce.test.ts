@@ -69,7 +69,7 @@ describe("term_exec reduce", () => {
   });
 
   test("a failing pytest run: passing lines gone; the failing test, exception, file:line and counts stay", async () => {
-    const plain = await mcp.ok("term_exec", { command: `python3 ${FIXTURES}/fake_pytest.py` });
+    const plain = await mcp.ok("term_exec", { command: `python3 ${FIXTURES}/fake_pytest.py`, reduce: false });
     const r = await reduced(`python3 ${FIXTURES}/fake_pytest.py`);
     expect(r.output).not.toContain("PASSED");
     const facts = [
@@ -106,6 +106,24 @@ describe("term_exec reduce", () => {
     // Both ends and the failing line in the middle (45%) survive: the budget never cut the raw run.
     for (const fact of ["collected 467 items", "test_wrap_long_lines_23 FAILED", "1 failed, 466 passed"])
       expect(r.output).toContain(fact);
+  });
+
+  test("left to the default, output the budget would cut is reduced instead, and the header says so", async () => {
+    const command = `python3 ${FIXTURES}/fake_pytest.py`;
+    const cut = await mcp.raw("term_exec", { command, reduce: false, max_tokens: 2000 });
+    const cutData = cut.structuredContent as Omit<Reduced, "text">;
+    expect(cutData.truncated).not.toBeNull();
+    expect(cutData.reduced).toBeUndefined();
+    const auto = await mcp.raw("term_exec", { command, max_tokens: 2000 });
+    const autoData = auto.structuredContent as Omit<Reduced, "text">;
+    expect(autoData.reduced).toMatch(/^reduced \(test run\): dropped \d+ .*, instead of cutting$/);
+    expect(autoData.truncated).toBeNull();
+    for (const fact of ["test_wrap_long_lines_23 FAILED", "ZeroDivisionError", "1 failed, 466 passed"])
+      expect(autoData.output).toContain(fact);
+    expect((auto.content[0] as { text: string }).text.split("\n")[0]).toContain("instead of cutting");
+    // Output within the budget is left as it is.
+    const small = await mcp.raw("term_exec", { command: "git status" });
+    expect((small.structuredContent as Omit<Reduced, "text">).reduced).toBeUndefined();
   });
 
   test("a reduced output still over the budget is cut, and the omitted range reads back from history", async () => {

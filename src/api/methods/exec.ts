@@ -26,7 +26,9 @@ export const execInput = z.strictObject({
     .optional()
     .describe(
       "Rewrite known noisy output (git status/log/diff, grep/rg, test runs, package installs, builds) into " +
-        "fewer tokens, keeping every fact; the header says what was dropped. Default: the `reduce` setting (off).",
+        "fewer tokens, keeping every fact; the header says what was dropped. Default: only output that " +
+        "max_tokens would otherwise cut is reduced, instead of cut (the `reduce` setting on: always); " +
+        "false: never.",
     ),
 });
 

@@ -23,8 +23,9 @@ export const termExec = defineTool({
   output: execOutput,
   annotations: { destructiveHint: true, openWorldHint: true },
   async run({ reduce, ...args }, ctx) {
-    // Reduced where the output is rendered (the session's host), before the budget cuts it.
-    return ctx.host.call("exec", { ...args, reduce: reduce ?? processConfig().reduce }, ctx);
+    // Reduced where the output is rendered (the session's host), before the budget cuts it. Left
+    // out (and the setting off), output the budget would cut is reduced instead (session/exec.ts).
+    return ctx.host.call("exec", { ...args, reduce: reduce ?? (processConfig().reduce || undefined) }, ctx);
   },
   text(r) {
     // A command still running is named by its session, the one to follow it in (the caller may
