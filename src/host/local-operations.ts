@@ -118,6 +118,15 @@ export const LOCAL_OPERATIONS: { [M in HostMethod]: Operation<M> } = {
     },
   },
 
+  viewInput: {
+    session: "alive",
+    types: (p) => ({ via: "view", text: p.text }),
+    async run(_h, p, _ctx, s) {
+      s.write(p.text);
+      return { session: s.id, sent: true as const };
+    },
+  },
+
   // Whether a session exists and runs (before asking a human for a secret): the preamble is all.
   check: { session: "alive", run: async () => ({ ok: true as const }) },
 

@@ -1,11 +1,18 @@
 // The MCP Apps view of a session (src/web/mcp-app.ts), shown by the host beside a term_open or
 // term_exec result: the session's screen, kept current by term_read calls through the host, its
 // state and last exit code. Read-only until "Take over": then what is typed goes to the session
-// through term_send (so the guard judges it, as anything sent through the MCP client).
+// through the app-only tool term_view_input, as the human's (the trail says "human (MCP App)"; the
+// guard still judges it). The guard's questions this client's calls wait on show below the bar,
+// to approve or decline (term_view_questions, term_view_answer: app-only too).
 // `App` (@modelcontextprotocol/ext-apps) and `Terminal` (@xterm/xterm) are defined before this.
 
 /** How often the screen is read again while the view is open. */
 const REFRESH_MS = 1000;
+/**
+ * How often the guard's questions are looked for: well within the store's WATCHED_WITHIN_MS, so
+ * that while the view is open a question is put to the human here rather than refused at once.
+ */
+const QUESTIONS_MS = 1500;
 
 const $ = (id) => document.getElementById(id);
 const app = new App({ name: "ptyhub terminal", version: "1" });
@@ -49,6 +56,39 @@ function follow(result) {
   if (polling) return;
   polling = true;
   setInterval(() => void refresh().catch(() => undefined), REFRESH_MS);
+  void showQuestions();
+  setInterval(() => void showQuestions().catch(() => undefined), QUESTIONS_MS);
+}
+
+/** The guard's questions waiting for this client, each with Approve and Decline. */
+async function showQuestions() {
+  const r = await app.callServerTool({ name: "term_view_questions", arguments: {} });
+  const list = r.isError ? [] : (r.structuredContent?.questions ?? []);
+  const box = $("questions");
+  box.replaceChildren(
+    ...list.map((q) => {
+      const row = document.createElement("div");
+      row.className = "question";
+      row.dataset.id = q.id;
+      const text = document.createElement("span");
+      text.textContent = q.message;
+      row.append(text, answerButton(q.id, true, "Approve"), answerButton(q.id, false, "Decline"));
+      return row;
+    }),
+  );
+}
+
+function answerButton(id, allow, label) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = allow ? "approve" : "decline";
+  b.textContent = label;
+  b.addEventListener("click", async () => {
+    const r = await app.callServerTool({ name: "term_view_answer", arguments: { id, allow } });
+    if (r.isError) say(r.content?.[0]?.text ?? "not answered");
+    await showQuestions();
+  });
+  return b;
 }
 
 app.ontoolresult = follow;
@@ -67,7 +107,7 @@ let sending = Promise.resolve();
 term.onData((text) => {
   if (!takeover || session === null) return;
   sending = sending
-    .then(() => app.callServerTool({ name: "term_send", arguments: { session, text, enter: false } }))
+    .then(() => app.callServerTool({ name: "term_view_input", arguments: { session, text } }))
     .then((r) => (r.isError ? say(r.content?.[0]?.text ?? "not sent") : refresh()))
     .catch((err) => say(`not sent: ${err.message}`));
 });
