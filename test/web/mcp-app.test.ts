@@ -193,6 +193,20 @@ describe.skipIf(!HAVE_CHROMIUM)(
       if (path) await page.screenshot({ path: path as `${string}.png` });
     });
 
+    test("the view's screen reads leave the model's unread output unread", async () => {
+      await host.ok("term_exec", { session: SESSION, command: "(sleep 0.3; echo late-$((3*3))) &" });
+      await waitFor(
+        async () => (await rows()).join("\n").includes("late-9"),
+        SHOWN_WITHIN_MS,
+        async () => `the late line in the view (view:\n${(await rows()).join("\n")}\nscreen:\n${await screen()})`,
+      );
+      const unread = await host.ok("term_read", { session: SESSION, mode: "new", wait_ms: 0 });
+      expect(unread.output as string).toContain("late-9");
+      // It reads only with its own tool, each call waiting for a change: not term_read every second.
+      const called = new Set((await page.evaluate("window.viewCalls")) as string[]);
+      expect([...called].sort()).toEqual(["term_view_questions", "term_view_screen"]);
+    });
+
     test("read-only until taken over; then typing goes into the session", async () => {
       await view.click("#terminal");
       await page.keyboard.type("echo ignored-while-read-only");

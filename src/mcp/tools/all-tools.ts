@@ -13,6 +13,7 @@ import { termResize } from "./resize.ts";
 import { termSecret } from "./secret.ts";
 import { termSerial } from "./serial.ts";
 import { termViewInput } from "./view-input.ts";
+import { termViewScreen } from "./view-screen.ts";
 import { termViewAnswer, termViewQuestions } from "./view-questions.ts";
 
 export const TOOLS: readonly ToolDef[] = [
@@ -25,6 +26,7 @@ export const TOOLS: readonly ToolDef[] = [
   termResize,
   termSecret,
   termSerial,
+  termViewScreen,
   termViewInput,
   termViewQuestions,
   termViewAnswer,

@@ -6,6 +6,9 @@
 // visibility leaves out "app" (the model's list, without the app-only tools, is the test's to check).
 import { AppBridge, isToolVisibilityModelOnly, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 
+/** The names of the tools the view called, in order. */
+window.viewCalls = [];
+
 window.startView = async () => {
   const { html, args, result, tools } = await window.viewData();
   const iframe = document.createElement("iframe");
@@ -17,6 +20,7 @@ window.startView = async () => {
   bridge.oncalltool = (params) => {
     const tool = tools.find((t) => t.name === params.name);
     if (!tool || isToolVisibilityModelOnly(tool)) throw new Error(`${params.name} is not the view's to call`);
+    window.viewCalls.push(params.name);
     return window.callPtyhub(params.name, params.arguments ?? {});
   };
   bridge.oninitialized = () => {
