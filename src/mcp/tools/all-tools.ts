@@ -14,7 +14,8 @@ import { termSecret } from "./secret.ts";
 import { termSerial } from "./serial.ts";
 import { termViewInput } from "./view-input.ts";
 import { termViewScreen } from "./view-screen.ts";
-import { termViewAnswer, termViewQuestions } from "./view-questions.ts";
+import { termViewQuestions } from "./view-questions.ts";
+import { termViewAnswer } from "./view-answer.ts";
 
 export const TOOLS: readonly ToolDef[] = [
   termExec,

@@ -5,12 +5,12 @@
  * the web view's (src/web/questions.ts); each view sees its own client's questions only.
  */
 import { z } from "zod";
-import { AppError } from "../../api/errors.ts";
 import { defineTool, type ToolContext, type ViewQuestions } from "../tool.ts";
 
 const question = z.object({ id: z.string(), message: z.string(), asked_at: z.string() });
 
-function store(ctx: ToolContext): ViewQuestions | null {
+/** Where this client's questions wait; null where nobody keeps them. */
+export function viewQuestionStore(ctx: ToolContext): ViewQuestions | null {
   return ctx.appView?.questions ?? null;
 }
 
@@ -25,38 +25,11 @@ export const termViewQuestions = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   appOnly: true,
   async run(_args, ctx) {
-    const questions = store(ctx)?.listFor(ctx.clientId) ?? [];
+    const questions = viewQuestionStore(ctx)?.listFor(ctx.clientId) ?? [];
     return { questions: questions.map(({ id, message, asked_at }) => ({ id, message, asked_at })) };
   },
   text(r) {
     if (r.questions.length === 0) return "[no questions waiting]";
     return r.questions.map((q) => `${q.id}: ${q.message}`).join("\n");
-  },
-});
-
-export const termViewAnswer = defineTool({
-  name: "term_view_answer",
-  title: "Answer a guard question (terminal view)",
-  description:
-    "For ptyhub's terminal view only (MCP Apps, app-only): the human's approve (allow: true) or decline of one of " +
-    "the guard's questions term_view_questions listed.",
-  input: z.strictObject({
-    id: z.string().min(1).max(100).describe("The question's id, from term_view_questions."),
-    allow: z.boolean().describe("true approves, false declines."),
-  }),
-  output: z.object({ id: z.string(), allow: z.boolean() }),
-  annotations: { openWorldHint: false },
-  appOnly: true,
-  async run(args, ctx) {
-    if (!store(ctx)?.answerFor(ctx.clientId, args.id, args.allow))
-      throw new AppError(
-        "INVALID_ARGUMENT",
-        `no question ${args.id} waits for this client`,
-        "It was answered, withdrawn (its call ended) or expired; list them again with term_view_questions.",
-      );
-    return { id: args.id, allow: args.allow };
-  },
-  text(r) {
-    return `[question ${r.id} ${r.allow ? "approved" : "declined"}]`;
   },
 });
