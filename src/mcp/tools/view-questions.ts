@@ -1,7 +1,7 @@
 /**
  * The guard's questions in the MCP Apps view (app-only, app-visibility.ts): the questions this
  * client's calls are waiting on, where the client cannot put them to its human itself (no
- * elicitation, or it declines by itself), and the human's approve or decline. The same store as
+ * elicitation, or it declines by itself), for the human to answer (term_view_answer). The same store as
  * the web view's (src/web/questions.ts); each view sees its own client's questions only.
  */
 import { z } from "zod";
