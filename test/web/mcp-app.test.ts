@@ -117,6 +117,42 @@ describe("the view in the MCP listing", () => {
   });
 });
 
+describe("the guard's questions in a view: its own client's only", () => {
+  test("a view lists and answers its client's questions, not another's; nor does it make others wait", async () => {
+    const mine = await fx.client(server, "apps-host-b", APPS);
+    const other = await fx.client(server, "apps-host-c", APPS);
+    const plainAgent = await fx.client(server, "plain-agent-c");
+    await mine.ok("term_open", { name: "qview", cols: 80, rows: 24 });
+    // The view of `mine` is open (it looks), so its client's question waits there.
+    expect((await mine.ok("term_view_questions", {})).questions).toEqual([]);
+    const exec = mine.call("term_exec", { session: "qview", command: GUARDED });
+    let id = "";
+    await waitFor(
+      async () => {
+        const [q] = (await mine.ok("term_view_questions", {})).questions as { id: string; message: string }[];
+        id = q?.id ?? "";
+        return q?.message.includes(GUARDED) === true;
+      },
+      SHOWN_WITHIN_MS,
+      "the question in the view of its own client",
+    );
+    // Another client's view sees nothing and cannot answer it.
+    expect((await other.ok("term_view_questions", {})).questions).toEqual([]);
+    const stolen = await other.call("term_view_answer", { id, allow: true });
+    expect(stolen.error?.code).toBe("INVALID_ARGUMENT");
+    expect(stolen.error?.hint).toContain("term_view_questions");
+    // A view open for one client does not make a client without elicitation and without a view wait.
+    await plainAgent.ok("term_open", { name: "qplain" });
+    const refused = await plainAgent.call("term_exec", { session: "qplain", command: GUARDED });
+    expect(refused.error?.code).toBe("BLOCKED_BY_GUARD");
+    // Its own view declines it: the call ends refused, the command never ran.
+    expect((await mine.ok("term_view_answer", { id, allow: false })).allow).toBe(false);
+    const r = await exec;
+    expect(r.error?.code).toBe("BLOCKED_BY_GUARD");
+    expect((await mine.ok("term_read", { session: "qview", mode: "screen" })).output).not.toContain("cannot access");
+  });
+});
+
 describe.skipIf(!HAVE_CHROMIUM)(
   `the view in a host page in chromium (${HAVE_CHROMIUM ? "found" : NO_CHROMIUM_WHY})`,
   () => {

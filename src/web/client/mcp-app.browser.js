@@ -33,7 +33,8 @@ function show(r) {
   const s = r.structuredContent;
   if (!s || r.isError) {
     $("state").textContent = r.content?.[0]?.text ?? "unreadable";
-    return "retry";
+    // A session closed is not coming back under this name: stop reading it.
+    return s?.error?.code === "SESSION_NOT_FOUND" ? "ended" : "retry";
   }
   $("state").textContent = s.state;
   showExit(s.exit_code);
