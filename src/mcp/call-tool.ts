@@ -129,10 +129,13 @@ export async function callTool(
   ctx: ToolContext,
   client: ClientProfile,
 ): Promise<CallToolResult> {
+  let reader = client;
   try {
     const call = await checkToolCall(name, rawArgs, client, ctx.appView !== undefined);
-    return (await runCheckedCall(call, ctx, client)).result;
+    // The view's own tools are read by the view, a program, whatever form the client's model reads.
+    if (call.tool.appOnly) reader = { ...client, form: "structured" };
+    return (await runCheckedCall(call, ctx, reader)).result;
   } catch (err) {
-    return toolError(name, err, client);
+    return toolError(name, err, reader);
   }
 }

@@ -117,6 +117,25 @@ describe("the view in the MCP listing", () => {
   });
 });
 
+describe("the view's own tools for a client whose model reads text", () => {
+  test("still answer with fields: the view, not a model, reads them", async () => {
+    const textClient = await fx.client(server, "claude-code", APPS);
+    await textClient.ok("term_open", { name: "textform" });
+    const modelSide = await textClient.client.callTool({
+      name: "term_read",
+      arguments: { session: "textform", wait_ms: 0 },
+    });
+    expect(modelSide.structuredContent).toBeUndefined(); // its model gets the text form
+    const r = await textClient.client.callTool({
+      name: "term_view_screen",
+      arguments: { session: "textform", wait_ms: 0 },
+    });
+    const screen = r.structuredContent as { state?: string; digest?: string };
+    expect(screen.state).toBe("prompt");
+    expect(screen.digest).toMatch(/^[\w-]{32}$/);
+  });
+});
+
 describe("the guard's questions in a view: its own client's only", () => {
   test("a view lists and answers its client's questions, not another's; nor does it make others wait", async () => {
     const mine = await fx.client(server, "apps-host-b", APPS);

@@ -73,10 +73,17 @@ function showExit(code) {
   if (typeof code === "number") $("exit").textContent = `exit ${code}`;
 }
 
+/** The session the shown call named, for a result without structuredContent (a text-form client). */
+let namedInCall = null;
+app.ontoolinput = (p) => {
+  const a = p?.arguments ?? {};
+  namedInCall = typeof a.session === "string" ? a.session : typeof a.name === "string" ? a.name : null;
+};
+
 function follow(result) {
-  const named = result?.structuredContent?.session;
+  const named = result?.structuredContent?.session ?? namedInCall;
   if (typeof named !== "string") return;
-  showExit(result.structuredContent.exit_code);
+  showExit(result?.structuredContent?.exit_code);
   if (named !== session) seen = undefined;
   session = named;
   $("session").textContent = named;
