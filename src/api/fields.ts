@@ -92,6 +92,9 @@ export const jobNotices = z
 
 export const viaEnum = z.enum(["exit", "shell", "marker", "until", "tty", "prompt", "settle", "timeout"]);
 
-/** Where a human types into a session from: `ptyhub attach`, or the web view's take-over. */
-export const HUMAN_VIAS = ["attach", "web"] as const;
+/**
+ * Where a human types into a session from: `ptyhub attach`, the web view's take-over, or the MCP
+ * Apps view's take-over (its app-only tool term_view_input, docs/web-view.md).
+ */
+export const HUMAN_VIAS = ["attach", "web", "app"] as const;
 export type HumanVia = (typeof HUMAN_VIAS)[number];

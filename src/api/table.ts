@@ -25,6 +25,7 @@ import { resizeInput, resizeOutput } from "./methods/resize.ts";
 import { typeSecretInput, typeSecretOutput } from "./methods/secret.ts";
 import { sendInput, sendOutput } from "./methods/send.ts";
 import { serialInput, serialOutput } from "./methods/serial.ts";
+import { viewInputInput, viewInputOutput, viewScreenInput, viewScreenOutput } from "./methods/view-input.ts";
 import { taskOutput, taskRefInput, taskStartInput, taskUpdateInput } from "./methods/tasks.ts";
 
 /** Where term_exec's default session starts, sent along by the caller: its own cwd and env. */
@@ -52,6 +53,10 @@ const TABLE = {
   resize: method({ input: resizeInput, output: resizeOutput }),
   typeSecret: method({ input: typeSecretInput, output: typeSecretOutput }),
   serial: method({ input: serialInput, output: serialOutput }),
+  /** A human's keys from the MCP Apps view's take-over (term_view_input), recorded as theirs. */
+  viewInput: method({ input: viewInputInput, output: viewInputOutput }),
+  /** The screen once it differs from the one the MCP Apps view shows (term_view_screen). */
+  viewScreen: method({ input: viewScreenInput, output: viewScreenOutput }),
   /** Whether a session exists and is alive (before asking a human for a secret). */
   check: method({ input: z.strictObject({ session: sessionId }), output: z.object({ ok: z.literal(true) }) }),
   // MCP Tasks (src/mcp/tasks/host-tasks.ts): kept by the host that runs the call, so they outlive the MCP server.

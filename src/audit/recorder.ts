@@ -34,7 +34,7 @@ const SIGNAL_KEYS: ReadonlyMap<string, string> = new Map([
 const PRUNE_INTERVAL_MS = 6 * 60 * 60 * 1000;
 export const HUMAN = "human (ptyhub attach)";
 /** Who the trail names for each way a human types in. */
-const HUMAN_WHO: Record<HumanVia, string> = { attach: HUMAN, web: "human (web view)" };
+const HUMAN_WHO: Record<HumanVia, string> = { attach: HUMAN, web: "human (web view)", app: "human (MCP App)" };
 const HIDDEN_INPUT = "[hidden: typed while the terminal did not echo]";
 
 interface Watched {

@@ -21,7 +21,11 @@ function openedLine(p: OpenParams): string {
 import { AcceptedLines } from "../guard/accepted-line.ts";
 
 /** What a host method types into a session (its entry's `types` in local-operations.ts). */
-export type TypedCall = { via: "exec"; command: string } | { via: "send"; input: TypedInput } | { via: "secret" };
+export type TypedCall =
+  | { via: "exec"; command: string }
+  | { via: "send"; input: TypedInput }
+  | { via: "secret" }
+  | { via: "view"; text: string };
 
 /** Who the audit trail names for a command refused when the shell reported it (no client asked). */
 const SHELL_REPORTED = "shell";
@@ -29,6 +33,7 @@ const SHELL_REPORTED = "shell";
 export class TypingGate {
   private readonly guard: Guard;
   private readonly audit: SessionAudit;
+  private readonly encoder = new TextEncoder();
 
   /** The guard's look at the commands the shell accepted, before they run (accepted-line.ts). */
   private readonly accepted: AcceptedLines;
@@ -58,6 +63,14 @@ export class TypingGate {
       case "secret":
         // term_secret is not judged (a human chose to type it), only recorded: never what.
         this.audit.secret(session, ctx.clientId);
+        return;
+      case "view":
+        // The MCP Apps view's take-over: recorded as the human's, but judged as term_send is. The
+        // call comes through the MCP client, which the model also speaks through: ptyhub cannot
+        // tell that the view made it, so the human's name in the trail gives it no more power than
+        // the agent's own keys (no noteHuman: the shell's accepted-line check still applies).
+        await this.guard.checkSend(session, { text: typed.text, enter: false }, ctx);
+        this.audit.humanInput(session, this.encoder.encode(typed.text), "app");
     }
   }
 

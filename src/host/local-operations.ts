@@ -22,6 +22,7 @@ import { encodeKeys } from "../terminal/keys.ts";
 import type { OwningHost } from "./owning-host.ts";
 import type { SessionDefaults } from "../session/manager.ts";
 import type { TypedCall } from "./gate.ts";
+import { viewScreen } from "./view-screen.ts";
 
 type Run<M extends HostMethod> = (host: OwningHost, params: HostInput<M>, ctx: CallContext) => Promise<HostResult<M>>;
 
@@ -117,6 +118,17 @@ export const LOCAL_OPERATIONS: { [M in HostMethod]: Operation<M> } = {
       return serialControl(s, p);
     },
   },
+
+  viewInput: {
+    session: "alive",
+    types: (p) => ({ via: "view", text: p.text }),
+    async run(_h, p, _ctx, s) {
+      s.write(p.text);
+      return { session: s.id, sent: true as const };
+    },
+  },
+
+  viewScreen: { session: "named", run: (_h, p, ctx, s) => viewScreen(s, p, ctx.clientId, ctx.signal) },
 
   // Whether a session exists and runs (before asking a human for a secret): the preamble is all.
   check: { session: "alive", run: async () => ({ ok: true as const }) },

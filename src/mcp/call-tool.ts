@@ -21,6 +21,7 @@ import {
 import { errorResult, okResult } from "./result.ts";
 import type { ToolContext, ToolDef } from "./tool.ts";
 import { describeIssues } from "../api/issues.ts";
+import { appOnlyRefused } from "./app-visibility.ts";
 
 const log = logger("mcp");
 
@@ -56,16 +57,27 @@ export interface CheckedCall {
   waitClamp: WaitClamp | null;
 }
 
-/** The tool and its parsed arguments; throws INVALID_ARGUMENT (nothing sent anywhere) otherwise. */
-export async function checkToolCall(name: string, rawArgs: unknown, client: ClientProfile): Promise<CheckedCall> {
+/**
+ * The tool and its parsed arguments; throws INVALID_ARGUMENT (nothing sent anywhere) otherwise.
+ * `apps`: the client renders MCP Apps, so the view's app-only tools are its to call (app-visibility.ts).
+ */
+export async function checkToolCall(
+  name: string,
+  rawArgs: unknown,
+  client: ClientProfile,
+  apps = false,
+): Promise<CheckedCall> {
   const byName = await toolDefs();
   const tool = byName.get(name);
-  if (!tool)
+  if (!tool) {
+    const listed = [...byName.values()].filter((t) => apps || !t.appOnly).map((t) => t.name);
     throw new AppError(
       "INVALID_ARGUMENT",
       `unknown tool '${String(name).slice(0, 80)}'`,
-      `Tools: ${[...byName.keys()].join(", ")}.`,
+      `Tools: ${listed.join(", ")}.`,
     );
+  }
+  if (tool.appOnly && !apps) throw appOnlyRefused(name);
   const parsed = tool.input.safeParse(rawArgs ?? {});
   if (!parsed.success) {
     throw new AppError(
@@ -117,9 +129,13 @@ export async function callTool(
   ctx: ToolContext,
   client: ClientProfile,
 ): Promise<CallToolResult> {
+  let reader = client;
   try {
-    return (await runCheckedCall(await checkToolCall(name, rawArgs, client), ctx, client)).result;
+    const call = await checkToolCall(name, rawArgs, client, ctx.appView !== undefined);
+    // The view's own tools are read by the view, a program, whatever form the client's model reads.
+    if (call.tool.appOnly) reader = { ...client, form: "structured" };
+    return (await runCheckedCall(call, ctx, reader)).result;
   } catch (err) {
-    return toolError(name, err, client);
+    return toolError(name, err, reader);
   }
 }

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { ERROR_CODES } from "../api/errors.ts";
 import { TOOLS } from "./tools/all-tools.ts";
+import { APP_ONLY_META } from "./app-visibility.ts";
 
 /** One tool as tools/list shows it. */
 export interface ListedTool {
@@ -16,6 +17,8 @@ export interface ListedTool {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   annotations: Record<string, unknown>;
+  /** MCP Apps: `ui.visibility: ["app"]` on the view's own tools (app-view.ts). */
+  _meta?: Record<string, unknown>;
 }
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
@@ -53,5 +56,6 @@ export function computeToolListing(): ListedTool[] {
     inputSchema: jsonSchema(t.input, "input"),
     outputSchema: outputSchema(t.output, errorSchema),
     annotations: { title: t.title, ...t.annotations },
+    ...(t.appOnly ? { _meta: APP_ONLY_META } : {}),
   }));
 }

@@ -13,7 +13,7 @@ import {
 import { VERSION } from "../version.ts";
 import type { SessionHost } from "../api/host.ts";
 import { logger } from "../log.ts";
-import type { ToolContext } from "./tool.ts";
+import type { ToolContext, ViewQuestions } from "./tool.ts";
 import { registerResources } from "./resources.ts";
 import { toolsForForm } from "./listing.ts";
 import { clientProfile, type ClientProfile, type ResultFormSetting } from "./client-profile.ts";
@@ -21,7 +21,7 @@ import { OnDemandSchemaValidator } from "./schema-validator.ts";
 import { callTool, preloadToolDefs } from "./call-tool.ts";
 import { elicitOnSecretPage, formFallbackMessage } from "./secret-page/url-elicit.ts";
 import { markUnasked } from "./unasked.ts";
-import { rendersApps, withTerminalView } from "./app-view.ts";
+import { rendersApps, toolsForAudience } from "./app-view.ts";
 import type { ElicitResult } from "../api/elicit.ts";
 
 const log = logger("mcp");
@@ -54,10 +54,10 @@ export interface ServerOptions {
   humanQuestions?: HumanQuestions;
 }
 
-/** Questions a human answers outside the MCP client. */
-export interface HumanQuestions {
-  /** Whether a human is there to answer now. */
-  watched(): boolean;
+/** Questions a human answers outside the MCP client: in the web view, or in this client's MCP Apps view. */
+export interface HumanQuestions extends ViewQuestions {
+  /** Whether a human is there to answer `client`'s question now. */
+  watched(client: string): boolean;
   ask(message: string, schema: Record<string, unknown>, client: string, signal?: AbortSignal): Promise<ElicitResult>;
 }
 
@@ -77,7 +77,7 @@ export function createMcpServer(opts: ServerOptions): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const tools = await toolsForForm(client().form);
     preloadToolDefs();
-    return { tools: rendersApps(server.getClientCapabilities()) ? withTerminalView(tools) : tools };
+    return { tools: toolsForAudience(tools, rendersApps(server.getClientCapabilities())) };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -86,12 +86,14 @@ export function createMcpServer(opts: ServerOptions): Server {
     const human = opts.humanQuestions;
     /** The question put to the human in the web view instead, when one is open there. */
     const askHuman = (message: string, schema: Record<string, unknown>, secret: boolean | undefined) =>
-      human && !secret && human.watched() ? human.ask(message, schema, clientId, extra.signal) : null;
+      human && !secret && human.watched(clientId) ? human.ask(message, schema, clientId, extra.signal) : null;
     const ctx: ToolContext = {
       host: opts.host,
       clientId,
       signal: extra.signal,
       delivered: opts.delivered?.(extra.requestId),
+      // The view's own tools (app-only) are this client's to call only when it renders MCP Apps.
+      ...(rendersApps(caps) ? { appView: { questions: human ?? null } } : {}),
       elicit: caps?.elicitation
         ? async (message, requestedSchema, options) => {
             const askedAt = performance.now();
@@ -113,7 +115,7 @@ export function createMcpServer(opts: ServerOptions): Server {
             const answer = markUnasked(await asked(), performance.now() - askedAt, client().label ?? client().name);
             return (answer.unaskedWhy && askHuman(message, requestedSchema, options?.secret)) || answer;
           }
-        : human?.watched()
+        : human?.watched(clientId)
           ? (message, requestedSchema, options) =>
               askHuman(message, requestedSchema, options?.secret) ??
               Promise.reject(new Error("this MCP client cannot ask, and no web view is open"))

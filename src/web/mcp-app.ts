@@ -34,7 +34,8 @@ function asExpression(bundle: string): string {
 
 const STYLE =
   "body{margin:0;font:13px system-ui,sans-serif}#bar{display:flex;gap:.6em;align-items:center;padding:.3em .5em}" +
-  "#mode{color:#555}button{font:inherit}";
+  "#mode{color:#555}button{font:inherit}" +
+  ".question{display:flex;gap:.6em;align-items:center;padding:.3em .5em;background:#fff3cd}";
 
 let built: string | null = null;
 
@@ -45,6 +46,7 @@ export function terminalViewHtml(): string {
     `<style>${XTERM_CSS}\n${STYLE}</style></head><body>` +
     '<div id="bar"><b id="session">ptyhub</b><span id="state"></span><span id="exit"></span>' +
     '<button id="takeover" type="button">Take over</button><span id="mode">read-only</span></div>' +
+    '<div id="questions"></div>' +
     '<div id="terminal"></div><script type="module">\n' +
     `const { Terminal } = ${asExpression(XTERM_JS)};\n` +
     `const { App } = ${asExpression(EXT_APPS_JS)};\n` +

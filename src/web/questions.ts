@@ -5,6 +5,9 @@
  * boolean properties become true on approve; a question with any other kind of field (a secret, a
  * passphrase) is not one to answer with a button and is refused at once. Unanswered, a question
  * is withdrawn when its tool call is cancelled or after QUESTION_TTL_MS.
+ *
+ * The MCP Apps view (docs/web-view.md) shows and answers the questions of its own MCP client only:
+ * the client whose calls asked them, through which the view's host calls term_view_questions.
  */
 import { randomUUID } from "node:crypto";
 import type { ElicitResult } from "../api/elicit.ts";
@@ -49,10 +52,18 @@ function booleanKeys(schema: Record<string, unknown>): string[] | null {
 export class PendingQuestions {
   private readonly waiting = new Map<string, Waiting>();
   private lastLooked = Number.NEGATIVE_INFINITY;
+  /** When an MCP Apps view last looked at each client's questions. */
+  private readonly viewLooked = new Map<string, number>();
 
-  /** Whether a human has the web view open (it looked at the questions just now). */
-  watched(): boolean {
-    return Date.now() - this.lastLooked < WATCHED_WITHIN_MS;
+  /**
+   * Whether a human is there to answer `client`'s question now: the web view is open (it looked at
+   * the questions just now), or an MCP Apps view of that client is.
+   */
+  watched(client?: string): boolean {
+    const now = Date.now();
+    if (now - this.lastLooked < WATCHED_WITHIN_MS) return true;
+    const viewed = client === undefined ? undefined : this.viewLooked.get(client);
+    return viewed !== undefined && now - viewed < WATCHED_WITHIN_MS;
   }
 
   /**
@@ -86,11 +97,22 @@ export class PendingQuestions {
     return [...this.waiting.values()].map((w) => w.question);
   }
 
+  /** The questions `client`'s calls asked, as its MCP Apps view shows them; looking counts as watching. */
+  listFor(client: string): PendingQuestion[] {
+    this.viewLooked.set(client, Date.now());
+    return [...this.waiting.values()].map((w) => w.question).filter((q) => q.client === client);
+  }
+
+  /** The human's answer in `client`'s MCP Apps view: only to a question that client's calls asked. */
+  answerFor(client: string, id: string, allow: boolean): boolean {
+    return this.waiting.get(id)?.question.client === client && this.answer(id, allow, "MCP Apps view");
+  }
+
   /** The human's answer; false when there is no such question (answered, withdrawn or expired). */
-  answer(id: string, allow: boolean): boolean {
+  answer(id: string, allow: boolean, where = "web view"): boolean {
     const w = this.waiting.get(id);
     if (!w) return false;
-    log.info(`question ${id} from ${w.question.client} ${allow ? "approved" : "declined"} in the web view`);
+    log.info(`question ${id} from ${w.question.client} ${allow ? "approved" : "declined"} in the ${where}`);
     const content = Object.fromEntries(w.keys.map((k) => [k, allow]));
     w.settle(allow ? { action: "accept", content } : { action: "decline" });
     return true;

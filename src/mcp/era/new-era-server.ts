@@ -16,6 +16,7 @@ import { callTool, preloadToolDefs, runsAsTask } from "../call-tool.ts";
 import { forwardedEnv } from "../../host/daemon-host.ts";
 import { type ClientProfile, clientProfile, type ResultFormSetting } from "../client-profile.ts";
 import { toolsForForm } from "../listing.ts";
+import { rendersApps, toolsForAudience } from "../app-view.ts";
 import { changedBy, listResources, listResourceTemplates, readResource } from "../resources.ts";
 import { INSTRUCTIONS } from "../server.ts";
 import type { ToolContext } from "../tool.ts";
@@ -158,7 +159,8 @@ export class NewEraServer {
       case "ping":
         return complete({});
       case "tools/list": {
-        const tools = await toolsForForm(clientProfile(meta.clientInfo, this.opts.resultForm).form);
+        const listed = await toolsForForm(clientProfile(meta.clientInfo, this.opts.resultForm).form);
+        const tools = toolsForAudience(listed, rendersApps(meta.capabilities));
         preloadToolDefs();
         return complete({ tools, ttlMs: CACHE_TTL_MS, cacheScope: CACHE_SCOPE });
       }
@@ -215,6 +217,8 @@ export class NewEraServer {
     // input_required and hearing the answer in the client's retry (retry-questions.ts); a task asks
     // through its own input_required.
     const ctx: ToolContext = { host: this.opts.host, clientId: this.opts.clientId(meta.clientInfo), signal };
+    // The view's own tools answer no questions here: this era keeps no store of them.
+    if (rendersApps(meta.capabilities)) ctx.appView = { questions: null };
     const elicitation = meta.capabilities.elicitation;
     const asTask = meta.tasks && (await runsAsTask(name));
     // A retry answers a question whichever call asked it; a call that may ask is run so that it can.

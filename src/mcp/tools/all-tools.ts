@@ -1,4 +1,7 @@
-/** Every MCP tool, in the order tools/list shows them. */
+/**
+ * Every MCP tool, in the order tools/list shows them; the MCP Apps view's own (app-only) tools last,
+ * listed only to clients that render MCP Apps (app-view.ts).
+ */
 import type { ToolDef } from "../tool.ts";
 import { termOpen } from "./open.ts";
 import { termExec } from "./exec.ts";
@@ -9,6 +12,10 @@ import { termClose } from "./close.ts";
 import { termResize } from "./resize.ts";
 import { termSecret } from "./secret.ts";
 import { termSerial } from "./serial.ts";
+import { termViewInput } from "./view-input.ts";
+import { termViewScreen } from "./view-screen.ts";
+import { termViewQuestions } from "./view-questions.ts";
+import { termViewAnswer } from "./view-answer.ts";
 
 export const TOOLS: readonly ToolDef[] = [
   termExec,
@@ -20,4 +27,8 @@ export const TOOLS: readonly ToolDef[] = [
   termResize,
   termSecret,
   termSerial,
+  termViewScreen,
+  termViewInput,
+  termViewQuestions,
+  termViewAnswer,
 ];
