@@ -174,12 +174,24 @@ export async function awaitCompletion(session: Session, spec: WaitSpec): Promise
   const startedAt = Date.now();
   const bytesAtStart = session.emulator.bytesIn;
   const state: WaitState = { firstNewAt: null, idleAt: null, silentIdleAt: null };
-  const r = await waitFor<Verdict>(session, () => evaluate(session, spec, startedAt, bytesAtStart, state), {
-    timeoutMs: spec.timeoutMs,
-    signal: spec.signal,
-  });
-  return r === "timeout" ? { kind: "timeout" } : r;
+  const check = () => evaluate(session, spec, startedAt, bytesAtStart, state);
+  const r = await waitFor<Verdict>(session, check, { timeoutMs: spec.timeoutMs, signal: spec.signal });
+  if (r !== "timeout") return r;
+  // The deadline fell between the shell's end mark and the kernel's agreement: the answer would
+  // say `running` with the prompt already in the output. The agreement comes within ms (tens
+  // under load); a forged end, never agreed, still times out, this much later.
+  const pendingEnd = spec.fallback !== "open" && session.marksAfter(spec.since).some((m) => m.kind === "end");
+  if (!pendingEnd || session.exit) return { kind: "timeout" };
+  const late = await waitFor<Verdict>(session, check, { timeoutMs: END_AGREEMENT_GRACE_MS, signal: spec.signal });
+  return late === "timeout" ? { kind: "timeout" } : late;
 }
+
+/**
+ * How long past its deadline a wait holds for the kernel to agree with an end mark that came
+ * before it (end-agreement.ts): the fish oracle, beside CPU hogs, once saw a 314 ms wait time out
+ * with the end and the prompt printed but not yet agreed with.
+ */
+export const END_AGREEMENT_GRACE_MS = 300;
 
 /**
  * After an `until` match in a shell's running command, how long to wait for that command's end
