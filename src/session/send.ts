@@ -93,7 +93,7 @@ export async function sendInput(
   const bytes = inputBytes(session, p);
   session.assertAlive();
   const sendBreak = p.keys?.some(isBreakKey) ?? false;
-  if (sendBreak) session.assertCanBreak();
+  if (sendBreak) assertCanBreak(session);
 
   await waitForPromptDrawn(session, Math.min(p.wait_ms, 1000), signal);
   const from = session.emulator.cursorPos();
@@ -247,4 +247,14 @@ export function lastLine(text: string): string {
 function withoutLateEcho(items: Item[], typedLine: string): Item[] {
   const k = items.findIndex((it) => !("gap" in it) && isLateEcho(it.text, typedLine));
   return k < 0 ? items : [...items.slice(0, k), ...items.slice(k + 1)];
+}
+
+/** Throws INVALID_ARGUMENT (before anything is sent) when the session's line has no break. */
+function assertCanBreak(session: Session): void {
+  if (session.backendHandle.sendBreak) return;
+  throw new AppError(
+    "INVALID_ARGUMENT",
+    `session '${session.id}' is ${session.kind}: only serial lines have a break`,
+    'Send ctrl+c to interrupt a program; use keys:["break"] on serial sessions.',
+  );
 }

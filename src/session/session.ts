@@ -402,18 +402,6 @@ export class Session {
     return this.backend;
   }
 
-  /** Throws INVALID_ARGUMENT (before anything is sent) when the session's line has no break. */
-  assertCanBreak(): void {
-    if (!this.backend.sendBreak) {
-      const hint = 'Send ctrl+c to interrupt a program; use keys:["break"] on serial sessions.';
-      throw new AppError(
-        "INVALID_ARGUMENT",
-        `session '${this.id}' is ${this.kind}: only serial lines have a break`,
-        hint,
-      );
-    }
-  }
-
   async sendBreak(): Promise<void> {
     this.activityAt = Date.now();
     await this.backend.sendBreak?.();
