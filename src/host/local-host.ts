@@ -2,8 +2,9 @@
  * LocalHost: the sessions of this process (the MCP server's own, or the daemon's). Every host
  * method is one entry of src/host/local-operations.ts; `call` validates the params against the
  * table (src/api/table.ts), runs the entry's declared preamble (argument checks, the session it
- * names, alive or not, or the default one; the typing gate for what it types) and the entry, checks its result against the table's output, and writes
- * one trace line per call (debug level: PTYHUB_LOG_LEVEL=debug).
+ * names, alive or not, or the default one; the typing gate for what it types) and the entry,
+ * checks its result against the table's output, and writes one trace line per call (debug level:
+ * PTYHUB_LOG_LEVEL=debug).
  */
 import type { HumanVia } from "../api/fields.ts";
 import type { Config } from "../config/config.ts";

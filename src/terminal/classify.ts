@@ -40,10 +40,15 @@ export interface ClassifyInput {
 const PAGERS = new Set(["less", "more", "most", "pg"]);
 
 const PASSWORD_RE = /(pass(word|phrase|code)|\bpin\b|one-time code|verification code|\botp\b)[^\n]{0,60}[:?]\s*$/i;
-const CONFIRM_RE =
-  /(\[(y\/n|yes\/no)\]|\((y\/n|yes\/no)\)|\[y\/n\/[^\]]*\]|\byes\/no\b[^\n]*\?|\b(continue|proceed|overwrite|are you sure)\b[^\n]*\?)\s*:?\s*$/i;
-const PAGER_RE =
-  /^(:|\(END\)|--More--.*|.*\(press h for help or q to quit\)|lines \d+-\d+.*|Manual page .*|HELP -- .*|byte \d+.*|\S*\s*\(END\))\s*$/;
+const CONFIRM_RE = new RegExp(
+  String.raw`(\[(y\/n|yes\/no)\]|\((y\/n|yes\/no)\)|\[y\/n\/[^\]]*\]|\byes\/no\b[^\n]*\?|` +
+    String.raw`\b(continue|proceed|overwrite|are you sure)\b[^\n]*\?)\s*:?\s*$`,
+  "i",
+);
+const PAGER_RE = new RegExp(
+  String.raw`^(:|\(END\)|--More--.*|.*\(press h for help or q to quit\)|lines \d+-\d+.*|` +
+    String.raw`Manual page .*|HELP -- .*|byte \d+.*|\S*\s*\(END\))\s*$`,
+);
 /**
  * Prompts of REPLs and shells without integration: ">>> ", "... ", "$ ", "# ", "> ", "(gdb) ",
  * "In [3]: ", "mysql> ", "db=# ".
