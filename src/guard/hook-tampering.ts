@@ -14,12 +14,32 @@ export const TAMPERING_FINDING: Finding = {
 
 /** `trap … DEBUG` other than printing it (`trap -p`): removes or replaces our trap. */
 const DEBUG_TRAP = /\btrap\b(?![ \t]+-p\b)[^\n]*\bDEBUG\b/;
+const TRACE_OPTIONS = /extdebug|promptvars|functrace/;
+/** A `shopt` or `set` command up to the end of its simple command. */
+const OPTION_COMMAND = /\b(shopt|set)\b([^\n;&|]*)/g;
+/** An option cluster that unsets: shopt's `-u`, `-qu`, `-uo`; set's `+T`, `+eT`, `+o`. */
+const SHOPT_UNSETS = /(^|[ \t])-[a-zA-Z]*u/;
+const SET_UNSETS = /(^|[ \t])\+[a-zA-Z]*[To]/;
+/** set's own letter for functrace, in any `+` cluster. */
+const SET_FUNCTRACE_OFF = /(^|[ \t])\+[a-zA-Z]*T/;
+/** Quotes, expansions and globs: the option name the shell ends up with is not the text's. */
+const NOT_LITERAL = /[$`*?[\\]/;
+
 /**
  * extdebug lets the trap skip a command; functrace carries it into functions and subshells;
- * promptvars lets the prompts reset the hook's state at each line.
+ * promptvars lets the prompts reset the hook's state at each line. Any spelling that unsets one:
+ * `shopt -qu extdebug`, `shopt -u ext'debug'`, `o=extdebug; shopt -u $o` (bash reports the
+ * command unexpanded), `set +eT`; an unset whose option name is not plain text counts as one.
  */
-const TRACE_OFF =
-  /\bshopt\b[^\n]*[ \t]-u\b[^\n]*\b(extdebug|promptvars)\b|\bset\b[^\n]*[ \t](\+T\b|\+o[ \t]+functrace\b)/;
+function traceOff(text: string): boolean {
+  for (const [, verb, rest = ""] of text.matchAll(OPTION_COMMAND)) {
+    if (!(verb === "shopt" ? SHOPT_UNSETS : SET_UNSETS).test(rest)) continue;
+    if (verb === "set" && SET_FUNCTRACE_OFF.test(rest)) return true;
+    const unquoted = rest.replace(/['"]/g, "");
+    if (TRACE_OPTIONS.test(unquoted) || NOT_LITERAL.test(rest)) return true;
+  }
+  return false;
+}
 /** An assignment to one of our variables (`__ptyhub_in_prompt=1` would make the trap wave all through). */
 const OUR_ASSIGNMENT = /(^|[\s;&|(])__ptyhub_\w*(\[[^\]]*\])?\+?=/;
 /** Builtins that set, unset or change the attributes of the names they are given. */
@@ -41,8 +61,8 @@ const CHANNEL = new RegExp(`(^|[^0-9])(${VERDICT_FD}|${VERDICT_FD - 1}|${VERDICT
 
 /** The finding for a command text that would tamper with the check, or null. */
 export function hookTampering(text: string): Finding | null {
-  const patterns = [DEBUG_TRAP, TRACE_OFF, ENABLE, CHANNEL, SPECIALS_UNSET, OUR_ASSIGNMENT];
-  if (patterns.some((pattern) => pattern.test(text))) return TAMPERING_FINDING;
+  const patterns = [DEBUG_TRAP, ENABLE, CHANNEL, SPECIALS_UNSET, OUR_ASSIGNMENT];
+  if (patterns.some((pattern) => pattern.test(text)) || traceOff(text)) return TAMPERING_FINDING;
   if (text.includes("__ptyhub_") && NAME_WRITERS.test(text) && !PRINT_ONLY.test(text)) return TAMPERING_FINDING;
   return null;
 }

@@ -207,6 +207,20 @@ describe("the check keeps what the shell is given, and cannot be switched off", 
     expect(on.output).toContain("__ptyhub_trap");
   });
 
+  // Each switched extdebug off past the check's old pattern; then a refusal no longer skipped the
+  // command, and the yanked `rm -rf /` of the next call ran (found by the outside tester).
+  for (const spelling of ["shopt -qu extdebug", "o=extdebug; shopt -u $o", "shopt -u ext'debug'"]) {
+    test(`${spelling} is refused, and a line smuggled in the next call is still stopped`, async () => {
+      const off = await mcp.ok("term_exec", { session: SESSION, command: spelling });
+      expect(off).toMatchObject({ status: "done", exit_code: 126 });
+      await send({ text: "rm -rf /", enter: false, keys: ["ctrl+u"] });
+      await send({ keys: ["ctrl+y", "enter"] });
+      expect(await ran()).toBe("");
+      const on = await mcp.ok("term_exec", { session: SESSION, command: "shopt extdebug" });
+      expect(on.output).toMatch(/extdebug\s+on/);
+    });
+  }
+
   test("reading the hooks is not refused", async () => {
     const r = await mcp.ok("term_exec", {
       session: SESSION,

@@ -98,9 +98,11 @@ __ptyhub_take_debug() {
   eval "cur=${cur:-''}"
   if [ "$cur" != '__ptyhub_trap "$_"' ]; then
     __ptyhub_user_debug=$cur
-    shopt -s extdebug
     trap '__ptyhub_trap "$_"' DEBUG
   fi
+  # Without extdebug a refusal no longer skips the command: a line that switched it off under a
+  # spelling the check missed must not leave every later line unguarded.
+  shopt -s extdebug
 }
 
 # Runs last at each prompt: a prompt framework may have rebuilt PS1 (or PS2) in the meantime.
