@@ -46,6 +46,11 @@ const OUR_ASSIGNMENT = /(^|[\s;&|(])__ptyhub_\w*(\[[^\]]*\])?\+?=/;
 const NAME_WRITERS = /\b(unset|declare|typeset|local|readonly|export|read|mapfile|readarray|printf|let|getopts)\b/;
 /** `declare -f`/`-F`/`-p` only print: the forms that read a hook's text. */
 const PRINT_ONLY = /\b(declare|typeset)[ \t]+-[fFp]+([ \t]|$)(?![^\n]*[ \t]-[a-zA-Z]*[^fFp\s])/;
+/**
+ * POSIXLY_CORRECT made read-only (or a name for it): bash's hooks turn POSIX mode on by assigning
+ * it, so that `unset` beats any function of the user's named like a builtin they call.
+ */
+const POSIX_PINNED = /\b(readonly|declare|typeset|local)\b[^\n]*\bPOSIXLY_CORRECT\b/;
 /** Builtins switched off or loaded (`enable -n read` would leave the trap's read to a program). */
 const ENABLE = /(^|[\s;&|(])enable\b/;
 /**
@@ -61,7 +66,7 @@ const CHANNEL = new RegExp(`(^|[^0-9])(${VERDICT_FD}|${VERDICT_FD - 1}|${VERDICT
 
 /** The finding for a command text that would tamper with the check, or null. */
 export function hookTampering(text: string): Finding | null {
-  const patterns = [DEBUG_TRAP, ENABLE, CHANNEL, SPECIALS_UNSET, OUR_ASSIGNMENT];
+  const patterns = [DEBUG_TRAP, ENABLE, CHANNEL, SPECIALS_UNSET, OUR_ASSIGNMENT, POSIX_PINNED];
   if (patterns.some((pattern) => pattern.test(text)) || traceOff(text)) return TAMPERING_FINDING;
   if (text.includes("__ptyhub_") && NAME_WRITERS.test(text) && !PRINT_ONLY.test(text)) return TAMPERING_FINDING;
   return null;

@@ -221,6 +221,16 @@ describe("the check keeps what the shell is given, and cannot be switched off", 
     });
   }
 
+  // Functions come before builtins: the hooks' `read` was the user's, which saw the judge's yes
+  // word and said it (found by the outside tester).
+  test("a function named read cannot answer the guard's question", async () => {
+    const def = await mcp.ok("term_exec", { session: SESSION, command: "read() { v=$yes; turn=x; return 0; }" });
+    expect(def).toMatchObject({ status: "done", exit_code: 0 });
+    await send({ text: "rm -rf /", enter: false, keys: ["ctrl+u"] });
+    await send({ keys: ["ctrl+y", "enter"] });
+    expect(await ran()).toBe("");
+  });
+
   test("reading the hooks is not refused", async () => {
     const r = await mcp.ok("term_exec", {
       session: SESSION,

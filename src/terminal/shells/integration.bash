@@ -79,6 +79,17 @@ __ptyhub_judge() {
 # Our own prompt hooks are nobody's commands: neither asked about nor shown to the user's trap.
 __ptyhub_user_debug=
 __ptyhub_trap() {
+  # Functions come before builtins: a `read` or `printf` of the user's would be called by our hooks
+  # and, seeing the judge's locals, could answer yes itself (or swallow the marks). In POSIX mode
+  # `unset` (a special builtin) is found before any function of that name; an assignment turns it
+  # on and off, and no function can stand in for either.
+  if [[ -o posix ]]; then
+    unset -f read printf local shopt trap test '['
+  else
+    POSIXLY_CORRECT=y
+    unset -f read printf local shopt trap test '['
+    unset POSIXLY_CORRECT
+  fi
   local u=$1
   case "$BASH_COMMAND" in __ptyhub_precmd | __ptyhub_ps1 | '__ptyhub_cur=$(trap -p DEBUG)') return 0 ;; esac
   case "${FUNCNAME[1]-}" in __ptyhub_*) return 0 ;; esac
