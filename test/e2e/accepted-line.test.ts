@@ -272,3 +272,29 @@ describe("a DEBUG trap of the user's own", () => {
     expect(readFileSync(hooked, "utf8")).not.toContain("rm -rf /");
   });
 });
+
+describe("a PROMPT_COMMAND a line sets", () => {
+  const PC_SESSION = "accepted-prompt-command";
+
+  beforeAll(async () => {
+    await mcp.ok("term_open", {
+      name: PC_SESSION,
+      command: "bash",
+      cwd: dir,
+      persistent: false,
+      env: { PATH: `${join(dir, "bin")}:${process.env.PATH}` },
+    });
+  });
+  afterAll(() => mcp.call("term_close", { session: PC_SESSION }));
+
+  test("has its commands judged at the prompt, also with ptyhub's hooks around them", async () => {
+    // The prompt's own commands go unjudged only while PROMPT_COMMAND is the one the shell started
+    // with: before, this line (not refused) had `rm -rf /` run at every prompt (the outside tester).
+    if (existsSync(log)) rmSync(log);
+    await mcp.call("term_exec", {
+      session: PC_SESSION,
+      command: "PROMPT_COMMAND=$'__ptyhub_precmd\\nrm -rf /\\n__ptyhub_ps1'",
+    });
+    expect(await ran(PC_SESSION)).toBe("");
+  });
+});

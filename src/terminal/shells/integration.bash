@@ -14,8 +14,10 @@ if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
 
 __ptyhub_precmd() {
   local __ptyhub_status=$?
-  # The prompt's own commands (the user's PROMPT_COMMAND) are not the accepted line's.
-  __ptyhub_in_prompt=1
+  # The prompt's own commands (the user's PROMPT_COMMAND) are not the accepted line's, as long as
+  # PROMPT_COMMAND is the one the shell started with: a line that set it anew (with our hooks
+  # around `rm -rf /`) would otherwise have its commands run unjudged at every prompt.
+  [ "$PROMPT_COMMAND" = "$__ptyhub_prompt_command" ] && __ptyhub_in_prompt=1
   if [ "$__ptyhub_refused" = 1 ]; then __ptyhub_status=126; __ptyhub_refused=0; fi
   __ptyhub_judged=()
   local p="${PWD//%/%25}"
@@ -173,5 +175,6 @@ unset __ptyhub_f __ptyhub_def __ptyhub_nonce __ptyhub_chan
 # The DEBUG trap does not see a function being defined: a line could redefine the check away.
 # Read-only, our hooks cannot be redefined or unset.
 if [ -n "$__ptyhub_judging" ]; then
+  readonly __ptyhub_prompt_command="$PROMPT_COMMAND"
   readonly -f __ptyhub_precmd __ptyhub_ps1 __ptyhub_judge __ptyhub_trap __ptyhub_take_debug
 fi
