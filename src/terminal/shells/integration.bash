@@ -96,6 +96,12 @@ __ptyhub_trap() {
   case "$BASH_COMMAND" in __ptyhub_precmd | __ptyhub_ps1 | '__ptyhub_cur=$(trap -p DEBUG)') return 0 ;; esac
   case "${FUNCNAME[1]-}" in __ptyhub_*) return 0 ;; esac
   if [ "$__ptyhub_in_prompt" = 1 ] && [ "$BASH_COMMAND" = 'trap -p DEBUG' ]; then return 0; fi
+  # A line that set PROMPT_COMMAND anew (`PROMPT_COMMAND='history -a'`, a sourced .bashrc) dropped
+  # our prompt hooks, and with them every later exit code: put them back around the new value.
+  case "$PROMPT_COMMAND" in
+    *__ptyhub_ps1*) ;;
+    *) PROMPT_COMMAND=$'__ptyhub_precmd\n'"$PROMPT_COMMAND"$'\n__ptyhub_cur=$(trap -p DEBUG)\n__ptyhub_ps1' ;;
+  esac
   __ptyhub_judge || return 1
   [ -z "$__ptyhub_user_debug" ] && return 0
   : "$u"
