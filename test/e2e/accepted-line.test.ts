@@ -297,4 +297,14 @@ describe("a PROMPT_COMMAND a line sets", () => {
     });
     expect(await ran(PC_SESSION)).toBe("");
   });
+
+  test("set plainly, its commands are refused at each prompt and term_exec keeps its exit codes", async () => {
+    // The hooks are put back around the new value (they were lost for the session); that must
+    // not make its commands pass as the prompt's own.
+    if (existsSync(log)) rmSync(log);
+    await mcp.call("term_exec", { session: PC_SESSION, command: "PROMPT_COMMAND='rm -rf /'" });
+    const r = await mcp.ok("term_exec", { session: PC_SESSION, command: "echo after; (exit 3)" });
+    expect(r).toMatchObject({ status: "done", exit_code: 3, output: "after" });
+    expect(await ran(PC_SESSION)).toBe("");
+  });
 });
