@@ -16,12 +16,32 @@ export const TAMPERING_FINDING: Finding = {
 
 /** `trap … DEBUG` other than printing it (`trap -p`): removes or replaces our trap. */
 const DEBUG_TRAP = /\btrap\b(?![ \t]+-p\b)[^\n]*\bDEBUG\b/;
+const TRACE_OPTIONS = /extdebug|promptvars|functrace/;
+/** A `shopt` or `set` command up to the end of its simple command. */
+const OPTION_COMMAND = /\b(shopt|set)\b([^\n;&|]*)/g;
+/** An option cluster that unsets: shopt's `-u`, `-qu`, `-uo`; set's `+T`, `+eT`, `+o`. */
+const SHOPT_UNSETS = /(^|[ \t])-[a-zA-Z]*u/;
+const SET_UNSETS = /(^|[ \t])\+[a-zA-Z]*[To]/;
+/** set's own letter for functrace, in any `+` cluster. */
+const SET_FUNCTRACE_OFF = /(^|[ \t])\+[a-zA-Z]*T/;
+/** Quotes, expansions and globs: the option name the shell ends up with is not the text's. */
+const NOT_LITERAL = /[$`*?[\\]/;
+
 /**
  * extdebug lets the trap skip a command; functrace carries it into functions and subshells;
- * promptvars lets the prompts reset the hook's state at each line.
+ * promptvars lets the prompts reset the hook's state at each line. Any spelling that unsets one:
+ * `shopt -qu extdebug`, `shopt -u ext'debug'`, `o=extdebug; shopt -u $o` (bash reports the
+ * command unexpanded), `set +eT`; an unset whose option name is not plain text counts as one.
  */
-const TRACE_OFF =
-  /\bshopt\b[^\n]*[ \t]-u\b[^\n]*\b(extdebug|promptvars)\b|\bset\b[^\n]*[ \t](\+T\b|\+o[ \t]+functrace\b)/;
+function traceOff(text: string): boolean {
+  for (const [, verb, rest = ""] of text.matchAll(OPTION_COMMAND)) {
+    if (!(verb === "shopt" ? SHOPT_UNSETS : SET_UNSETS).test(rest)) continue;
+    if (verb === "set" && SET_FUNCTRACE_OFF.test(rest)) return true;
+    const unquoted = rest.replace(/['"]/g, "");
+    if (TRACE_OPTIONS.test(unquoted) || NOT_LITERAL.test(rest)) return true;
+  }
+  return false;
+}
 /** zsh: TRAPDEBUG, whose definition replaces the trap. */
 const ZSH_TRAP_REPLACED = /\bTRAPDEBUG\b/;
 /**
@@ -80,6 +100,11 @@ function writesOurName(parsed: ParsedLine): boolean {
 
 /** fish's and zsh's `functions` erasing or copying over one of ours (printing it is reading). */
 const FUNCTIONS_CHANGED = /\bfunctions\b[^\n]*[ \t](-e|--erase|-c|--copy)\b[^\n]*__ptyhub_/;
+/**
+ * POSIXLY_CORRECT made read-only (or a name for it): bash's hooks turn POSIX mode on by assigning
+ * it, so that `unset` beats any function of the user's named like a builtin they call.
+ */
+const POSIX_PINNED = /\b(readonly|declare|typeset|local)\b[^\n]*\bPOSIXLY_CORRECT\b/;
 /** Builtins switched off or loaded (`enable -n read` would leave the trap's read to a program). */
 const ENABLE = /(^|[\s;&|(])(enable|disable)\b/;
 /**
@@ -97,7 +122,6 @@ const CHANNEL = new RegExp(`(^|[^0-9])(${VERDICT_FD}|${VERDICT_FD - 1}|${VERDICT
 export function hookTampering(text: string): Finding | null {
   const patterns = [
     DEBUG_TRAP,
-    TRACE_OFF,
     ENABLE,
     CHANNEL,
     SPECIALS_UNSET,
@@ -106,8 +130,9 @@ export function hookTampering(text: string): Finding | null {
     FISH_EXECUTE,
     OUR_DEFINITION,
     FUNCTIONS_CHANGED,
+    POSIX_PINNED,
   ];
-  if (patterns.some((pattern) => pattern.test(text))) return TAMPERING_FINDING;
+  if (patterns.some((pattern) => pattern.test(text)) || traceOff(text)) return TAMPERING_FINDING;
   if (text.replace(/_/g, "").toLowerCase().includes(ZSH_TRACE_OPTION)) return TAMPERING_FINDING;
   if (text.includes("__ptyhub_") && writesOurName(parseShellLine(text))) return TAMPERING_FINDING;
   return null;

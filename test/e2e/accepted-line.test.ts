@@ -211,6 +211,30 @@ describe("the check keeps what the shell is given, and cannot be switched off", 
     expect(on.output).toContain("__ptyhub_trap");
   });
 
+  // Each switched extdebug off past the check's old pattern; then a refusal no longer skipped the
+  // command, and the yanked `rm -rf /` of the next call ran (found by the outside tester).
+  for (const spelling of ["shopt -qu extdebug", "o=extdebug; shopt -u $o", "shopt -u ext'debug'"]) {
+    test(`${spelling} is refused, and a line smuggled in the next call is still stopped`, async () => {
+      const off = await mcp.ok("term_exec", { session: SESSION, command: spelling });
+      expect(off).toMatchObject({ status: "done", exit_code: 126 });
+      await send({ text: "rm -rf /", enter: false, keys: ["ctrl+u"] });
+      await send({ keys: ["ctrl+y", "enter"] });
+      expect(await ran()).toBe("");
+      const on = await mcp.ok("term_exec", { session: SESSION, command: "shopt extdebug" });
+      expect(on.output).toMatch(/extdebug\s+on/);
+    });
+  }
+
+  // Functions come before builtins: the hooks' `read` was the user's, which saw the judge's yes
+  // word and said it (found by the outside tester).
+  test("a function named read cannot answer the guard's question", async () => {
+    const def = await mcp.ok("term_exec", { session: SESSION, command: "read() { v=$yes; turn=x; return 0; }" });
+    expect(def).toMatchObject({ status: "done", exit_code: 0 });
+    await send({ text: "rm -rf /", enter: false, keys: ["ctrl+u"] });
+    await send({ keys: ["ctrl+y", "enter"] });
+    expect(await ran()).toBe("");
+  });
+
   test("reading the hooks is not refused", async () => {
     const r = await mcp.ok("term_exec", {
       session: SESSION,
@@ -250,5 +274,41 @@ describe("a DEBUG trap of the user's own", () => {
     await mcp.call("term_send", { ...at, keys: ["ctrl+y", "enter"] });
     expect(await ran(USER_SESSION)).toBe("");
     expect(readFileSync(hooked, "utf8")).not.toContain("rm -rf /");
+  });
+});
+
+describe("a PROMPT_COMMAND a line sets", () => {
+  const PC_SESSION = "accepted-prompt-command";
+
+  beforeAll(async () => {
+    await mcp.ok("term_open", {
+      name: PC_SESSION,
+      command: "bash",
+      cwd: dir,
+      persistent: false,
+      env: { PATH: `${join(dir, "bin")}:${process.env.PATH}` },
+    });
+  });
+  afterAll(() => mcp.call("term_close", { session: PC_SESSION }));
+
+  test("has its commands judged at the prompt, also with ptyhub's hooks around them", async () => {
+    // The prompt's own commands go unjudged only while PROMPT_COMMAND is the one the shell started
+    // with: before, this line (not refused) had `rm -rf /` run at every prompt (the outside tester).
+    if (existsSync(log)) rmSync(log);
+    await mcp.call("term_exec", {
+      session: PC_SESSION,
+      command: "PROMPT_COMMAND=$'__ptyhub_precmd\\nrm -rf /\\n__ptyhub_ps1'",
+    });
+    expect(await ran(PC_SESSION)).toBe("");
+  });
+
+  test("set plainly, its commands are refused at each prompt and term_exec keeps its exit codes", async () => {
+    // The hooks are put back around the new value (they were lost for the session); that must
+    // not make its commands pass as the prompt's own.
+    if (existsSync(log)) rmSync(log);
+    await mcp.call("term_exec", { session: PC_SESSION, command: "PROMPT_COMMAND='rm -rf /'" });
+    const r = await mcp.ok("term_exec", { session: PC_SESSION, command: "echo after; (exit 3)" });
+    expect(r).toMatchObject({ status: "done", exit_code: 3, output: "after" });
+    expect(await ran(PC_SESSION)).toBe("");
   });
 });

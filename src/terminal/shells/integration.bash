@@ -14,8 +14,10 @@ if [ -r "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
 
 __ptyhub_precmd() {
   local __ptyhub_status=$?
-  # The prompt's own commands (the user's PROMPT_COMMAND) are not the accepted line's.
-  __ptyhub_in_prompt=1
+  # The prompt's own commands (the user's PROMPT_COMMAND) are not the accepted line's, as long as
+  # PROMPT_COMMAND is the one the shell started with: a line that set it anew (with our hooks
+  # around `rm -rf /`) would otherwise have its commands run unjudged at every prompt.
+  [ "$PROMPT_COMMAND" = "$__ptyhub_prompt_command" ] && __ptyhub_in_prompt=1
   if [ "$__ptyhub_refused" = 1 ]; then __ptyhub_status=126; __ptyhub_refused=0; fi
   __ptyhub_judged=()
   # The turn made one byte again (lost with an asker killed mid-question): by the shell, at its
@@ -87,10 +89,27 @@ __ptyhub_judge() {
 # Our own prompt hooks are nobody's commands: neither asked about nor shown to the user's trap.
 __ptyhub_user_debug=
 __ptyhub_trap() {
+  # Functions come before builtins: a `read` or `printf` of the user's would be called by our hooks
+  # and, seeing the judge's locals, could answer yes itself (or swallow the marks). In POSIX mode
+  # `unset` (a special builtin) is found before any function of that name; an assignment turns it
+  # on and off, and no function can stand in for either.
+  if [[ -o posix ]]; then
+    unset -f read printf local shopt trap test '['
+  else
+    POSIXLY_CORRECT=y
+    unset -f read printf local shopt trap test '['
+    unset POSIXLY_CORRECT
+  fi
   local u=$1
   case "$BASH_COMMAND" in __ptyhub_precmd | __ptyhub_ps1 | '__ptyhub_cur=$(trap -p DEBUG)') return 0 ;; esac
   case "${FUNCNAME[1]-}" in __ptyhub_*) return 0 ;; esac
   if [ "$__ptyhub_in_prompt" = 1 ] && [ "$BASH_COMMAND" = 'trap -p DEBUG' ]; then return 0; fi
+  # A line that set PROMPT_COMMAND anew (`PROMPT_COMMAND='history -a'`, a sourced .bashrc) dropped
+  # our prompt hooks, and with them every later exit code: put them back around the new value.
+  case "$PROMPT_COMMAND" in
+    *__ptyhub_ps1*) ;;
+    *) PROMPT_COMMAND=$'__ptyhub_precmd\n'"$PROMPT_COMMAND"$'\n__ptyhub_cur=$(trap -p DEBUG)\n__ptyhub_ps1' ;;
+  esac
   __ptyhub_judge || return 1
   [ -z "$__ptyhub_user_debug" ] && return 0
   : "$u"
@@ -106,9 +125,11 @@ __ptyhub_take_debug() {
   eval "cur=${cur:-''}"
   if [ "$cur" != '__ptyhub_trap "$_"' ]; then
     __ptyhub_user_debug=$cur
-    shopt -s extdebug
     trap '__ptyhub_trap "$_"' DEBUG
   fi
+  # Without extdebug a refusal no longer skips the command: a line that switched it off under a
+  # spelling the check missed must not leave every later line unguarded.
+  shopt -s extdebug
 }
 
 # Runs last at each prompt: a prompt framework may have rebuilt PS1 (or PS2) in the meantime.
@@ -168,5 +189,6 @@ unset __ptyhub_f __ptyhub_def __ptyhub_nonce __ptyhub_chan
 # The DEBUG trap does not see a function being defined: a line could redefine the check away.
 # Read-only, our hooks cannot be redefined or unset.
 if [ -n "$__ptyhub_judging" ]; then
+  readonly __ptyhub_prompt_command="$PROMPT_COMMAND"
   readonly -f __ptyhub_precmd __ptyhub_ps1 __ptyhub_judge __ptyhub_trap __ptyhub_take_debug
 fi
