@@ -31,7 +31,8 @@ describe("result forms by client", () => {
   test("Claude Code: tools without outputSchema, results as text only, header facts included", async () => {
     const s = await start("claude-code");
     const { tools } = await s.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+    // The MCP Apps view's own tools are listed only to clients that declared MCP Apps.
+    expect(tools.map((t) => t.name)).toEqual(TOOLS.filter((t) => !t.appOnly).map((t) => t.name));
     for (const t of tools) expect(t.outputSchema).toBeUndefined();
     const r = await s.raw("term_exec", { command: "cd /tmp && echo hi" });
     expect(r.structuredContent).toBeUndefined();
