@@ -98,3 +98,10 @@ export const viaEnum = z.enum(["exit", "shell", "marker", "until", "tty", "promp
  */
 export const HUMAN_VIAS = ["attach", "web", "app"] as const;
 export type HumanVia = (typeof HUMAN_VIAS)[number];
+
+/**
+ * Text with no NUL byte: an argv, a path or a line typed at a shell cannot carry one (the kernel
+ * ends a string there, a shell drops it), so it is refused rather than cut short or lost.
+ */
+export const NO_NUL = /^[^\0]*$/;
+export const NO_NUL_MESSAGE = "must not contain a NUL byte (\\0): a command line, argv or path cannot carry one";

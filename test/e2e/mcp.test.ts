@@ -74,6 +74,10 @@ describe("MCP server over stdio", () => {
       ["term_exec", { command: "" }, "INVALID_ARGUMENT"],
       ["term_exec", { command: "echo", timeout_ms: -1 }, "INVALID_ARGUMENT"],
       ["term_exec", { command: "echo", bogus: true }, "INVALID_ARGUMENT"],
+      // A NUL byte cannot reach a shell or an argv: refused, not dropped (or a spawn error).
+      ["term_exec", { command: "echo a\u0000b" }, "INVALID_ARGUMENT"],
+      ["term_open", { command: "/bin/echo\u0000x" }, "INVALID_ARGUMENT"],
+      ["term_open", { command: "/bin/echo", args: ["a\u0000b"] }, "INVALID_ARGUMENT"],
       ["term_resize", { session: "main", cols: 5, rows: 5 }, "INVALID_ARGUMENT"],
       ["no_such_tool", {}, "INVALID_ARGUMENT"],
     ];

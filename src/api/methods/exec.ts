@@ -1,12 +1,23 @@
 /** term_exec: one command line run to its end (or the timeout), with its exit code. */
 import { z } from "zod";
-import { MAX_SESSION_ID_CHARS, maxTokens, truncation, screenMode, stateEnum, hint, jobNotices } from "../fields.ts";
+import {
+  MAX_SESSION_ID_CHARS,
+  NO_NUL,
+  NO_NUL_MESSAGE,
+  maxTokens,
+  truncation,
+  screenMode,
+  stateEnum,
+  hint,
+  jobNotices,
+} from "../fields.ts";
 
 export const execInput = z.strictObject({
   command: z
     .string()
     .min(1)
     .max(100_000)
+    .regex(NO_NUL, NO_NUL_MESSAGE)
     .describe("One shell command line, typed at the session's prompt (multi-line scripts are run as one command)."),
   session: z
     .string()

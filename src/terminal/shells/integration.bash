@@ -104,7 +104,7 @@ __ptyhub_trap() {
   case "$BASH_COMMAND" in __ptyhub_precmd | __ptyhub_ps1 | '__ptyhub_cur=$(trap -p DEBUG)') return 0 ;; esac
   case "${FUNCNAME[1]-}" in __ptyhub_*) return 0 ;; esac
   if [ "$__ptyhub_in_prompt" = 1 ] && [ "$BASH_COMMAND" = 'trap -p DEBUG' ]; then return 0; fi
-  # A line that set PROMPT_COMMAND anew (`PROMPT_COMMAND='history -a'`, a sourced .bashrc) dropped
+  # A line that set PROMPT_COMMAND anew (`PROMPT_COMMAND='history -a'`, a sourced rc file) dropped
   # our prompt hooks, and with them every later exit code: put them back around the new value.
   case "$PROMPT_COMMAND" in
     *__ptyhub_ps1*) ;;
