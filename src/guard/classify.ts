@@ -235,6 +235,10 @@ const FORK_LOOP = new RegExp(
     String.raw`\b(while\s*[(]?\s*(1|true|True)\s*[)]?\s*[:{]?|for\s*\(\s*;\s*;\s*\))\s*[\w.]*fork\s*(\(|[;}])`,
     // ruby's `loop { fork }`, `loop do fork end`
     String.raw`\bloop\s*(\{|do)\s*[\w.]*fork\b`,
+    // python's endless comprehensions: `[os.fork() for _ in iter(int, 1)]`, `… in itertools.count()]`
+    String.raw`fork\s*\(\s*\)\s*for\s+\w+\s+in\s+(iter\s*\(|(itertools\.)?(count|repeat|cycle)\s*\()`,
+    // node's `while(true) require('child_process').fork(__filename)`: the script starts copies of itself
+    String.raw`\bwhile\s*\(\s*(1|true)\s*\)\s*[^;]*\.fork\s*\(`,
   ].join("|"),
 );
 

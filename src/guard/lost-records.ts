@@ -21,6 +21,10 @@ const STARTUP_FILE = /^\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|
 const TF_STATE = /(^terraform\.tfstate|\.tfstate(\.backup)?$|^terraform\.tfstate\.d$)/;
 /** Folders of the home that hold a person's own documents, photos and media. */
 const PERSONAL_FOLDER = /^(Documents|Desktop|Pictures|Photos|Music|Videos|Movies|Dropbox|OneDrive)\//;
+/** Backups and dumps by name (`backup.sql`, `db-backup-2024.sql.gz`, `backups/`): often the only copy. */
+const BACKUP_NAME = /backup|^(pg_?|db[-_]?|mysql)?dump[^/]*\.(sql|dump|gz|tar|zst|xz|bz2|archive)$/i;
+/** A repository's own records, deleted one by one: where the branch points, the packed refs, objects. */
+const GIT_RECORD = /(^|\/)\.git\/(HEAD|packed-refs|objects\/.+|refs\/.+)$/;
 /** Tools that delete the files they are given. */
 const REMOVERS = /^(rm|unlink|shred|srm|wipe)$/;
 
@@ -39,6 +43,8 @@ function recordLost(word: string, ctx: RuleContext, personal: boolean): string |
   if (HISTORY_FILE.test(file.base)) return `${word}, a shell or client history`;
   if (file.inHome !== null && STARTUP_FILE.test(file.inHome)) return `${word}, the shell's startup settings`;
   if (TF_STATE.test(file.base)) return `${word}, Terraform's record of the real resources it manages`;
+  if (BACKUP_NAME.test(file.base)) return `${word}, a backup`;
+  if (GIT_RECORD.test(resolveWord(word, ctx) ?? "")) return `${word}, a git repository's records`;
   if (personal && file.inHome !== null && PERSONAL_FOLDER.test(file.inHome)) return `${word}, a person's own file`;
   return null;
 }
@@ -48,10 +54,17 @@ function recordsDeleted({ inv }: RuleInput, ctx: RuleContext): string | null {
   const [program = "", ...args] = inv.argv;
   const emptied = printsNothing(inv.argv) ? inv.source.redirects.filter((r) => r.op === ">" || r.op === ">|") : [];
   for (const r of emptied) {
-    const why = recordLost(r.target, ctx, false);
+    const why = recordLost(r.target, ctx, true);
     if (why) return `the redirection empties ${why}`;
   }
+  // `history -c`: the session's history cleared (and with `history -w`, the file written empty).
+  if (program === "history" && args.some((a) => /^-[a-z]*c/.test(a))) return "history -c clears the shell history";
   const o = options(args);
+  // `ln -sf /dev/null ~/.bash_history`: the history replaced by a link to nothing.
+  if (program === "ln" && (o.short.has("f") || o.long.has("force")) && o.operands.length === 2) {
+    const why = recordLost(o.operands[1]!, ctx, true);
+    if (why) return `ln -sf replaces ${why}`;
+  }
   const files = REMOVERS.test(program) || (program === "truncate" && truncatesToZero(args)) ? o.operands : [];
   // A person's files one by one; their folders deleted whole are judged as trees (build outputs spared).
   const personal = !(o.short.has("r") || o.short.has("R") || o.long.has("recursive"));
@@ -93,7 +106,12 @@ function backupsDeleted(program: string, args: string[]): string | null {
   const keeps = args.flatMap((a, i) =>
     /^--keep-/.test(a) ? [a.includes("=") ? a.split("=")[1]! : (args[i + 1] ?? "")] : [],
   );
-  if (program === "restic" && /^forget\b/.test(words) && keeps.length > 0 && keeps.every((k) => /^0+[a-z]*$/.test(k))) {
+  if (
+    program === "restic" &&
+    /(^| )forget\b/.test(words) &&
+    keeps.length > 0 &&
+    keeps.every((k) => /^0+[a-z]*$/.test(k))
+  ) {
     return "restic forget keeps no snapshot";
   }
   return null;

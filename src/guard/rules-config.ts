@@ -9,6 +9,7 @@ import type { Rule, RuleInput } from "./rule-types.ts";
 import type { Invocation } from "./unwrap.ts";
 import type { SimpleCommand } from "./parse.ts";
 import { options } from "./options.ts";
+import { firewallOpened, kernelSettingChanged, networkCrippled } from "./kernel-settings.ts";
 
 /**
  * Services whose loss cuts access, protection, networking or scheduled work (`.service`/`.socket`
@@ -310,8 +311,15 @@ function crontabEmptied({ inv, pipeline, index }: RuleInput): string | null {
   const nullInput = inv.source.redirects.some((r) => r.op === "<" && r.target === "/dev/null");
   if (file === "/dev/null" || fed || (fromStdin && nullInput))
     return `${program} is replaced by nothing: every cron job is gone`;
+  // `crontab -l | grep -v backup | crontab -`: the table given back without some of its jobs.
+  const lists = (f: Invocation) => /^f?crontab$/.test(f.argv[0] ?? "") && f.argv.includes("-l");
+  const drops = pipeline.slice(1, index).some((f) => LINE_DROPPER.test(f.argv.join(" ")));
+  if (fromStdin && index > 1 && lists(pipeline[0]!) && drops) return `${program} is given back without some jobs`;
   return null;
 }
+
+/** Filters that drop lines: `grep -v`, `sed '/x/d'`, `awk '!/x/'`. */
+const LINE_DROPPER = /^grep( -\w+)* -\w*v|^sed .*(\/|\d)d\b|^awk .*!/;
 
 /** `atq | awk '{print $1}' | xargs atrm`: every job the queue lists, removed. */
 function atQueueEmptied({ inv, pipeline, index }: RuleInput): string | null {
@@ -439,6 +447,9 @@ export const SYSTEM_CONFIG_RULE: Rule = {
       networkCut(program, args) ??
       otherSchedulers(program, args, input.inv) ??
       firewallDropped(program, args, input.inv) ??
+      firewallOpened(program, args) ??
+      networkCrippled(program, args) ??
+      kernelSettingChanged(input) ??
       accountDestroyed(program, args) ??
       vitalPackageRemoved(program, args) ??
       rootCapabilityGranted(program, args) ??

@@ -39,7 +39,9 @@ const MATCHES_ALL = /^(\^?\.[*+]?\$?|\^|\$|\^\$?|)$/;
 /** Processes whose loss stops the machine, every login, scheduled work, or every shell (the agent's own among them). */
 const VITAL_PROCESS = new RegExp(
   "^(init|systemd(-logind|-journald|-udevd)?|sshd|cron|crond|atd|dockerd|containerd|kubelet|dbus-daemon|login|" +
-    "(ba|z|da|k|fi)?sh|Xorg|Xwayland|gnome-shell|gdm3?|sddm|lightdm)$",
+    "(ba|z|da|k|fi)?sh|Xorg|Xwayland|gnome-shell|gdm3?|sddm|lightdm|" +
+    // Servers of data: killed, a database may not come back cleanly, and what it serves stops.
+    "postgres|postmaster|mysqld|mariadbd|mongod|redis-server|etcd|nginx|apache2|httpd|kube-apiserver)$",
 );
 
 /** The names or patterns a pkill/killall is given, and whether it selects by user. */
@@ -61,7 +63,10 @@ function killsByName(program: string, args: string[]): string | null {
   if (program === "pkill" && args.some((a, i) => (a === "-P" || a === "--parent") && args[i + 1] === "1")) {
     return "pkill -P 1 signals every daemon (every child of init)";
   }
-  // `pkill -u USER` / `killall -u USER` with no name: every process of that user.
+  // `pkill -u USER` / `killall -u USER` with no name: every process of that user (`-t TTY`: of a terminal).
+  if (names.length === 0 && args.some((a) => a === "-t" || a.startsWith("--terminal"))) {
+    return `${program} -t signals every process of the terminal`;
+  }
   if (names.length === 0) return byUser ? `${program} -u signals every process of the user` : null;
   // pkill's pattern is a regular expression; killall's only with -r.
   const regex = program === "pkill" || options(args).short.has("r") || options(args).long.has("regexp");
@@ -85,6 +90,11 @@ function listsEveryProcess(argv: string[]): boolean {
   // `cat /var/run/sshd.pid`: a vital daemon's pid file; `lsof -t -i :22`: whatever serves ssh.
   if (program === "cat") return args.some((a) => VITAL_PROCESS.test(/([^/]+)\.pid$/.exec(a)?.[1] ?? ""));
   if (program === "lsof") return args.some((a) => /^(tcp)?:(22|ssh)$/.test(a.replace(/^-i/, "")));
+  // `ls /proc`: a directory per process; `ps -o ppid= -p $$`: the agent's own shell's parent.
+  if (program === "ls") return args.some((a) => /^\/proc\/?$/.test(a));
+  if (program === "ps" && args.includes("$$") && args.some((a) => /ppid/.test(a))) return true;
+  // `ps -u root -o pid=`: every process of a user.
+  if (program === "ps" && args.some((a) => /^-[uU]$|^--user/.test(a))) return true;
   // `ps -e`, `ps -A`, `ps ax`, `ps aux`: every process on the machine.
   return program === "ps" && args.some((a) => /^-?[a-zA-Z]*[eA][a-zA-Z]*$/.test(a) || /^a?u?x$/.test(a));
 }
@@ -100,6 +110,9 @@ function keepsEveryRow(argv: string[]): boolean {
     return /^\s*(NR\s*>\s*1\s*)?\{\s*print\s+\$\d+\s*;?\s*\}\s*$/.test(code);
   }
   if (program === "cut" || program === "tr") return true;
+  // `grep -v grep`, `grep -v PID`: every row but a few; `grep -E '^[0-9]+$'`: every pid of `ls /proc`.
+  if (program === "grep" && args.some((a) => /^-[a-zA-Z]*v/.test(a))) return true;
+  if (program === "grep" && args.some((a) => /^\^?\[0-9\][+*]\$?$|^\^?\\d[+*]\$?$/.test(a))) return true;
   if (program === "tail") return args.some((a) => /^\+\d$/.test(a) || a === "-n+2");
   return program === "sed" && args.length === 1 && /^1d$/.test(args[0]!);
 }

@@ -33,6 +33,7 @@ const CRITICAL = new RegExp(
     "default/grub|crontab|anacrontab|cron\\.(d|daily|hourly|weekly|monthly)(/.+)?|rc\\.local|environment|" +
     "profile|bash\\.bashrc|inittab|systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|" +
     "ssh/ssh_host_.+|machine-id|os-release|ld\\.so\\.cache|apt/sources\\.list|pam\\.d|sudoers\\.d|" +
+    "sysctl\\.conf|logrotate\\.conf|hosts\\.(allow|deny)|netplan/.+|network/interfaces|" +
     "systemd/system/(.+\\.timer|timers\\.target\\.wants/.+|[^/]+\\.wants/.+))$|^/var/spool/cron/.+|" +
     "^/var/lib/(dpkg/status|rpm/.+)$|" +
     // Who logged in, failed to, or became root: the records an intrusion is traced by.
@@ -50,8 +51,17 @@ function inHome(word: string, ctx: RuleContext): boolean {
   return resolveWord(word, ctx)?.startsWith(`${ctx.home}/`) === true;
 }
 
+/** Programs that do nothing: copied or linked over a system program, that program stops working. */
+const NO_OP_PROGRAM = /^\/((usr\/)?bin\/(true|false)|dev\/null|(usr\/)?s?bin\/nologin)$/;
+/** Programs nothing logs in, boots or becomes root without: replaced by anything, they are gone. */
+const VITAL_PROGRAM = /^\/(usr\/)?s?bin\/(sh|bash|dash|zsh|sudo|su|login|init|systemd|ls|cp|mv|rm|chmod|ln)$/;
+
 /** A glob straight in /etc (`rm /etc/*.conf`): a batch of the system's own settings at once. */
 const ETC_GLOB = /^\/etc\/[^/]*[*?[][^/]*$/;
+
+/** A glob in a directory of /etc (`/etc/netplan/*.yaml`), for deletions. */
+const DEEP_ETC_GLOB =
+  /^\/etc\/(systemd|netplan|network|NetworkManager|ssh|pam\.d|sudoers\.d|security|sysctl\.d|default|apt)\/.*[*?[]/;
 
 /** The critical file `word` names (resolved), or null. */
 function criticalFile(word: string, ctx: RuleContext, programs = true): string | null {
@@ -74,7 +84,12 @@ function overwritesCritical(program: string, args: string[], inv: Invocation, ct
   let files: string[] = [];
   if (program === "tee" && !(o.short.has("a") || o.long.has("append"))) files = o.operands;
   else if (/^(cp|mv|install|rsync)$/.test(program)) files = o.operands.slice(-1);
-  else if (program === "rm" || program === "shred" || program === "unlink") files = o.operands;
+  else if (program === "rm" || program === "shred" || program === "unlink") {
+    files = o.operands;
+    // `rm /etc/systemd/system/*.service`, `rm /etc/netplan/*.yaml`: a batch of the system's settings.
+    const batch = files.find((w) => DEEP_ETC_GLOB.test(resolveWord(w, ctx) ?? ""));
+    if (batch) return `${program} deletes every file ${batch} matches, settings the system runs by`;
+  }
   // `ln -sf X /etc/passwd` replaces the file with a link; without -f ln refuses an existing file.
   else if (program === "ln" && (o.short.has("f") || o.long.has("force"))) files = o.operands.slice(-1);
   // chmod/chown of /etc/shadow or sudo: readable by all, or nobody may log in or gain root.
@@ -84,8 +99,10 @@ function overwritesCritical(program: string, args: string[], inv: Invocation, ct
     files = o.operands.slice(dashMode ? 0 : 1).filter((w) => !inHome(w, ctx));
   }
   // Installing a program over one in /usr/bin (`install x /usr/bin/x`, `ln -sf python3 …/python`) is
-  // routine setup; deleting, shredding or chmod-ing one is not.
-  const programs = !/^(tee|cp|install|ln|rsync)$/.test(program);
+  // routine setup; deleting, shredding or chmod-ing one is not, nor putting a no-op over the shell.
+  const noOp = /^(cp|install|ln|mv)$/.test(program) && o.operands.slice(0, -1).some((w) => NO_OP_PROGRAM.test(w));
+  const vital = /^(cp|install|ln|mv)$/.test(program) && VITAL_PROGRAM.test(resolveWord(files[0] ?? "", ctx) ?? "");
+  const programs = !/^(tee|cp|install|ln|rsync)$/.test(program) || noOp || vital;
   const file = files.map((w) => criticalFile(w, ctx, programs)).find((f) => f !== null);
   if (file) return `${program} ${program === "rm" || program === "unlink" ? "deletes" : "overwrites"} ${file}`;
   return program === "mv" ? movesAway(o.operands.slice(0, -1), ctx) : null;
@@ -138,15 +155,21 @@ const AUTH_FILE = /^\/etc\/(passwd|shadow|group|gshadow|sudoers(\.d\/.+)?|pam\.d
 /** The cron tables: an in-place edit comments out or deletes scheduled jobs. */
 const CRON_TABLE = /^\/etc\/(crontab|anacrontab|cron\.d\/.+)$|^\/var\/spool\/cron\/.+/;
 const isAuthFile = (path: string | null): path is string => path !== null && AUTH_FILE.test(path);
+/** Files the boot reads (mounts, kernel command line, preloaded libraries) and who may connect at all. */
+const BOOT_FILE = /^\/etc\/(fstab|crypttab|default\/grub|ld\.so\.preload|hosts\.deny)$/;
+const isGuardedFile = (path: string | null): path is string =>
+  isAuthFile(path) || (path !== null && BOOT_FILE.test(path));
 
 /** `echo 'x ALL=(ALL) NOPASSWD: ALL' >> /etc/sudoers`, `tee -a /etc/passwd`: an account or a grant of root added. */
 function appendsToAuth(program: string, args: string[], inv: Invocation, ctx: RuleContext): string | null {
-  const appended = inv.source.redirects.find((r) => r.op === ">>" && isAuthFile(criticalFile(r.target, ctx)));
+  const appended = inv.source.redirects.find(
+    (r) => r.op === ">>" && isGuardedFile(criticalFile(r.target, ctx)) && !/fstab$/.test(r.target),
+  );
   if (appended) return `the redirection adds to ${criticalFile(appended.target, ctx)}: who may log in or become root`;
   const o = options(args);
   if (program !== "tee" || !(o.short.has("a") || o.long.has("append"))) return null;
-  const file = o.operands.map((w) => criticalFile(w, ctx)).find(isAuthFile);
-  return file ? `tee -a adds to ${file}: who may log in or become root` : null;
+  const file = o.operands.map((w) => criticalFile(w, ctx)).find((f) => isGuardedFile(f) && !f.endsWith("fstab"));
+  return file ? `tee -a adds to ${file}: who may log in or become root, or how the system boots` : null;
 }
 
 /** A one-line program that opens a file for writing: `open(p, 'w')`, `writeFileSync`, `File.write`, `truncate`. */
@@ -242,7 +265,7 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
       const auth = inPlace(args)
         ? options(args)
             .operands.map((w) => criticalFile(w, ctx))
-            .find(isAuthFile)
+            .find(isGuardedFile)
         : null;
       if (auth) return `sed -i rewrites ${auth}, which decides who may log in`;
       const table = inPlace(args)

@@ -6,6 +6,7 @@
 import type { Invocation } from "./unwrap.ts";
 import type { Rule, RuleContext } from "./rule-types.ts";
 import { options, type Options } from "./options.ts";
+import { uncommittedWorkDeleted } from "./uncommitted-deletes.ts";
 import { deletedTrees } from "./deleted-trees.ts";
 import { INFRA_RULE } from "./rules-infra.ts";
 import { DATASTORE_RULE } from "./rules-datastore.ts";
@@ -281,8 +282,10 @@ export const BUILTIN_RULES: Rule[] = [
   {
     id: "git-discard-work",
     summary: "git reset --hard, git clean -f, git checkout/restore of everything, with uncommitted changes",
-    check({ inv }, ctx) {
-      const git = gitCommand(inv.argv, ctx);
+    check(input, ctx) {
+      const lost = uncommittedWorkDeleted(input, ctx);
+      if (lost) return lost;
+      const git = gitCommand(input.inv.argv, ctx);
       if (!git) return null;
       const o = options(git.args);
       const dryRun = o.short.has("n") || o.long.has("dry-run");
@@ -317,6 +320,7 @@ export const BUILTIN_RULES: Rule[] = [
     check({ inv, pipeline, index }) {
       const [program, ...args] = inv.argv;
       if (program === "dropdb") return "dropdb deletes a whole database";
+      if (program === "dropuser") return "dropuser deletes a database role: what logs in as it stops working";
       if (/^(mysqladmin|mariadb-admin)$/.test(program ?? "") && args.includes("drop")) {
         return `${program} drop deletes a whole database`;
       }

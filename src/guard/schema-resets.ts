@@ -20,6 +20,11 @@ const RESETS: [RegExp, RegExp][] = [
   [/^(mix)$/, /^ecto\.(drop|reset)$/],
   [/^liquibase$/, /^drop-?all$/i],
   [/^flyway$/, /^clean$/],
+  [/^supabase$/, /^db reset/],
+  [/^drizzle-kit$/, /^drop$/],
+  [/^dotnet$/, /^ef database drop/],
+  [/^(npx )?(mikro-orm|typeorm-ts-node-commonjs)$/, /^(schema:drop|schema:fresh)/],
+  [/^(goose|migrate|dbmate)$/, /^(reset|drop|down-to 0)\b/],
 ];
 
 /** The program and words past runners: `bundle exec rails …`, `npx prisma …`, `python manage.py …`. */

@@ -19,6 +19,10 @@ const DESTRUCTIVE = [
   { re: /\bdrop\s+table\b/, why: "DROP TABLE deletes a table and its data" },
   { re: /\btruncate\b(\s+table)?\s+[\w"`.[]/, why: "TRUNCATE empties a table" },
   {
+    re: /\bdrop\s+(user|role|owned\s+by)\b/,
+    why: "DROP USER/ROLE takes an account away (and with OWNED BY, its data)",
+  },
+  {
     re: /\balter\s+table\b[^;]*\bdrop\s+(column\b|(?!constraint|index|default|not\b))/,
     why: "ALTER TABLE … DROP COLUMN deletes a column's data",
   },
@@ -37,8 +41,9 @@ function sqlSkeleton(sql: string): string {
 }
 
 /** A DELETE of every row, or an UPDATE that overwrites every row: no WHERE clause in its statement. */
-const EVERY_ROW = /^\s*delete\s+from\s+[\w"`.[\]]+\s*$/;
-const EVERY_ROW_UPDATE = /^\s*update\s+[\w"`.[\]]+\s+set\s(?![\s\S]*\bwhere\b)/;
+const EVERY_ROW = /^\s*delete\s+from\s+[\w"`.[\]]+\s*(where\s+(1\s*=\s*1|true|1|''\s*=\s*'')\s*)?$/;
+const EVERY_ROW_UPDATE =
+  /^\s*update\s+[\w"`.[\]]+\s+set\s((?![\s\S]*\bwhere\b)|[\s\S]*\bwhere\s+(1\s*=\s*1|true|1)\s*$)/;
 
 /** Why the SQL text destroys data, or null. */
 export function destructiveSql(sql: string): string | null {
