@@ -8,6 +8,7 @@ import { schemaReset } from "./schema-resets.ts";
 import type { Rule } from "./rule-types.ts";
 import { options } from "./options.ts";
 import { destructiveSql } from "./sql.ts";
+import { clientDatabase, isThrowawayName, throwawayEnvironment } from "./throwaway-databases.ts";
 
 /** Clients whose arguments and input are commands of the store. */
 export const STORE_CLIENTS = new Set([
@@ -147,7 +148,9 @@ export const DATASTORE_RULE: Rule = {
       return "_delete_by_query of match_all deletes every document";
     if (program === "curl" || program === "http" || program === "xh")
       return searchIndexDelete(args) ?? sqlOverHttp(args);
-    const tool = storeToolWipe(program, args) ?? schemaReset(inv.argv);
+    // `RAILS_ENV=test rails db:drop`: the environment before the command names the test database.
+    const testing = throwawayEnvironment(inv.source.env ?? []);
+    const tool = storeToolWipe(program, args) ?? (testing ? null : schemaReset(inv.argv));
     if (tool) return tool;
     // `echo flush_all | nc host 11211`: memcached's text protocol, typed through a socket tool.
     const socket = /^(nc|ncat|netcat|telnet|socat)$/.test(program);
@@ -157,6 +160,9 @@ export const DATASTORE_RULE: Rule = {
     const file = databaseFileDeleted(program, args);
     if (file) return file;
     if (!STORE_CLIENTS.has(program)) return null;
+    // `mongosh test --eval 'db.dropDatabase()'`: a test or scratch database.
+    const database = /^mongo(sh)?$/.test(program) ? clientDatabase(args) : null;
+    if (database !== null && isThrowawayName(database)) return null;
     const redis = REDIS_CLIENTS.has(program);
     const command = redisCommand(args) ?? "";
     if (redis && FLUSH.test(command)) return `${FLUSH_WHY} (${program})`;

@@ -95,7 +95,7 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
   if (inWorkspace(path, ctx)) return null;
   if (inHome !== null && path.startsWith(`${ctx.home}/`)) {
     // What is in the trash was already thrown away: emptying it is the point.
-    if (inHome.startsWith(`${TRASH}/`)) return null;
+    if (inHome === TRASH || inHome.startsWith(`${TRASH}/`)) return null;
     const parts = inHome.split("/");
     // A build output or cache anywhere (`~/Documents/site/node_modules`, `~/.config/app/cache`) is made again.
     if (parts.some((p) => BUILD_OUTPUT.has(p))) return null;

@@ -7,6 +7,7 @@ import type { Invocation } from "./unwrap.ts";
 import type { Rule, RuleContext } from "./rule-types.ts";
 import { options, type Options } from "./options.ts";
 import { uncommittedWorkDeleted } from "./uncommitted-deletes.ts";
+import { clientDatabase, isThrowawayName } from "./throwaway-databases.ts";
 import { deletedTrees } from "./deleted-trees.ts";
 import { INFRA_RULE } from "./rules-infra.ts";
 import { DATASTORE_RULE } from "./rules-datastore.ts";
@@ -242,7 +243,11 @@ export const BUILTIN_RULES: Rule[] = [
       if (!(o.short.has("R") || o.long.has("recursive"))) return null;
       // With --reference=FILE (or a dash mode) every operand is a file; otherwise the first is the mode/owner.
       const files = dashMode || o.long.has("reference") ? o.operands : o.operands.slice(1);
-      const what = firstPrecious(files, ctx);
+      // Web roots (`/var/www/html`) are given to the web server's user and modes by design.
+      const what = firstPrecious(
+        files.filter((w) => !/^\/var\/www(\/|$)/.test(resolveWord(w, ctx) ?? "")),
+        ctx,
+      );
       return what ? `${program} -R changes the permissions or owner of everything in ${what}` : null;
     },
   },
@@ -299,7 +304,8 @@ export const BUILTIN_RULES: Rule[] = [
         what = "git checkout --force throws away";
       } else if (git.sub === "switch" && (forced || o.long.has("discard-changes"))) {
         what = "git switch --discard-changes throws away";
-      } else if (git.sub === "clean" && (o.short.has("f") || o.long.has("force")) && !dryRun) {
+      } else if (git.sub === "clean" && (o.short.has("f") || o.long.has("force")) && !dryRun && !o.short.has("X")) {
+        // `git clean -fX` removes only what .gitignore ignores: build outputs, not work.
         what = "git clean -f deletes";
       } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree && !onlyIndex(git.sub, o)) {
         what = `git ${git.sub} of the whole tree throws away`;
@@ -319,6 +325,9 @@ export const BUILTIN_RULES: Rule[] = [
     summary: "DROP DATABASE/SCHEMA/TABLE or TRUNCATE given to a database client (-c/-e/argument), or typed into one",
     check({ inv, pipeline, index }) {
       const [program, ...args] = inv.argv;
+      // A test or scratch database (`dropdb myapp_test`, `psql -d scratch -c …`) is there to be thrown away.
+      const target = clientDatabase(args.filter((a) => a !== "drop"));
+      if (target !== null && isThrowawayName(target)) return null;
       if (program === "dropdb") return "dropdb deletes a whole database";
       if (program === "dropuser") return "dropuser deletes a database role: what logs in as it stops working";
       if (/^(mysqladmin|mariadb-admin)$/.test(program ?? "") && args.includes("drop")) {

@@ -340,6 +340,52 @@ const PASSES: Record<string, string[]> = {
   ],
 };
 
+/**
+ * Databases made to be thrown away (tests, scratch, temporary tables, a framework's test or dev
+ * environment), and other look-alikes the rules had been too broad for: these pass.
+ */
+const THROWAWAY_PASSES = [
+  "dropdb myapp_test",
+  "dropdb --if-exists scratch",
+  "psql -d scratch -c 'DROP TABLE tmp_import'",
+  'psql -d myapp_test -c "TRUNCATE users"',
+  'psql -c "DROP TABLE IF EXISTS tmp_users"',
+  "mysql -e 'DROP DATABASE test_db'",
+  'mysql test -e "TRUNCATE TABLE sessions"',
+  'sqlite3 /tmp/test.db "DROP TABLE x"',
+  'sqlite3 test.db "DELETE FROM users"',
+  'sqlite3 :memory: "DROP TABLE t"',
+  'mongosh test --eval "db.dropDatabase()"',
+  "mongosh mongodb://localhost/test_db --eval 'db.dropDatabase()'",
+  "RAILS_ENV=test rails db:drop",
+  "rails db:reset RAILS_ENV=development",
+  "python manage.py flush --noinput --settings=app.settings.test",
+  "git clean -fdX",
+  "sudo chown -R www-data:www-data /var/www/html",
+  "sudo chmod -R 755 /var/www/html",
+  "rm -rf ~/.local/share/Trash/*",
+  "rm backup.sh",
+  "rm -rf backup_script/",
+  "rm old-backup.log",
+];
+const THROWAWAY_STOPPED: [string, string][] = [
+  ["dropdb prod", "sql-destroy"],
+  ["psql -d app -c 'DROP TABLE users'", "sql-destroy"],
+  ['psql -c "DROP TABLE IF EXISTS tmp_users, users"', "sql-destroy"],
+  ["mysql -e 'DROP DATABASE shop'", "sql-destroy"],
+  ["mongosh prod --eval 'db.dropDatabase()'", "datastore-wipe"],
+  ["RAILS_ENV=production rails db:drop", "datastore-wipe"],
+  ["git clean -fdx", "git-discard-work"],
+  ["sudo chown -R www-data:www-data /var", "chmod-recursive-root"],
+];
+
+describe("guard: test and scratch databases, and other look-alikes (issue 35 item 5, round 3)", () => {
+  for (const line of THROWAWAY_PASSES) test(`passes ${JSON.stringify(line)}`, () => expect(rulesOf(line)).toEqual([]));
+  for (const [line, rule] of THROWAWAY_STOPPED) {
+    test(`stops ${JSON.stringify(line)} (${rule})`, () => expect(rulesOf(line)).toContain(rule));
+  }
+});
+
 describe("guard: more families of spellings of the weak held-out classes (issue 35 item 5, round 3)", () => {
   for (const [kind, lines] of Object.entries(STOPPED)) {
     for (const [line, rule] of lines) {
