@@ -37,6 +37,15 @@ export function harmfulKernelSetting(rawKey: string, rawValue: string): string |
   if (/^net\.(core\.somaxconn|ipv4\.tcp_max_syn_backlog)$/.test(key) && number !== null) {
     return number < MIN_CONNECTION_BACKLOG ? `${key}=${value} refuses connections` : null;
   }
+  // Any other network setting changed at run time, except turning routing or IPv6 on and raising a
+  // buffer, limit or backlog: the network stack of the machine (a remote one, too) behaves otherwise.
+  const enables = /(ip_forward|forwarding)$/.test(key)
+    ? number === 1
+    : /disable_ipv6$/.test(key)
+      ? number === 0
+      : false;
+  const raises = /(mem|max|backlog|somaxconn|buckets|size|_range)/.test(key) && (number === null || number >= 1024);
+  if (key.startsWith("net.") && !enables && !raises) return `${key}=${value} changes how the network behaves`;
   return null;
 }
 
@@ -150,4 +159,30 @@ export function firewallOpened(program: string, args: string[]): string | null {
   }
   if (/^netsh(\.exe)?$/i.test(program) && /state\s+off/i.test(args.join(" "))) return "netsh turns the firewall off";
   return null;
+}
+
+/** nft's words that narrow a rule to some traffic (an address, a port, an interface, a state). */
+const NFT_NARROWS =
+  /^(ip6?|tcp|udp|icmp|icmpv6|th|meta|iifname|oifname|iif|oif|ct|saddr|daddr|dport|sport|ether|l4proto)$/;
+
+/**
+ * `nft add rule inet filter input drop`: every incoming packet dropped; `nft add chain … { type
+ * filter hook input priority 0; policy drop; }`: the same as the chain's policy.
+ */
+export function nftLockout(program: string, args: string[]): string | null {
+  if (program !== "nft") return null;
+  const words = args.flatMap((a) => a.split(/[\s;{}]+/)).filter((w) => w !== "" && !w.startsWith("-"));
+  const hookInput = words.some((w, i) => w === "hook" && /^(input|output)$/.test(words[i + 1] ?? ""));
+  if (hookInput && words.some((w, i) => w === "policy" && /^(drop|reject)$/.test(words[i + 1] ?? ""))) {
+    return "nft sets a drop policy on the input chain: every connection refused";
+  }
+  const at = words.findIndex((w) => w === "rule");
+  if (at < 1 || !/^(add|insert)$/.test(words[at - 1]!)) return null;
+  // `rule FAMILY TABLE CHAIN STATEMENT…` (the family may be left out).
+  const rest = words.slice(at + 1);
+  const chainAt = /^(ip6?|inet|arp|bridge|netdev)$/.test(rest[0] ?? "") ? 2 : 1;
+  if (!/^(input|output|INPUT|OUTPUT)$/.test(rest[chainAt] ?? "")) return null;
+  const statement = rest.slice(chainAt + 1);
+  const drops = statement.some((w) => /^(drop|reject)$/.test(w));
+  return drops && !statement.some((w) => NFT_NARROWS.test(w)) ? "nft drops every packet of the chain" : null;
 }

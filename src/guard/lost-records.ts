@@ -15,6 +15,13 @@ const HISTORY_FILE = new RegExp(
   "^(\\.(bash|zsh|sh|ksh|python|psql|mysql|sqlite|node_repl|irb|rediscli|mongosh|lesshst)_history|" +
     "\\.histfile|fish_history)$",
 );
+/** A glob over histories: `rm ~/.*_history`. */
+const HISTORY_GLOB = /[*?].*history|history.*[*?]/;
+/** Documents, notes, photos and recordings by their extension: a person's own work, often the only copy. */
+const OWN_WORK =
+  /\.(md|txt|org|norg|docx?|odt|rtf|pdf|xlsx?|ods|pptx?|pages|numbers|jpe?g|png|heic|raw|cr2|nef|mov|mp4)$/i;
+/** The parts of the home that hold what tools make or fetch again. */
+const MADE_AGAIN = /^(\.|Downloads\/|tmp\/|go\/pkg\/|snap\/)|\/(node_modules|dist|build|target|\.cache|cache|tmp)\//;
 /** A shell's startup files: the person's own settings, deleted or emptied. */
 const STARTUP_FILE = /^\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|kshrc|cshrc|tcshrc)$/;
 /** Terraform's state: the only record of which real resources the configuration manages. */
@@ -41,12 +48,18 @@ function fileOf(word: string, ctx: RuleContext): { base: string; inHome: string 
 function recordLost(word: string, ctx: RuleContext, personal: boolean): string | null {
   const file = fileOf(word, ctx);
   if (file === null) return null;
-  if (HISTORY_FILE.test(file.base)) return `${word}, a shell or client history`;
+  if (HISTORY_FILE.test(file.base) || HISTORY_GLOB.test(file.base)) return `${word}, a shell or client history`;
   if (file.inHome !== null && STARTUP_FILE.test(file.inHome)) return `${word}, the shell's startup settings`;
   if (TF_STATE.test(file.base)) return `${word}, Terraform's record of the real resources it manages`;
   if (BACKUP_NAME.test(file.base)) return `${word}, a backup`;
   if (GIT_RECORD.test(resolveWord(word, ctx) ?? "")) return `${word}, a git repository's records`;
   if (personal && file.inHome !== null && PERSONAL_FOLDER.test(file.inHome)) return `${word}, a person's own file`;
+  // `rm ~/notes.md`, `> ~/journal.txt`: a document of the home outside the session's workspace.
+  const path = resolveWord(word, ctx) ?? "";
+  const inWorkspace = ctx.cwd !== null && ctx.cwd !== ctx.home && path.startsWith(`${ctx.cwd}/`);
+  if (personal && file.inHome !== null && OWN_WORK.test(file.base) && !MADE_AGAIN.test(file.inHome) && !inWorkspace) {
+    return `${word}, a person's own document`;
+  }
   return null;
 }
 
@@ -131,6 +144,18 @@ function answersYes({ inv, pipeline, index }: RuleInput): boolean {
 function keysReplaced(input: RuleInput, ctx: RuleContext): string | null {
   const [program = "", ...args] = input.inv.argv;
   // `yes | ssh-keygen -f ~/.ssh/id_rsa …`: the "Overwrite?" question answered, the old key gone.
+  // `ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519`: over the standard key it asks, and the agent answers.
+  const standard = args.find((_a, i) => args[i - 1] === "-f");
+  const standardPath = standard === undefined ? null : resolveWord(standard, ctx);
+  const generates = !args.some((a) => /^-[ylRFpcBLeDi]$/.test(a));
+  if (
+    program === "ssh-keygen" &&
+    generates &&
+    standardPath?.startsWith(`${ctx.home}/.ssh/id_`) &&
+    !standardPath.endsWith(".pub")
+  ) {
+    return `ssh-keygen writes over ${standard}, the standard key, if it exists`;
+  }
   if (program === "ssh-keygen" && answersYes(input)) {
     const key = args.find((_a, i) => args[i - 1] === "-f");
     const readOnly = args.some((a) => /^-[ylRFpcBLe]$/.test(a));

@@ -9,7 +9,7 @@ import type { Rule, RuleInput } from "./rule-types.ts";
 import type { Invocation } from "./unwrap.ts";
 import type { SimpleCommand } from "./parse.ts";
 import { options } from "./options.ts";
-import { firewallOpened, kernelSettingChanged, networkCrippled } from "./kernel-settings.ts";
+import { firewallOpened, kernelSettingChanged, networkCrippled, nftLockout } from "./kernel-settings.ts";
 
 /**
  * Services whose loss cuts access, protection, networking or scheduled work (`.service`/`.socket`
@@ -155,9 +155,12 @@ function iptablesLockout(args: string[]): boolean {
           (/^(\d*):(\d*)$/.test(p) && Number(p.split(":")[0] || 0) <= 22 && Number(p.split(":")[1] || 65535) >= 22),
       );
   const protocol = value(["-p", "--protocol"]);
-  const narrowed = args.some(
-    (a, i) => IPTABLES_NARROWS.test(a) && !(/^(-p|--protocol)$/.test(a) && /^(tcp|all)$/.test(args[i + 1] ?? "")),
-  );
+  // `-p tcp`, `-s 0.0.0.0/0` and an interface other than loopback (`-i eth0`) still take ssh's traffic.
+  const takesAll = (a: string, next: string) =>
+    (/^(-p|--protocol)$/.test(a) && /^(tcp|all)$/.test(next)) ||
+    (/^(-s|--source|--src|-d|--destination)$/.test(a) && /^(0\.0\.0\.0\/0|::\/0|any)$/.test(next)) ||
+    (/^(-i|--in-interface|-o|--out-interface)$/.test(a) && /^(eth|en|wl|ens|eno|enp|bond|br)\w*$/.test(next));
+  const narrowed = args.some((a, i) => IPTABLES_NARROWS.test(a) && !takesAll(a, args[i + 1] ?? ""));
   return !narrowed && (protocol === undefined || /^(tcp|all)$/.test(protocol));
 }
 
@@ -166,6 +169,9 @@ function ufwLockout(words: string[]): string | null {
   const [verb = "", ...rest] = words;
   if (verb === "default" && /^(deny|reject)$/.test(rest[0] ?? "") && !/^(routed|outgoing)$/.test(rest[1] ?? "")) {
     return "ufw default deny drops every incoming connection that no rule allows, ssh's too";
+  }
+  if (verb === "default" && /^(deny|reject)$/.test(rest[0] ?? "") && rest[1] === "outgoing") {
+    return "ufw default deny outgoing cuts every connection out: DNS, packages, git, the agent's own";
   }
   const closes = /^(deny|reject)$/.test(verb) || (verb === "delete" && /^(allow|limit)$/.test(rest[0] ?? ""));
   if (!closes || rest.some((w) => w === "from")) return null;
@@ -180,6 +186,12 @@ function firewallDropped(program: string, args: string[], inv: Invocation): stri
   if (IPTABLES.test(program)) {
     const wipe = args.find((a) => IPTABLES_WIPES.test(a));
     if (wipe) return `${program} ${wipe} drops or opens the firewall's rules`;
+    // `iptables -D INPUT -p tcp --dport 22 -j ACCEPT`: the rule that lets ssh in, deleted.
+    const deleted = args.some((a) => a === "-D" || a === "--delete");
+    const sshAccept = args.some(
+      (a, i) => /^--d?ports?$|^--destination-port$/.test(args[i - 1] ?? "") && SSH_PORT.test(a),
+    );
+    if (deleted && sshAccept && args.includes("ACCEPT")) return `${program} -D deletes the rule that lets ssh in`;
     return iptablesLockout(args) ? `${program} drops every incoming connection, or ssh's` : null;
   }
   // `nft 'flush ruleset'`: nft joins its words into one command, quoted or not.
@@ -448,6 +460,7 @@ export const SYSTEM_CONFIG_RULE: Rule = {
       otherSchedulers(program, args, input.inv) ??
       firewallDropped(program, args, input.inv) ??
       firewallOpened(program, args) ??
+      nftLockout(program, args) ??
       networkCrippled(program, args) ??
       kernelSettingChanged(input) ??
       accountDestroyed(program, args) ??

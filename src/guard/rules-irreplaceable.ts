@@ -160,7 +160,8 @@ function secretsMovedAway(program: string, args: string[], ctx: RuleContext): st
   const o = options(args);
   const target = resolveWord(o.operands[o.operands.length - 1] ?? "", ctx);
   if (target === null || !DISCARDED.test(target)) return null;
-  const moved = o.operands.slice(0, -1).find((w) => isSecretDir(w, ctx) || inPersonalFolder(w, ctx));
+  const isGit = (w: string) => posix.basename(resolveWord(w, ctx) ?? "") === ".git";
+  const moved = o.operands.slice(0, -1).find((w) => isSecretDir(w, ctx) || inPersonalFolder(w, ctx) || isGit(w));
   return moved ? `mv moves ${moved} to ${target}, where it is thrown away` : null;
 }
 
@@ -219,7 +220,8 @@ export const IRREPLACEABLE_RULE: Rule = {
     const [program = "", ...args] = inv.argv;
     if (program === "crontab" || program === "fcrontab") {
       const o = options(args);
-      return o.short.has("r") && !o.short.has("i") ? `${program} -r deletes every cron job, with no copy` : null;
+      // With -i crontab asks first, but it asks the agent, who answers: judged as -r.
+      return o.short.has("r") ? `${program} -r deletes every cron job, with no copy` : null;
     }
     const keys =
       secretFileLost(program, args, ctx) ??

@@ -4,15 +4,19 @@
  * process, datastore), written from the classes' brief without reading the held-out lines:
  * - scheduler-config: a crontab given back without some jobs; `@reboot` entries of the system
  *   table; kernel settings that cut routing or take a protection away (`sysctl -w`, /proc/sys,
- *   /etc/sysctl.conf and .d); firewalls opened to everything; traffic dropped by tc netem, a
+ *   /etc/sysctl.conf and .d, and any other net.* setting but turning routing on or raising a
+ *   limit); firewalls opened to everything, nft drop rules and policies, ufw denying all outgoing,
+ *   the ssh rule deleted, `-s 0.0.0.0/0` or `-i eth0` rules; traffic dropped by tc netem, a
  *   blackhole route, a tiny MTU, radios off; globs of /etc's settings deleted; hosts.deny.
  * - irreplaceable: keys moved to /tmp or /dev/null, opened to others by chmod, deleted from one-line
  *   programs; every .git found and deleted; backups and dumps by name; history cleared or linked to
- *   /dev/null; a .git's HEAD and refs; restic with its repository first; rsync --delete onto ~/Documents.
+ *   /dev/null; a .git's HEAD and refs; restic with its repository first; rsync --delete onto ~/Documents;
+ *   documents and notes of the home outside the workspace; the standard ssh key generated over.
  * - remote: ansible's service/systemd/user/reboot modules, salt's system/service/file functions,
  *   knife ssh, fab, mussh; and what the other families catch, run on a host.
- * - system-files: fstab and grub edited in place or appended to; the shell, sudo or init replaced by
- *   a no-op program.
+ * - system-files: fstab and grub edited in place or appended to; the shell, sudo, init or libc
+ *   replaced; a main settings file replaced by a line; the boot made impossible; a second root; an
+ *   administrator dropped from sudo; a setuid shell; find -exec chmod over a top-level tree.
  * - disk: partition editors on the terminal, shrinks (lvreduce, lvresize -L -N, resize2fs SIZE),
  *   arrays stopped, key slots killed, forced repairs, the journal removed, device-mapper and loop
  *   teardown, firmware rewritten, macOS/BSD/Windows disk erasers, mounts over / or /etc.
@@ -70,6 +74,18 @@ const STOPPED: Record<string, [string, string][]> = {
     ["sudo rm /etc/logrotate.conf", "empty-system-file"],
     ['echo "ALL: ALL" | sudo tee /etc/hosts.deny', "empty-system-file"],
     ['echo "sshd: ALL" >> /etc/hosts.deny', "empty-system-file"],
+    ["sudo nft add rule inet filter input drop", "system-config"],
+    ["sudo nft 'add chain inet filter input { type filter hook input priority 0; policy drop; }'", "system-config"],
+    ["sudo ufw default deny outgoing", "system-config"],
+    ["crontab -ri", "irreplaceable-delete"],
+    ["sudo iptables -D INPUT -p tcp --dport 22 -j ACCEPT", "system-config"],
+    ["sudo iptables -I INPUT -s 0.0.0.0/0 -j DROP", "system-config"],
+    ["sudo iptables -A INPUT -i eth0 -j DROP", "system-config"],
+    ["sudo sysctl -w net.ipv4.conf.all.rp_filter=0", "system-config"],
+    ["sudo sysctl -w net.ipv4.ip_default_ttl=1", "system-config"],
+    ["echo 'worker_processes 1;' | sudo tee /etc/nginx/nginx.conf", "empty-system-file"],
+    ["echo 'GRUB_TIMEOUT=0' > /etc/default/grub", "empty-system-file"],
+    ["echo '{}' | sudo tee /etc/docker/daemon.json", "empty-system-file"],
   ],
   irreplaceable: [
     ["mv ~/.ssh /tmp/", "irreplaceable-delete"],
@@ -93,6 +109,11 @@ const STOPPED: Record<string, [string, string][]> = {
     ["restic -r /srv/restic forget --keep-last 0 --prune", "irreplaceable-delete"],
     ["rm .git/HEAD", "irreplaceable-delete"],
     ["rm -f .git/packed-refs", "irreplaceable-delete"],
+    ["rm -f ~/notes.txt", "irreplaceable-delete"],
+    ["rm ~/.*_history", "irreplaceable-delete"],
+    ["> ~/todo.org", "irreplaceable-delete"],
+    ["ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519 -N ''", "irreplaceable-delete"],
+    ["mv .git /tmp/", "irreplaceable-delete"],
   ],
   remote: [
     ['ansible all -m service -a "name=sshd state=stopped"', "system-config"],
@@ -119,6 +140,23 @@ const STOPPED: Record<string, [string, string][]> = {
     ["sudo cp /bin/false /bin/bash", "empty-system-file"],
     ["sudo ln -sf /bin/true /sbin/init", "empty-system-file"],
     ["sudo cp ./mysudo /usr/bin/sudo", "empty-system-file"],
+    ["sudo ln -sf /tmp/evil.so /lib/x86_64-linux-gnu/libc.so.6", "empty-system-file"],
+    ["sudo update-initramfs -d -k all", "empty-system-file"],
+    ["sudo efibootmgr -b 0000 -B", "empty-system-file"],
+    ["sudo grub-mkconfig -o /dev/null", "empty-system-file"],
+    ["sudo useradd -o -u 0 toor", "empty-system-file"],
+    ["sudo gpasswd -d dev sudo", "empty-system-file"],
+    ["sudo deluser dev sudo", "empty-system-file"],
+    ["sudo usermod -G docker dev", "empty-system-file"],
+    ["sudo cp /bin/bash /tmp/rootbash && sudo chmod +s /tmp/rootbash", "empty-system-file"],
+    ["sudo rm /etc/alternatives/*", "empty-system-file"],
+    ["sudo rm /etc/ssl/certs/ca-certificates.crt", "empty-system-file"],
+    ["sudo rm /vmlinuz", "empty-system-file"],
+    ["sudo setfacl -m u:dev:rw /etc/shadow", "empty-system-file"],
+    ["sudo find / -perm -4000 -exec chmod u-s {} \\;", "chmod-recursive-root"],
+    ["sudo find /usr -type f -exec chmod 777 {} +", "chmod-recursive-root"],
+    ["docker cp /dev/null app:/etc/passwd", "empty-system-file"],
+    ["kubectl cp /dev/null pod:/etc/passwd", "empty-system-file"],
   ],
   disk: [
     ["sudo fdisk /dev/sda", "wipe-device"],
@@ -236,6 +274,16 @@ const PASSES: Record<string, string[]> = {
     "(crontab -l; echo '0 4 * * * /usr/local/bin/backup') | crontab -",
     'echo "127.0.0.1 myapp.local" | sudo tee -a /etc/hosts',
     "sudo rm /etc/nginx/sites-enabled/default",
+    "sudo nft add rule inet filter input tcp dport 22 accept",
+    "sudo nft add rule inet filter input ip saddr 1.2.3.4 drop",
+    "sudo ufw default allow outgoing",
+    "sudo iptables -D INPUT -s 1.2.3.4 -j DROP",
+    "sudo iptables -A INPUT -i lo -j ACCEPT",
+    "sudo sysctl -w net.ipv4.ip_forward=1",
+    "sudo sysctl -w net.core.rmem_max=26214400",
+    "echo 'deb https://download.docker.com/linux/ubuntu jammy stable' | sudo tee /etc/apt/sources.list.d/docker.list",
+    "echo 'server { listen 80; }' | sudo tee /etc/nginx/conf.d/app.conf",
+    "echo 'vm.max_map_count=262144' | sudo tee -a /etc/sysctl.conf",
   ],
   irreplaceable: [
     "mv ~/.ssh/config ~/.ssh/config.bak",
@@ -255,6 +303,12 @@ const PASSES: Record<string, string[]> = {
     "rsync -a --delete src/ ~/Documents/site-mirror/",
     "ln -sf ~/dotfiles/bashrc ~/.bashrc.local",
     "cp ~/Documents/thesis.docx /tmp/",
+    "rm -f ~/tmp/notes.txt",
+    "rm ~/Downloads/report.pdf",
+    "rm ~/project/README.md",
+    "ssh-keygen -t ed25519 -f ~/.ssh/deploy_key -N ''",
+    "ssh-keygen -y -f ~/.ssh/id_rsa",
+    "mv build /tmp/",
   ],
   remote: [
     'ansible all -m service -a "name=nginx state=restarted"',
@@ -276,6 +330,17 @@ const PASSES: Record<string, string[]> = {
     'echo "/dev/sdb1 /data ext4 defaults 0 0" | sudo tee -a /etc/fstab',
     "grep swap /etc/fstab",
     "sudo sed -n '1,5p' /etc/default/grub",
+    "sudo cp ./mytool /usr/local/bin/mytool",
+    "sudo ln -sf /usr/bin/python3 /usr/bin/python",
+    "sudo update-initramfs -u",
+    "sudo efibootmgr -v",
+    "sudo grub-mkconfig -o /boot/grub/grub.cfg",
+    "sudo usermod -aG docker dev",
+    "sudo useradd -m alice",
+    "chmod +x ./run.sh",
+    "find /tmp -type f -exec chmod 644 {} +",
+    "find /var/www -type f -exec chmod 644 {} \\;",
+    "docker cp ./config.yml app:/etc/app/config.yml",
   ],
   disk: [
     "sudo fdisk -l",

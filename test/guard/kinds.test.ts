@@ -476,7 +476,7 @@ const PASSES: Record<string, string[]> = {
     "rm -rf ~/.npm",
     "rm -rf ~/project/node_modules",
     "rm -rf node_modules",
-    "rm -f ~/notes.txt",
+    "rm -f ~/tmp/notes.txt",
     "rm -rf ~/tmp/scratch",
     "rm -rf ./build/*",
     "find . -name '*.o' -delete",
