@@ -136,7 +136,8 @@ const TAGGED_SHELL = /(?:^|[^\w$])\$`([^`]*)`/g;
  */
 const BASE64_DECODERS = String.raw`(?:\b(?:base64\.)?b64decode|\bdecode_base64|\batob|\bBase64\.(?:strict_)?decode64)`;
 const BASE64_CALL = new RegExp(
-  String.raw`${BASE64_DECODERS}\(\s*(?:${STRING})\s*\)(?:\.decode\([^)]*\))?|` +
+  // Python's bytes literal (`b64decode(b'…')`) is decoded the same.
+  String.raw`${BASE64_DECODERS}\(\s*b?(?:${STRING})\s*\)(?:\.decode\([^)]*\))?|` +
     String.raw`\bBuffer\.from\(\s*(?:${STRING})\s*,\s*['"]base64['"]\s*\)(?:\.toString\([^)]*\))?`,
   "g",
 );

@@ -6,7 +6,7 @@
 import type { Invocation } from "./unwrap.ts";
 import type { Rule, RuleContext } from "./rule-types.ts";
 import { options, type Options } from "./options.ts";
-import { uncommittedWorkDeleted } from "./uncommitted-deletes.ts";
+import { changedFileCovered, uncommittedWorkDeleted } from "./uncommitted-deletes.ts";
 import { clientDatabase, isThrowawayName } from "./throwaway-databases.ts";
 import { deletedTrees } from "./deleted-trees.ts";
 import { INFRA_RULE } from "./rules-infra.ts";
@@ -258,7 +258,9 @@ export const BUILTIN_RULES: Rule[] = [
       const git = gitCommand(inv.argv, ctx);
       if (git?.sub !== "push") return null;
       const o = options(git.args);
-      const force = o.short.has("f") || o.long.has("force") || o.operands.some((r) => r.startsWith("+"));
+      // --force-with-lease only checks the remote was not moved meanwhile: the shared branch is rewritten all the same.
+      const lease = [...o.long].some((l) => /^force-(with-lease|if-includes)/.test(l));
+      const force = o.short.has("f") || o.long.has("force") || lease || o.operands.some((r) => r.startsWith("+"));
       // --mirror force-updates every ref on the remote; --all with --force, every branch.
       if (o.long.has("mirror")) return "git push --mirror overwrites every branch on the remote, shared ones too";
       if (!force) return null;
@@ -309,6 +311,15 @@ export const BUILTIN_RULES: Rule[] = [
         what = "git clean -f deletes";
       } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree && !onlyIndex(git.sub, o)) {
         what = `git ${git.sub} of the whole tree throws away`;
+      } else if (
+        (git.sub === "checkout" || git.sub === "restore") &&
+        !onlyIndex(git.sub, o) &&
+        changedFileCovered(o.operands, git.dir, ctx) !== null
+      ) {
+        // `git checkout -- src/app.ts`, `git restore src/`: the changes in those files are gone for good.
+        what = `git ${git.sub} writes over the changed files it names, throwing away`;
+      } else if (git.sub === "read-tree" && o.short.has("u") && (o.long.has("reset") || o.short.has("m"))) {
+        what = "git read-tree -u --reset throws away";
       } else if (git.sub === "rm" && wholeTree && !o.long.has("cached") && (o.short.has("r") || forced)) {
         // `git rm -rf .`: every tracked file deleted from the work tree, changes with them.
         what = "git rm of the whole tree deletes";

@@ -69,6 +69,23 @@ function tracksListedDeleted({ inv, pipeline, index }: RuleInput): boolean {
   return removes && listed && index > 0;
 }
 
+/**
+ * `git checkout HEAD -- src/`, `git restore src/a.ts`: the first file with uncommitted changes in
+ * `dir` that a checkout or restore of these paths writes over, or null.
+ */
+export function changedFileCovered(operands: string[], dir: string | null, ctx: RuleContext): string | null {
+  if (dir === null) return null;
+  const status = ctx.gitStatus(dir);
+  if (status === null || status === "") return null;
+  const changed = changedFiles(status, dir);
+  for (const word of operands) {
+    const path = resolveWord(word, { ...ctx, cwd: dir });
+    const lost = path === null ? undefined : changed.find((f) => covers(path, f));
+    if (lost !== undefined) return lost;
+  }
+  return null;
+}
+
 /** Why this deletion loses uncommitted work in the working directory's repository, or null. */
 export function uncommittedWorkDeleted(input: RuleInput, ctx: RuleContext): string | null {
   const cwd = ctx.cwd;

@@ -26,6 +26,11 @@
  *   a terminal's processes; the shell's parent; python's and node's endless forks.
  * - datastore: accounts dropped, `WHERE 1=1`, updateMany({}), shutdownServer(), a database's file,
  *   CouchDB's database DELETE, SQL sent over HTTP, bq rm, nats stream rm, more frameworks' resets.
+ * - git: force-with-lease onto a shared branch, rebase --root, update-ref of a shared branch,
+ *   checkout/restore of the files holding uncommitted changes, read-tree --reset, a branch deleted by API.
+ * - infrastructure: replicas patched to 0, swarm left by force, kubeadm reset, object stores' own
+ *   clients (rclone, s3cmd, mc), wrangler, lxc/multipass deletions, ECR images batch-deleted.
+ * - indirection: python's bytes literal given to b64decode.
  * Each family has harmless look-alikes of the same shape that must pass. Judged in corpusContext
  * (corpus.ts: home /home/dev, cwd /home/dev/project with uncommitted src/a.ts on feature/x).
  */
@@ -246,6 +251,32 @@ const STOPPED: Record<string, [string, string][]> = {
     ["npx drizzle-kit drop", "datastore-wipe"],
     ["dotnet ef database drop --force", "datastore-wipe"],
   ],
+  git: [
+    ["git push --force-with-lease origin main", "git-force-push"],
+    ["git rebase -i --root", "git-history"],
+    ["git update-ref refs/heads/main HEAD~10", "git-history"],
+    ["git read-tree -u --reset HEAD", "git-discard-work"],
+    ["gh api -X DELETE /repos/me/app/git/refs/heads/main", "git-history"],
+    ["git checkout HEAD -- src/", "git-discard-work"],
+    ["git restore src/a.ts", "git-discard-work"],
+    ["git checkout -- src/a.ts", "git-discard-work"],
+  ],
+  infrastructure: [
+    ['kubectl patch deploy api -p \'{"spec":{"replicas":0}}\'', "infra-destroy"],
+    ["docker swarm leave --force", "infra-destroy"],
+    ["aws ecr batch-delete-image --repository-name app --image-ids imageTag=latest", "infra-destroy"],
+    ["multipass delete --all --purge", "infra-destroy"],
+    ["lxc delete c1 --force", "infra-destroy"],
+    ["kubeadm reset -f", "infra-destroy"],
+    ["rclone purge remote:bucket", "infra-destroy"],
+    ["rclone delete remote:backups", "infra-destroy"],
+    ["s3cmd del --recursive s3://bucket", "infra-destroy"],
+    ["mc rm --recursive --force myminio/bucket", "infra-destroy"],
+    ["wrangler delete", "infra-destroy"],
+  ],
+  indirection: [
+    ["python3 -c \"import base64,os;os.system(base64.b64decode(b'cm0gLXJmIC8=').decode())\"", "rm-recursive-root"],
+  ],
 };
 
 const PASSES: Record<string, string[]> = {
@@ -403,6 +434,30 @@ const PASSES: Record<string, string[]> = {
     "npx drizzle-kit generate",
     "dotnet ef database update",
   ],
+  git: [
+    "git checkout feature/y",
+    "git checkout -b new",
+    "git restore --staged src/a.ts",
+    "git checkout main -- README.md",
+    "git restore docs/",
+    "git push --force-with-lease origin feature/x",
+    "git rebase -i HEAD~3",
+    "git update-ref refs/heads/feature/x HEAD",
+    "gh api repos/me/app/git/refs/heads/main",
+    "git checkout -- src/b.ts",
+  ],
+  infrastructure: [
+    "lxc list",
+    "rclone ls remote:bucket",
+    "rclone sync src remote:bucket",
+    "mc ls myminio",
+    "wrangler deploy",
+    "multipass list",
+    "kubeadm init",
+    'kubectl patch deploy api -p \'{"spec":{"replicas":3}}\'',
+    "docker swarm leave",
+  ],
+  indirection: ["python3 -c \"import base64;print(base64.b64decode(b'aGVsbG8='))\""],
 };
 
 /**
