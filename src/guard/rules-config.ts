@@ -27,6 +27,27 @@ const CRITICAL_SERVICE = new RegExp(
 const TIMER_OR_GLOB = /(\.timer$|[*?[])/;
 /** systemctl verbs that stop a unit now or from the next boot on. */
 const SYSTEMCTL_OFF = new Set(["stop", "disable", "mask", "kill"]);
+/**
+ * On another host (`ssh prod 'sudo systemctl stop nginx'`), stopping or disabling any service is an
+ * outage for whoever it serves: `systemctl stop|disable|mask|kill`, `service X stop`, init scripts.
+ */
+function remoteServiceStopped({ inv }: RuleInput): string | null {
+  if (inv.remote !== true) return null;
+  const [program = "", ...args] = inv.argv;
+  const init = INIT_SCRIPT.exec(inv.source.argv.find((w) => INIT_SCRIPT.test(w)) ?? "");
+  if (init && inv.source.argv.some((a) => SERVICE_OFF.test(a))) return `${init[2]} stopped on a remote host: an outage`;
+  if (program === "systemctl") {
+    const call = systemctlCall(args);
+    const unit = SYSTEMCTL_OFF.has(call.verb) && !call.user ? call.units[0] : undefined;
+    return unit ? `systemctl ${call.verb} ${unit} on a remote host: an outage for what it serves` : null;
+  }
+  const words = args.filter((a) => !a.startsWith("-"));
+  if (/^(service|rc-service)$/.test(program) && words.length >= 2 && SERVICE_OFF.test(words[1]!)) {
+    return `${program} ${words[0]} stop on a remote host: an outage for what it serves`;
+  }
+  return null;
+}
+
 /** SysV-style tools: `service NAME stop`, `update-rc.d NAME disable`, `chkconfig NAME off`. */
 const SERVICE_OFF = /^(stop|disable|remove|off|delete|del)$/;
 
@@ -454,6 +475,7 @@ export const SYSTEM_CONFIG_RULE: Rule = {
     const [program = "", ...args] = input.inv.argv;
     return (
       serviceStopped(program, args) ??
+      remoteServiceStopped(input) ??
       initScriptStopped(input.inv.source.argv) ??
       securityDisabled(program, args) ??
       networkCut(program, args) ??

@@ -111,8 +111,13 @@ function listsEverything(argv: string[]): boolean {
   return /^(docker|podman|nerdctl)$/.test(argv[0] ?? "") && /^(ps|images|ls)$/.test(w[w.length - 1] ?? w[0] ?? "");
 }
 
-function docker(program: string, args: string[], source: SimpleCommand): string | null {
+function docker(program: string, args: string[], source: SimpleCommand, remote: boolean): string | null {
   const [group, verb] = words(args);
+  // `ssh prod 'docker stop $(docker ps -q)'`: every container of a server stopped.
+  const listed = source.nested.some((line) => line.pipelines.some((p) => p.some((c) => listsEverything(c.argv))));
+  if (remote && listed && /^(stop|kill|pause)$/.test(group ?? "")) {
+    return `${program} ${group} of every container on a remote host: an outage`;
+  }
   // `docker rm -f $(docker ps -aq)`: every container (or image, volume) the listing printed.
   const removes = /^(rm|rmi)$/.test(group ?? "") || (/^(container|image|volume)$/.test(group ?? "") && verb === "rm");
   const everything = source.nested.some((line) => line.pipelines.some((p) => p.some((c) => listsEverything(c.argv))));
@@ -218,7 +223,7 @@ export const INFRA_RULE: Rule = {
     const [program = "", ...args] = inv.argv;
     if (program === "kubectl" || program === "oc" || program === "k") return kubectl(program, args);
     if (program === "docker" || program === "podman" || program === "docker-compose" || program === "nerdctl") {
-      return docker(program, args, inv.source);
+      return docker(program, args, inv.source, inv.remote === true);
     }
     const stack = STACK_DESTROY[program];
     if (stack) {

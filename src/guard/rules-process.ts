@@ -132,6 +132,29 @@ function killsListedProcesses({ inv, pipeline, index }: RuleInput): boolean {
   return nested(inv.source) || direct || viaColumn;
 }
 
+/** Signals that ask a daemon to reload or reopen its logs (`-HUP`, `-USR1`), or only test it (`-0`). */
+const GENTLE_SIGNAL = /^(-(SIG)?(HUP|USR1|USR2|WINCH|CONT)|-0|--signal=(SIG)?(HUP|USR1|USR2))$/i;
+/** Signals that end a process without letting it clean up. */
+const HARD_SIGNAL = /^-(9|KILL|SIGKILL)$|^--signal=(9|KILL|SIGKILL)$/i;
+
+/**
+ * On another host, a server's processes killed by name (`ssh prod 'pkill -9 -f java'`, `kill -9
+ * $(pgrep java)`) take down what they serve, without a chance to finish their work.
+ */
+function remoteKill({ inv }: RuleInput): string | null {
+  if (inv.remote !== true) return null;
+  const [program = "", ...args] = inv.argv;
+  const hard = args.some(
+    (a, i) => HARD_SIGNAL.test(a) || (/^(-s|--signal)$/.test(args[i - 1] ?? "") && /^(9|KILL)$/i.test(a)),
+  );
+  if (!hard) return null;
+  if (program === "pkill" || program === "killall") return `${program} -9 on a remote host kills a service's processes`;
+  const picked = inv.source.nested.some((l) =>
+    l.pipelines.some((p) => p.some((c) => /^(pgrep|pidof)$/.test(c.argv[0] ?? ""))),
+  );
+  return program === "kill" && picked ? "kill -9 of a service's processes on a remote host" : null;
+}
+
 export const KILL_ALL_RULE: Rule = {
   id: "kill-all",
   summary:
@@ -145,7 +168,10 @@ export const KILL_ALL_RULE: Rule = {
       const target = args.find((a) => /^(\/|\/home\/?|~|\$HOME|22\/tcp|ssh\/tcp)$/.test(a));
       if (target) return `fuser -k ${target} kills every process using it`;
     }
-    if (program === "pkill" || program === "killall") return killsByName(program, args);
+    // `pkill -HUP nginx`, `kill -USR1 $(pgrep nginx)`: a reload or a log reopen, not an end.
+    const gentle = args.some((a) => GENTLE_SIGNAL.test(a));
+    if (program === "pkill" || program === "killall")
+      return gentle ? null : (killsByName(program, args) ?? remoteKill(input));
     if (
       program === "loginctl" &&
       /^(terminate|kill)-(user|session|seat)$/.test(args.find((a) => !a.startsWith("-")) ?? "")
@@ -162,6 +188,7 @@ export const KILL_ALL_RULE: Rule = {
     // `kill -9 $$`, `kill $PPID`: the shell the agent types into, or what runs it.
     if (pids.some((p) => /^(\$\$|\$PPID|\$\{PPID\})$/.test(p)))
       return `kill ${pids.join(" ")} ends the agent's own shell`;
-    return killsListedProcesses(input) ? "kill signals every process a listing of all of them printed" : null;
+    if (!gentle && killsListedProcesses(input)) return "kill signals every process a listing of all of them printed";
+    return remoteKill(input);
   },
 };

@@ -24,6 +24,11 @@ export interface Invocation {
   script?: ParsedLine;
   /** That script's text, judged again with its own variables and substitutions expanded (classify.ts). */
   scriptText?: string;
+  /**
+   * It runs on another host or in a container (`ssh host …`, `kubectl exec …`): a server others use,
+   * where stopping a service or killing its processes is an outage, not a developer's own business.
+   */
+  remote?: boolean;
 }
 
 /**
@@ -372,14 +377,16 @@ function resolve(
       (STDIN_SCHEDULERS.has(program) && !argv.includes("-f")) || runsRemoteStdin(argv)
         ? (cmd.stdin ?? piped ?? fromProcess)
         : null;
+    const elsewhere = remoteLine(argv);
     const text =
-      script ||
-      (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) ||
-      scheduled ||
-      remoteLine(argv);
+      script || (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) || scheduled || elsewhere;
     if (text) {
       const parsed = parseShellLine(text);
+      const before = out.length;
       out.push(...invocations(parsed, depth + 1));
+      // What ssh or a container's exec runs (given as words or fed on standard input) runs there.
+      const remote = (text === elsewhere || (text === scheduled && runsRemoteStdin(argv))) && !script;
+      for (const x of remote ? out.slice(before) : []) x.inv.remote = true;
       return { argv: [program, ...argv.slice(1)], source: cmd, script: parsed, scriptText: text };
     }
   }

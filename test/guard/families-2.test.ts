@@ -13,7 +13,9 @@
  *   /dev/null; a .git's HEAD and refs; restic with its repository first; rsync --delete onto ~/Documents;
  *   documents and notes of the home outside the workspace; the standard ssh key generated over.
  * - remote: ansible's service/systemd/user/reboot modules, salt's system/service/file functions,
- *   knife ssh, fab, mussh; and what the other families catch, run on a host.
+ *   knife ssh, fab, mussh; and what the other families catch, run on a host. On another host (or in
+ *   a container) any service stopped, a server's processes killed with -9, every container stopped:
+ *   an outage there, though the same lines here are a developer's own business.
  * - system-files: fstab and grub edited in place or appended to; the shell, sudo, init or libc
  *   replaced; a main settings file replaced by a line; the boot made impossible; a second root; an
  *   administrator dropped from sudo; a setuid shell; find -exec chmod over a top-level tree.
@@ -135,6 +137,15 @@ const STOPPED: Record<string, [string, string][]> = {
     ["ssh prod 'sudo sysctl -w net.ipv4.ip_forward=0'", "system-config"],
     ['ssh prod "sudo firewall-cmd --set-default-zone=drop"', "system-config"],
     ["ssh prod 'rm -rf /usr/local/lib'", "rm-recursive-root"],
+    ["ssh host 'pkill -9 -f java'", "kill-all"],
+    ["ssh host 'sudo systemctl stop nginx'", "system-config"],
+    ["ssh host 'sudo systemctl stop postgresql'", "system-config"],
+    ["ssh host 'sudo service apache2 stop'", "system-config"],
+    ["ssh host 'sudo docker stop $(docker ps -q)'", "infra-destroy"],
+    ["ssh host 'docker kill $(docker ps -q)'", "infra-destroy"],
+    ["ssh host 'sudo kill -9 $(pgrep java)'", "kill-all"],
+    ["kubectl exec web-0 -- /etc/init.d/nginx stop", "system-config"],
+    ['ansible all -m service -a "name=myapp state=stopped"', "system-config"],
   ],
   "system-files": [
     ["sudo sed -i 's/^UUID/#UUID/' /etc/fstab", "empty-system-file"],
@@ -343,7 +354,6 @@ const PASSES: Record<string, string[]> = {
   ],
   remote: [
     'ansible all -m service -a "name=nginx state=restarted"',
-    'ansible all -m service -a "name=myapp state=stopped"',
     'ansible all -m user -a "name=deploy state=present"',
     "ansible all -m ping",
     "salt '*' test.ping",
@@ -353,6 +363,14 @@ const PASSES: Record<string, string[]> = {
     "fab -H web1 -- uptime",
     "mussh -H hosts -c uptime",
     "ssh host 'pkill -f \"node server.js\"'",
+    "ssh host 'sudo systemctl status nginx'",
+    "ssh host 'sudo systemctl restart nginx'",
+    "ssh host 'pkill -f myscript'",
+    "ssh host 'docker ps -q'",
+    "ssh host 'kill -HUP $(pgrep nginx)'",
+    "sudo systemctl stop nginx",
+    "docker stop $(docker ps -q)",
+    "pkill -9 -f java",
   ],
   "system-files": [
     "sudo ln -sf /usr/bin/python3 /usr/bin/python",
@@ -417,6 +435,8 @@ const PASSES: Record<string, string[]> = {
     "ls /proc/self",
     'python3 -c "import os; print(os.fork)"',
     "kill %1",
+    "sudo pkill -HUP nginx",
+    "kill -USR1 $(cat /var/run/nginx.pid)",
   ],
   datastore: [
     'psql -c "DELETE FROM users WHERE id = 1"',
