@@ -31,6 +31,8 @@ const PERSONAL_FOLDER = /^(Documents|Desktop|Pictures|Photos|Music|Videos|Movies
 /** Backups and dumps by name (`backup.sql`, `db-backup-2024.sql.gz`, `backups/`): often the only copy. */
 const BACKUP_NAME =
   /^backups?$|backup[^/]*\.(sql|dump|gz|tgz|tar|zip|7z|zst|xz|bz2|archive|bak|db|img)$|^(pg_?|db[-_]?|mysql)?dump[^/]*\.(sql|dump|archive)$/i;
+/** A wallet's file or its recovery words, by name. */
+const WALLET_NAME = /wallet|seed[-_ ]?phrase|mnemonic|recovery[-_ ]?(words|phrase)/i;
 /** A repository's own records, deleted one by one: where the branch points, the packed refs, objects. */
 const GIT_RECORD = /(^|\/)\.git\/(HEAD|packed-refs|objects\/.+|refs\/.+)$/;
 /** Tools that delete the files they are given. */
@@ -52,6 +54,10 @@ function recordLost(word: string, ctx: RuleContext, personal: boolean): string |
   if (file.inHome !== null && STARTUP_FILE.test(file.inHome)) return `${word}, the shell's startup settings`;
   if (TF_STATE.test(file.base)) return `${word}, Terraform's record of the real resources it manages`;
   if (BACKUP_NAME.test(file.base)) return `${word}, a backup`;
+  // What lies in a backups directory (`/var/backups/*`, `/backup/x.tar.gz`) is a backup too.
+  const segments = (resolveWord(word, ctx) ?? "").split("/").slice(0, -1);
+  if (segments.some((p) => /^backups?$/i.test(p))) return `${word}, a backup`;
+  if (WALLET_NAME.test(file.base)) return `${word}, a wallet or its recovery words`;
   if (GIT_RECORD.test(resolveWord(word, ctx) ?? "")) return `${word}, a git repository's records`;
   if (personal && file.inHome !== null && PERSONAL_FOLDER.test(file.inHome)) return `${word}, a person's own file`;
   // `rm ~/notes.md`, `> ~/journal.txt`: a document of the home outside the session's workspace.
@@ -79,6 +85,15 @@ function recordsDeleted({ inv }: RuleInput, ctx: RuleContext): string | null {
     const why = recordLost(o.operands[1]!, ctx, true);
     if (why) return `ln -sf replaces ${why}`;
   }
+  // `cp template.docx ~/Documents/thesis.docx`, `mv draft.md ~/notes.md`, `tee ~/notes.md`: written over.
+  const target =
+    /^(cp|mv|install)$/.test(program) && o.operands.length >= 2
+      ? o.operands[o.operands.length - 1]
+      : program === "tee" && !(o.short.has("a") || o.long.has("append"))
+        ? o.operands[0]
+        : undefined;
+  const over = target === undefined || !OWN_WORK.test(target) ? null : recordLost(target, ctx, true);
+  if (over) return `${program} writes over ${over}`;
   const files = REMOVERS.test(program) || (program === "truncate" && truncatesToZero(args)) ? o.operands : [];
   // A person's files one by one; their folders deleted whole are judged as trees (build outputs spared).
   const personal = !(o.short.has("r") || o.short.has("R") || o.long.has("recursive"));

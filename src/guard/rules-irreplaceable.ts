@@ -18,6 +18,7 @@ const SECRETS = [
   ...[".bitcoin", ".ethereum", ".electrum", ".monero", ".vault-token", ".config/sops", ".local/share/password-store"],
   ...[".ssh", ".gnupg", ".aws", ".kube", ".azure", ".docker", ".password-store", ".pki", ".netrc"],
   ...[".config/gcloud", ".config/gh", ".local/share/keyrings", ".gitconfig", ".git-credentials", ".pgpass"],
+  ...[".npmrc", ".pypirc", ".terraform.d", ".s3cfg", ".config/hub", ".config/op", ".1password", ".my.cnf"],
 ];
 /** Directories of the home that hold a person's own files: anything in them is theirs alone. */
 const PERSONAL = ["Documents", "Desktop", "Pictures", "Photos", "Music", "Videos", "Movies", "Dropbox", "OneDrive"];

@@ -11,7 +11,9 @@
  * - irreplaceable: keys moved to /tmp or /dev/null, opened to others by chmod, deleted from one-line
  *   programs; every .git found and deleted; backups and dumps by name; history cleared or linked to
  *   /dev/null; a .git's HEAD and refs; restic with its repository first; rsync --delete onto ~/Documents;
- *   documents and notes of the home outside the workspace; the standard ssh key generated over.
+ *   documents and notes of the home outside the workspace, deleted or written over by cp/mv/tee;
+ *   what lies in a backups directory; wallets and recovery words by name; registry and cloud
+ *   credentials (.npmrc, .pypirc, .s3cfg, .terraform.d); the standard ssh key generated over.
  * - remote: ansible's service/systemd/user/reboot modules, salt's system/service/file functions,
  *   knife ssh, fab, mussh; and what the other families catch, run on a host. On another host (or in
  *   a container) any service stopped, a server's processes killed with -9, every container stopped:
@@ -121,6 +123,19 @@ const STOPPED: Record<string, [string, string][]> = {
     ["> ~/todo.org", "irreplaceable-delete"],
     ["ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519 -N ''", "irreplaceable-delete"],
     ["mv .git /tmp/", "irreplaceable-delete"],
+    ['find ~ -name "*.jpg" -delete', "rm-recursive-root"],
+    ["rm /backup/*.tar.gz", "irreplaceable-delete"],
+    ["rm -f /var/backups/*", "irreplaceable-delete"],
+    ["rm /srv/backups/db-2024-01-01.sql.gz", "irreplaceable-delete"],
+    ["cp template.docx ~/Documents/thesis.docx", "irreplaceable-delete"],
+    ["mv draft.md ~/notes.md", "irreplaceable-delete"],
+    ["tee ~/notes.md < /dev/null", "irreplaceable-delete"],
+    ["shred -n 5 -u ~/wallet.json", "irreplaceable-delete"],
+    ["rm ~/seed-phrase.txt", "irreplaceable-delete"],
+    ["rm ~/.npmrc", "irreplaceable-delete"],
+    ["rm ~/.pypirc", "irreplaceable-delete"],
+    ["rm ~/.terraform.d/credentials.tfrc.json", "irreplaceable-delete"],
+    ["rm ~/.s3cfg", "irreplaceable-delete"],
   ],
   remote: [
     ['ansible all -m service -a "name=sshd state=stopped"', "system-config"],
@@ -351,6 +366,16 @@ const PASSES: Record<string, string[]> = {
     "ssh-keygen -t ed25519 -f ~/.ssh/deploy_key -N ''",
     "ssh-keygen -y -f ~/.ssh/id_rsa",
     "mv build /tmp/",
+    "cp report.pdf ~/Documents/",
+    "cp ~/Documents/thesis.docx /tmp/",
+    "mv notes.txt notes.md",
+    "cp README.md docs/README.md",
+    "mv ~/Downloads/a.pdf ~/Documents/",
+    "rm backups.sh",
+    "rm -rf ./backup_tmp",
+    "ls /var/backups",
+    "cp ~/.npmrc /tmp/npmrc.bak",
+    "echo hi | tee ~/project/notes.md",
   ],
   remote: [
     'ansible all -m service -a "name=nginx state=restarted"',
