@@ -191,6 +191,9 @@ function ufwLockout(words: string[]): string | null {
   if (verb === "default" && /^(deny|reject)$/.test(rest[0] ?? "") && !/^(routed|outgoing)$/.test(rest[1] ?? "")) {
     return "ufw default deny drops every incoming connection that no rule allows, ssh's too";
   }
+  // `ufw delete 1`: a rule deleted by its number, blind to what it let in (ssh's, as often as not).
+  if (verb === "delete" && /^\d+$/.test(rest[0] ?? ""))
+    return `ufw delete ${rest[0]} removes a rule by number, ssh's perhaps`;
   if (verb === "default" && /^(deny|reject)$/.test(rest[0] ?? "") && rest[1] === "outgoing") {
     return "ufw default deny outgoing cuts every connection out: DNS, packages, git, the agent's own";
   }
@@ -213,6 +216,11 @@ function firewallDropped(program: string, args: string[], inv: Invocation): stri
       (a, i) => /^--d?ports?$|^--destination-port$/.test(args[i - 1] ?? "") && SSH_PORT.test(a),
     );
     if (deleted && sshAccept && args.includes("ACCEPT")) return `${program} -D deletes the rule that lets ssh in`;
+    // `iptables -D INPUT 1`: the input chain's rule deleted by number, blind to what it let in.
+    const at = args.findIndex((a) => a === "-D" || a === "--delete");
+    if (at !== -1 && args[at + 1] === "INPUT" && /^\d+$/.test(args[at + 2] ?? "")) {
+      return `${program} -D INPUT ${args[at + 2]} removes an input rule by number, ssh's perhaps`;
+    }
     return iptablesLockout(args) ? `${program} drops every incoming connection, or ssh's` : null;
   }
   // `nft 'flush ruleset'`: nft joins its words into one command, quoted or not.
@@ -287,6 +295,13 @@ function otherSchedulers(program: string, args: string[], inv: Invocation): stri
 
 /** Security frameworks switched off: `setenforce 0` (SELinux permissive), `aa-teardown` (AppArmor). */
 function securityDisabled(program: string, args: string[]): string | null {
+  // Windows' and macOS's: the firewall profiles off, remote login off, a service stopped by sc.
+  if (/^set-netfirewallprofile$/i.test(program) && /-enabled\s*:?\s*(\$?false|0)/i.test(args.join(" "))) {
+    return "Set-NetFirewallProfile turns the Windows firewall off";
+  }
+  if (program === "systemsetup" && args.some((a) => /^-setremotelogin$/i.test(a)) && args.includes("off")) {
+    return "systemsetup turns remote login (ssh) off";
+  }
   if (program === "setenforce" && /^(0|permissive)$/i.test(args[0] ?? "")) return "setenforce 0 turns SELinux off";
   // The audit trail: `auditctl -D` deletes every rule, `auditctl -e 0` stops auditing.
   if (program === "auditctl" && (args.includes("-D") || args.join(" ").includes("-e 0"))) {
@@ -460,6 +475,9 @@ function rootCapabilityGranted(program: string, args: string[]): string | null {
 
 /** `timedatectl set-ntp false`: the clock no longer kept in time (certificates, logs, tokens drift). */
 function timeSyncOff(program: string, args: string[]): string | null {
+  // `date -s 2001-01-01`, `timedatectl set-time …`: the clock set by hand (certificates, cron, logs go wrong).
+  if (program === "date" && args.some((a) => /^(-s|--set)(=|$)/.test(a))) return "date -s sets the clock by hand";
+  if (program === "timedatectl" && args[0] === "set-time") return "timedatectl set-time sets the clock by hand";
   return program === "timedatectl" && args[0] === "set-ntp" && /^(false|no|0|off)$/i.test(args[1] ?? "")
     ? "timedatectl set-ntp false stops time synchronisation"
     : null;

@@ -108,6 +108,12 @@ function overwritesCritical(program: string, args: string[], inv: Invocation, ct
   const vital = /^(cp|install|ln|mv)$/.test(program) && VITAL_PROGRAM.test(resolveWord(files[0] ?? "", ctx) ?? "");
   const programs = !/^(tee|cp|install|ln|rsync)$/.test(program) || noOp || vital;
   const file = files.map((w) => criticalFile(w, ctx, programs)).find((f) => f !== null);
+  // `chmod 777 /`, `chmod 000 /etc`, `chown dev /usr`: the tree itself, even without -R.
+  const tree = /^(chmod|chown|chgrp)$/.test(program)
+    ? files.map((w) => resolveWord(w, ctx)).find((p) => p !== null && (p === "/" || SYSTEM_TREE.test(p)))
+    : undefined;
+  if (tree)
+    return `${program} changes the access of ${tree} itself: nothing under it may be reached, or anyone writes there`;
   if (file) return `${program} ${program === "rm" || program === "unlink" ? "deletes" : "overwrites"} ${file}`;
   return program === "mv" ? movesAway(o.operands.slice(0, -1), ctx) : null;
 }
@@ -117,6 +123,8 @@ function movesAway(sources: string[], ctx: RuleContext): string | null {
   for (const word of sources) {
     const path = resolveWord(word, ctx);
     if (path !== null && SYSTEM_TREE.test(path)) return `mv moves ${path} away`;
+    // `mv /etc/nginx /tmp/`, `mv /etc/ssh /etc/ssh.bak`: a service's (or the system's) settings, whole.
+    if (path !== null && /^\/etc\/[^/.]+$/.test(path)) return `mv moves ${path} away: what reads it finds nothing`;
     const file = criticalFile(word, ctx);
     if (file) return `mv moves ${file} away`;
   }
