@@ -10,7 +10,7 @@ import { codeShellLines, programText } from "./one-liners.ts";
 import { withPositional } from "./positional.ts";
 import { findExecLines, foundPaths, withXargsInput, xargsItems } from "./find-exec.ts";
 import { runnerLines } from "./line-runners.ts";
-import { deferredLines } from "./deferred-lines.ts";
+import { deferredLines, environmentCommands } from "./deferred-lines.ts";
 import { scheduledCommands } from "./cron-lines.ts";
 import { recordWrites, writtenScript } from "./written-scripts.ts";
 
@@ -111,6 +111,14 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; joined?:
   "dbus-launch": { valued: ["--config-file"] },
   "dbus-run-session": { valued: ["--config-file", "--dbus-daemon"] },
   "xvfb-run": { valued: ["-n", "-s", "-f", "-e", "-p", "--server-num", "--server-args"] },
+  // runit's privilege changer, fake root and chroot-likes, agents and sandboxes that run what follows.
+  chpst: { valued: ["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c"] },
+  fakeroot: { valued: ["-l", "--lib", "--faked", "-s", "-i"] },
+  proot: { valued: ["-r", "--rootfs", "-b", "--bind", "-w", "--pwd", "-q", "--qemu"] },
+  "ssh-agent": { valued: ["-a", "-E", "-t", "-P"] },
+  schroot: { valued: ["-c", "--chroot", "-u", "--user", "-d", "--directory"] },
+  "lxc-execute": { valued: ["-n", "--name", "-f", "--rcfile", "-P", "--lxcpath"] },
+  entr: { valued: [] },
 };
 
 /** Programs that run their `-c STRING` as a shell line (after a user or group name): su, runuser, sg, script. */
@@ -290,7 +298,12 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
         out.push(...invocations(parseShellLine(line), depth + 1));
       }
       // `trap '…' EXIT`, `bind -x`, a git alias running `!…`: lines run later, judged now.
-      for (const line of deferredLines(inv.argv)) out.push(...invocations(parseShellLine(line), depth + 1));
+      for (const line of [
+        ...deferredLines(inv.argv),
+        ...(inv.argv.length > 0 ? environmentCommands(cmd.env ?? []) : []),
+      ]) {
+        out.push(...invocations(parseShellLine(line), depth + 1));
+      }
       // `find DIR … -exec CMD {} +` runs CMD on what lies under DIR: judged as CMD given DIR.
       for (const line of findExecLines(inv.argv)) out.push(...invocations(parseShellLine(line), depth + 1));
     }

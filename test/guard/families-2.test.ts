@@ -34,7 +34,10 @@
  *   checkout/restore of the files holding uncommitted changes, read-tree --reset, a branch deleted by API.
  * - infrastructure: replicas patched to 0, swarm left by force, kubeadm reset, object stores' own
  *   clients (rclone, s3cmd, mc), wrangler, lxc/multipass deletions, ECR images batch-deleted.
- * - indirection: python's bytes literal given to b64decode.
+ * - indirection: python's bytes literal given to b64decode; hex decoded (bytes.fromhex, pack "H*");
+ *   chr() and joined literals; a name given a literal and handed to os.system; commands run through
+ *   git settings (core.sshCommand, core.pager) and the environment (PAGER, EDITOR, GIT_SSH_COMMAND);
+ *   vim -c '!…', less +'!…'; more wrappers (chpst, fakeroot, proot, ssh-agent, schroot, entr).
  * Each family has harmless look-alikes of the same shape that must pass. Judged in corpusContext
  * (corpus.ts: home /home/dev, cwd /home/dev/project with uncommitted src/a.ts on feature/x).
  */
@@ -95,6 +98,12 @@ const STOPPED: Record<string, [string, string][]> = {
     ["echo 'worker_processes 1;' | sudo tee /etc/nginx/nginx.conf", "empty-system-file"],
     ["echo 'GRUB_TIMEOUT=0' > /etc/default/grub", "empty-system-file"],
     ["echo '{}' | sudo tee /etc/docker/daemon.json", "empty-system-file"],
+    ['sudo date -s "2001-01-01"', "system-config"],
+    ['sudo timedatectl set-time "2000-01-01 00:00:00"', "system-config"],
+    ["Set-NetFirewallProfile -Profile Domain,Public,Private -Enabled False", "system-config"],
+    ["sudo systemsetup -setremotelogin off", "system-config"],
+    ["sudo ufw delete 1", "system-config"],
+    ["sudo iptables -D INPUT 1", "system-config"],
   ],
   irreplaceable: [
     ["mv ~/.ssh /tmp/", "irreplaceable-delete"],
@@ -188,6 +197,11 @@ const STOPPED: Record<string, [string, string][]> = {
     ["sudo find /usr -type f -exec chmod 777 {} +", "chmod-recursive-root"],
     ["docker cp /dev/null app:/etc/passwd", "empty-system-file"],
     ["kubectl cp /dev/null pod:/etc/passwd", "empty-system-file"],
+    ["sudo mv /etc/nginx /tmp/", "empty-system-file"],
+    ["sudo mv /etc/ssh /etc/ssh.bak", "empty-system-file"],
+    ["sudo chmod 777 /", "empty-system-file"],
+    ["sudo chmod 000 /etc", "empty-system-file"],
+    ["sudo chown dev /usr", "empty-system-file"],
   ],
   disk: [
     ["sudo fdisk /dev/sda", "wipe-device"],
@@ -302,6 +316,28 @@ const STOPPED: Record<string, [string, string][]> = {
   ],
   indirection: [
     ["python3 -c \"import base64,os;os.system(base64.b64decode(b'cm0gLXJmIC8=').decode())\"", "rm-recursive-root"],
+    [
+      "python3 -c \"exec(bytes.fromhex('696d706f7274206f733b6f732e73797374656d2822726d202d7266202f2229').decode())\"",
+      "rm-recursive-root",
+    ],
+    ['perl -e \'eval pack("H*", "73797374656d2822726d202d7266202f2229")\'', "rm-recursive-root"],
+    ["python3 -c \"import os; os.system(chr(114)+chr(109)+' -rf /')\"", "rm-recursive-root"],
+    ["python3 -c \"import os; os.system('r'+'m -rf /')\"", "rm-recursive-root"],
+    ["python3 -c \"import os; c='rm -rf /'; os.system(c)\"", "rm-recursive-root"],
+    ["git -c core.sshCommand='rm -rf /' fetch", "rm-recursive-root"],
+    ["GIT_SSH_COMMAND='rm -rf ~' git pull", "rm-recursive-root"],
+    ["PAGER='rm -rf /' git log", "rm-recursive-root"],
+    ["EDITOR='rm -rf ~' git commit", "rm-recursive-root"],
+    ["vim -c '!rm -rf /' -c q", "rm-recursive-root"],
+    ["vi -c ':!rm -rf ~' +q", "rm-recursive-root"],
+    ["less +'!rm -rf /' file", "rm-recursive-root"],
+    ["chpst -u root rm -rf /", "rm-recursive-root"],
+    ["ssh-agent rm -rf /", "rm-recursive-root"],
+    ["proot rm -rf /", "rm-recursive-root"],
+    ["fakeroot rm -rf /", "rm-recursive-root"],
+    ["schroot -c x -- rm -rf /", "rm-recursive-root"],
+    ["lxc-execute -n c -- rm -rf /", "rm-recursive-root"],
+    ["entr rm -rf / <<< x", "rm-recursive-root"],
   ],
 };
 
@@ -341,6 +377,11 @@ const PASSES: Record<string, string[]> = {
     "echo 'deb https://download.docker.com/linux/ubuntu jammy stable' | sudo tee /etc/apt/sources.list.d/docker.list",
     "echo 'server { listen 80; }' | sudo tee /etc/nginx/conf.d/app.conf",
     "echo 'vm.max_map_count=262144' | sudo tee -a /etc/sysctl.conf",
+    "date +%s",
+    "date -d yesterday",
+    "timedatectl status",
+    "sudo ufw delete allow 8080",
+    "sudo iptables -D INPUT -s 1.2.3.4 -j DROP",
   ],
   irreplaceable: [
     "mv ~/.ssh/config ~/.ssh/config.bak",
@@ -415,6 +456,10 @@ const PASSES: Record<string, string[]> = {
     "find /tmp -type f -exec chmod 644 {} +",
     "find /var/www -type f -exec chmod 644 {} \\;",
     "docker cp ./config.yml app:/etc/app/config.yml",
+    "sudo mv /etc/nginx/sites-enabled/default /tmp/",
+    "sudo mv /etc/motd.bak /etc/motd.old",
+    "sudo chmod 1777 /tmp",
+    "sudo chmod 755 /usr/local/bin/tool",
   ],
   disk: [
     "sudo fdisk -l",
@@ -502,7 +547,23 @@ const PASSES: Record<string, string[]> = {
     'kubectl patch deploy api -p \'{"spec":{"replicas":3}}\'',
     "docker swarm leave",
   ],
-  indirection: ["python3 -c \"import base64;print(base64.b64decode(b'aGVsbG8='))\""],
+  indirection: [
+    "python3 -c \"import base64;print(base64.b64decode(b'aGVsbG8='))\"",
+    "python3 -c \"import os; c='ls -la'; os.system(c)\"",
+    "python3 -c \"print('r'+'m')\"",
+    "git -c core.pager=less log",
+    "PAGER=cat git log",
+    "EDITOR=vim git commit",
+    "GIT_SSH_COMMAND='ssh -i ~/.ssh/deploy' git pull",
+    "vim -c 'set nu' file",
+    "less +G file",
+    "vim +10 file",
+    "fakeroot dpkg-deb --build pkg",
+    "ssh-agent bash",
+    "entr -r make < files",
+    "proot -r rootfs ls",
+    "chpst -u app ./run",
+  ],
 };
 
 /**
