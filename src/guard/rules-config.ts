@@ -347,7 +347,8 @@ function crontabEmptied({ inv, pipeline, index }: RuleInput): string | null {
   const [program, ...args] = inv.argv;
   if (program !== "crontab" && program !== "fcrontab") return null;
   // `-u USER` names whose table; the file (or `-`) is the operand after it.
-  const file = options(args.filter((a, i) => a !== "-u" && args[i - 1] !== "-u")).operands[0];
+  const o = options(args.filter((a, i) => a !== "-u" && args[i - 1] !== "-u"));
+  const file = o.operands[0];
   const emptyFeed = (f: Invocation) =>
     SILENT.test(f.argv[0] ?? "") ||
     (f.argv[0] === "cat" && f.argv.length > 1 && f.argv.slice(1).every((a) => a === "/dev/null")) ||
@@ -363,6 +364,18 @@ function crontabEmptied({ inv, pipeline, index }: RuleInput): string | null {
   const lists = (f: Invocation) => /^f?crontab$/.test(f.argv[0] ?? "") && f.argv.includes("-l");
   const drops = pipeline.slice(1, index).some((f) => LINE_DROPPER.test(f.argv.join(" ")));
   if (fromStdin && index > 1 && lists(pipeline[0]!) && drops) return `${program} is given back without some jobs`;
+  // `crontab jobs.txt`, `echo '0 3 * * * x' | crontab -`: the whole table replaced, the jobs it had gone.
+  const keepsOld = pipeline
+    .slice(0, index)
+    .some(
+      (f) =>
+        lists(f) ||
+        f.source.nested.some((l) => l.pipelines.some((p) => p.some((c) => lists({ argv: c.argv, source: c })))),
+    );
+  const listing = o.short.has("l") || o.short.has("r") || o.short.has("e") || o.short.has("T") || o.short.has("V");
+  if (!listing && !keepsOld && (file !== undefined || index > 0 || inv.source.stdin !== null)) {
+    return `${program} replaces the whole table: the jobs it had are gone`;
+  }
   return null;
 }
 

@@ -2,7 +2,8 @@
  * Issue 35 item 5, third round: more families of spellings for the classes the second held-out
  * corpus scored lowest (scheduler-config, irreplaceable, remote, system-files, disk, delete-tree,
  * process, datastore), written from the classes' brief without reading the held-out lines:
- * - scheduler-config: a crontab given back without some jobs; `@reboot` entries of the system
+ * - scheduler-config: a crontab replaced whole by a file or by what is piped in (the jobs it had
+ *   gone; `(crontab -l; echo …) | crontab -` keeps them and passes), or given back without some jobs; `@reboot` entries of the system
  *   table; kernel settings that cut routing or take a protection away (`sysctl -w`, /proc/sys,
  *   /etc/sysctl.conf and .d, and any other net.* setting but turning routing on or raising a
  *   limit); firewalls opened to everything, nft drop rules and policies, ufw denying all outgoing,
@@ -104,6 +105,10 @@ const STOPPED: Record<string, [string, string][]> = {
     ["sudo systemsetup -setremotelogin off", "system-config"],
     ["sudo ufw delete 1", "system-config"],
     ["sudo iptables -D INPUT 1", "system-config"],
+    ["crontab mycron.txt", "system-config"],
+    ["crontab -u bob mycron.txt", "system-config"],
+    ["crontab - <<< '0 3 * * * /usr/local/bin/backup.sh'", "system-config"],
+    ["echo '*/5 * * * * /usr/bin/true' | crontab -", "system-config"],
   ],
   irreplaceable: [
     ["mv ~/.ssh /tmp/", "irreplaceable-delete"],
@@ -382,6 +387,10 @@ const PASSES: Record<string, string[]> = {
     "timedatectl status",
     "sudo ufw delete allow 8080",
     "sudo iptables -D INPUT -s 1.2.3.4 -j DROP",
+    "crontab -l > mycron.txt",
+    "crontab -u bob -l",
+    "(crontab -l; echo '0 3 * * * /usr/local/bin/backup.sh') | crontab -",
+    "crontab -e",
   ],
   irreplaceable: [
     "mv ~/.ssh/config ~/.ssh/config.bak",

@@ -496,7 +496,7 @@ const PASSES: Record<string, string[]> = {
     "ufw allow 22",
     "userdel bob",
     "passwd dev",
-    "crontab mycron.txt",
+    "crontab -l > mycron.txt",
     "git push origin --delete feature/x",
     "git branch -d feature/x",
     "git stash pop",
