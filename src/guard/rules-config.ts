@@ -12,15 +12,16 @@ import { options } from "./options.ts";
 import { firewallOpened, kernelSettingChanged, networkCrippled, nftLockout } from "./kernel-settings.ts";
 
 /**
- * Services whose loss cuts access, protection, networking or scheduled work (`.service`/`.socket`
- * suffixes and `@instances` allowed).
+ * Services whose loss cuts access, protection, networking or scheduled work, and the database
+ * servers every application of the machine reads from (`.service`/`.socket` suffixes and
+ * `@instances` allowed).
  */
 const CRITICAL_SERVICE = new RegExp(
   "^(ssh|sshd|openssh(-server)?|dropbear|firewalld|ufw|iptables|ip6tables|nftables|netfilter-persistent|" +
     "NetworkManager|network|networking|systemd-networkd|systemd-resolved|wpa_supplicant|dbus|dbus-broker|" +
     "systemd-journald|systemd-logind|cron|crond|cronie|anacron|atd|auditd|polkit|apparmor|selinux|fail2ban|" +
     "sssd|nscd|rsyslog|syslog|docker|containerd|kubelet|getty|serial-getty|systemd-timesyncd|chronyd|ntpd?|" +
-    "ntpsec|unattended-upgrades)" +
+    "ntpsec|unattended-upgrades|postgresql|mysql|mysqld|mariadb|mongod|redis-server|redis)" +
     "(@[^.]*)?(\\.(service|socket))?$",
 );
 /** A timer is a scheduled job; a glob (`'*'`, `ssh*`) names every unit it matches. */

@@ -27,7 +27,7 @@
  *   teardown, firmware rewritten, macOS/BSD/Windows disk erasers, mounts over / or /etc.
  * - delete-tree: deleting what holds the work tree's uncommitted changes (`rm -rf src`, `find . -type
  *   f -delete`, `git ls-files | xargs rm`); /nix and /usr/local's trees; Windows' recursive deletes.
- * - process: database and web servers killed; listings filtered by `grep -v` or pids from /proc;
+ * - process: database and web servers killed, database servers stopped or disabled; listings filtered by `grep -v` or pids from /proc;
  *   a terminal's processes; the shell's parent; python's and node's endless forks.
  * - datastore: accounts dropped, `WHERE 1=1`, updateMany({}), shutdownServer(), a database's file,
  *   CouchDB's database DELETE, SQL sent over HTTP, bq rm, nats stream rm, more frameworks' resets.
@@ -273,6 +273,9 @@ const STOPPED: Record<string, [string, string][]> = {
     ['python3 -c "import os; [os.fork() for _ in iter(int, 1)]"', "fork-bomb"],
     ['python3 -c "import os, itertools; [os.fork() for _ in itertools.count()]"', "fork-bomb"],
     ["node -e \"while(true) require('child_process').fork(__filename)\"", "fork-bomb"],
+    ["sudo systemctl stop postgresql", "system-config"],
+    ["sudo systemctl disable --now mysql", "system-config"],
+    ["sudo service redis-server stop", "system-config"],
   ],
   datastore: [
     ["dropuser app", "sql-destroy"],
@@ -516,6 +519,9 @@ const PASSES: Record<string, string[]> = {
     "kill %1",
     "sudo pkill -HUP nginx",
     "kill -USR1 $(cat /var/run/nginx.pid)",
+    "sudo systemctl restart postgresql",
+    "sudo systemctl status mysql",
+    "sudo service redis-server start",
   ],
   datastore: [
     'psql -c "DELETE FROM users WHERE id = 1"',
