@@ -26,7 +26,8 @@
  *   arrays stopped, key slots killed, forced repairs, the journal removed, device-mapper and loop
  *   teardown, firmware rewritten, macOS/BSD/Windows disk erasers, mounts over / or /etc.
  * - delete-tree: deleting what holds the work tree's uncommitted changes (`rm -rf src`, `find . -type
- *   f -delete`, `git ls-files | xargs rm`); /nix and /usr/local's trees; Windows' recursive deletes.
+ *   f -delete`, `git ls-files | xargs rm`); /nix, /usr/local's and /opt's trees (an installed
+ *   application whole; what is inside one passes); Windows' recursive deletes.
  * - process: database and web servers killed, database servers stopped or disabled; listings filtered by `grep -v` or pids from /proc;
  *   a terminal's processes; the shell's parent; python's and node's endless forks.
  * - datastore: accounts dropped, `WHERE 1=1`, updateMany({}), shutdownServer(), a database's file,
@@ -259,6 +260,7 @@ const STOPPED: Record<string, [string, string][]> = {
     ["rd /s /q C:\\Windows", "rm-recursive-root"],
     ["Remove-Item -Recurse -Force C:\\", "rm-recursive-root"],
     ["Remove-Item -Recurse -Force ~", "rm-recursive-root"],
+    ["sudo rm -rf /opt/app", "rm-recursive-root"],
   ],
   process: [
     ["sudo pkill -9 postgres", "kill-all"],
@@ -505,7 +507,7 @@ const PASSES: Record<string, string[]> = {
     "find src -name '*.orig' -delete",
     "rm -rf src/generated",
     "rm -rf /usr/local/lib/node_modules/typescript",
-    "rm -rf /opt/app",
+    "rm -rf /opt/app/tmp",
     "Remove-Item -Recurse -Force .\\build",
     "del /q build\\app.log",
   ],

@@ -562,7 +562,7 @@ const PASSES: Record<string, string[]> = {
     "vault kv get secret/app",
     "vagrant halt",
     "gh release list",
-    "rm -rf /opt/app",
+    "rm -rf /opt/app/cache",
     "rm -rf /usr/local/lib/node_modules/x",
     "rm -rf /mnt/data/tmp/x",
     "mv /opt/app /opt/app.old",
