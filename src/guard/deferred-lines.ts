@@ -29,6 +29,13 @@ export function deferredLines(argv: string[]): string[] {
     const plus = args.filter((a) => a.startsWith("+")).map((a) => a.slice(1));
     return [...commands, ...plus].map((c) => /^:?!(.*)$/s.exec(c)?.[1]).filter((l): l is string => Boolean(l));
   }
+  // GNU sed's `e` flag runs the pattern space after the substitution: `sed 's/x/rm -rf \//e'`.
+  if (program === "sed") {
+    return args
+      .map((a) => /^s(.)((?:(?!\1)[^\\]|\\.)*)\1((?:(?!\1)[^\\]|\\.)*)\1[gpiImM0-9]*e[gpiImM0-9]*$/s.exec(a))
+      .map((m) => (m ? m[3]!.replace(/\\(.)/g, "$1") : ""))
+      .filter((l) => l !== "");
+  }
   if (program === "less") {
     return args.map((a) => /^\+!(.*)$/s.exec(a)?.[1]).filter((l): l is string => Boolean(l));
   }

@@ -123,6 +123,13 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; joined?:
 
 /** Programs that run their `-c STRING` as a shell line (after a user or group name): su, runuser, sg, script. */
 const COMMAND_OPTION_RUNNERS = new Set(["su", "runuser", "sg", "script", "ksu", "flock"]);
+/** awk told to run each line it reads: `awk '{system($0)}' <<< '…'`, `… | awk '{print | "sh"}'`. */
+function awkRunsInput(argv: string[]): boolean {
+  if (!/^(awk|gawk|mawk|nawk)$/.test(argv[0] ?? "")) return false;
+  const code = argv.slice(1).find((a) => !a.startsWith("-")) ?? "";
+  return /system\(\s*\$0\s*\)|print\s*(\$0\s*)?\|\s*"(\/bin\/)?(ba)?sh"/.test(code);
+}
+
 /** Programs that run what they read on stdin as shell lines later: `echo 'rm …' | at now`. */
 const STDIN_SCHEDULERS = new Set(["at", "batch"]);
 
@@ -387,7 +394,7 @@ function resolve(
           : null
         : null;
     const scheduled =
-      (STDIN_SCHEDULERS.has(program) && !argv.includes("-f")) || runsRemoteStdin(argv)
+      (STDIN_SCHEDULERS.has(program) && !argv.includes("-f")) || runsRemoteStdin(argv) || awkRunsInput(argv)
         ? (cmd.stdin ?? piped ?? fromProcess)
         : null;
     const elsewhere = remoteLine(argv);

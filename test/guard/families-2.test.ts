@@ -39,7 +39,7 @@
  * - indirection: python's bytes literal given to b64decode; hex decoded (bytes.fromhex, pack "H*");
  *   chr() and joined literals; a name given a literal and handed to os.system; commands run through
  *   git settings (core.sshCommand, core.pager) and the environment (PAGER, EDITOR, GIT_SSH_COMMAND);
- *   vim -c '!…', less +'!…'; more wrappers (chpst, fakeroot, proot, ssh-agent, schroot, entr).
+ *   vim -c '!…', less +'!…'; awk running each input line, sed's e flag; more wrappers (chpst, fakeroot, proot, ssh-agent, schroot, entr).
  * Each family has harmless look-alikes of the same shape that must pass. Judged in corpusContext
  * (corpus.ts: home /home/dev, cwd /home/dev/project with uncommitted src/a.ts on feature/x).
  */
@@ -348,6 +348,9 @@ const STOPPED: Record<string, [string, string][]> = {
     ["schroot -c x -- rm -rf /", "rm-recursive-root"],
     ["lxc-execute -n c -- rm -rf /", "rm-recursive-root"],
     ["entr rm -rf / <<< x", "rm-recursive-root"],
+    ["awk '{system($0)}' <<< \"rm -rf /\"", "rm-recursive-root"],
+    ["echo 'rm -rf ~' | awk '{system($0)}'", "rm-recursive-root"],
+    ["echo x | sed 's/x/rm -rf \\//e'", "rm-recursive-root"],
   ],
 };
 
@@ -580,6 +583,11 @@ const PASSES: Record<string, string[]> = {
     "entr -r make < files",
     "proot -r rootfs ls",
     "chpst -u app ./run",
+    "awk '{print $1}' <<< 'rm -rf /'",
+    "echo 'ls' | awk '{system($0)}'",
+    "sed 's/x/y/g' file",
+    "sed -e 's/a/b/' f",
+    "echo x | sed 's/x/ls/e'",
   ],
 };
 
