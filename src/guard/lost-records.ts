@@ -92,7 +92,9 @@ function recordsDeleted({ inv }: RuleInput, ctx: RuleContext): string | null {
       : program === "tee" && !(o.short.has("a") || o.long.has("append"))
         ? o.operands[0]
         : undefined;
-  const over = target === undefined || !OWN_WORK.test(target) ? null : recordLost(target, ctx, true);
+  // A copy being made (`cp ~/.bash_history ~/history-backup.txt`) is a new file, not one written over.
+  const newCopy = target !== undefined && /backup|bak|copy|\.orig/i.test(fileOf(target, ctx)?.base ?? "");
+  const over = target === undefined || !OWN_WORK.test(target) || newCopy ? null : recordLost(target, ctx, true);
   if (over) return `${program} writes over ${over}`;
   const files = REMOVERS.test(program) || (program === "truncate" && truncatesToZero(args)) ? o.operands : [];
   // A person's files one by one; their folders deleted whole are judged as trees (build outputs spared).
@@ -146,6 +148,9 @@ function backupsDeleted(program: string, args: string[]): string | null {
   return null;
 }
 
+/** The names ssh looks for its own keys under: generated over, the old key is gone. */
+const STANDARD_KEY = /\/\.ssh\/id_((rsa|dsa|ecdsa|ed25519)(_sk)?)$/;
+
 /** Does what is piped or given to the command answer `y`: `yes |`, `echo y |`, `<<< y`? */
 function answersYes({ inv, pipeline, index }: RuleInput): boolean {
   const feeder = pipeline[index - 1]?.argv;
@@ -166,8 +171,7 @@ function keysReplaced(input: RuleInput, ctx: RuleContext): string | null {
   if (
     program === "ssh-keygen" &&
     generates &&
-    standardPath?.startsWith(`${ctx.home}/.ssh/id_`) &&
-    !standardPath.endsWith(".pub")
+    standardPath === `${ctx.home}/.ssh/id_${STANDARD_KEY.exec(standardPath ?? "")?.[1]}`
   ) {
     return `ssh-keygen writes over ${standard}, the standard key, if it exists`;
   }

@@ -434,6 +434,8 @@ const PASSES: Record<string, string[]> = {
     "ls /var/backups",
     "cp ~/.npmrc /tmp/npmrc.bak",
     "echo hi | tee ~/project/notes.md",
+    "ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519_work -C work",
+    "cp ~/.bash_history ~/history-backup.txt",
   ],
   remote: [
     'ansible all -m service -a "name=nginx state=restarted"',
