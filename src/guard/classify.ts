@@ -15,6 +15,7 @@ import { withDefaultValues, withKnownSubstitutions } from "./substitution.ts";
 import { DATASTORE_RULE, storeWipe } from "./rules-datastore.ts";
 import { unsetVariableRoots } from "./unset-variables.ts";
 import { promptLines } from "./deferred-lines.ts";
+import { isDryRun } from "./dry-runs.ts";
 
 export interface Finding {
   rule: string;
@@ -194,7 +195,8 @@ function judgeParsed(parsed: ReturnType<typeof parseShellLine>, ctx: RuleContext
       continue;
     }
     // An invocation without a program (`exec 3>/dev/vda`, `{ …; } > /dev/vda`) still redirects.
-    for (const rule of asksForHelp(argv) ? [] : rules.builtin) {
+    // `--help`, `--version` and dry runs (`--dry-run`, `apt-get -s`, `git push -n`) change nothing.
+    for (const rule of asksForHelp(argv) || isDryRun(argv) ? [] : rules.builtin) {
       const reason = rule.check(input, lineCtx);
       if (reason) add(rule.id, reason);
     }

@@ -639,6 +639,99 @@ describe("guard: test and scratch databases, and other look-alikes (issue 35 ite
   }
 });
 
+/**
+ * Dry runs — the brief's near misses: `--dry-run`, `--simulate`, `--check`, `-n` where the tool
+ * means it, `--help` — change nothing and pass. The flag counts only on the invocation that has it.
+ */
+const DRY_RUN_PASSES = [
+  "helm uninstall prod-app --dry-run",
+  "git push --force --dry-run origin main",
+  "git push -n -f origin main",
+  "aws s3 rm s3://prod-bucket --recursive --dryrun",
+  "aws ec2 terminate-instances --instance-ids i-1 --dry-run",
+  "ansible all -m shell -a 'rm -rf /var/www' --check",
+  "ansible-playbook destroy.yml --check",
+  "mkfs.ext4 -n /dev/sdb1",
+  "sudo mke2fs -n /dev/sdb",
+  "sudo sfdisk --no-act /dev/sda < layout.txt",
+  "sudo lvremove --test vg0/data",
+  "sudo lvremove -t vg0/data",
+  "sudo zfs destroy -n -v tank@snap",
+  "sudo zfs destroy -nv -r tank/data",
+  "sudo apt-get remove -s openssh-server",
+  "sudo apt remove --dry-run sudo",
+  "sudo apt-get purge --simulate openssh-server",
+  "sudo dnf remove --assumeno sudo",
+  "docker compose down -v --dry-run",
+  "rclone purge remote:bucket --dry-run",
+  "rclone delete remote:backups --dry-run",
+  "s3cmd del --recursive --dry-run s3://bucket",
+  "mc rm --recursive --force --dry-run myminio/bucket",
+  "kubectl delete pods --all --dry-run=server",
+  "kubectl delete ns prod --dry-run=server -o yaml",
+  "kubectl drain node-1 --force --dry-run=client",
+  "terraform plan -destroy -out=destroy.plan",
+  "pulumi preview --diff",
+  "pulumi destroy --preview-only",
+  "cdk diff",
+  "rsync -a --delete --dry-run empty/ /",
+  "rsync -an --delete /tmp/empty/ ~/",
+  "find ~ -name '*.pdf' -print",
+  "find / -name 'id_rsa' 2>/dev/null",
+  "find . -name .git -type d",
+  'echo "crontab -r"',
+  "git clean -nfdx",
+  "git clean --dry-run -fdx",
+  "borg delete --dry-run /backups/repo::old",
+  "restic forget --keep-last 0 --dry-run",
+  "restic forget --dry-run --keep-last 0 --prune",
+  "sudo snapper -c root delete --dry-run 1-10",
+  "sudo userdel --help",
+  "gpg --dry-run --delete-secret-keys ABCD",
+  "sudo iptables -F --help",
+  "sudo shutdown --help",
+  "sudo reboot --help",
+  "systemctl poweroff --help",
+  "mkfs.ext4 --help",
+  "mkfs.ext4 -V",
+  "dd --help",
+  "rm --help",
+  "crontab --help",
+  "sudo ufw --dry-run disable",
+  "sudo ufw --dry-run reset",
+  "sudo ufw --dry-run default deny incoming",
+  "sudo firewall-cmd --check-config",
+  "sudo nft -c -f /etc/nftables.conf",
+  "sudo sysctl -n net.ipv4.ip_forward",
+  "sudo iptables-save",
+  "sudo iptables -S",
+  "sudo nft -c flush ruleset",
+  "npx prisma migrate reset --help",
+  "rails db:drop --help",
+  "python manage.py flush --help",
+  "kubectl delete --help",
+  "terraform destroy --help",
+  "aws s3 rm help",
+  "docker volume prune --help",
+  "git push --help",
+  "redis-cli --help",
+  "psql --help",
+];
+const DRY_RUN_STOPPED: [string, string][] = [
+  ["git commit -n -m x && git push -f origin main", "git-force-push"],
+  ["bash -c 'rm -rf /' --dry-run", "rm-recursive-root"],
+  ["kubectl delete ns prod --dry-run=none", "infra-destroy"],
+  ["sudo zfs list -n && sudo zfs destroy -r tank", "wipe-device"],
+  ["sudo apt-get -s update && sudo apt purge -y openssh-server", "system-config"],
+];
+
+describe("guard: dry runs pass, the flag counting only where it is given (issue 35 item 5, round 3)", () => {
+  for (const line of DRY_RUN_PASSES) test(`passes ${JSON.stringify(line)}`, () => expect(rulesOf(line)).toEqual([]));
+  for (const [line, rule] of DRY_RUN_STOPPED) {
+    test(`stops ${JSON.stringify(line)} (${rule})`, () => expect(rulesOf(line)).toContain(rule));
+  }
+});
+
 describe("guard: more families of spellings of the weak held-out classes (issue 35 item 5, round 3)", () => {
   for (const [kind, lines] of Object.entries(STOPPED)) {
     for (const [line, rule] of lines) {
