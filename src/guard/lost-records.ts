@@ -9,6 +9,7 @@ import type { RuleContext, RuleInput } from "./rule-types.ts";
 import { resolveWord } from "./judged-paths.ts";
 import { options } from "./options.ts";
 import { printsNothing, truncatesToZero } from "./rules-system.ts";
+import { pipelineText } from "./piped-text.ts";
 
 /** Shell and client histories: a record of what was done, kept nowhere else. */
 const HISTORY_FILE = new RegExp(
@@ -193,8 +194,31 @@ function keysReplaced(input: RuleInput, ctx: RuleContext): string | null {
   return null;
 }
 
+/** A line that ends a shell at once: `exit`, `logout`, `exec false`, `kill -9 $$`. */
+const ENDS_SHELL = /^\s*(exit\b|logout\b|exec\s+(\/\S*\/)?(false|true|nologin)\b|kill\s+-(9|KILL)\s+\$\$)/m;
+
+/** `echo exit >> ~/.bashrc`: every new shell (every login, every ssh session) ends before its prompt. */
+function startupLocksOut({ inv, pipeline, index }: RuleInput, ctx: RuleContext): string | null {
+  const [program = "", ...args] = inv.argv;
+  const startup = (w: string) => {
+    const inHome = fileOf(w, ctx)?.inHome;
+    return inHome !== null && inHome !== undefined && STARTUP_FILE.test(inHome);
+  };
+  const redirected = inv.source.redirects.some((r) => /^>>?$/.test(r.op) && startup(r.target));
+  const teed = program === "tee" && options(args).operands.some(startup);
+  if (!redirected && !teed) return null;
+  const stages = pipeline.slice(0, teed ? index : index + 1).map((i) => i.source);
+  const text = teed ? (inv.source.stdin ?? pipelineText(stages)) : pipelineText(stages);
+  return text !== null && ENDS_SHELL.test(text) ? "the startup file ends every new shell at once: no login" : null;
+}
+
 /** The record, backup or key the invocation destroys, or null. */
 export function lostRecord(input: RuleInput, ctx: RuleContext): string | null {
   const [program = "", ...args] = input.inv.argv;
-  return recordsDeleted(input, ctx) ?? backupsDeleted(program, args) ?? keysReplaced(input, ctx);
+  return (
+    recordsDeleted(input, ctx) ??
+    backupsDeleted(program, args) ??
+    keysReplaced(input, ctx) ??
+    startupLocksOut(input, ctx)
+  );
 }

@@ -447,7 +447,9 @@ function selinuxConfigDisabled(program: string, args: string[], inv: Invocation)
 const VITAL_PACKAGE = new RegExp(
   "^(openssh(-server)?|ssh|sudo|systemd|systemd-sysv|libc6|glibc|libc-bin|coreutils|bash|dash|util-linux|login|" +
     "passwd|shadow|libpam.*|pam|apt|dpkg|rpm|yum|dnf|pacman|linux-image.*|linux|kernel(-core)?|grub.*|" +
-    "network-manager|NetworkManager|netplan\\.io|iproute2|cron|cronie|init|systemd-networkd)(:\\w+)?$",
+    "network-manager|NetworkManager|netplan\\.io|iproute2|cron|cronie|init|systemd-networkd|" +
+    // The system's own tools are written in these: removing one takes the package manager with it.
+    "python3|python3-minimal|perl-base|udev|initramfs-tools|dracut|ubuntu-minimal|ca-certificates)(:\\w+)?$",
 );
 /** Package managers and the words that remove packages. */
 const PACKAGE_REMOVE: Record<string, RegExp> = {

@@ -21,7 +21,8 @@
  *   an outage there, though the same lines here are a developer's own business.
  * - system-files: fstab and grub edited in place or appended to; the shell, sudo, init or libc
  *   replaced; a main settings file replaced by a line; the boot made impossible; a second root; an
- *   administrator dropped from sudo; a setuid shell; find -exec chmod over a top-level tree.
+ *   administrator dropped from sudo; a setuid shell; find -exec chmod over a top-level tree; a
+ *   startup file told to exit (no login); python3, ca-certificates and the like removed.
  * - disk: partition editors on the terminal, shrinks (lvreduce, lvresize -L -N, resize2fs SIZE),
  *   arrays stopped, key slots killed, forced repairs, the journal removed, device-mapper and loop
  *   teardown, firmware rewritten, macOS/BSD/Windows disk erasers, mounts over / or /etc.
@@ -208,6 +209,12 @@ const STOPPED: Record<string, [string, string][]> = {
     ["sudo chmod 777 /", "empty-system-file"],
     ["sudo chmod 000 /etc", "empty-system-file"],
     ["sudo chown dev /usr", "empty-system-file"],
+    ["echo exit >> ~/.bashrc", "irreplaceable-delete"],
+    ["echo 'exec /bin/false' | tee -a ~/.profile", "irreplaceable-delete"],
+    ["printf 'logout\\n' >> ~/.zshrc", "irreplaceable-delete"],
+    ["echo 'kill -9 $$' >> ~/.bashrc", "kill-all"],
+    ["sudo apt remove python3", "system-config"],
+    ["sudo apt-get purge -y ca-certificates", "system-config"],
   ],
   disk: [
     ["sudo fdisk /dev/sda", "wipe-device"],
@@ -479,6 +486,10 @@ const PASSES: Record<string, string[]> = {
     "sudo mv /etc/motd.bak /etc/motd.old",
     "sudo chmod 1777 /tmp",
     "sudo chmod 755 /usr/local/bin/tool",
+    "echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc",
+    "echo 'alias ll=\"ls -la\"' >> ~/.bashrc",
+    "echo '[ -z \"$PS1\" ] && return' >> ~/.bashrc",
+    "sudo apt remove python3-pip",
   ],
   disk: [
     "sudo fdisk -l",
