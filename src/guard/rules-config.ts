@@ -374,7 +374,9 @@ function crontabEmptied({ inv, pipeline, index }: RuleInput): string | null {
         f.source.nested.some((l) => l.pipelines.some((p) => p.some((c) => lists({ argv: c.argv, source: c })))),
     );
   const listing = o.short.has("l") || o.short.has("r") || o.short.has("e") || o.short.has("T") || o.short.has("V");
-  if (!listing && !keepsOld && (file !== undefined || index > 0 || inv.source.stdin !== null)) {
+  // `crontab -` with nothing the line shows feeding it (a `{ crontab -l; …; }` group) is not judged.
+  const fedKnown = index > 0 || inv.source.stdin !== null || inv.source.redirects.some((r) => r.op === "<");
+  if (!listing && !keepsOld && ((file !== undefined && file !== "-") || fedKnown)) {
     return `${program} replaces the whole table: the jobs it had are gone`;
   }
   return null;

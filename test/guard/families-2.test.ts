@@ -111,6 +111,7 @@ const STOPPED: Record<string, [string, string][]> = {
     ["crontab -u bob mycron.txt", "system-config"],
     ["crontab - <<< '0 3 * * * /usr/local/bin/backup.sh'", "system-config"],
     ["echo '*/5 * * * * /usr/bin/true' | crontab -", "system-config"],
+    ["crontab - < jobs.txt", "system-config"],
   ],
   irreplaceable: [
     ["mv ~/.ssh /tmp/", "irreplaceable-delete"],
@@ -406,6 +407,7 @@ const PASSES: Record<string, string[]> = {
     "crontab -u bob -l",
     "(crontab -l; echo '0 3 * * * /usr/local/bin/backup.sh') | crontab -",
     "crontab -e",
+    "{ crontab -l; echo '@daily /usr/local/bin/x'; } | crontab -",
   ],
   irreplaceable: [
     "mv ~/.ssh/config ~/.ssh/config.bak",
