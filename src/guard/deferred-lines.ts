@@ -57,12 +57,18 @@ export function deferredLines(argv: string[]): string[] {
 }
 
 /** git settings whose value is a command git runs: ssh, the pager, the editor, a diff or merge tool. */
-const GIT_COMMAND_KEY =
-  /^(?:core\.(?:sshCommand|pager|editor|fsmonitor)|sequence\.editor|diff\.external|pager\.\w+|credential\.helper)=!?(.+)$/is;
+const GIT_COMMAND_KEY = new RegExp(
+  String.raw`^(?:core\.(?:sshCommand|pager|editor|fsmonitor)|sequence\.editor|diff\.external|` +
+    String.raw`pager\.\w+|credential\.helper)=!?(.+)$`,
+  "is",
+);
 
 /** Environment variables whose value a program runs as a command: `PAGER`, `EDITOR`, `GIT_SSH_COMMAND` … */
-const COMMAND_VARIABLES =
-  /^(PAGER|EDITOR|VISUAL|GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_PAGER|GIT_SEQUENCE_EDITOR|SSH_ASKPASS|GIT_ASKPASS|SUDO_ASKPASS|BROWSER|MANPAGER|SYSTEMD_PAGER|LESSOPEN)=(.+)$/s;
+const COMMAND_VARIABLES = new RegExp(
+  "^(PAGER|EDITOR|VISUAL|GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_PAGER|GIT_SEQUENCE_EDITOR|SSH_ASKPASS|" +
+    "GIT_ASKPASS|SUDO_ASKPASS|BROWSER|MANPAGER|SYSTEMD_PAGER|LESSOPEN)=(.+)$",
+  "s",
+);
 
 /** The commands the environment before a command makes it run (`PAGER='…' git log`). */
 export function environmentCommands(env: string[]): string[] {

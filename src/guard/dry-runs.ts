@@ -9,7 +9,7 @@
 const DRY_RUN_OPTION =
   /^(--(dry-?run(=(?!none$|false$).+)?|simulate|no-act|just-print|recon|assume-?no|preview-only|what-?if)|-WhatIf)$/i;
 
-/** Per tool, its own spelling of a dry run: `git push -n`, `zfs destroy -n`, `lvremove --test`, `apt-get -s`, `nft -c`. */
+/** Per tool, its own spelling of a dry run: `git push -n`, `zfs destroy -n`, `lvremove --test`, `nft -c`. */
 const SHORT_DRY_RUN: Record<string, RegExp> = {
   git: /^-[a-zA-Z]*n[a-zA-Z]*$/,
   zfs: /^-[a-zA-Z]*n[a-zA-Z]*$/,

@@ -16,8 +16,10 @@ const MIN_PROCESS_LIMIT = 1000;
 const MIN_CONNECTION_BACKLOG = 16;
 
 /** Settings whose value 0 turns a protection off (address randomisation, link and ptrace hardening). */
-const PROTECTION_OFF_AT_ZERO =
-  /^(kernel\.(randomize_va_space|kptr_restrict|dmesg_restrict|yama\.ptrace_scope|unprivileged_bpf_disabled)|fs\.protected_\w+|net\.ipv4\.tcp_syncookies)$/;
+const PROTECTION_OFF_AT_ZERO = new RegExp(
+  String.raw`^(kernel\.(randomize_va_space|kptr_restrict|dmesg_restrict|yama\.ptrace_scope|` +
+    String.raw`unprivileged_bpf_disabled)|fs\.protected_\w+|net\.ipv4\.tcp_syncookies)$`,
+);
 
 /** Why setting kernel parameter `key` (dotted or a /proc/sys path) to `value` does harm, or null. */
 export function harmfulKernelSetting(rawKey: string, rawValue: string): string | null {

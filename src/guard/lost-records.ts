@@ -30,8 +30,11 @@ const TF_STATE = /(^terraform\.tfstate|\.tfstate(\.backup)?$|^terraform\.tfstate
 /** Folders of the home that hold a person's own documents, photos and media. */
 const PERSONAL_FOLDER = /^(Documents|Desktop|Pictures|Photos|Music|Videos|Movies|Dropbox|OneDrive)\//;
 /** Backups and dumps by name (`backup.sql`, `db-backup-2024.sql.gz`, `backups/`): often the only copy. */
-const BACKUP_NAME =
-  /^backups?$|backup[^/]*\.(sql|dump|gz|tgz|tar|zip|7z|zst|xz|bz2|archive|bak|db|img)$|^(pg_?|db[-_]?|mysql)?dump[^/]*\.(sql|dump|archive)$/i;
+const BACKUP_NAME = new RegExp(
+  String.raw`^backups?$|backup[^/]*\.(sql|dump|gz|tgz|tar|zip|7z|zst|xz|bz2|archive|bak|db|img)$|` +
+    String.raw`^(pg_?|db[-_]?|mysql)?dump[^/]*\.(sql|dump|archive)$`,
+  "i",
+);
 /** A wallet's file or its recovery words, by name. */
 const WALLET_NAME = /wallet|seed[-_ ]?phrase|mnemonic|recovery[-_ ]?(words|phrase)/i;
 /** A repository's own records, deleted one by one: where the branch points, the packed refs, objects. */

@@ -48,8 +48,11 @@ const EVERY_ROW_UPDATE =
   /^\s*update\s+[\w"`.[\]]+\s+set\s((?![\s\S]*\bwhere\b)|[\s\S]*\bwhere\s+(1\s*=\s*1|true|1)\s*$)/;
 
 /** The objects a statement drops, truncates or empties: `DROP TABLE IF EXISTS a, b` → a, b. */
-const TARGETS =
-  /\b(?:drop\s+(?:database|schema|keyspace|table)(?:\s+if\s+exists)?|truncate(?:\s+table)?|delete\s+from|update)\s+([\w"`.[\], ]+?)(?=\s*(?:;|$|\bcascade\b|\bset\b|\bwhere\b))/g;
+const TARGETS = new RegExp(
+  String.raw`\b(?:drop\s+(?:database|schema|keyspace|table)(?:\s+if\s+exists)?|truncate(?:\s+table)?|` +
+    String.raw`delete\s+from|update)\s+([\w"\`.[\], ]+?)(?=\s*(?:;|$|\bcascade\b|\bset\b|\bwhere\b))`,
+  "g",
+);
 
 /** Do the statements only throw away test, scratch or temporary objects (`DROP TABLE tmp_import`)? */
 function onlyThrowaway(skeleton: string): boolean {

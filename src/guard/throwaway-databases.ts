@@ -6,8 +6,11 @@
  */
 
 /** A name that says it is for tests, scratch work or a moment: `test`, `myapp_test`, `tmp_users`, `scratch`. */
-const THROWAWAY =
-  /^(test|tests|testing|scratch|tmp|temp|sandbox|playground)([_-]\w*)?$|[_-](test|tests|testing|scratch|tmp|temp|sandbox)$/i;
+const THROWAWAY = new RegExp(
+  String.raw`^(test|tests|testing|scratch|tmp|temp|sandbox|playground)([_-]\w*)?$|` +
+    String.raw`[_-](test|tests|testing|scratch|tmp|temp|sandbox)$`,
+  "i",
+);
 
 /** Is the database, table or file named by `word` (quotes, a schema prefix or a path aside) a throwaway one? */
 export function isThrowawayName(word: string): boolean {

@@ -1,46 +1,51 @@
 /**
  * Issue 35 item 5, third round: more families of spellings for the classes the second held-out
- * corpus scored lowest (scheduler-config, irreplaceable, remote, system-files, disk, delete-tree,
- * process, datastore), written from the classes' brief without reading the held-out lines:
+ * corpus scored lowest, written from the classes' brief without reading the held-out lines:
  * - scheduler-config: a crontab replaced whole by a file or by what is piped in (the jobs it had
- *   gone; `(crontab -l; echo …) | crontab -` keeps them and passes), or given back without some jobs; `@reboot` entries of the system
- *   table; kernel settings that cut routing or take a protection away (`sysctl -w`, /proc/sys,
- *   /etc/sysctl.conf and .d, and any other net.* setting but turning routing on or raising a
- *   limit); firewalls opened to everything, nft drop rules and policies, ufw denying all outgoing,
- *   the ssh rule deleted, `-s 0.0.0.0/0` or `-i eth0` rules; traffic dropped by tc netem, a
- *   blackhole route, a tiny MTU, radios off; globs of /etc's settings deleted; hosts.deny.
- * - irreplaceable: keys moved to /tmp or /dev/null, opened to others by chmod, deleted from one-line
- *   programs; every .git found and deleted; backups and dumps by name; history cleared or linked to
- *   /dev/null; a .git's HEAD and refs; restic with its repository first; rsync --delete onto ~/Documents;
- *   documents and notes of the home outside the workspace, deleted or written over by cp/mv/tee;
- *   what lies in a backups directory; wallets and recovery words by name; registry and cloud
- *   credentials (.npmrc, .pypirc, .s3cfg, .terraform.d); the standard ssh key generated over.
+ *   gone; `(crontab -l; echo …) | crontab -` keeps them and passes), or given back without some
+ *   jobs; `@reboot` entries of the system table; kernel settings that cut routing or take a
+ *   protection away (`sysctl -w`, /proc/sys, /etc/sysctl.conf and .d, and any other net.* setting
+ *   but turning routing on or raising a limit); firewalls opened to everything, nft drop rules and
+ *   policies, ufw denying all outgoing, the ssh rule deleted, `-s 0.0.0.0/0` or `-i eth0` rules;
+ *   traffic dropped by tc netem, a blackhole route, a tiny MTU, radios off; globs of /etc's
+ *   settings deleted; hosts.deny; the clock set by hand; rules deleted by number.
+ * - irreplaceable: keys moved to /tmp or /dev/null, opened to others by chmod, deleted from
+ *   one-line programs; every .git found and deleted; backups and dumps by name; history cleared or
+ *   linked to /dev/null; a .git's HEAD and refs; restic with its repository first; rsync --delete
+ *   onto ~/Documents; documents and notes of the home outside the workspace, deleted or written
+ *   over by cp/mv/tee; what lies in a backups directory; wallets and recovery words by name;
+ *   registry and cloud credentials (.npmrc, .pypirc, .s3cfg, .terraform.d); the standard ssh key
+ *   generated over.
  * - remote: ansible's service/systemd/user/reboot modules, salt's system/service/file functions,
- *   knife ssh, fab, mussh; and what the other families catch, run on a host. On another host (or in
- *   a container) any service stopped, a server's processes killed with -9, every container stopped:
- *   an outage there, though the same lines here are a developer's own business.
+ *   knife ssh, fab, mussh; and what the other families catch, run on a host. On another host (or
+ *   in a container) any service stopped, a server's processes killed with -9, every container
+ *   stopped: an outage there, though the same lines here are a developer's own business.
  * - system-files: fstab and grub edited in place or appended to; the shell, sudo, init or libc
  *   replaced; a main settings file replaced by a line; the boot made impossible; a second root; an
  *   administrator dropped from sudo; a setuid shell; find -exec chmod over a top-level tree; a
- *   startup file told to exit (no login); python3, ca-certificates and the like removed.
+ *   startup file told to exit (no login); python3, ca-certificates and the like removed; /etc's
+ *   directories moved away; chmod/chown of a system tree itself.
  * - disk: partition editors on the terminal, shrinks (lvreduce, lvresize -L -N, resize2fs SIZE),
  *   arrays stopped, key slots killed, forced repairs, the journal removed, device-mapper and loop
  *   teardown, firmware rewritten, macOS/BSD/Windows disk erasers, mounts over / or /etc.
- * - delete-tree: deleting what holds the work tree's uncommitted changes (`rm -rf src`, `find . -type
- *   f -delete`, `git ls-files | xargs rm`); /nix, /usr/local's and /opt's trees (an installed
+ * - delete-tree: deleting what holds the work tree's uncommitted changes (`rm -rf src`, `find .
+ *   -type f -delete`, `git ls-files | xargs rm`); /nix, /usr/local's and /opt's trees (an installed
  *   application whole; what is inside one passes); Windows' recursive deletes.
- * - process: database and web servers killed, database servers stopped or disabled; listings filtered by `grep -v` or pids from /proc;
- *   a terminal's processes; the shell's parent; python's and node's endless forks.
+ * - process: database and web servers killed, database servers stopped or disabled; listings
+ *   filtered by `grep -v` or pids from /proc; a terminal's processes; the shell's parent; python's
+ *   and node's endless forks.
  * - datastore: accounts dropped, `WHERE 1=1`, updateMany({}), shutdownServer(), a database's file,
  *   CouchDB's database DELETE, SQL sent over HTTP, bq rm, nats stream rm, more frameworks' resets.
  * - git: force-with-lease onto a shared branch, rebase --root, update-ref of a shared branch,
- *   checkout/restore of the files holding uncommitted changes, read-tree --reset, a branch deleted by API.
+ *   checkout/restore of the files holding uncommitted changes, read-tree --reset, a branch deleted
+ *   by API.
  * - infrastructure: replicas patched to 0, swarm left by force, kubeadm reset, object stores' own
  *   clients (rclone, s3cmd, mc), wrangler, lxc/multipass deletions, ECR images batch-deleted.
  * - indirection: python's bytes literal given to b64decode; hex decoded (bytes.fromhex, pack "H*");
  *   chr() and joined literals; a name given a literal and handed to os.system; commands run through
  *   git settings (core.sshCommand, core.pager) and the environment (PAGER, EDITOR, GIT_SSH_COMMAND);
- *   vim -c '!…', less +'!…'; awk running each input line, sed's e flag; more wrappers (chpst, fakeroot, proot, ssh-agent, schroot, entr).
+ *   vim -c '!…', less +'!…'; awk running each input line, sed's e flag; more wrappers (chpst,
+ *   fakeroot, proot, ssh-agent, schroot, entr).
  * Each family has harmless look-alikes of the same shape that must pass. Judged in corpusContext
  * (corpus.ts: home /home/dev, cwd /home/dev/project with uncommitted src/a.ts on feature/x).
  */
