@@ -15,6 +15,7 @@ import { withDefaultValues, withKnownSubstitutions } from "./substitution.ts";
 import { DATASTORE_RULE, storeWipe } from "./rules-datastore.ts";
 import { unsetVariableRoots } from "./unset-variables.ts";
 import { promptLines } from "./deferred-lines.ts";
+import { isDryRun } from "./dry-runs.ts";
 
 export interface Finding {
   rule: string;
@@ -194,7 +195,8 @@ function judgeParsed(parsed: ReturnType<typeof parseShellLine>, ctx: RuleContext
       continue;
     }
     // An invocation without a program (`exec 3>/dev/vda`, `{ …; } > /dev/vda`) still redirects.
-    for (const rule of asksForHelp(argv) ? [] : rules.builtin) {
+    // `--help`, `--version` and dry runs (`--dry-run`, `apt-get -s`, `git push -n`) change nothing.
+    for (const rule of asksForHelp(argv) || isDryRun(argv) ? [] : rules.builtin) {
       const reason = rule.check(input, lineCtx);
       if (reason) add(rule.id, reason);
     }
@@ -235,6 +237,10 @@ const FORK_LOOP = new RegExp(
     String.raw`\b(while\s*[(]?\s*(1|true|True)\s*[)]?\s*[:{]?|for\s*\(\s*;\s*;\s*\))\s*[\w.]*fork\s*(\(|[;}])`,
     // ruby's `loop { fork }`, `loop do fork end`
     String.raw`\bloop\s*(\{|do)\s*[\w.]*fork\b`,
+    // python's endless comprehensions: `[os.fork() for _ in iter(int, 1)]`, `… in itertools.count()]`
+    String.raw`fork\s*\(\s*\)\s*for\s+\w+\s+in\s+(iter\s*\(|(itertools\.)?(count|repeat|cycle)\s*\()`,
+    // node's `while(true) require('child_process').fork(__filename)`: the script starts copies of itself
+    String.raw`\bwhile\s*\(\s*(1|true)\s*\)\s*[^;]*\.fork\s*\(`,
   ].join("|"),
 );
 

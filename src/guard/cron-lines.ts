@@ -8,7 +8,7 @@ import type { SimpleCommand } from "./parse.ts";
 import { pipelineText } from "./piped-text.ts";
 
 /** Five time fields or an `@keyword`, then (in the system tables) a user, then the command. */
-const USER_ENTRY = /^\s*(?:@\w+|(?:\S+\s+){5})\S+\s+(.+)$/;
+const USER_ENTRY = /^\s*(?:@\w+\s+|(?:\S+\s+){5})\S+\s+(.+)$/;
 const ENTRY = /^\s*(?:@\w+|(?:\S+\s+){5})(.+)$/;
 /** A systemd unit file: its Exec lines run when the unit (or its timer) starts. */
 const UNIT_FILE =

@@ -56,7 +56,25 @@ export function deletedTrees(inv: Invocation): DeletedTree[] {
     const word = remote ? remote[1] || "~" : destination;
     return [{ word, how: "rsync --delete deletes everything the source lacks in", ontoRootOnly: true }];
   }
+  const windows = windowsTrees(program, args);
+  if (windows.length > 0) return windows;
   const code = programText(inv.argv);
   if (code === null) return [];
   return codeTreeDeletions(code).map((word) => ({ word, how: `${program} deletes the tree of` }));
+}
+
+/** A Windows path as the guard judges it: `C:\` is the root, `C:\Windows` a top-level directory. */
+function windowsPath(word: string): string {
+  return word.replace(/^[A-Za-z]:[\\/]*/, "/").replaceAll("\\", "/");
+}
+
+/** `del /s /q C:\`, `rd /s /q C:\Windows`, `Remove-Item -Recurse -Force ~`: Windows' recursive deletions. */
+function windowsTrees(program: string, args: string[]): DeletedTree[] {
+  const name = program.toLowerCase().replace(/\.exe$/, "");
+  const cmdRecursive = /^(del|erase|rd|rmdir)$/.test(name) && args.some((a) => /^\/s$/i.test(a));
+  const psRecursive =
+    /^(remove-item|ri|rm|del|rmdir|rd)$/.test(name) && args.some((a) => /^-r(ecurse)?$/i.test(a) && a !== "-r");
+  if (!cmdRecursive && !psRecursive) return [];
+  const words = args.filter((a) => !/^[/-]/.test(a) || /^\/[^a-z]/i.test(a) || /^[/\\]$/.test(a));
+  return words.map((w) => ({ word: windowsPath(w), how: `${program} deletes` }));
 }

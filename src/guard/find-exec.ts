@@ -29,6 +29,9 @@ export function findFilters(args: string[]): boolean {
   return args.some((a) => FIND_TESTS.has(a));
 }
 
+/** The root or a directory straight under it (`/`, `/usr`, `/etc/`). */
+const TOP_LEVEL = /^\/([^/]+\/?)?$/;
+
 /** Actions of find that run a command, up to `;` or `+`. */
 const EXEC_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 
@@ -45,7 +48,14 @@ export function findExecLines(argv: string[]): string[] {
     const command = args.slice(i + 1, end === -1 ? args.length : end);
     // With tests, `{}` is something under the start path (judged as a child of it), not the path itself.
     const found = (path: string) => (findFilters(args) ? `${path.replace(/\/+$/, "")}/{}` : path);
-    for (const path of paths) lines.push(argvLine(command.map((w) => w.replaceAll("{}", found(path)))));
+    // `find / -exec chmod u-s {} +`, `find /usr -type f -exec chmod 777 {} +`: over the root or a
+    // top-level tree, a mode or owner set on what find picks is a recursive chmod of that tree.
+    const modeSetter = /^(chmod|chown|chgrp)$/.test(command[0] ?? "") && command.includes("{}");
+    for (const path of paths) {
+      if (modeSetter && TOP_LEVEL.test(path)) {
+        lines.push(argvLine([command[0]!, "-R", ...command.slice(1).map((w) => w.replaceAll("{}", path))]));
+      } else lines.push(argvLine(command.map((w) => w.replaceAll("{}", found(path)))));
+    }
     i = end === -1 ? args.length : end;
   }
   return lines;

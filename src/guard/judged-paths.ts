@@ -12,7 +12,7 @@ import { posix } from "node:path";
 const SYSTEM_DIRS = [
   ...["/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/root", "/sbin", "/sys"],
   ...["/usr", "/var", "/home", "/snap", "/srv", "/System", "/Library", "/Applications", "/Users", "/private"],
-  ...["/mnt", "/media", "/Volumes"],
+  ...["/mnt", "/media", "/Volumes", "/nix", "/gnu"],
 ];
 const NOT_SYSTEM = ["/usr/local", "/var/tmp", "/tmp", "/opt", "/private/tmp", "/private/var/folders"];
 
@@ -106,6 +106,9 @@ export function preciousPath(word: string, ctx: PathContext): string | null {
   if (path === ctx.home) return `the home directory ${ctx.home}`;
   if (posix.dirname(path) === "/" && !NOT_SYSTEM.includes(path)) return `the top-level directory ${path}`;
   if (WHOLE_ONLY.includes(path)) return `the whole tree of installed software ${path}`;
+  // `/usr/local/lib`, `/usr/local/bin`: every locally installed program's libraries or commands, whole;
+  // `/opt/gitlab`, `/opt/app`: an installed application, with the data many keep beside it.
+  if (WHOLE_ONLY.includes(posix.dirname(path))) return `${path}, a whole tree of installed software`;
   if (NOT_SYSTEM.some((d) => path === d || path.startsWith(d + "/"))) return null;
   // Web roots are sites' trees: each site is precious, what is inside one is the site's own business.
   for (const root of SITE_ROOTS) {

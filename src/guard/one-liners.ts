@@ -136,12 +136,52 @@ const TAGGED_SHELL = /(?:^|[^\w$])\$`([^`]*)`/g;
  */
 const BASE64_DECODERS = String.raw`(?:\b(?:base64\.)?b64decode|\bdecode_base64|\batob|\bBase64\.(?:strict_)?decode64)`;
 const BASE64_CALL = new RegExp(
-  String.raw`${BASE64_DECODERS}\(\s*(?:${STRING})\s*\)(?:\.decode\([^)]*\))?|` +
+  // Python's bytes literal (`b64decode(b'…')`) is decoded the same.
+  String.raw`${BASE64_DECODERS}\(\s*b?(?:${STRING})\s*\)(?:\.decode\([^)]*\))?|` +
     String.raw`\bBuffer\.from\(\s*(?:${STRING})\s*,\s*['"]base64['"]\s*\)(?:\.toString\([^)]*\))?`,
   "g",
 );
 
-function withDecodedLiterals(code: string): string {
+/** Hex literals decoded (`bytes.fromhex('…')`, Perl's `pack("H*", "…")`): their text is code to read too. */
+const HEX_CALL = new RegExp(
+  String.raw`\bbytes\.fromhex\(\s*(?:${STRING})\s*\)|\bpack\(\s*['"]H\*['"]\s*,\s*(?:${STRING})\s*\)`,
+  "g",
+);
+/** `chr(114)`, `String.fromCharCode(114)`: one character, as a literal. */
+const CHAR_CALL = /\b(?:chr|String\.fromCharCode)\(\s*(\d{1,3})\s*\)/g;
+/** Two literals joined (`'r' + 'm -rf /'`, `"a" . "b"`): one literal. */
+const JOINED = /(['"])((?:(?!\1)[^\\]|\\.)*)\1\s*[+.]\s*(['"])((?:(?!\3)[^\\]|\\.)*)\3/;
+/** `c = 'rm -rf /'`: a name given a literal, which a later call may be handed by name. */
+const NAMED_LITERAL = new RegExp(
+  String.raw`(?:^|[;\s(])(?:my\s+|const\s+|let\s+|var\s+|local\s+)?\$?([A-Za-z_]\w*)\s*=\s*(?:${STRING})`,
+  "g",
+);
+
+/**
+ * The code with computed literals written out: characters, joined literals, names given a literal
+ * and handed to a call (`os.system(c)`), and decoded hex appended as code of its own.
+ */
+function withComputedLiterals(code: string): string {
+  let out = code.replace(CHAR_CALL, (_m, n: string) => JSON.stringify(String.fromCharCode(Number(n))));
+  for (let i = 0; i < MAX_JOINS && JOINED.test(out); i++) {
+    out = out.replace(JOINED, (_m, _q1, a: string, _q2, b: string) => JSON.stringify(a + b));
+  }
+  for (const m of [...out.matchAll(NAMED_LITERAL)]) {
+    const value = JSON.stringify(m[2] ?? m[3] ?? "");
+    const call = new RegExp(String.raw`(${SHELL_CALLS}\s*\(\s*)\$?${m[1]}(?=\s*[,)])`, "g");
+    out = out.replace(call, (_whole, head: string) => `${head}${value}`);
+  }
+  const decoded = [...out.matchAll(HEX_CALL)].map((m) => {
+    const hex = m[1] ?? m[2] ?? m[3] ?? m[4] ?? "";
+    return /^([0-9a-fA-F]{2})*$/.test(hex) ? Buffer.from(hex, "hex").toString("latin1") : "";
+  });
+  return [out, ...decoded.filter(Boolean)].join("\n");
+}
+/** Joined literals are folded this many times at most. */
+const MAX_JOINS = 16;
+
+function withDecodedLiterals(given: string): string {
+  const code = withComputedLiterals(given);
   return code.replace(BASE64_CALL, (whole, ...groups: (string | undefined)[]) => {
     const encoded = groups.slice(0, 4).find((g) => typeof g === "string");
     if (encoded === undefined || !/^[A-Za-z0-9+/=\s]*$/.test(encoded)) return whole;

@@ -23,6 +23,8 @@ export interface SimpleCommand {
   nested: ParsedLine[];
   /** Text given on standard input by a here-document or here-string. */
   stdin: string | null;
+  /** The assignments before the command (`RAILS_ENV=test rails …`): its environment. */
+  env?: string[];
 }
 
 export interface ParsedLine {
@@ -569,8 +571,10 @@ function finishCommand(cmd: SimpleCommand, words: string[], functions: string[])
       // `coproc NAME { …; }` names the coprocess; `coproc cmd …` runs cmd.
       w = w.slice(w.length >= 2 && w[2] === "{" ? 2 : 1);
     } else if (w.length > 0 && LEADING_RESERVED.has(w[0]!)) w = w.slice(1);
-    else if (w.length > 0 && ASSIGNMENT.test(w[0]!)) w = w.slice(1);
-    else if (w[0] === "function" && w.length >= 2) {
+    else if (w.length > 0 && ASSIGNMENT.test(w[0]!)) {
+      cmd.env = [...(cmd.env ?? []), w[0]!];
+      w = w.slice(1);
+    } else if (w[0] === "function" && w.length >= 2) {
       functions.push(w[1]!);
       w = w.slice(2);
     } else break;

@@ -88,14 +88,48 @@ function ssmCommands(parameters: string): string | null {
   return plain ? plain[1]!.replace(/^"(.*)"$/s, "$1") : null;
 }
 
-/** Ansible's file module told `state=absent`: the path is removed as `rm -rf` would. */
-function ansibleFileAbsent(args: string[]): string | null {
-  const module = args.find((_a, i) => args[i - 1] === "-m" || args[i - 1] === "--module-name") ?? "";
-  if (!/^(ansible\.builtin\.)?file$/.test(module)) return null;
+/**
+ * Ansible's modules as the shell line they amount to: `file` told `state=absent` removes the path
+ * as `rm -rf` would; `service`/`systemd` stopped or disabled is `systemctl stop|disable`; `user`
+ * absent is `userdel` (`-r` with `remove=yes`); `reboot` reboots.
+ */
+function ansibleModuleLine(args: string[]): string | null {
+  const module = (args.find((_a, i) => args[i - 1] === "-m" || args[i - 1] === "--module-name") ?? "").replace(
+    /^ansible\.(builtin|posix)\./,
+    "",
+  );
   const arg = args.find((_a, i) => args[i - 1] === "-a" || args[i - 1] === "--args") ?? "";
-  const path = /\b(path|dest|name)=("[^"]*"|'[^']*'|\S+)/.exec(arg)?.[2];
-  return /\bstate=absent\b/.test(arg) && path ? `rm -rf ${path}` : null;
+  const field = (name: string) =>
+    new RegExp(`\\b${name}=("[^"]*"|'[^']*'|\\S+)`).exec(arg)?.[1]?.replace(/^["']|["']$/g, "");
+  const name = field("name");
+  if (module === "file") {
+    const path = field("path") ?? field("dest") ?? name;
+    return field("state") === "absent" && path ? `rm -rf ${path}` : null;
+  }
+  if (/^(service|systemd|systemd_service|sysvinit)$/.test(module) && name) {
+    if (field("state") === "stopped") return `systemctl stop ${name}`;
+    return /^(no|false)$/i.test(field("enabled") ?? "") ? `systemctl disable ${name}` : null;
+  }
+  if (module === "user" && name && field("state") === "absent") {
+    return /^(yes|true)$/i.test(field("remove") ?? "") ? `userdel -r ${name}` : `userdel ${name}`;
+  }
+  return /^(reboot|shutdown)$/.test(module) ? module : null;
 }
+
+/** Salt's execution modules as shell lines: `system.reboot`, `service.stop sshd`, `file.remove /etc`. */
+function saltFunctionLine(args: string[]): string | null {
+  const at = args.findIndex((a) => /^(system|service|file|user|cron)\.\w+$/.test(a));
+  if (at === -1) return null;
+  const [fn, operand = ""] = [args[at]!, args[at + 1] ?? ""];
+  if (/^system\.(reboot|poweroff|halt|shutdown)$/.test(fn)) return fn.slice("system.".length);
+  if (/^service\.(stop|disable|dead)$/.test(fn)) return `systemctl stop ${operand}`;
+  if (/^file\.(remove|rmdir)$/.test(fn)) return `rm -rf ${operand}`;
+  if (fn === "user.delete") return `userdel -r ${operand}`;
+  return null;
+}
+
+/** Options of knife ssh, fab and mussh that take a value. */
+const KNIFE_VALUED = new Set(["-x", "--ssh-user", "-i", "--ssh-identity-file", "-a", "--attribute", "-p", "-C"]);
 
 /** The shell line `program args` runs elsewhere, for the runners this file knows; null for others. */
 export function otherRunnerLine(program: string, args: string[]): string | null {
@@ -155,7 +189,17 @@ export function otherRunnerLine(program: string, args: string[]): string | null 
       return afterDash(args) ?? (args[0]?.startsWith("-") ? null : args.join(" ") || null);
     }
     case "ansible":
-      return ansibleFileAbsent(args);
+      return ansibleModuleLine(args);
+    case "salt":
+    case "salt-ssh":
+      return saltFunctionLine(args);
+    case "knife":
+      // `knife ssh QUERY COMMAND`: the command runs on every node the query finds.
+      return args[0] === "ssh" ? afterHost(args.slice(1), KNIFE_VALUED) : null;
+    case "fab":
+      return afterDash(args);
+    case "mussh":
+      return optionValue(args, ["-c"]);
     default:
       return null;
   }

@@ -5,6 +5,7 @@
  */
 import { argvLine } from "./shell-quote.ts";
 import { otherRunnerLine } from "./remote-runners.ts";
+import { isDryRun } from "./dry-runs.ts";
 
 /** ssh's options that take a value (OpenSSH ssh(1)): the host is the first word after them. */
 const SSH_VALUED = new Set("BbcDEeFIiJLlmOoPpQRSWw".split(""));
@@ -127,9 +128,10 @@ function trailingCommand(args: string[], valued: Set<string>): string | null {
 
 /** Remote runners besides ssh and containers: ansible, salt, pdsh, multipass, mosh, gcloud compute ssh. */
 function otherRemote(program: string, args: string[]): string | null {
-  const runner = otherRunnerLine(program, args);
+  // `ansible all -m shell -a '…' --check`: nothing runs on the hosts.
+  const runner = program === "ansible" && isDryRun([program, ...args]) ? null : otherRunnerLine(program, args);
   if (runner !== null) return runner;
-  if (program === "ansible") return ansibleCommand(args);
+  if (program === "ansible") return isDryRun([program, ...args]) ? null : ansibleCommand(args);
   // `salt '*' cmd.run 'rm -rf /'`: the argument after cmd.run.
   if (program === "salt" || program === "salt-ssh") {
     const at = args.findIndex((a) => /^cmd\.(run\w*|shell)$/.test(a));

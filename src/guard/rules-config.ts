@@ -9,23 +9,46 @@ import type { Rule, RuleInput } from "./rule-types.ts";
 import type { Invocation } from "./unwrap.ts";
 import type { SimpleCommand } from "./parse.ts";
 import { options } from "./options.ts";
+import { firewallOpened, kernelSettingChanged, networkCrippled, nftLockout } from "./kernel-settings.ts";
 
 /**
- * Services whose loss cuts access, protection, networking or scheduled work (`.service`/`.socket`
- * suffixes and `@instances` allowed).
+ * Services whose loss cuts access, protection, networking or scheduled work, and the database
+ * servers every application of the machine reads from (`.service`/`.socket` suffixes and
+ * `@instances` allowed).
  */
 const CRITICAL_SERVICE = new RegExp(
   "^(ssh|sshd|openssh(-server)?|dropbear|firewalld|ufw|iptables|ip6tables|nftables|netfilter-persistent|" +
     "NetworkManager|network|networking|systemd-networkd|systemd-resolved|wpa_supplicant|dbus|dbus-broker|" +
     "systemd-journald|systemd-logind|cron|crond|cronie|anacron|atd|auditd|polkit|apparmor|selinux|fail2ban|" +
     "sssd|nscd|rsyslog|syslog|docker|containerd|kubelet|getty|serial-getty|systemd-timesyncd|chronyd|ntpd?|" +
-    "ntpsec|unattended-upgrades)" +
+    "ntpsec|unattended-upgrades|postgresql|mysql|mysqld|mariadb|mongod|redis-server|redis)" +
     "(@[^.]*)?(\\.(service|socket))?$",
 );
 /** A timer is a scheduled job; a glob (`'*'`, `ssh*`) names every unit it matches. */
 const TIMER_OR_GLOB = /(\.timer$|[*?[])/;
 /** systemctl verbs that stop a unit now or from the next boot on. */
 const SYSTEMCTL_OFF = new Set(["stop", "disable", "mask", "kill"]);
+/**
+ * On another host (`ssh prod 'sudo systemctl stop nginx'`), stopping or disabling any service is an
+ * outage for whoever it serves: `systemctl stop|disable|mask|kill`, `service X stop`, init scripts.
+ */
+function remoteServiceStopped({ inv }: RuleInput): string | null {
+  if (inv.remote !== true) return null;
+  const [program = "", ...args] = inv.argv;
+  const init = INIT_SCRIPT.exec(inv.source.argv.find((w) => INIT_SCRIPT.test(w)) ?? "");
+  if (init && inv.source.argv.some((a) => SERVICE_OFF.test(a))) return `${init[2]} stopped on a remote host: an outage`;
+  if (program === "systemctl") {
+    const call = systemctlCall(args);
+    const unit = SYSTEMCTL_OFF.has(call.verb) && !call.user ? call.units[0] : undefined;
+    return unit ? `systemctl ${call.verb} ${unit} on a remote host: an outage for what it serves` : null;
+  }
+  const words = args.filter((a) => !a.startsWith("-"));
+  if (/^(service|rc-service)$/.test(program) && words.length >= 2 && SERVICE_OFF.test(words[1]!)) {
+    return `${program} ${words[0]} stop on a remote host: an outage for what it serves`;
+  }
+  return null;
+}
+
 /** SysV-style tools: `service NAME stop`, `update-rc.d NAME disable`, `chkconfig NAME off`. */
 const SERVICE_OFF = /^(stop|disable|remove|off|delete|del)$/;
 
@@ -154,9 +177,12 @@ function iptablesLockout(args: string[]): boolean {
           (/^(\d*):(\d*)$/.test(p) && Number(p.split(":")[0] || 0) <= 22 && Number(p.split(":")[1] || 65535) >= 22),
       );
   const protocol = value(["-p", "--protocol"]);
-  const narrowed = args.some(
-    (a, i) => IPTABLES_NARROWS.test(a) && !(/^(-p|--protocol)$/.test(a) && /^(tcp|all)$/.test(args[i + 1] ?? "")),
-  );
+  // `-p tcp`, `-s 0.0.0.0/0` and an interface other than loopback (`-i eth0`) still take ssh's traffic.
+  const takesAll = (a: string, next: string) =>
+    (/^(-p|--protocol)$/.test(a) && /^(tcp|all)$/.test(next)) ||
+    (/^(-s|--source|--src|-d|--destination)$/.test(a) && /^(0\.0\.0\.0\/0|::\/0|any)$/.test(next)) ||
+    (/^(-i|--in-interface|-o|--out-interface)$/.test(a) && /^(eth|en|wl|ens|eno|enp|bond|br)\w*$/.test(next));
+  const narrowed = args.some((a, i) => IPTABLES_NARROWS.test(a) && !takesAll(a, args[i + 1] ?? ""));
   return !narrowed && (protocol === undefined || /^(tcp|all)$/.test(protocol));
 }
 
@@ -165,6 +191,12 @@ function ufwLockout(words: string[]): string | null {
   const [verb = "", ...rest] = words;
   if (verb === "default" && /^(deny|reject)$/.test(rest[0] ?? "") && !/^(routed|outgoing)$/.test(rest[1] ?? "")) {
     return "ufw default deny drops every incoming connection that no rule allows, ssh's too";
+  }
+  // `ufw delete 1`: a rule deleted by its number, blind to what it let in (ssh's, as often as not).
+  if (verb === "delete" && /^\d+$/.test(rest[0] ?? ""))
+    return `ufw delete ${rest[0]} removes a rule by number, ssh's perhaps`;
+  if (verb === "default" && /^(deny|reject)$/.test(rest[0] ?? "") && rest[1] === "outgoing") {
+    return "ufw default deny outgoing cuts every connection out: DNS, packages, git, the agent's own";
   }
   const closes = /^(deny|reject)$/.test(verb) || (verb === "delete" && /^(allow|limit)$/.test(rest[0] ?? ""));
   if (!closes || rest.some((w) => w === "from")) return null;
@@ -179,6 +211,17 @@ function firewallDropped(program: string, args: string[], inv: Invocation): stri
   if (IPTABLES.test(program)) {
     const wipe = args.find((a) => IPTABLES_WIPES.test(a));
     if (wipe) return `${program} ${wipe} drops or opens the firewall's rules`;
+    // `iptables -D INPUT -p tcp --dport 22 -j ACCEPT`: the rule that lets ssh in, deleted.
+    const deleted = args.some((a) => a === "-D" || a === "--delete");
+    const sshAccept = args.some(
+      (a, i) => /^--d?ports?$|^--destination-port$/.test(args[i - 1] ?? "") && SSH_PORT.test(a),
+    );
+    if (deleted && sshAccept && args.includes("ACCEPT")) return `${program} -D deletes the rule that lets ssh in`;
+    // `iptables -D INPUT 1`: the input chain's rule deleted by number, blind to what it let in.
+    const at = args.findIndex((a) => a === "-D" || a === "--delete");
+    if (at !== -1 && args[at + 1] === "INPUT" && /^\d+$/.test(args[at + 2] ?? "")) {
+      return `${program} -D INPUT ${args[at + 2]} removes an input rule by number, ssh's perhaps`;
+    }
     return iptablesLockout(args) ? `${program} drops every incoming connection, or ssh's` : null;
   }
   // `nft 'flush ruleset'`: nft joins its words into one command, quoted or not.
@@ -253,6 +296,13 @@ function otherSchedulers(program: string, args: string[], inv: Invocation): stri
 
 /** Security frameworks switched off: `setenforce 0` (SELinux permissive), `aa-teardown` (AppArmor). */
 function securityDisabled(program: string, args: string[]): string | null {
+  // Windows' and macOS's: the firewall profiles off, remote login off, a service stopped by sc.
+  if (/^set-netfirewallprofile$/i.test(program) && /-enabled\s*:?\s*(\$?false|0)/i.test(args.join(" "))) {
+    return "Set-NetFirewallProfile turns the Windows firewall off";
+  }
+  if (program === "systemsetup" && args.some((a) => /^-setremotelogin$/i.test(a)) && args.includes("off")) {
+    return "systemsetup turns remote login (ssh) off";
+  }
   if (program === "setenforce" && /^(0|permissive)$/i.test(args[0] ?? "")) return "setenforce 0 turns SELinux off";
   // The audit trail: `auditctl -D` deletes every rule, `auditctl -e 0` stops auditing.
   if (program === "auditctl" && (args.includes("-D") || args.join(" ").includes("-e 0"))) {
@@ -298,7 +348,8 @@ function crontabEmptied({ inv, pipeline, index }: RuleInput): string | null {
   const [program, ...args] = inv.argv;
   if (program !== "crontab" && program !== "fcrontab") return null;
   // `-u USER` names whose table; the file (or `-`) is the operand after it.
-  const file = options(args.filter((a, i) => a !== "-u" && args[i - 1] !== "-u")).operands[0];
+  const o = options(args.filter((a, i) => a !== "-u" && args[i - 1] !== "-u"));
+  const file = o.operands[0];
   const emptyFeed = (f: Invocation) =>
     SILENT.test(f.argv[0] ?? "") ||
     (f.argv[0] === "cat" && f.argv.length > 1 && f.argv.slice(1).every((a) => a === "/dev/null")) ||
@@ -310,8 +361,29 @@ function crontabEmptied({ inv, pipeline, index }: RuleInput): string | null {
   const nullInput = inv.source.redirects.some((r) => r.op === "<" && r.target === "/dev/null");
   if (file === "/dev/null" || fed || (fromStdin && nullInput))
     return `${program} is replaced by nothing: every cron job is gone`;
+  // `crontab -l | grep -v backup | crontab -`: the table given back without some of its jobs.
+  const lists = (f: Invocation) => /^f?crontab$/.test(f.argv[0] ?? "") && f.argv.includes("-l");
+  const drops = pipeline.slice(1, index).some((f) => LINE_DROPPER.test(f.argv.join(" ")));
+  if (fromStdin && index > 1 && lists(pipeline[0]!) && drops) return `${program} is given back without some jobs`;
+  // `crontab jobs.txt`, `echo '0 3 * * * x' | crontab -`: the whole table replaced, the jobs it had gone.
+  const keepsOld = pipeline
+    .slice(0, index)
+    .some(
+      (f) =>
+        lists(f) ||
+        f.source.nested.some((l) => l.pipelines.some((p) => p.some((c) => lists({ argv: c.argv, source: c })))),
+    );
+  const listing = o.short.has("l") || o.short.has("r") || o.short.has("e") || o.short.has("T") || o.short.has("V");
+  // `crontab -` with nothing the line shows feeding it (a `{ crontab -l; …; }` group) is not judged.
+  const fedKnown = index > 0 || inv.source.stdin !== null || inv.source.redirects.some((r) => r.op === "<");
+  if (!listing && !keepsOld && ((file !== undefined && file !== "-") || fedKnown)) {
+    return `${program} replaces the whole table: the jobs it had are gone`;
+  }
   return null;
 }
+
+/** Filters that drop lines: `grep -v`, `sed '/x/d'`, `awk '!/x/'`. */
+const LINE_DROPPER = /^grep( -\w+)* -\w*v|^sed .*(\/|\d)d\b|^awk .*!/;
 
 /** `atq | awk '{print $1}' | xargs atrm`: every job the queue lists, removed. */
 function atQueueEmptied({ inv, pipeline, index }: RuleInput): string | null {
@@ -377,7 +449,9 @@ function selinuxConfigDisabled(program: string, args: string[], inv: Invocation)
 const VITAL_PACKAGE = new RegExp(
   "^(openssh(-server)?|ssh|sudo|systemd|systemd-sysv|libc6|glibc|libc-bin|coreutils|bash|dash|util-linux|login|" +
     "passwd|shadow|libpam.*|pam|apt|dpkg|rpm|yum|dnf|pacman|linux-image.*|linux|kernel(-core)?|grub.*|" +
-    "network-manager|NetworkManager|netplan\\.io|iproute2|cron|cronie|init|systemd-networkd)(:\\w+)?$",
+    "network-manager|NetworkManager|netplan\\.io|iproute2|cron|cronie|init|systemd-networkd|" +
+    // The system's own tools are written in these: removing one takes the package manager with it.
+    "python3|python3-minimal|perl-base|udev|initramfs-tools|dracut|ubuntu-minimal|ca-certificates)(:\\w+)?$",
 );
 /** Package managers and the words that remove packages. */
 const PACKAGE_REMOVE: Record<string, RegExp> = {
@@ -419,6 +493,9 @@ function rootCapabilityGranted(program: string, args: string[]): string | null {
 
 /** `timedatectl set-ntp false`: the clock no longer kept in time (certificates, logs, tokens drift). */
 function timeSyncOff(program: string, args: string[]): string | null {
+  // `date -s 2001-01-01`, `timedatectl set-time …`: the clock set by hand (certificates, cron, logs go wrong).
+  if (program === "date" && args.some((a) => /^(-s|--set)(=|$)/.test(a))) return "date -s sets the clock by hand";
+  if (program === "timedatectl" && args[0] === "set-time") return "timedatectl set-time sets the clock by hand";
   return program === "timedatectl" && args[0] === "set-ntp" && /^(false|no|0|off)$/i.test(args[1] ?? "")
     ? "timedatectl set-ntp false stops time synchronisation"
     : null;
@@ -434,11 +511,16 @@ export const SYSTEM_CONFIG_RULE: Rule = {
     const [program = "", ...args] = input.inv.argv;
     return (
       serviceStopped(program, args) ??
+      remoteServiceStopped(input) ??
       initScriptStopped(input.inv.source.argv) ??
       securityDisabled(program, args) ??
       networkCut(program, args) ??
       otherSchedulers(program, args, input.inv) ??
       firewallDropped(program, args, input.inv) ??
+      firewallOpened(program, args) ??
+      nftLockout(program, args) ??
+      networkCrippled(program, args) ??
+      kernelSettingChanged(input) ??
       accountDestroyed(program, args) ??
       vitalPackageRemoved(program, args) ??
       rootCapabilityGranted(program, args) ??

@@ -7,6 +7,8 @@
 import { schemaReset } from "./schema-resets.ts";
 import type { Rule } from "./rule-types.ts";
 import { options } from "./options.ts";
+import { destructiveSql } from "./sql.ts";
+import { clientDatabase, isThrowawayName, throwawayEnvironment } from "./throwaway-databases.ts";
 
 /** Clients whose arguments and input are commands of the store. */
 export const STORE_CLIENTS = new Set([
@@ -33,6 +35,8 @@ const WIPES: { re: RegExp; why: string }[] = [
   { re: /\.\s*drop\s*\(\s*\)/, why: "drop() deletes a whole collection" },
   { re: /\.\s*(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)/, why: "deleteMany({}) deletes every document" },
   { re: /\bdetach\s+delete\b/i, why: "MATCH … DETACH DELETE deletes the graph's nodes" },
+  { re: /\.\s*(updateMany|replaceMany)\s*\(\s*\{\s*\}/, why: "updateMany({}) overwrites every document" },
+  { re: /\.\s*shutdownServer\s*\(/, why: "shutdownServer() stops the database" },
 ];
 
 /** Why `text` (a store command or script) empties the store, or null. */
@@ -50,6 +54,31 @@ function etcdWipe(args: string[]): string | null {
   return all ? "etcdctl del of every key empties the store" : null;
 }
 
+/** A database's own file: `app.db`, `db.sqlite3`, `prod.sqlite`, a Redis dump or append-only file. */
+const DATABASE_FILE = /\.(db|sqlite3?|db3|mdb|accdb|rdb|aof|duckdb|realm)$/;
+/** Names of databases made to be thrown away: tests, scratch and sample data, caches. */
+const THROWAWAY_DATABASE = /test|tmp|temp|scratch|sample|example|fixture|cache|mock|dev|demo|seed/i;
+
+/** `rm app.db`, `rm -f db.sqlite3`: a database deleted with its file (test and scratch ones aside). */
+function databaseFileDeleted(program: string, args: string[]): string | null {
+  if (!/^(rm|shred|unlink|srm)$/.test(program)) return null;
+  const file = options(args).operands.find((w) => {
+    const base = w.slice(w.lastIndexOf("/") + 1);
+    return DATABASE_FILE.test(base) && !THROWAWAY_DATABASE.test(w) && !/[*?]/.test(base);
+  });
+  return file ? `${program} deletes the database ${file}` : null;
+}
+
+/** SQL given to an HTTP API (InfluxDB's `q=DROP DATABASE x`, a SQL gateway's body). */
+function sqlOverHttp(args: string[]): string | null {
+  const bodies = args.filter((_a, i) => /^(-d|--data(-\w+)?|--data-urlencode|-F|--form)$/.test(args[i - 1] ?? ""));
+  for (const body of bodies) {
+    const why = destructiveSql(body.replace(/^\w+=/, ""));
+    if (why) return `${why} (sent over HTTP)`;
+  }
+  return null;
+}
+
 /** A URL naming one document (`/index/_doc/1`), not the index. */
 const ONE_DOCUMENT = /\/_(doc|update|create)\//;
 
@@ -58,8 +87,11 @@ function searchIndexDelete(args: string[]): string | null {
   const method = args.findIndex((a) => a === "-X" || a === "--request");
   const verb = method === -1 ? args.find((a) => /^-X\w+$/.test(a))?.slice(2) : args[method + 1];
   if (verb?.toUpperCase() !== "DELETE") return null;
+  // Elasticsearch/OpenSearch (9200) an index; CouchDB (5984), Solr (8983), ArangoDB (8529) a database named alone.
   const url = args.find(
-    (a) => (/:(9200|9201)\b/.test(a) || /\/_all\b|elastic|opensearch/.test(a)) && !ONE_DOCUMENT.test(a),
+    (a) =>
+      ((/:(9200|9201)\b/.test(a) || /\/_all\b|elastic|opensearch/.test(a)) && !ONE_DOCUMENT.test(a)) ||
+      /:(5984|8983|8529)\/[^/?]+\/?$/.test(a),
   );
   return url ? `DELETE ${url} deletes a search index and its documents` : null;
 }
@@ -89,6 +121,14 @@ function storeToolWipe(program: string, args: string[]): string | null {
   if (program === "consul" && w[0] === "kv" && w[1] === "delete" && args.some((a) => /^--?recurse$/.test(a))) {
     return "consul kv delete -recurse deletes a whole prefix";
   }
+  // BigQuery's `bq rm -r -f DATASET`, `bq rm -t TABLE`; NATS JetStream's `nats stream rm|purge`.
+  if (program === "bq" && w[0] === "rm") return "bq rm deletes a dataset or table";
+  if (program === "nats" && /^(stream|str|kv|obj)$/.test(w[0] ?? "") && /^(rm|del|purge)$/.test(w[1] ?? "")) {
+    return `nats ${w[0]} ${w[1]} deletes stored messages`;
+  }
+  if (program === "influx" && /^(bucket|org)$/.test(w[0] ?? "") && w[1] === "delete") {
+    return `influx ${w[0]} delete deletes stored data`;
+  }
   if (program === "pg_dropcluster") return "pg_dropcluster deletes a PostgreSQL cluster and its data";
   if (program === "memcflush") return "memcflush deletes every cached item";
   return null;
@@ -106,15 +146,23 @@ export const DATASTORE_RULE: Rule = {
     const everyDocument = args.some((a) => a.includes("_delete_by_query")) && args.some((a) => a.includes("match_all"));
     if (/^(curl|http|xh)$/.test(program) && everyDocument)
       return "_delete_by_query of match_all deletes every document";
-    if (program === "curl" || program === "http" || program === "xh") return searchIndexDelete(args);
-    const tool = storeToolWipe(program, args) ?? schemaReset(inv.argv);
+    if (program === "curl" || program === "http" || program === "xh")
+      return searchIndexDelete(args) ?? sqlOverHttp(args);
+    // `RAILS_ENV=test rails db:drop`: the environment before the command names the test database.
+    const testing = throwawayEnvironment(inv.source.env ?? []);
+    const tool = storeToolWipe(program, args) ?? (testing ? null : schemaReset(inv.argv));
     if (tool) return tool;
     // `echo flush_all | nc host 11211`: memcached's text protocol, typed through a socket tool.
     const socket = /^(nc|ncat|netcat|telnet|socat)$/.test(program);
-    if (socket && pipeline.slice(0, index).some((f) => f.argv.some((a) => /\bflush_all\b/.test(a)))) {
-      return "flush_all deletes every cached item";
+    if (socket && pipeline.slice(0, index).some((f) => f.argv.some((a) => /\bflush_?(all|db)\b/i.test(a)))) {
+      return "flush_all (FLUSHALL) deletes every cached item or key";
     }
+    const file = databaseFileDeleted(program, args);
+    if (file) return file;
     if (!STORE_CLIENTS.has(program)) return null;
+    // `mongosh test --eval 'db.dropDatabase()'`: a test or scratch database.
+    const database = /^mongo(sh)?$/.test(program) ? clientDatabase(args) : null;
+    if (database !== null && isThrowawayName(database)) return null;
     const redis = REDIS_CLIENTS.has(program);
     const command = redisCommand(args) ?? "";
     if (redis && FLUSH.test(command)) return `${FLUSH_WHY} (${program})`;

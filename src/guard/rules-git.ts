@@ -73,7 +73,14 @@ function historyLost(sub: string, o: Options, args: string[]): string | null {
       return o.long.has("analyze") || o.long.has("dry-run") ? null : "git filter-repo rewrites the whole history";
     case "update-ref":
     case "symbolic-ref":
-      return o.short.has("d") || o.long.has("delete") ? `git ${sub} -d deletes a ref by hand` : null;
+      if (o.short.has("d") || o.long.has("delete")) return `git ${sub} -d deletes a ref by hand`;
+      // `git update-ref refs/heads/main HEAD~10`: the shared branch moved by hand, its later commits dropped.
+      return sub === "update-ref" && sharedBranch((o.operands[0] ?? "").replace(/^refs\/heads\//, ""))
+        ? `git update-ref moves the shared branch ${o.operands[0]} by hand`
+        : null;
+    // `git rebase -i --root`: every commit of the branch rewritten.
+    case "rebase":
+      return o.long.has("root") ? "git rebase --root rewrites every commit of the branch" : null;
     // `git submodule deinit -f --all`: every submodule's work tree, its changes with it.
     case "submodule":
       return o.operands[0] === "deinit" && (o.short.has("f") || o.long.has("force"))
@@ -117,6 +124,12 @@ export const GIT_HISTORY_RULE: Rule = {
     ) {
       const method = inv.argv.find((_a, i) => /^(-X|--method)$/.test(inv.argv[i - 1] ?? "")) ?? "";
       if (/^delete$/i.test(method)) return "gh api DELETE deletes the repository, its history and issues";
+    }
+    // `gh api -X DELETE repos/O/R/git/refs/heads/main`: a shared branch deleted on the remote.
+    const ref = inv.argv.find((a) => /^\/?repos\/[^/]+\/[^/]+\/git\/refs\/heads\/.+/.test(a));
+    const deleteMethod = inv.argv.some((a, i) => /^(-X|--method)$/.test(inv.argv[i - 1] ?? "") && /^delete$/i.test(a));
+    if (inv.argv[0] === "gh" && ref && deleteMethod && sharedBranch(ref.replace(/^.*\/refs\/heads\//, ""))) {
+      return `gh api DELETE deletes the shared branch ${ref.replace(/^.*\/refs\/heads\//, "")} on the remote`;
     }
     // The BFG Repo-Cleaner rewrites every commit as filter-repo does (`bfg --delete-files id_rsa`).
     if (inv.argv[0] === "bfg" && inv.argv.some((a) => /^--(delete|strip|replace)/.test(a))) {

@@ -84,6 +84,10 @@ function kubectl(program: string, args: string[]): string | null {
       return `${program} scale --replicas=0 stops every pod it names${ns ? ` in ${ns}` : ""}`;
     }
   }
+  // `kubectl patch deploy api -p '{"spec":{"replicas":0}}'`: scaled to nothing by a patch.
+  if (k?.verb === "patch" && args.some((a) => /"replicas"\s*:\s*0\b/.test(a))) {
+    return `${program} patch sets replicas to 0: nothing serves`;
+  }
   if (k?.verb !== "delete") return null;
   // `--dry-run=client|server` only shows what would be deleted.
   if (args.some((a) => /^--dry-run(=(client|server))?$/.test(a))) return null;
@@ -107,8 +111,13 @@ function listsEverything(argv: string[]): boolean {
   return /^(docker|podman|nerdctl)$/.test(argv[0] ?? "") && /^(ps|images|ls)$/.test(w[w.length - 1] ?? w[0] ?? "");
 }
 
-function docker(program: string, args: string[], source: SimpleCommand): string | null {
+function docker(program: string, args: string[], source: SimpleCommand, remote: boolean): string | null {
   const [group, verb] = words(args);
+  // `ssh prod 'docker stop $(docker ps -q)'`: every container of a server stopped.
+  const listed = source.nested.some((line) => line.pipelines.some((p) => p.some((c) => listsEverything(c.argv))));
+  if (remote && listed && /^(stop|kill|pause)$/.test(group ?? "")) {
+    return `${program} ${group} of every container on a remote host: an outage`;
+  }
   // `docker rm -f $(docker ps -aq)`: every container (or image, volume) the listing printed.
   const removes = /^(rm|rmi)$/.test(group ?? "") || (/^(container|image|volume)$/.test(group ?? "") && verb === "rm");
   const everything = source.nested.some((line) => line.pipelines.some((p) => p.some((c) => listsEverything(c.argv))));
@@ -118,6 +127,9 @@ function docker(program: string, args: string[], source: SimpleCommand): string 
     return `${program} system reset deletes every container, image and volume`;
   if (group === "system" && verb === "prune" && o.long.has("volumes")) {
     return `${program} system prune --volumes deletes every unused volume and its data`;
+  }
+  if (group === "swarm" && verb === "leave" && o.long.has("force")) {
+    return `${program} swarm leave --force takes the node (a manager too) out of the swarm`;
   }
   if (group === "stack" && /^(rm|remove|down)$/.test(verb ?? ""))
     return `${program} stack rm removes every service of the stack`;
@@ -145,7 +157,7 @@ function cloud(program: string, args: string[]): string | null {
     // `aws ecs update-service --desired-count 0`, an autoscaling group to 0: nothing left running.
     const zero = args.some((a, i) => /^--desired-(count|capacity)$/.test(a) && args[i + 1] === "0");
     if (zero) return `aws ${service} ${op} scales to zero: nothing left running`;
-    if (/^(delete|terminate|remove|deregister)-|^schedule-key-deletion$/.test(op ?? "")) {
+    if (/^(delete|terminate|remove|deregister|batch-delete)-|^schedule-key-deletion$/.test(op ?? "")) {
       return `aws ${service} ${op} deletes a cloud resource`;
     }
     return null;
@@ -180,6 +192,15 @@ const PLATFORM_DELETES: Record<string, RegExp> = {
   k3d: /^cluster delete\b/,
   vercel: /^(remove|rm)\b/,
   netlify: /^sites:delete\b/,
+  // Object stores' own clients: a bucket purged or emptied, recursively.
+  rclone: /^(purge|delete|deletefile|rmdirs)\b/,
+  s3cmd: /^(rb|del|rm)\b.*\b(recursive|force)\b|^rb\b/,
+  mc: /^(rb|rm)\b.*\b(recursive|force)\b/,
+  wrangler: /^(delete|r2 bucket delete|d1 delete|kv:namespace delete|kv namespace delete)\b/,
+  multipass: /^(delete\b.*\bpurge|purge)\b/,
+  lxc: /^delete\b/,
+  incus: /^delete\b/,
+  kubeadm: /^reset\b/,
   // `virsh destroy` pulls the virtual machine's plug: what it had not written is lost.
   virsh: /^(undefine\b.*\bremove-all-storage|vol-delete|pool-delete|destroy)\b/,
 };
@@ -202,7 +223,7 @@ export const INFRA_RULE: Rule = {
     const [program = "", ...args] = inv.argv;
     if (program === "kubectl" || program === "oc" || program === "k") return kubectl(program, args);
     if (program === "docker" || program === "podman" || program === "docker-compose" || program === "nerdctl") {
-      return docker(program, args, inv.source);
+      return docker(program, args, inv.source, inv.remote === true);
     }
     const stack = STACK_DESTROY[program];
     if (stack) {

@@ -11,12 +11,14 @@ import { resolveWord } from "./judged-paths.ts";
 import { deletedTrees } from "./deleted-trees.ts";
 import { options } from "./options.ts";
 import { lostRecord } from "./lost-records.ts";
+import { programText } from "./one-liners.ts";
 
 /** Directories of the home that hold keys, tokens and credentials: lost with no way to make them again. */
 const SECRETS = [
   ...[".bitcoin", ".ethereum", ".electrum", ".monero", ".vault-token", ".config/sops", ".local/share/password-store"],
   ...[".ssh", ".gnupg", ".aws", ".kube", ".azure", ".docker", ".password-store", ".pki", ".netrc"],
   ...[".config/gcloud", ".config/gh", ".local/share/keyrings", ".gitconfig", ".git-credentials", ".pgpass"],
+  ...[".npmrc", ".pypirc", ".terraform.d", ".s3cfg", ".config/hub", ".config/op", ".1password", ".my.cnf"],
 ];
 /** Directories of the home that hold a person's own files: anything in them is theirs alone. */
 const PERSONAL = ["Documents", "Desktop", "Pictures", "Photos", "Music", "Videos", "Movies", "Dropbox", "OneDrive"];
@@ -79,6 +81,9 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
   const secret =
     inHome === null || regenerated ? undefined : SECRETS.find((s) => inHome === s || inHome.startsWith(`${s}/`));
   if (secret) return `${path}, keys or credentials (~/${secret})`;
+  // rsync --delete onto a person's own folder (`~/Documents/`) keeps only what the source has.
+  const folder = inHome === null ? undefined : PERSONAL.find((d) => inHome === d);
+  if (folder && path.startsWith(`${ctx.home}/`)) return `${path}, a person's own files (~/${folder})`;
   if (secretsOnly) return null;
   // A repository's .git is all of its history, its branches and stashes: in the workspace too.
   if (posix.basename(path) === ".git") return `${path}, a git repository's whole history`;
@@ -91,7 +96,7 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
   if (inWorkspace(path, ctx)) return null;
   if (inHome !== null && path.startsWith(`${ctx.home}/`)) {
     // What is in the trash was already thrown away: emptying it is the point.
-    if (inHome.startsWith(`${TRASH}/`)) return null;
+    if (inHome === TRASH || inHome.startsWith(`${TRASH}/`)) return null;
     const parts = inHome.split("/");
     // A build output or cache anywhere (`~/Documents/site/node_modules`, `~/.config/app/cache`) is made again.
     if (parts.some((p) => BUILD_OUTPUT.has(p))) return null;
@@ -121,7 +126,7 @@ function irreplaceable(path: string, ctx: RuleContext, secretsOnly: boolean): st
 const FILE_DESTROYERS = new Set(["rm", "unlink", "shred", "srm", "wipe"]);
 /** Names of private keys and keystores. */
 const KEY_FILE =
-  /^(wallet\.dat|id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(key|pem|p12|pfx|jks|keystore|kdbx|gpg|asc)|.+_rsa)$/;
+  /^(.*wallet\.dat|id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(key|pem|p12|pfx|jks|keystore|kdbx|gpg|asc)|.+_rsa)$/;
 /** gpg's options that delete secret keys from the keyring. */
 const GPG_DELETES_SECRET = /^--delete-secret-(and-public-)?keys?$/;
 
@@ -147,6 +152,64 @@ function secretFileLost(program: string, args: string[], ctx: RuleContext): stri
   return key ? `${program} destroys ${key}, a private key` : null;
 }
 
+/** Where what is moved is thrown away: the temporary directories, or nothing at all. */
+const DISCARDED = /^\/(tmp|var\/tmp|dev\/shm|dev\/null)(\/|$)/;
+
+/** `mv ~/.ssh /tmp/`, `mv ~/.gnupg /dev/null`: keys moved where they are thrown away. */
+function secretsMovedAway(program: string, args: string[], ctx: RuleContext): string | null {
+  if (program !== "mv") return null;
+  const o = options(args);
+  const target = resolveWord(o.operands[o.operands.length - 1] ?? "", ctx);
+  if (target === null || !DISCARDED.test(target)) return null;
+  const isGit = (w: string) => posix.basename(resolveWord(w, ctx) ?? "") === ".git";
+  const moved = o.operands.slice(0, -1).find((w) => isSecretDir(w, ctx) || inPersonalFolder(w, ctx) || isGit(w));
+  return moved ? `mv moves ${moved} to ${target}, where it is thrown away` : null;
+}
+
+/** A chmod mode that lets the group or others read or write (`777`, `644`, `go+r`, `a+rw`). */
+const OPENING_MODE = /^(0?[0-7]{0,2}[0-7][0-7]?[4-7]|0?[0-7]?[0-7][4-7][0-7]|[ugoa]*[go][ugoa]*[+=][rwx]*[rw][rwx]*)$/;
+
+/** `chmod 777 ~/.ssh/id_rsa`, `chmod -R 755 ~/.gnupg`: keys readable by others (ssh then refuses them). */
+function secretsOpened(program: string, args: string[], ctx: RuleContext): string | null {
+  if (program !== "chmod") return null;
+  const o = options(args);
+  const [mode = "", ...files] = o.operands;
+  if (!OPENING_MODE.test(mode)) return null;
+  const recursive = o.short.has("R") || o.long.has("recursive");
+  const opened = files.find((w) => {
+    const path = resolveWord(w, ctx);
+    const key = path !== null && KEY_FILE.test(posix.basename(path)) && !path.endsWith(".pub");
+    return isSecretDir(w, ctx) && (key || recursive || /credentials$/.test(path ?? ""));
+  });
+  return opened ? `chmod ${mode} opens ${opened}, keys or credentials, to others` : null;
+}
+
+/** `find . -name .git -exec rm -rf {} +`: every repository's history under the start path. */
+function repositoriesFound(program: string, args: string[]): string | null {
+  if (program !== "find") return null;
+  const gitNamed = args.some((a, i) => /^-i?name$/.test(args[i - 1] ?? "") && /^\.git\/?$/.test(a));
+  const deletes = args.includes("-delete") || args.some((a, i) => /^-exec/.test(args[i - 1] ?? "") && /rm$/.test(a));
+  return gitNamed && deletes ? "find deletes every .git: the repositories' whole history" : null;
+}
+
+/** String literals of a one-line program, `~/` resolved. */
+const CODE_LITERAL = /'([^']*)'|"([^"]*)"/g;
+/** Calls that delete files in interpreters' standard libraries. */
+const CODE_DELETES =
+  /\b(os\.remove|os\.unlink|unlink|rmtree|rmSync|unlinkSync|rm_rf|rm_r|rm_f|File\.delete|remove_tree|rmtree)\b/;
+
+/** `python3 -c "os.remove(os.path.expanduser('~/.ssh/id_rsa'))"`, `perl -e 'unlink glob("~/.ssh/*")'`. */
+function codeDeletesSecret(argv: string[], ctx: RuleContext): string | null {
+  const code = programText(argv);
+  if (code === null || !CODE_DELETES.test(code)) return null;
+  for (const m of code.matchAll(CODE_LITERAL)) {
+    const literal = m[1] ?? m[2] ?? "";
+    if (/^(~|\/)/.test(literal) && isSecretDir(literal, ctx))
+      return `${argv[0]} deletes ${literal}, keys or credentials`;
+  }
+  return null;
+}
+
 export const IRREPLACEABLE_RULE: Rule = {
   id: "irreplaceable-delete",
   summary:
@@ -158,9 +221,16 @@ export const IRREPLACEABLE_RULE: Rule = {
     const [program = "", ...args] = inv.argv;
     if (program === "crontab" || program === "fcrontab") {
       const o = options(args);
-      return o.short.has("r") && !o.short.has("i") ? `${program} -r deletes every cron job, with no copy` : null;
+      // With -i crontab asks first, but it asks the agent, who answers: judged as -r.
+      return o.short.has("r") ? `${program} -r deletes every cron job, with no copy` : null;
     }
-    const keys = secretFileLost(program, args, ctx) ?? lostRecord(input, ctx);
+    const keys =
+      secretFileLost(program, args, ctx) ??
+      lostRecord(input, ctx) ??
+      secretsMovedAway(program, args, ctx) ??
+      secretsOpened(program, args, ctx) ??
+      repositoriesFound(program, args) ??
+      codeDeletesSecret(inv.argv, ctx);
     if (keys) return keys;
     for (const tree of deletedTrees(inv)) {
       // `find DIR -name … -delete` deletes what matches, not the tree; keys are judged all the same.

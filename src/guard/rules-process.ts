@@ -39,7 +39,9 @@ const MATCHES_ALL = /^(\^?\.[*+]?\$?|\^|\$|\^\$?|)$/;
 /** Processes whose loss stops the machine, every login, scheduled work, or every shell (the agent's own among them). */
 const VITAL_PROCESS = new RegExp(
   "^(init|systemd(-logind|-journald|-udevd)?|sshd|cron|crond|atd|dockerd|containerd|kubelet|dbus-daemon|login|" +
-    "(ba|z|da|k|fi)?sh|Xorg|Xwayland|gnome-shell|gdm3?|sddm|lightdm)$",
+    "(ba|z|da|k|fi)?sh|Xorg|Xwayland|gnome-shell|gdm3?|sddm|lightdm|" +
+    // Servers of data: killed, a database may not come back cleanly, and what it serves stops.
+    "postgres|postmaster|mysqld|mariadbd|mongod|redis-server|etcd|nginx|apache2|httpd|kube-apiserver)$",
 );
 
 /** The names or patterns a pkill/killall is given, and whether it selects by user. */
@@ -61,7 +63,10 @@ function killsByName(program: string, args: string[]): string | null {
   if (program === "pkill" && args.some((a, i) => (a === "-P" || a === "--parent") && args[i + 1] === "1")) {
     return "pkill -P 1 signals every daemon (every child of init)";
   }
-  // `pkill -u USER` / `killall -u USER` with no name: every process of that user.
+  // `pkill -u USER` / `killall -u USER` with no name: every process of that user (`-t TTY`: of a terminal).
+  if (names.length === 0 && args.some((a) => a === "-t" || a.startsWith("--terminal"))) {
+    return `${program} -t signals every process of the terminal`;
+  }
   if (names.length === 0) return byUser ? `${program} -u signals every process of the user` : null;
   // pkill's pattern is a regular expression; killall's only with -r.
   const regex = program === "pkill" || options(args).short.has("r") || options(args).long.has("regexp");
@@ -85,6 +90,11 @@ function listsEveryProcess(argv: string[]): boolean {
   // `cat /var/run/sshd.pid`: a vital daemon's pid file; `lsof -t -i :22`: whatever serves ssh.
   if (program === "cat") return args.some((a) => VITAL_PROCESS.test(/([^/]+)\.pid$/.exec(a)?.[1] ?? ""));
   if (program === "lsof") return args.some((a) => /^(tcp)?:(22|ssh)$/.test(a.replace(/^-i/, "")));
+  // `ls /proc`: a directory per process; `ps -o ppid= -p $$`: the agent's own shell's parent.
+  if (program === "ls") return args.some((a) => /^\/proc\/?$/.test(a));
+  if (program === "ps" && args.includes("$$") && args.some((a) => /ppid/.test(a))) return true;
+  // `ps -u root -o pid=`: every process of a user.
+  if (program === "ps" && args.some((a) => /^-[uU]$|^--user/.test(a))) return true;
   // `ps -e`, `ps -A`, `ps ax`, `ps aux`: every process on the machine.
   return program === "ps" && args.some((a) => /^-?[a-zA-Z]*[eA][a-zA-Z]*$/.test(a) || /^a?u?x$/.test(a));
 }
@@ -100,6 +110,9 @@ function keepsEveryRow(argv: string[]): boolean {
     return /^\s*(NR\s*>\s*1\s*)?\{\s*print\s+\$\d+\s*;?\s*\}\s*$/.test(code);
   }
   if (program === "cut" || program === "tr") return true;
+  // `grep -v grep`, `grep -v PID`: every row but a few; `grep -E '^[0-9]+$'`: every pid of `ls /proc`.
+  if (program === "grep" && args.some((a) => /^-[a-zA-Z]*v/.test(a))) return true;
+  if (program === "grep" && args.some((a) => /^\^?\[0-9\][+*]\$?$|^\^?\\d[+*]\$?$/.test(a))) return true;
   if (program === "tail") return args.some((a) => /^\+\d$/.test(a) || a === "-n+2");
   return program === "sed" && args.length === 1 && /^1d$/.test(args[0]!);
 }
@@ -119,6 +132,29 @@ function killsListedProcesses({ inv, pipeline, index }: RuleInput): boolean {
   return nested(inv.source) || direct || viaColumn;
 }
 
+/** Signals that ask a daemon to reload or reopen its logs (`-HUP`, `-USR1`), or only test it (`-0`). */
+const GENTLE_SIGNAL = /^(-(SIG)?(HUP|USR1|USR2|WINCH|CONT)|-0|--signal=(SIG)?(HUP|USR1|USR2))$/i;
+/** Signals that end a process without letting it clean up. */
+const HARD_SIGNAL = /^-(9|KILL|SIGKILL)$|^--signal=(9|KILL|SIGKILL)$/i;
+
+/**
+ * On another host, a server's processes killed by name (`ssh prod 'pkill -9 -f java'`, `kill -9
+ * $(pgrep java)`) take down what they serve, without a chance to finish their work.
+ */
+function remoteKill({ inv }: RuleInput): string | null {
+  if (inv.remote !== true) return null;
+  const [program = "", ...args] = inv.argv;
+  const hard = args.some(
+    (a, i) => HARD_SIGNAL.test(a) || (/^(-s|--signal)$/.test(args[i - 1] ?? "") && /^(9|KILL)$/i.test(a)),
+  );
+  if (!hard) return null;
+  if (program === "pkill" || program === "killall") return `${program} -9 on a remote host kills a service's processes`;
+  const picked = inv.source.nested.some((l) =>
+    l.pipelines.some((p) => p.some((c) => /^(pgrep|pidof)$/.test(c.argv[0] ?? ""))),
+  );
+  return program === "kill" && picked ? "kill -9 of a service's processes on a remote host" : null;
+}
+
 export const KILL_ALL_RULE: Rule = {
   id: "kill-all",
   summary:
@@ -132,7 +168,10 @@ export const KILL_ALL_RULE: Rule = {
       const target = args.find((a) => /^(\/|\/home\/?|~|\$HOME|22\/tcp|ssh\/tcp)$/.test(a));
       if (target) return `fuser -k ${target} kills every process using it`;
     }
-    if (program === "pkill" || program === "killall") return killsByName(program, args);
+    // `pkill -HUP nginx`, `kill -USR1 $(pgrep nginx)`: a reload or a log reopen, not an end.
+    const gentle = args.some((a) => GENTLE_SIGNAL.test(a));
+    if (program === "pkill" || program === "killall")
+      return gentle ? null : (killsByName(program, args) ?? remoteKill(input));
     if (
       program === "loginctl" &&
       /^(terminate|kill)-(user|session|seat)$/.test(args.find((a) => !a.startsWith("-")) ?? "")
@@ -149,6 +188,7 @@ export const KILL_ALL_RULE: Rule = {
     // `kill -9 $$`, `kill $PPID`: the shell the agent types into, or what runs it.
     if (pids.some((p) => /^(\$\$|\$PPID|\$\{PPID\})$/.test(p)))
       return `kill ${pids.join(" ")} ends the agent's own shell`;
-    return killsListedProcesses(input) ? "kill signals every process a listing of all of them printed" : null;
+    if (!gentle && killsListedProcesses(input)) return "kill signals every process a listing of all of them printed";
+    return remoteKill(input);
   },
 };

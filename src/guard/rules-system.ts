@@ -33,8 +33,10 @@ const CRITICAL = new RegExp(
     "default/grub|crontab|anacrontab|cron\\.(d|daily|hourly|weekly|monthly)(/.+)?|rc\\.local|environment|" +
     "profile|bash\\.bashrc|inittab|systemd/system\\.conf|ssl/private/.+|letsencrypt/(live|archive)/.+|" +
     "ssh/ssh_host_.+|machine-id|os-release|ld\\.so\\.cache|apt/sources\\.list|pam\\.d|sudoers\\.d|" +
+    "sysctl\\.conf|logrotate\\.conf|hosts\\.(allow|deny)|netplan/.+|network/interfaces|localtime|" +
+    "ssl/certs/ca-certificates\\.crt|pki/tls/certs/ca-bundle\\.crt|" +
     "systemd/system/(.+\\.timer|timers\\.target\\.wants/.+|[^/]+\\.wants/.+))$|^/var/spool/cron/.+|" +
-    "^/var/lib/(dpkg/status|rpm/.+)$|" +
+    "^/var/lib/(dpkg/status|rpm/.+)$|^/(vmlinuz|initrd\\.img)(\\.old)?$|" +
     // Who logged in, failed to, or became root: the records an intrusion is traced by.
     "^/var/log/(wtmp|btmp|lastlog|faillog|auth\\.log.*|secure.*|audit/.+)$",
 );
@@ -50,8 +52,20 @@ function inHome(word: string, ctx: RuleContext): boolean {
   return resolveWord(word, ctx)?.startsWith(`${ctx.home}/`) === true;
 }
 
+/** Programs that do nothing: copied or linked over a system program, that program stops working. */
+const NO_OP_PROGRAM = /^\/((usr\/)?bin\/(true|false)|dev\/null|(usr\/)?s?bin\/nologin)$/;
+/** Programs nothing logs in, boots or becomes root without: replaced by anything, they are gone. */
+const VITAL_PROGRAM = new RegExp(
+  "^/(usr/)?s?bin/(sh|bash|dash|zsh|sudo|su|login|init|systemd|ls|cp|mv|rm|chmod|ln)$|" +
+    // The C library and the dynamic loader: every dynamically linked program loads them.
+    "^/(usr/)?lib(32|64)?/([^/]+/)?(libc\\.so(\\.\\d+)?|ld-linux[^/]*\\.so(\\.\\d+)?|libpthread\\.so(\\.\\d+)?)$",
+);
+
 /** A glob straight in /etc (`rm /etc/*.conf`): a batch of the system's own settings at once. */
 const ETC_GLOB = /^\/etc\/[^/]*[*?[][^/]*$/;
+
+/** A glob in a directory of /etc (`/etc/netplan/*.yaml`), for deletions. */
+const DEEP_ETC_GLOB = /^\/etc\/[^/]+\/.*[*?[]/;
 
 /** The critical file `word` names (resolved), or null. */
 function criticalFile(word: string, ctx: RuleContext, programs = true): string | null {
@@ -74,19 +88,32 @@ function overwritesCritical(program: string, args: string[], inv: Invocation, ct
   let files: string[] = [];
   if (program === "tee" && !(o.short.has("a") || o.long.has("append"))) files = o.operands;
   else if (/^(cp|mv|install|rsync)$/.test(program)) files = o.operands.slice(-1);
-  else if (program === "rm" || program === "shred" || program === "unlink") files = o.operands;
+  else if (program === "rm" || program === "shred" || program === "unlink") {
+    files = o.operands;
+    // `rm /etc/systemd/system/*.service`, `rm /etc/netplan/*.yaml`: a batch of the system's settings.
+    const batch = files.find((w) => DEEP_ETC_GLOB.test(resolveWord(w, ctx) ?? ""));
+    if (batch) return `${program} deletes every file ${batch} matches, settings the system runs by`;
+  }
   // `ln -sf X /etc/passwd` replaces the file with a link; without -f ln refuses an existing file.
   else if (program === "ln" && (o.short.has("f") || o.long.has("force"))) files = o.operands.slice(-1);
   // chmod/chown of /etc/shadow or sudo: readable by all, or nobody may log in or gain root.
-  else if (/^(chmod|chown|chgrp|chattr)$/.test(program)) {
+  else if (/^(chmod|chown|chgrp|chattr|setfacl)$/.test(program)) {
     // A mode spelled like an option (`chmod -x FILE`) leaves every operand a file.
     const dashMode = program === "chmod" && args.some((a) => /^-[rwxXst]+$/.test(a));
     files = o.operands.slice(dashMode ? 0 : 1).filter((w) => !inHome(w, ctx));
   }
   // Installing a program over one in /usr/bin (`install x /usr/bin/x`, `ln -sf python3 …/python`) is
-  // routine setup; deleting, shredding or chmod-ing one is not.
-  const programs = !/^(tee|cp|install|ln|rsync)$/.test(program);
+  // routine setup; deleting, shredding or chmod-ing one is not, nor putting a no-op over the shell.
+  const noOp = /^(cp|install|ln|mv)$/.test(program) && o.operands.slice(0, -1).some((w) => NO_OP_PROGRAM.test(w));
+  const vital = /^(cp|install|ln|mv)$/.test(program) && VITAL_PROGRAM.test(resolveWord(files[0] ?? "", ctx) ?? "");
+  const programs = !/^(tee|cp|install|ln|rsync)$/.test(program) || noOp || vital;
   const file = files.map((w) => criticalFile(w, ctx, programs)).find((f) => f !== null);
+  // `chmod 777 /`, `chmod 000 /etc`, `chown dev /usr`: the tree itself, even without -R.
+  const tree = /^(chmod|chown|chgrp)$/.test(program)
+    ? files.map((w) => resolveWord(w, ctx)).find((p) => p !== null && (p === "/" || SYSTEM_TREE.test(p)))
+    : undefined;
+  if (tree)
+    return `${program} changes the access of ${tree} itself: nothing under it may be reached, or anyone writes there`;
   if (file) return `${program} ${program === "rm" || program === "unlink" ? "deletes" : "overwrites"} ${file}`;
   return program === "mv" ? movesAway(o.operands.slice(0, -1), ctx) : null;
 }
@@ -96,6 +123,8 @@ function movesAway(sources: string[], ctx: RuleContext): string | null {
   for (const word of sources) {
     const path = resolveWord(word, ctx);
     if (path !== null && SYSTEM_TREE.test(path)) return `mv moves ${path} away`;
+    // `mv /etc/nginx /tmp/`, `mv /etc/ssh /etc/ssh.bak`: a service's (or the system's) settings, whole.
+    if (path !== null && /^\/etc\/[^/.]+$/.test(path)) return `mv moves ${path} away: what reads it finds nothing`;
     const file = criticalFile(word, ctx);
     if (file) return `mv moves ${file} away`;
   }
@@ -138,15 +167,21 @@ const AUTH_FILE = /^\/etc\/(passwd|shadow|group|gshadow|sudoers(\.d\/.+)?|pam\.d
 /** The cron tables: an in-place edit comments out or deletes scheduled jobs. */
 const CRON_TABLE = /^\/etc\/(crontab|anacrontab|cron\.d\/.+)$|^\/var\/spool\/cron\/.+/;
 const isAuthFile = (path: string | null): path is string => path !== null && AUTH_FILE.test(path);
+/** Files the boot reads (mounts, kernel command line, preloaded libraries) and who may connect at all. */
+const BOOT_FILE = /^\/etc\/(fstab|crypttab|default\/grub|ld\.so\.preload|hosts\.deny)$/;
+const isGuardedFile = (path: string | null): path is string =>
+  isAuthFile(path) || (path !== null && BOOT_FILE.test(path));
 
 /** `echo 'x ALL=(ALL) NOPASSWD: ALL' >> /etc/sudoers`, `tee -a /etc/passwd`: an account or a grant of root added. */
 function appendsToAuth(program: string, args: string[], inv: Invocation, ctx: RuleContext): string | null {
-  const appended = inv.source.redirects.find((r) => r.op === ">>" && isAuthFile(criticalFile(r.target, ctx)));
+  const appended = inv.source.redirects.find(
+    (r) => r.op === ">>" && isGuardedFile(criticalFile(r.target, ctx)) && !/fstab$/.test(r.target),
+  );
   if (appended) return `the redirection adds to ${criticalFile(appended.target, ctx)}: who may log in or become root`;
   const o = options(args);
   if (program !== "tee" || !(o.short.has("a") || o.long.has("append"))) return null;
-  const file = o.operands.map((w) => criticalFile(w, ctx)).find(isAuthFile);
-  return file ? `tee -a adds to ${file}: who may log in or become root` : null;
+  const file = o.operands.map((w) => criticalFile(w, ctx)).find((f) => isGuardedFile(f) && !f.endsWith("fstab"));
+  return file ? `tee -a adds to ${file}: who may log in or become root, or how the system boots` : null;
 }
 
 /** A one-line program that opens a file for writing: `open(p, 'w')`, `writeFileSync`, `File.write`, `truncate`. */
@@ -200,6 +235,64 @@ function journalVacuumed(program: string, args: string[]): string | null {
   return tinyTime || tinySize ? "journalctl --vacuum deletes the whole system journal" : null;
 }
 
+/**
+ * A service's or the system's main settings file: `/etc/sysctl.conf`, `/etc/nginx/nginx.conf`,
+ * `/etc/default/grub`, `/etc/systemd/journald.conf`, `/etc/docker/daemon.json`. A new file beside
+ * them (`/etc/apt/sources.list.d/x.list`, `/etc/nginx/conf.d/app.conf`) is setup, not this.
+ */
+const MAIN_CONFIG = /^\/etc\/([^/]+\.conf|([^/]+)\/\2\.conf|default\/[^/]+|systemd\/[^/]+\.conf|docker\/daemon\.json)$/;
+
+/** `echo x > /etc/nginx/nginx.conf`, `tee /etc/sysctl.conf`: the whole settings file replaced by a line. */
+function configReplaced(program: string, args: string[], inv: Invocation, ctx: RuleContext): string | null {
+  const target = (w: string) => {
+    const path = resolveWord(w, ctx);
+    return path !== null && MAIN_CONFIG.test(path) ? path : null;
+  };
+  const redirect = inv.source.redirects.find((r) => (r.op === ">" || r.op === ">|") && target(r.target));
+  if (redirect) return `the redirection replaces ${target(redirect.target)}, the settings it holds lost`;
+  const o = options(args);
+  const teed = program === "tee" && !(o.short.has("a") || o.long.has("append")) ? o.operands.find(target) : undefined;
+  return teed ? `tee replaces ${target(teed)}, the settings it holds lost` : null;
+}
+
+/** Groups whose members may become root: leaving them, the user can no longer administer the machine. */
+const ADMIN_GROUP = /^(sudo|wheel|admin)$/;
+
+/**
+ * The boot made impossible (`update-initramfs -d`, `efibootmgr -B`, `grub-mkconfig -o /dev/null`), a
+ * second root account (`useradd -o -u 0`), an administrator dropped from sudo (`gpasswd -d dev sudo`,
+ * `usermod -G docker dev` without `-a`), a setuid copy of a shell.
+ */
+function bootOrRootBroken(program: string, args: string[], ctx: RuleContext): string | null {
+  const o = options(args);
+  if (program === "update-initramfs" && o.short.has("d")) return "update-initramfs -d deletes the initramfs: no boot";
+  if (program === "efibootmgr" && (o.short.has("B") || o.long.has("delete-bootnum"))) {
+    return "efibootmgr -B deletes a boot entry";
+  }
+  if (/^grub2?-mkconfig$/.test(program) && args.includes("/dev/null")) return `${program} writes no boot menu`;
+  const uid = args.find((_a, i) => /^(-u|--uid)$/.test(args[i - 1] ?? ""));
+  if (/^(useradd|usermod|adduser)$/.test(program) && uid === "0") return `${program} gives a second account root's id`;
+  if (program === "gpasswd" && /^(-d|--delete)$/.test(args[0] ?? "") && ADMIN_GROUP.test(args[2] ?? "")) {
+    return `gpasswd takes ${args[1]} out of ${args[2]}: no more root`;
+  }
+  if (program === "deluser" && o.operands.length === 2 && ADMIN_GROUP.test(o.operands[1]!)) {
+    return `deluser takes ${o.operands[0]} out of ${o.operands[1]}: no more root`;
+  }
+  const groups = args.find((_a, i) => /^(-G|--groups)$/.test(args[i - 1] ?? ""));
+  if (program === "usermod" && groups !== undefined && !(o.short.has("a") || o.long.has("append"))) {
+    if (!groups.split(",").some((g) => ADMIN_GROUP.test(g)))
+      return "usermod -G without -a drops the user's other groups";
+  }
+  // `chmod +s /tmp/rootbash`, `chmod 4755 ~/sh`: a shell or interpreter anyone can run as its owner.
+  const setuid = program === "chmod" && /^([ugoa]*[+=][rwxX]*s|[0-7]*[4-7][0-7]{3})$/.test(o.operands[0] ?? "");
+  const shell = o.operands
+    .slice(1)
+    .find((w) =>
+      /(^|\/)(ba|da|z|k)?sh$|python\d*|perl|ruby|node|^\/(tmp|var\/tmp|dev\/shm)\//.test(resolveWord(w, ctx) ?? w),
+    );
+  return setuid && shell ? `chmod makes ${shell} setuid: anyone who runs it acts as its owner` : null;
+}
+
 export const EMPTY_SYSTEM_FILE_RULE: Rule = {
   id: "empty-system-file",
   summary:
@@ -208,7 +301,11 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
     "overwriting, moving, linking over, chmod or deleting /etc/passwd, shadow, sudoers, hosts, system programs",
   check({ inv }, ctx) {
     const [program = "", ...args] = inv.argv;
-    const critical = overwritesCritical(program, args, inv, ctx) ?? journalVacuumed(program, args);
+    const critical =
+      overwritesCritical(program, args, inv, ctx) ??
+      journalVacuumed(program, args) ??
+      bootOrRootBroken(program, args, ctx) ??
+      configReplaced(program, args, inv, ctx);
     if (critical) return critical;
     if (program === "truncate" && truncatesToZero(args)) {
       const file = options(args)
@@ -216,7 +313,9 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
         .find((f) => f !== null);
       if (file) return `truncate empties ${file}`;
     }
-    const copies = program === "cp" || program === "dd" || program === "scp";
+    // `docker cp /dev/null app:/etc/passwd`, `kubectl cp /dev/null pod:/etc/passwd`: the same, in a container.
+    const containerCopy = /^(docker|podman|kubectl|oc)$/.test(program) && args[0] === "cp";
+    const copies = program === "cp" || program === "dd" || program === "scp" || containerCopy;
     if (copies && args.some((a) => /^(if=)?\/dev\/(null|zero|u?random)$/.test(a))) {
       // `scp /dev/null host:/etc/passwd`: the same file on the other host.
       const last = args[args.length - 1]?.replace(/^[^/:]*:(?=\/)/, "");
@@ -242,7 +341,7 @@ export const EMPTY_SYSTEM_FILE_RULE: Rule = {
       const auth = inPlace(args)
         ? options(args)
             .operands.map((w) => criticalFile(w, ctx))
-            .find(isAuthFile)
+            .find(isGuardedFile)
         : null;
       if (auth) return `sed -i rewrites ${auth}, which decides who may log in`;
       const table = inPlace(args)

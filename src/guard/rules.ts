@@ -6,6 +6,8 @@
 import type { Invocation } from "./unwrap.ts";
 import type { Rule, RuleContext } from "./rule-types.ts";
 import { options, type Options } from "./options.ts";
+import { changedFileCovered, uncommittedWorkDeleted } from "./uncommitted-deletes.ts";
+import { clientDatabase, isThrowawayName } from "./throwaway-databases.ts";
 import { deletedTrees } from "./deleted-trees.ts";
 import { INFRA_RULE } from "./rules-infra.ts";
 import { DATASTORE_RULE } from "./rules-datastore.ts";
@@ -241,7 +243,11 @@ export const BUILTIN_RULES: Rule[] = [
       if (!(o.short.has("R") || o.long.has("recursive"))) return null;
       // With --reference=FILE (or a dash mode) every operand is a file; otherwise the first is the mode/owner.
       const files = dashMode || o.long.has("reference") ? o.operands : o.operands.slice(1);
-      const what = firstPrecious(files, ctx);
+      // Web roots (`/var/www/html`) are given to the web server's user and modes by design.
+      const what = firstPrecious(
+        files.filter((w) => !/^\/var\/www(\/|$)/.test(resolveWord(w, ctx) ?? "")),
+        ctx,
+      );
       return what ? `${program} -R changes the permissions or owner of everything in ${what}` : null;
     },
   },
@@ -252,7 +258,9 @@ export const BUILTIN_RULES: Rule[] = [
       const git = gitCommand(inv.argv, ctx);
       if (git?.sub !== "push") return null;
       const o = options(git.args);
-      const force = o.short.has("f") || o.long.has("force") || o.operands.some((r) => r.startsWith("+"));
+      // --force-with-lease only checks the remote was not moved meanwhile: the shared branch is rewritten all the same.
+      const lease = [...o.long].some((l) => /^force-(with-lease|if-includes)/.test(l));
+      const force = o.short.has("f") || o.long.has("force") || lease || o.operands.some((r) => r.startsWith("+"));
       // --mirror force-updates every ref on the remote; --all with --force, every branch.
       if (o.long.has("mirror")) return "git push --mirror overwrites every branch on the remote, shared ones too";
       if (!force) return null;
@@ -281,8 +289,10 @@ export const BUILTIN_RULES: Rule[] = [
   {
     id: "git-discard-work",
     summary: "git reset --hard, git clean -f, git checkout/restore of everything, with uncommitted changes",
-    check({ inv }, ctx) {
-      const git = gitCommand(inv.argv, ctx);
+    check(input, ctx) {
+      const lost = uncommittedWorkDeleted(input, ctx);
+      if (lost) return lost;
+      const git = gitCommand(input.inv.argv, ctx);
       if (!git) return null;
       const o = options(git.args);
       const dryRun = o.short.has("n") || o.long.has("dry-run");
@@ -296,10 +306,20 @@ export const BUILTIN_RULES: Rule[] = [
         what = "git checkout --force throws away";
       } else if (git.sub === "switch" && (forced || o.long.has("discard-changes"))) {
         what = "git switch --discard-changes throws away";
-      } else if (git.sub === "clean" && (o.short.has("f") || o.long.has("force")) && !dryRun) {
+      } else if (git.sub === "clean" && (o.short.has("f") || o.long.has("force")) && !dryRun && !o.short.has("X")) {
+        // `git clean -fX` removes only what .gitignore ignores: build outputs, not work.
         what = "git clean -f deletes";
       } else if ((git.sub === "checkout" || git.sub === "restore") && wholeTree && !onlyIndex(git.sub, o)) {
         what = `git ${git.sub} of the whole tree throws away`;
+      } else if (
+        (git.sub === "checkout" || git.sub === "restore") &&
+        !onlyIndex(git.sub, o) &&
+        changedFileCovered(o.operands, git.dir, ctx) !== null
+      ) {
+        // `git checkout -- src/app.ts`, `git restore src/`: the changes in those files are gone for good.
+        what = `git ${git.sub} writes over the changed files it names, throwing away`;
+      } else if (git.sub === "read-tree" && o.short.has("u") && (o.long.has("reset") || o.short.has("m"))) {
+        what = "git read-tree -u --reset throws away";
       } else if (git.sub === "rm" && wholeTree && !o.long.has("cached") && (o.short.has("r") || forced)) {
         // `git rm -rf .`: every tracked file deleted from the work tree, changes with them.
         what = "git rm of the whole tree deletes";
@@ -316,7 +336,11 @@ export const BUILTIN_RULES: Rule[] = [
     summary: "DROP DATABASE/SCHEMA/TABLE or TRUNCATE given to a database client (-c/-e/argument), or typed into one",
     check({ inv, pipeline, index }) {
       const [program, ...args] = inv.argv;
+      // A test or scratch database (`dropdb myapp_test`, `psql -d scratch -c …`) is there to be thrown away.
+      const target = clientDatabase(args.filter((a) => a !== "drop"));
+      if (target !== null && isThrowawayName(target)) return null;
       if (program === "dropdb") return "dropdb deletes a whole database";
+      if (program === "dropuser") return "dropuser deletes a database role: what logs in as it stops working";
       if (/^(mysqladmin|mariadb-admin)$/.test(program ?? "") && args.includes("drop")) {
         return `${program} drop deletes a whole database`;
       }

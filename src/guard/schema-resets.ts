@@ -4,6 +4,7 @@
  * migrate:fresh`, `prisma migrate reset`, `alembic downgrade base`, `mongorestore --drop`,
  * `pg_restore --clean` … Each deletes every row, wherever the configuration points (production too).
  */
+import { throwawayEnvironment } from "./throwaway-databases.ts";
 
 /** Per tool (after `bundle exec`, `npx`, `python manage.py` …), the tasks or words that drop or empty it all. */
 const RESETS: [RegExp, RegExp][] = [
@@ -20,6 +21,11 @@ const RESETS: [RegExp, RegExp][] = [
   [/^(mix)$/, /^ecto\.(drop|reset)$/],
   [/^liquibase$/, /^drop-?all$/i],
   [/^flyway$/, /^clean$/],
+  [/^supabase$/, /^db reset/],
+  [/^drizzle-kit$/, /^drop$/],
+  [/^dotnet$/, /^ef database drop/],
+  [/^(npx )?(mikro-orm|typeorm-ts-node-commonjs)$/, /^(schema:drop|schema:fresh)/],
+  [/^(goose|migrate|dbmate)$/, /^(reset|drop|down-to 0)\b/],
 ];
 
 /** The program and words past runners: `bundle exec rails …`, `npx prisma …`, `python manage.py …`. */
@@ -32,6 +38,8 @@ function tool(argv: string[]): { name: string; words: string[] } {
 
 /** Why the command drops or empties a whole database, or null. */
 export function schemaReset(argv: string[]): string | null {
+  // `rails db:drop RAILS_ENV=test`, `manage.py flush --settings=app.settings.test`: the test database.
+  if (throwawayEnvironment(argv)) return null;
   const { name, words } = tool(argv);
   const text = words.join(" ");
   for (const [program, task] of RESETS) {

@@ -10,7 +10,7 @@ import { codeShellLines, programText } from "./one-liners.ts";
 import { withPositional } from "./positional.ts";
 import { findExecLines, foundPaths, withXargsInput, xargsItems } from "./find-exec.ts";
 import { runnerLines } from "./line-runners.ts";
-import { deferredLines } from "./deferred-lines.ts";
+import { deferredLines, environmentCommands } from "./deferred-lines.ts";
 import { scheduledCommands } from "./cron-lines.ts";
 import { recordWrites, writtenScript } from "./written-scripts.ts";
 
@@ -24,6 +24,11 @@ export interface Invocation {
   script?: ParsedLine;
   /** That script's text, judged again with its own variables and substitutions expanded (classify.ts). */
   scriptText?: string;
+  /**
+   * It runs on another host or in a container (`ssh host …`, `kubectl exec …`): a server others use,
+   * where stopping a service or killing its processes is an outage, not a developer's own business.
+   */
+  remote?: boolean;
 }
 
 /**
@@ -106,10 +111,25 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; joined?:
   "dbus-launch": { valued: ["--config-file"] },
   "dbus-run-session": { valued: ["--config-file", "--dbus-daemon"] },
   "xvfb-run": { valued: ["-n", "-s", "-f", "-e", "-p", "--server-num", "--server-args"] },
+  // runit's privilege changer, fake root and chroot-likes, agents and sandboxes that run what follows.
+  chpst: { valued: ["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c"] },
+  fakeroot: { valued: ["-l", "--lib", "--faked", "-s", "-i"] },
+  proot: { valued: ["-r", "--rootfs", "-b", "--bind", "-w", "--pwd", "-q", "--qemu"] },
+  "ssh-agent": { valued: ["-a", "-E", "-t", "-P"] },
+  schroot: { valued: ["-c", "--chroot", "-u", "--user", "-d", "--directory"] },
+  "lxc-execute": { valued: ["-n", "--name", "-f", "--rcfile", "-P", "--lxcpath"] },
+  entr: { valued: [] },
 };
 
 /** Programs that run their `-c STRING` as a shell line (after a user or group name): su, runuser, sg, script. */
 const COMMAND_OPTION_RUNNERS = new Set(["su", "runuser", "sg", "script", "ksu", "flock"]);
+/** awk told to run each line it reads: `awk '{system($0)}' <<< '…'`, `… | awk '{print | "sh"}'`. */
+function awkRunsInput(argv: string[]): boolean {
+  if (!/^(awk|gawk|mawk|nawk)$/.test(argv[0] ?? "")) return false;
+  const code = argv.slice(1).find((a) => !a.startsWith("-")) ?? "";
+  return /system\(\s*\$0\s*\)|print\s*(\$0\s*)?\|\s*"(\/bin\/)?(ba)?sh"/.test(code);
+}
+
 /** Programs that run what they read on stdin as shell lines later: `echo 'rm …' | at now`. */
 const STDIN_SCHEDULERS = new Set(["at", "batch"]);
 
@@ -285,7 +305,12 @@ export function invocations(line: ParsedLine, depth = 0): { inv: Invocation; pip
         out.push(...invocations(parseShellLine(line), depth + 1));
       }
       // `trap '…' EXIT`, `bind -x`, a git alias running `!…`: lines run later, judged now.
-      for (const line of deferredLines(inv.argv)) out.push(...invocations(parseShellLine(line), depth + 1));
+      for (const line of [
+        ...deferredLines(inv.argv),
+        ...(inv.argv.length > 0 ? environmentCommands(cmd.env ?? []) : []),
+      ]) {
+        out.push(...invocations(parseShellLine(line), depth + 1));
+      }
       // `find DIR … -exec CMD {} +` runs CMD on what lies under DIR: judged as CMD given DIR.
       for (const line of findExecLines(inv.argv)) out.push(...invocations(parseShellLine(line), depth + 1));
     }
@@ -369,17 +394,19 @@ function resolve(
           : null
         : null;
     const scheduled =
-      (STDIN_SCHEDULERS.has(program) && !argv.includes("-f")) || runsRemoteStdin(argv)
+      (STDIN_SCHEDULERS.has(program) && !argv.includes("-f")) || runsRemoteStdin(argv) || awkRunsInput(argv)
         ? (cmd.stdin ?? piped ?? fromProcess)
         : null;
+    const elsewhere = remoteLine(argv);
     const text =
-      script ||
-      (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) ||
-      scheduled ||
-      remoteLine(argv);
+      script || (COMMAND_OPTION_RUNNERS.has(program) ? commandOption(argv) : undefined) || scheduled || elsewhere;
     if (text) {
       const parsed = parseShellLine(text);
+      const before = out.length;
       out.push(...invocations(parsed, depth + 1));
+      // What ssh or a container's exec runs (given as words or fed on standard input) runs there.
+      const remote = (text === elsewhere || (text === scheduled && runsRemoteStdin(argv))) && !script;
+      for (const x of remote ? out.slice(before) : []) x.inv.remote = true;
       return { argv: [program, ...argv.slice(1)], source: cmd, script: parsed, scriptText: text };
     }
   }

@@ -350,7 +350,7 @@ const STOPPED: Record<string, [string, string][]> = {
 const PASSES: Record<string, string[]> = {
   "scheduler-config": [
     "crontab -u bob -l",
-    "crontab -u bob mycron.txt",
+    "crontab -u bob -l > mycron.txt",
     "ufw allow OpenSSH",
     "ufw deny from 203.0.113.4",
     "ufw deny 8080",
@@ -391,7 +391,7 @@ const PASSES: Record<string, string[]> = {
     "sed -n '1,5p' /etc/crontab",
     "kubectl get cronjobs",
     "(crontab -l; echo '0 * * * * rm -rf /tmp/cache') | crontab -",
-    "crontab - <<< '0 3 * * * /usr/local/bin/backup.sh'",
+    "(crontab -l; echo '0 3 * * * /usr/local/bin/backup.sh') | crontab -",
     "cat > /etc/systemd/system/app.service <<'E'\n[Service]\nExecStart=/usr/bin/node /srv/app.js\nE",
   ],
   irreplaceable: [

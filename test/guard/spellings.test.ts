@@ -127,8 +127,8 @@ const PASSES = [
   "mkfs --help",
   "chmod -R -w ./build",
   "chown -R --reference=/tmp/x ./dir",
-  "git checkout -- src/a.ts",
-  "git restore -- 'src/*.ts'",
+  "git checkout -- src/b.ts",
+  "git restore -- 'docs/*.md'",
   "git checkout -b feature",
   "git push origin +feature/x",
   "git push origin 'refs/heads/feature/*:refs/heads/feature/*'",
@@ -153,7 +153,7 @@ const PASSES = [
   "python3 -c 'import os; os.fork()'",
   "parted /dev/sda print",
   'for f in a b; do rm -rf "$f"; done',
-  "git push --force-with-lease origin main",
+  "git push --force-with-lease origin feature/x",
   ". /dev/stdin <<< 'echo hi'",
 ];
 
