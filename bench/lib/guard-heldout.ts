@@ -11,6 +11,7 @@ import type { RuleContext } from "../../src/guard/rules.ts";
 export const HELD_OUT_CORPORA = {
   first: join(import.meta.dir, "../../test/heldout/guard-corpus.jsonl"),
   second: join(import.meta.dir, "../../test/heldout/guard-corpus-2.jsonl"),
+  third: join(import.meta.dir, "../../test/heldout/guard-corpus-3.jsonl"),
 } as const;
 
 interface CorpusLine {
