@@ -38,6 +38,9 @@ export interface WebViewOptions {
   tls: boolean;
 }
 
+/** Asked for by every browser on its own. */
+const FAVICON_PATH = "/favicon.ico";
+
 export interface WebView {
   readonly questions: PendingQuestions;
   readonly websocket: typeof terminalSocket;
@@ -85,12 +88,15 @@ export function createWebView(opts: WebViewOptions): WebView {
     newLink,
     handles: (path) =>
       path === "/" ||
+      path === FAVICON_PATH ||
       path.startsWith("/assets/") ||
       path.startsWith(LOGIN_PATH) ||
       path.startsWith("/api/") ||
       path.startsWith(TERMINAL_PATH),
     async fetch(req, url, srv) {
       const path = url.pathname;
+      // Browsers ask for it on every page: no icon, and no error in the console for it.
+      if (path === FAVICON_PATH) return webAnswer(204, null, {});
       if (path.startsWith("/assets/")) return asset(path.slice("/assets/".length)) ?? textAnswer(404, "no such file");
       if (path === NEW_LINK_PATH) {
         if (req.method !== "POST") return textAnswer(405, "POST with the bearer token");

@@ -4,11 +4,17 @@ import { describeAddress, type EngineAddress } from "./engine-address.ts";
 
 const LIST_HINT = "term_list {containers: true} lists the running containers.";
 
+/** The system's reason (ENOENT, ECONNREFUSED) rather than the runtime's guess at a typo in the URL. */
+function systemReason(err: Error): string {
+  const code: unknown = Reflect.get(err, "code");
+  return typeof code === "string" && /^E[A-Z]+$/.test(code) ? code : err.message;
+}
+
 export function engineUnreachable(address: EngineAddress, err: Error): AppError {
   const where = describeAddress(address);
   return new AppError(
     "CONTAINER_UNAVAILABLE",
-    `no container engine answers at ${where}: ${err.message}`,
+    `no container engine answers at ${where}: ${systemReason(err)}`,
     "Start the engine (dockerd, or `podman system service` for Podman), or pass container.socket (or set " +
       "DOCKER_HOST) to where its API listens.",
     true,
