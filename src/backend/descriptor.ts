@@ -66,8 +66,9 @@ export interface KindDescriptor {
   readonly name: BackendKind;
   /**
    * Its files, repositories and home are this machine's: the guard judges paths and `git status`
-   * here, and `sandbox` can confine it. false: the guard judges paths as on an unknown host and
-   * never asks this machine's git; `sandbox` is refused.
+   * here, and `sandbox` can confine it. false: never this machine's git or paths; the guard asks the
+   * far side's own files where the opened backend offers them (site-files.ts: containers, pods),
+   * else judges as on an unknown host; `sandbox` is refused.
    */
   readonly hostFiles: boolean;
   /**

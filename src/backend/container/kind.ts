@@ -2,8 +2,8 @@
  * The container kind: a shell (or `command`) inside a running Docker or Podman container, through
  * the engine's API. Persistent by default: a ptyhub daemon placed inside owns the session and is
  * reached through `ptyhub bridge` over an exec (container-persist.ts); else a plain exec TTY. The
- * container's files are its own: the guard judges paths as on another host, and `sandbox` is
- * refused (the container confines it).
+ * container's files are its own: the guard asks the container about them (site-files.ts), and
+ * `sandbox` is refused (the container confines it).
  */
 import {
   ELSEWHERE,
@@ -28,7 +28,7 @@ async function openInContainer(
 
 export const containerKind: KindDescriptor = {
   name: "container",
-  // Its program runs elsewhere: the guard judges paths as on another host, and `sandbox` is refused.
+  // Its program runs elsewhere: the guard asks its own files (site-files.ts), and `sandbox` is refused.
   ...ELSEWHERE,
   prepare(p) {
     const container = p.container;

@@ -1,6 +1,25 @@
 /** term_open's `container` object (SPEC.md), as the backend receives it. */
 import { z } from "zod";
 
+/** The shell a container's (or a pod's container's) session runs when no `command` names one. */
+export const containerShellParam = z
+  .string()
+  .min(1)
+  .max(255)
+  .optional()
+  .describe("Shell to run (default: the user's login shell from the container's /etc/passwd, else /bin/sh).");
+
+/** Whether a ptyhub placed inside owns the session; `link` is what the far side is reached over. */
+export function persistParam(link: string) {
+  return z
+    .boolean()
+    .optional()
+    .describe(
+      `Default true: a ptyhub daemon placed inside the container owns the session, so a dropped ${link} ` +
+        "or a restarted MCP server loses nothing. false (or where no binary can be placed): a plain exec TTY.",
+    );
+}
+
 export const containerParams = z.strictObject({
   name: z.string().min(1).max(255).describe("The container's name or id."),
   engine: z.enum(["docker", "podman"]).optional().describe("The engine (default docker); Podman's API is compatible."),
@@ -19,19 +38,8 @@ export const containerParams = z.strictObject({
     .optional()
     .describe("User (name or uid[:gid]) in the container (default: the container's)."),
   workdir: z.string().min(1).max(4096).optional().describe("Directory the shell starts in (default: the container's)."),
-  shell: z
-    .string()
-    .min(1)
-    .max(255)
-    .optional()
-    .describe("Shell to run (default: the user's login shell from the container's /etc/passwd, else /bin/sh)."),
-  persist: z
-    .boolean()
-    .optional()
-    .describe(
-      "Default true: a ptyhub daemon placed inside the container owns the session, so a dropped engine connection " +
-        "or a restarted MCP server loses nothing. false (or where no binary can be placed): a plain exec TTY.",
-    ),
+  shell: containerShellParam,
+  persist: persistParam("engine connection"),
 });
 
 export type ContainerParams = z.output<typeof containerParams>;

@@ -2,8 +2,8 @@
  * The pod kind: a shell (or `command`) inside a container of a Kubernetes pod, through the API
  * server's `pods/exec` (kubeconfig as kubectl reads it; no kubectl needed). Persistent by default:
  * a ptyhub daemon placed inside owns the session, reached through `ptyhub bridge` over an exec
- * (pod-persist.ts); else a plain exec TTY. The pod's files are its own: the guard judges paths as
- * on another host, and `sandbox` is refused (the pod confines it).
+ * (pod-persist.ts); else a plain exec TTY. The pod's files are its own: the guard asks the pod about
+ * them (site-files.ts), and `sandbox` is refused (the pod confines it).
  */
 import {
   ELSEWHERE,
@@ -24,7 +24,7 @@ async function openInPod(pod: PodParams, program: ProgramSpec, ctx: OpenContext)
 
 export const podKind: KindDescriptor = {
   name: "pod",
-  // Its program runs elsewhere: the guard judges paths as on another host, and `sandbox` is refused.
+  // Its program runs elsewhere: the guard asks its own files (site-files.ts), and `sandbox` is refused.
   ...ELSEWHERE,
   prepare(p) {
     const pod = p.pod;

@@ -1,5 +1,6 @@
 /** term_open's `pod` object (SPEC.md), as the backend receives it. */
 import { z } from "zod";
+import { containerShellParam, persistParam } from "../container/params.ts";
 
 export const podParams = z.strictObject({
   name: z.string().min(1).max(253).describe("The pod's name."),
@@ -17,19 +18,8 @@ export const podParams = z.strictObject({
     .max(4096)
     .optional()
     .describe("The kubeconfig file (default $KUBECONFIG, then ~/.kube/config), as kubectl reads it."),
-  shell: z
-    .string()
-    .min(1)
-    .max(255)
-    .optional()
-    .describe("Shell to run (default: the user's login shell from the container's /etc/passwd, else /bin/sh)."),
-  persist: z
-    .boolean()
-    .optional()
-    .describe(
-      "Default true: a ptyhub daemon placed inside the container owns the session, so a dropped API connection " +
-        "or a restarted MCP server loses nothing. false (or where no binary can be placed): a plain exec TTY.",
-    ),
+  shell: containerShellParam,
+  persist: persistParam("API connection"),
 });
 
 export type PodParams = z.output<typeof podParams>;
