@@ -16,6 +16,23 @@ const log = logger("container-exec");
 
 /** How long close() waits for the hung-up shell's stream to end before killing its group. */
 export const CLOSE_GRACE_MS = 2000;
+
+/**
+ * How a plain exec's shell is closed, in a container or a pod: `signal` to its process group from
+ * inside; if its stream has not ended after CLOSE_GRACE_MS, KILL to the group and the stream cut.
+ */
+export async function closeExecShell(
+  signal: CloseSignal,
+  shell: { signalGroup(signal: CloseSignal): Promise<void>; exited: Promise<ExitInfo>; cutStream(): void },
+): Promise<ExitInfo> {
+  await shell.signalGroup(signal);
+  const lingered = await Promise.race([shell.exited.then(() => false), Bun.sleep(CLOSE_GRACE_MS).then(() => true)]);
+  if (lingered) {
+    await shell.signalGroup("KILL");
+    shell.cutStream();
+  }
+  return shell.exited;
+}
 /** Exit codes above this are 128 + a signal's number. */
 const SIGNAL_EXIT_BASE = 128;
 /**
@@ -107,13 +124,8 @@ export class ContainerExecBackend implements Backend {
     this.closing = (async () => {
       if (this.exitInfo) return this.exitInfo;
       this.closedByUs = true;
-      await this.signalGroup(signal);
-      const lingered = await Promise.race([this.exited.then(() => false), Bun.sleep(CLOSE_GRACE_MS).then(() => true)]);
-      if (lingered) {
-        await this.signalGroup("KILL");
-        this.o.stream.close();
-      }
-      return this.exited;
+      const signalGroup = (s: CloseSignal) => this.signalGroup(s);
+      return closeExecShell(signal, { signalGroup, exited: this.exited, cutStream: () => this.o.stream.close() });
     })();
     return this.closing;
   }

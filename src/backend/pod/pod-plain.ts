@@ -11,7 +11,7 @@ import { logger } from "../../log.ts";
 import { BackendSinks, type Backend, type CloseSignal, type ExitInfo, type TtyModes } from "../backend.ts";
 import { SETUP_PROGRAM } from "../ssh/remote-shell.ts";
 import { planExecShell } from "../container/exec-launch.ts";
-import { CLOSE_GRACE_MS, SIGNAL_GROUP } from "../container/exec-backend.ts";
+import { closeExecShell, SIGNAL_GROUP } from "../container/exec-backend.ts";
 import { PidAnnouncement } from "../container/pid-announce.ts";
 import type { KubeTarget } from "./kubeconfig.ts";
 import { podTarget, type PodInfo } from "./pod-api.ts";
@@ -76,13 +76,8 @@ class PodExecBackend implements Backend {
     this.closing = (async () => {
       if (this.exitInfo) return this.exitInfo;
       this.closedByUs = true;
-      await this.signalGroup(signal);
-      const lingered = await Promise.race([this.exited.then(() => false), Bun.sleep(CLOSE_GRACE_MS).then(() => true)]);
-      if (lingered) {
-        await this.signalGroup("KILL");
-        this.stream.close();
-      }
-      return this.exited;
+      const signalGroup = (s: CloseSignal) => this.signalGroup(s);
+      return closeExecShell(signal, { signalGroup, exited: this.exited, cutStream: () => this.stream.close() });
     })();
     return this.closing;
   }
