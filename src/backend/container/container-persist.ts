@@ -34,7 +34,13 @@ export const BRIDGE_WITH_A_HOME =
   'u=; while read -r k v _; do if [ "$k" = Uid: ]; then u=$v; fi; done < /proc/self/status; ' +
   'HOME=/tmp/ptyhub-home-$u; export HOME; fi; exec "$0" "$@"';
 
-function execChannel(stream: ExecStream): ByteChannel {
+/** The argv that runs the placed ptyhub's bridge (`--no-start`: only to a daemon already running). */
+export function bridgeCommand(path: string, start: boolean): string[] {
+  return ["/bin/sh", "-c", BRIDGE_WITH_A_HOME, path, "bridge", ...(start ? [] : ["--no-start"])];
+}
+
+/** An exec's input side as the bridge's channel: a container engine's stream or a pod's WebSocket. */
+export function execChannel(stream: { write(bytes: Uint8Array): void; endInput(): void; close(): void }): ByteChannel {
   return {
     write(bytes) {
       stream.write(bytes);
@@ -56,7 +62,7 @@ function containerTransport(engine: EngineClient, info: ContainerInfo, target: s
     async openBridge({ start, upload }): Promise<BridgeChannel | null> {
       const path = await containerBinary(engine, info, { upload });
       if (!path) return null;
-      const cmd = ["/bin/sh", "-c", BRIDGE_WITH_A_HOME, path, "bridge", ...(start ? [] : ["--no-start"])];
+      const cmd = bridgeCommand(path, start);
       const execId = await engine.createExec(info.id, { cmd, tty: false, user });
       const s = await engine.startExec(execId, false);
       stream = s;

@@ -9,11 +9,10 @@
 import { podSiteFiles } from "./site-files.ts";
 import { OnceEvent } from "../../util/once-event.ts";
 import { AppError } from "../../api/errors.ts";
-import type { ByteChannel } from "../../daemon-client/conn.ts";
 import { linkOver, type BridgeChannel, type LinkTransport, type RemoteLink } from "../bridge/bridge-link.ts";
 import { attachRemoteSession } from "../bridge/remote-attach.ts";
 import type { LinkReach } from "../bridge/remote-backend.ts";
-import { BRIDGE_WITH_A_HOME, STDERR_TAIL_CHARS } from "../container/container-persist.ts";
+import { bridgeCommand, execChannel, STDERR_TAIL_CHARS } from "../container/container-persist.ts";
 import { NoPlacement } from "../container/container-binary.ts";
 import { loginShellFrom, loginShellProbe, PROBE_EXEC_MS } from "../container/login-shell.ts";
 import type { KubeTarget } from "./kubeconfig.ts";
@@ -22,18 +21,6 @@ import { podBinary } from "./pod-binary.ts";
 import { startPodExec, type PodExecStream } from "./pod-exec.ts";
 import { runPodExec } from "./pod-run.ts";
 import { POD_EXEC_USER, type PodOpened, type PodOpenRequest } from "./pod-opened.ts";
-
-function execChannel(stream: PodExecStream): ByteChannel {
-  return {
-    write(bytes) {
-      stream.write(bytes);
-      return bytes.length;
-    },
-    end: () => stream.endInput(),
-    shutdown: () => stream.endInput(),
-    terminate: () => stream.close(),
-  };
-}
 
 /** One bridge exec in the pod as a link's transport: the exec's WebSocket is the connection. */
 function podTransport(k: KubeTarget, pod: PodInfo): LinkTransport {
@@ -46,7 +33,7 @@ function podTransport(k: KubeTarget, pod: PodInfo): LinkTransport {
     async openBridge({ start, upload }): Promise<BridgeChannel | null> {
       const path = await podBinary(k, pod, { upload });
       if (!path) return null;
-      const cmd = ["/bin/sh", "-c", BRIDGE_WITH_A_HOME, path, "bridge", ...(start ? [] : ["--no-start"])];
+      const cmd = bridgeCommand(path, start);
       const s = await startPodExec(k, pod, cmd, { tty: false });
       stream = s;
       s.onClose(lost.fire);
