@@ -155,8 +155,10 @@ describe.if(process.platform === "linux")("highlighted spans against tmux captur
   });
 
   test("htop: the selection bar is marked, and down moves it in the rows the model reads", async () => {
-    // By PID, with a long delay: the rows hold still between two refreshes.
-    const t = await Twin.start("htop", ["htop", "--sort-key", "PID", "-d", "100"]);
+    // By PID, with a long delay: the rows hold still between two refreshes. Its own htoprc: htop
+    // saves its settings on exit, and the sort by PID would reach the other tests' htop.
+    const htoprc = join(dir, "htoprc");
+    const t = await Twin.start("htop", ["env", `HTOPRC=${htoprc}`, "htop", "--sort-key", "PID", "-d", "100"]);
     const rowsWithMarks = (rows: readonly string[][]) => rows.flatMap((r, i) => (r.length > 0 ? [i] : []));
     const agreeOnRows = async (what: string, ready: (marked: string) => boolean) => {
       await waitFor(
