@@ -58,11 +58,7 @@ async function checkTerminal(session: string): Promise<void> {
   await mcp.call("term_resize", { session, cols: 90, rows: 25 });
   // The resize channel's message is applied beside the keystrokes, not in order with them (the
   // stand-in's engine call, a real kubelet's too): the new size shows within moments.
-  await waitFor(
-    async () => (await exec(session, "stty size")).output === "25 90",
-    WAIT_MS,
-    "stty to see the new size",
-  );
+  await waitFor(async () => (await exec(session, "stty size")).output === "25 90", WAIT_MS, "stty to see the new size");
   const sleeping = await mcp.call("term_exec", { session, command: "sleep 30", timeout_ms: 300 });
   expect(sleeping.data.status).toBe("running");
   await mcp.call("term_send", { session, keys: ["ctrl+c"], wait_ms: 1000 });
