@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { NewEraClient } from "../helpers/mcp-2026.ts";
 import { stopDaemon } from "../helpers/daemon.ts";
 
@@ -38,7 +38,8 @@ function tables(db: string): string {
 async function askedTask(
   db: string,
 ): Promise<{ taskId: string; question: Record<string, any>; statusMessage: string }> {
-  const command = `echo 'DROP TABLE t' | sqlite3 ${db} && echo dropped-ok`;
+  // Named from its directory: a database file under /tmp is a scratch one, which the guard lets be.
+  const command = `cd ${dirname(db)} && echo 'DROP TABLE t' | sqlite3 ${basename(db)} && echo dropped-ok`;
   const first = await tasksClient.result("tools/call", { name: "term_exec", arguments: { command } });
   expect(first.resultType).toBe("task");
   const asked = first.status === "input_required" ? first : await tasksClient.untilSettled(first.taskId);
