@@ -120,9 +120,16 @@ describe.skipIf(!HAVE_CHROMIUM)(`web view in chromium (${HAVE_CHROMIUM ? "chromi
     await shows("#terminal", "second-line-42");
     const screen = (await agent.ok("term_read", { session: SESSION, mode: "screen" })).output as string;
     const reported = screen.split("\n").map((l) => l.trimEnd());
-    const shown = await terminalRows(page, "#terminal");
     const meaningful = (lines: string[]) => lines.filter((l) => l.trim() !== "");
-    expect(meaningful(shown)).toEqual(meaningful(reported));
+    // The page may show the output a moment before the prompt after it: it catches up.
+    const caughtUp = async () => {
+      const shown = meaningful(await terminalRows(page, "#terminal"));
+      return JSON.stringify(shown) === JSON.stringify(meaningful(reported)) ? shown : null;
+    };
+    const shown = await waitFor(caughtUp, SHOWN_WITHIN_MS, "the page to show term_read's screen").catch(async () =>
+      meaningful(await terminalRows(page, "#terminal")),
+    );
+    expect(shown).toEqual(meaningful(reported));
     expect(await pageText("#mode")).toBe("read-only");
     await shot("web-view-live.png");
   });
